@@ -1,0 +1,17 @@
+//! The `atelier` binary: parses arguments and hands over to the library.
+
+use clap::Parser;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = atelier::cli::Cli::parse();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match atelier::cli::run(cli, &mut out).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

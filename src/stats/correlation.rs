@@ -1,0 +1,139 @@
+//! Agreement between a predictor and human scores: Pearson (PLCC), Spearman
+//! (SRCC), the coefficient of determination (R²) and pairwise accuracy.
+
+use super::ranking::average_ranks;
+use std::collections::BTreeMap;
+
+/// Pearson's linear correlation. `None` for fewer than two points or when
+/// either side is constant.
+pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len().min(y.len());
+    if n < 2 {
+        return None;
+    }
+    let mx = x[..n].iter().sum::<f64>() / n as f64;
+    let my = y[..n].iter().sum::<f64>() / n as f64;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x[..n].iter().zip(&y[..n]) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx).powi(2);
+        syy += (b - my).powi(2);
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        return None;
+    }
+    Some(sxy / (sxx * syy).sqrt())
+}
+
+/// Spearman's rank correlation: Pearson on average ranks (ties share ranks).
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len().min(y.len());
+    pearson(&average_ranks(&x[..n]), &average_ranks(&y[..n]))
+}
+
+/// Coefficient of determination of `predicted` as a predictor of `truth`:
+/// 1 - SS_res / SS_tot. `None` for fewer than two points or constant truth.
+pub fn r_squared(truth: &[f64], predicted: &[f64]) -> Option<f64> {
+    let n = truth.len().min(predicted.len());
+    if n < 2 {
+        return None;
+    }
+    let mean = truth[..n].iter().sum::<f64>() / n as f64;
+    let ss_tot: f64 = truth[..n].iter().map(|t| (t - mean).powi(2)).sum();
+    if ss_tot == 0.0 {
+        return None;
+    }
+    let ss_res: f64 = truth[..n].iter().zip(&predicted[..n]).map(|(t, p)| (t - p).powi(2)).sum();
+    Some(1.0 - ss_res / ss_tot)
+}
+
+/// Pairwise ranking accuracy within groups (e.g. images of the same
+/// garment-person pair).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct PairwiseAccuracy {
+    /// All comparable pairs pooled.
+    pub micro: Option<f64>,
+    /// Per group, then averaged over groups that have a comparable pair.
+    pub macro_: Option<f64>,
+    /// Comparable pairs (different human scores) in all groups.
+    pub pairs: usize,
+}
+
+/// For every two items of the same group whose human scores differ, whether
+/// the prediction orders them the same way. A tie in the prediction does not
+/// preserve the preference and counts as wrong.
+pub fn pairwise_accuracy<G: Ord + Clone>(groups: &[G], truth: &[f64], predicted: &[f64]) -> PairwiseAccuracy {
+    let mut members: BTreeMap<G, Vec<usize>> = BTreeMap::new();
+    for (i, g) in groups.iter().enumerate().take(truth.len().min(predicted.len())) {
+        members.entry(g.clone()).or_default().push(i);
+    }
+    let (mut correct, mut pairs) = (0usize, 0usize);
+    let (mut macro_sum, mut macro_groups) = (0.0, 0usize);
+    for idx in members.values() {
+        let (mut c, mut p) = (0usize, 0usize);
+        for (a_pos, &a) in idx.iter().enumerate() {
+            for &b in &idx[a_pos + 1..] {
+                if truth[a] == truth[b] {
+                    continue;
+                }
+                p += 1;
+                let human = truth[a] > truth[b];
+                let model = predicted[a].total_cmp(&predicted[b]);
+                if model != std::cmp::Ordering::Equal && (model == std::cmp::Ordering::Greater) == human {
+                    c += 1;
+                }
+            }
+        }
+        if p > 0 {
+            macro_sum += c as f64 / p as f64;
+            macro_groups += 1;
+        }
+        correct += c;
+        pairs += p;
+    }
+    PairwiseAccuracy {
+        micro: (pairs > 0).then(|| correct as f64 / pairs as f64),
+        macro_: (macro_groups > 0).then(|| macro_sum / macro_groups as f64),
+        pairs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pearson_and_spearman_hand_checked() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let y = [2.0, 4.0, 6.0, 8.0, 10.0];
+        assert!((pearson(&x, &y).expect("defined") - 1.0).abs() < 1e-12);
+        // Monotonic but not linear: Spearman 1, Pearson below 1.
+        let z = [1.0, 4.0, 9.0, 16.0, 100.0];
+        assert!((spearman(&x, &z).expect("defined") - 1.0).abs() < 1e-12);
+        assert!(pearson(&x, &z).expect("defined") < 0.95);
+        // scipy.stats.spearmanr([1,2,2,3],[1,3,2,4]).statistic == 0.9486832980505138
+        let s = spearman(&[1.0, 2.0, 2.0, 3.0], &[1.0, 3.0, 2.0, 4.0]).expect("defined");
+        assert!((s - 0.948_683_298_050_513_8).abs() < 1e-12);
+        assert_eq!(pearson(&[1.0, 1.0], &[1.0, 2.0]), None);
+    }
+
+    #[test]
+    fn r_squared_hand_checked() {
+        // sklearn docs: r2_score([3, -0.5, 2, 7], [2.5, 0.0, 2, 8]) == 0.9486081370449679
+        let r2 = r_squared(&[3.0, -0.5, 2.0, 7.0], &[2.5, 0.0, 2.0, 8.0]).expect("defined");
+        assert!((r2 - 0.948_608_137_044_967_9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pairwise_accuracy_micro_and_macro() {
+        // Group a: 3 items, human 1 < 2 < 3; prediction gets 2 of 3 pairs right.
+        // Group b: 2 items, prediction ties -> 0 of 1. Group c: human tie, no pair.
+        let groups = ["a", "a", "a", "b", "b", "c", "c"];
+        let truth = [1.0, 2.0, 3.0, 1.0, 2.0, 2.0, 2.0];
+        let pred = [0.1, 0.3, 0.2, 0.5, 0.5, 0.1, 0.9];
+        let acc = pairwise_accuracy(&groups, &truth, &pred);
+        assert_eq!(acc.pairs, 4);
+        assert_eq!(acc.micro, Some(0.5));
+        assert_eq!(acc.macro_, Some((2.0 / 3.0 + 0.0) / 2.0));
+    }
+}

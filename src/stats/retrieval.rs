@@ -1,0 +1,205 @@
+//! Retrieval metrics of the VSD benchmark: HR@k, MRR@k, and ROC-AUC / PR-AUC
+//! both micro (pairs pooled) and macro (per query, then averaged).
+
+use super::ranking::{average_precision, roc_auc};
+use std::collections::{BTreeMap, HashMap};
+
+/// A model's similarity score for one (query, candidate) pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoredPair {
+    /// Query image id.
+    pub query: String,
+    /// Candidate image id.
+    pub candidate: String,
+    /// Similarity; higher means more similar.
+    pub score: f64,
+}
+
+/// All retrieval metrics for one model.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RetrievalReport {
+    /// ROC-AUC over all labelled pairs pooled; `None` without both classes.
+    pub roc_auc_micro: Option<f64>,
+    /// Mean ROC-AUC over queries that have both a positive and a negative.
+    pub roc_auc_macro: Option<f64>,
+    /// Average precision over all labelled pairs pooled.
+    pub pr_auc_micro: Option<f64>,
+    /// Mean average precision over queries with at least one positive.
+    pub pr_auc_macro: Option<f64>,
+    /// HR@k per k.
+    pub hr: BTreeMap<usize, f64>,
+    /// MRR@k per k.
+    pub mrr: BTreeMap<usize, f64>,
+    /// Queries in the ground truth.
+    pub queries: usize,
+    /// Labelled pairs in the ground truth.
+    pub pairs: usize,
+    /// Labelled pairs the model gave no score (ranked below every scored pair).
+    pub unscored_pairs: usize,
+}
+
+/// Computes the VSD metrics.
+///
+/// * `ground_truth`: labelled (query, candidate) pairs, true = similar.
+/// * `scores`: the model's scores; its top-k for a query are the k
+///   highest-scored candidates of that query (ties broken by candidate id).
+///
+/// HR@k = positives in the top k / (k x queries with a positive);
+/// MRR@k = sum of 1/rank of positives in the top k / (queries with a positive
+/// x sum_{i=1..k} 1/i), so a perfect model scores 1 on both. Candidates in the
+/// top k without a label count as not similar. For the AUCs, a labelled pair
+/// the model did not score ranks below all scored pairs.
+pub fn retrieval_metrics(
+    ground_truth: &[(String, String, bool)],
+    scores: &[ScoredPair],
+    ks: &[usize],
+) -> RetrievalReport {
+    let mut labels: HashMap<(&str, &str), bool> = HashMap::new();
+    let mut by_query: BTreeMap<&str, Vec<(&str, bool)>> = BTreeMap::new();
+    for (q, c, l) in ground_truth {
+        labels.insert((q.as_str(), c.as_str()), *l);
+    }
+    for (&(q, c), &l) in &labels {
+        by_query.entry(q).or_default().push((c, l));
+    }
+    let score_of: HashMap<(&str, &str), f64> =
+        scores.iter().map(|s| ((s.query.as_str(), s.candidate.as_str()), s.score)).collect();
+    let floor = scores.iter().map(|s| s.score).fold(f64::INFINITY, f64::min);
+    let unscored_score = if floor.is_finite() { floor - 1.0 } else { 0.0 };
+
+    let mut all_scores = Vec::new();
+    let mut all_labels = Vec::new();
+    let mut roc_sum = (0.0, 0usize);
+    let mut ap_sum = (0.0, 0usize);
+    let mut unscored_pairs = 0;
+    for (&q, pairs) in &by_query {
+        let mut s = Vec::with_capacity(pairs.len());
+        let mut l = Vec::with_capacity(pairs.len());
+        for &(c, label) in pairs {
+            let score = score_of.get(&(q, c)).copied().unwrap_or_else(|| {
+                unscored_pairs += 1;
+                unscored_score
+            });
+            s.push(score);
+            l.push(label);
+        }
+        if let Some(auc) = roc_auc(&s, &l) {
+            roc_sum.0 += auc;
+            roc_sum.1 += 1;
+        }
+        if let Some(ap) = average_precision(&s, &l) {
+            ap_sum.0 += ap;
+            ap_sum.1 += 1;
+        }
+        all_scores.extend(s);
+        all_labels.extend(l);
+    }
+
+    // Top-k lists from the model's scores.
+    let mut ranked: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
+    for s in scores {
+        ranked.entry(s.query.as_str()).or_default().push((s.candidate.as_str(), s.score));
+    }
+    for list in ranked.values_mut() {
+        list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    }
+    let with_positive: Vec<&str> =
+        by_query.iter().filter(|(_, p)| p.iter().any(|&(_, l)| l)).map(|(&q, _)| q).collect();
+    let mut hr = BTreeMap::new();
+    let mut mrr = BTreeMap::new();
+    for &k in ks {
+        let (mut hits, mut reciprocal) = (0usize, 0.0);
+        for &q in &with_positive {
+            for (rank, (c, _)) in ranked.get(q).map(Vec::as_slice).unwrap_or(&[]).iter().take(k).enumerate() {
+                if labels.get(&(q, *c)).copied().unwrap_or(false) {
+                    hits += 1;
+                    reciprocal += 1.0 / (rank + 1) as f64;
+                }
+            }
+        }
+        let nq = with_positive.len() as f64;
+        let harmonic: f64 = (1..=k).map(|i| 1.0 / i as f64).sum();
+        let defined = !with_positive.is_empty() && k > 0;
+        hr.insert(k, if defined { hits as f64 / (k as f64 * nq) } else { 0.0 });
+        mrr.insert(k, if defined { reciprocal / (nq * harmonic) } else { 0.0 });
+    }
+
+    let mean = |(sum, n): (f64, usize)| (n > 0).then(|| sum / n as f64);
+    RetrievalReport {
+        roc_auc_micro: roc_auc(&all_scores, &all_labels),
+        roc_auc_macro: mean(roc_sum),
+        pr_auc_micro: average_precision(&all_scores, &all_labels),
+        pr_auc_macro: mean(ap_sum),
+        hr,
+        mrr,
+        queries: by_query.len(),
+        pairs: labels.len(),
+        unscored_pairs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gt(rows: &[(&str, &str, bool)]) -> Vec<(String, String, bool)> {
+        rows.iter().map(|&(q, c, l)| (q.into(), c.into(), l)).collect()
+    }
+
+    fn scored(rows: &[(&str, &str, f64)]) -> Vec<ScoredPair> {
+        rows.iter().map(|&(q, c, s)| ScoredPair { query: q.into(), candidate: c.into(), score: s }).collect()
+    }
+
+    #[test]
+    fn hand_checked_example() {
+        // q1: positives a, c; negative b. q2: positive x; negative y. q3: only negatives.
+        let truth = gt(&[
+            ("q1", "a", true),
+            ("q1", "b", false),
+            ("q1", "c", true),
+            ("q2", "x", true),
+            ("q2", "y", false),
+            ("q3", "m", false),
+        ]);
+        let model = scored(&[
+            ("q1", "b", 0.9),
+            ("q1", "a", 0.8),
+            ("q1", "z", 0.7),
+            ("q1", "c", 0.1),
+            ("q2", "x", 0.6),
+            ("q2", "y", 0.5),
+            ("q3", "m", 0.4),
+        ]);
+        let r = retrieval_metrics(&truth, &model, &[1, 2]);
+        // Top-1: q1 -> b (neg), q2 -> x (pos): HR@1 = 1 / (1 * 2).
+        assert_eq!(r.hr[&1], 0.5);
+        // Top-2: q1 -> b, a (a at rank 2), q2 -> x, y: hits 2, HR@2 = 2 / (2 * 2).
+        assert_eq!(r.hr[&2], 0.5);
+        // MRR@2 = (1/2 + 1) / (2 * (1 + 1/2)) = 0.5.
+        assert_eq!(r.mrr[&2], 0.5);
+        assert_eq!(r.mrr[&1], 0.5);
+        // q1 AUC: positives a(0.8), c(0.1) vs negative b(0.9): 0 of 2 pairs won -> 0.
+        // q2 AUC: 1. Macro over q1, q2 = 0.5 (q3 has no positive).
+        assert_eq!(r.roc_auc_macro, Some(0.5));
+        // q1 AP: ranks b, a, c -> precision at a = 1/2, at c = 2/3 -> (1/2 + 2/3) / 2.
+        let ap_q1 = (0.5 + 2.0 / 3.0) / 2.0;
+        let ap = r.pr_auc_macro.expect("queries with positives");
+        assert!((ap - (ap_q1 + 1.0) / 2.0).abs() < 1e-12);
+        assert_eq!(r.queries, 3);
+        assert_eq!(r.pairs, 6);
+        assert_eq!(r.unscored_pairs, 0);
+        // Micro pools the six pairs: scores pos {0.8, 0.1, 0.6}, neg {0.9, 0.5, 0.4}.
+        // Pairs won: 0.8 beats 0.5, 0.4; 0.6 beats 0.5, 0.4; 0.1 none -> 4 / 9.
+        let micro = r.roc_auc_micro.expect("both classes");
+        assert!((micro - 4.0 / 9.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unscored_labelled_pairs_rank_last() {
+        let truth = gt(&[("q", "a", true), ("q", "b", false)]);
+        let r = retrieval_metrics(&truth, &scored(&[("q", "b", 0.2)]), &[1]);
+        assert_eq!(r.unscored_pairs, 1);
+        assert_eq!(r.roc_auc_micro, Some(0.0));
+        assert_eq!(r.hr[&1], 0.0);
+    }
+}
