@@ -4,6 +4,13 @@ use clap::Parser;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "atelier=info,tower_http=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let cli = atelier::cli::Cli::parse();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

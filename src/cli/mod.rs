@@ -3,8 +3,10 @@
 pub mod input;
 pub mod stats;
 
-use clap::{Parser, Subcommand};
-use std::io::Write;
+use crate::auth::{tokens, users, Role};
+use crate::db::{Database, DatabaseArgs};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::{BufRead, Write};
 
 /// Atelier: expert annotation for fashion-AI benchmarks.
 #[derive(Debug, Parser)]
@@ -18,14 +20,160 @@ pub struct Cli {
 /// Top-level subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run migrations and serve.
+    Serve(ServeArgs),
+    /// Seed demo campaigns (once), print how to try each role, and serve.
+    Demo(ServeArgs),
+    /// Apply database migrations and exit.
+    Migrate(DatabaseArgs),
+    /// Manage accounts.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Manage API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
     /// Statistics on your own files: agreement, aggregation, retrieval metrics.
     #[command(subcommand)]
     Stats(stats::StatsCommand),
+}
+
+/// Arguments of `serve` and `demo`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "ATELIER_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Base URL for links handed out (defaults to http://<bind>).
+    #[arg(long, env = "ATELIER_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Mark cookies Secure (set when serving over HTTPS).
+    #[arg(long, env = "ATELIER_SECURE_COOKIES")]
+    pub secure_cookies: bool,
+    /// Database location.
+    #[command(flatten)]
+    pub db: DatabaseArgs,
+}
+
+/// `user` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create an admin or expert account.
+    Add {
+        /// Role of the new account.
+        #[arg(long, value_enum)]
+        role: AccountRole,
+        /// Login name.
+        #[arg(long)]
+        name: String,
+        /// Read the password from standard input instead of prompting.
+        #[arg(long)]
+        password_stdin: bool,
+        /// Database location.
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+}
+
+/// Roles that have accounts.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AccountRole {
+    /// Administrator.
+    Admin,
+    /// Expert annotator.
+    Expert,
+}
+
+/// `token` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create an API token for a user and print it.
+    Create {
+        /// The user's login name.
+        #[arg(long)]
+        user: String,
+        /// Database location.
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
 }
 
 /// Runs a parsed command line; output goes to `out`.
 pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Stats(cmd) => stats::run(&cmd, out),
+        Command::Serve(args) => serve(args, false, out).await,
+        Command::Demo(args) => serve(args, true, out).await,
+        Command::Migrate(db) => {
+            let db = open(&db).await?;
+            db.close().await;
+            writeln!(out, "migrations applied")?;
+            Ok(())
+        }
+        Command::User(UserCommand::Add { role, name, password_stdin, db }) => {
+            let password = read_password(password_stdin)?;
+            let role = match role {
+                AccountRole::Admin => Role::Admin,
+                AccountRole::Expert => Role::Expert,
+            };
+            let db = open(&db).await?;
+            let created = users::create(&db.pool, role, &name, &password).await;
+            db.close().await;
+            let user = created?;
+            writeln!(out, "created {} `{}` ({})", user.role, name, user.id)?;
+            Ok(())
+        }
+        Command::Token(TokenCommand::Create { user, db }) => {
+            let db = open(&db).await?;
+            let result = async {
+                let u =
+                    users::by_name(&db.pool, &user).await?.ok_or_else(|| anyhow::anyhow!("no user named `{user}`"))?;
+                anyhow::Ok(tokens::create(&db.pool, u.id).await?)
+            }
+            .await;
+            db.close().await;
+            writeln!(out, "{}", result?)?;
+            Ok(())
+        }
     }
+}
+
+/// Opens the database with a small pool and applies migrations.
+async fn open(args: &DatabaseArgs) -> anyhow::Result<Database> {
+    let db = Database::open(args, 4).await?;
+    db.migrate().await?;
+    Ok(db)
+}
+
+fn read_password(from_stdin: bool) -> anyhow::Result<String> {
+    let mut line = String::new();
+    if from_stdin {
+        std::io::stdin().lock().read_line(&mut line)?;
+    } else {
+        line = rpassword::prompt_password("Password: ")?;
+    }
+    Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+}
+
+async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(&args.bind)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.bind))?;
+    let public_url =
+        args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.bind)).trim_end_matches('/').to_owned();
+    let db = Database::open(&args.db, 20).await?;
+    if let Err(e) = db.migrate().await {
+        db.close().await;
+        return Err(e.into());
+    }
+    if demo {
+        match crate::demo::seed(&db.pool, &public_url).await {
+            Ok(guide) => writeln!(out, "{guide}")?,
+            Err(e) => {
+                db.close().await;
+                return Err(e.into());
+            }
+        }
+    }
+    let config = crate::http::HttpConfig { public_url, secure_cookies: args.secure_cookies };
+    crate::server::serve(db, listener, config).await
 }

@@ -1,5 +1,12 @@
 //! The integration test binary: one binary so it builds once.
 
+mod fixtures;
+mod support;
+
 mod cli_stats;
+mod http_annotation;
+mod http_auth;
+mod http_meta;
+mod http_roles;
 mod stats_properties;
 mod stats_reference;

@@ -1,0 +1,36 @@
+//! Invitation links: how crowd workers reach a campaign without an account.
+
+use crate::core::{Error, Result};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// Creates an invitation token for a campaign.
+pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid) -> Result<String> {
+    let token = super::tokens::random_code(24);
+    sqlx::query("INSERT INTO invitations (token, campaign_id, created_by) VALUES ($1, $2, $3)")
+        .bind(&token)
+        .bind(campaign_id)
+        .bind(created_by)
+        .execute(pool)
+        .await?;
+    Ok(token)
+}
+
+/// The campaign a valid invitation leads to.
+pub async fn resolve(pool: &PgPool, token: &str) -> Result<Uuid> {
+    sqlx::query_scalar("SELECT campaign_id FROM invitations WHERE token = $1 AND revoked_at IS NULL")
+        .bind(token)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::NotFound("invitation"))
+}
+
+/// Whether the worker was invited to the campaign (joined through one of its links).
+pub async fn tokens_of(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar(
+        "SELECT token FROM invitations WHERE campaign_id = $1 AND revoked_at IS NULL ORDER BY created_at",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?)
+}

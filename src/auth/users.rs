@@ -1,0 +1,116 @@
+//! Users: admins and experts with passwords, crowd workers by external id.
+
+use super::{passwords, Role};
+use crate::core::{Error, Result};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// A user as the rest of the application sees it (never the hash).
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct User {
+    /// User id.
+    pub id: Uuid,
+    /// `admin`, `expert` or `worker`.
+    pub role: String,
+    /// Login name (admins and experts).
+    pub name: Option<String>,
+    /// Crowd platform id (workers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
+}
+
+impl User {
+    /// The user's role.
+    pub fn role(&self) -> Option<Role> {
+        Role::parse(&self.role)
+    }
+
+    /// A name to show.
+    pub fn display_name(&self) -> String {
+        self.name.clone().or_else(|| self.external_id.as_ref().map(|e| format!("worker {e}"))).unwrap_or_default()
+    }
+}
+
+fn valid_name(name: &str) -> Result<&str> {
+    let name = name.trim();
+    let ok = (1..=64).contains(&name.len()) && name.chars().all(|c| c.is_alphanumeric() || "._-@".contains(c));
+    if !ok {
+        return Err(Error::invalid("invalid_name", "names are 1-64 letters, digits, or . _ - @"));
+    }
+    Ok(name)
+}
+
+/// Creates an admin or expert with a password.
+pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Result<User> {
+    if role == Role::Worker {
+        return Err(Error::invalid("invalid_role", "workers join through invitation links, not accounts"));
+    }
+    let name = valid_name(name)?;
+    let hash = passwords::hash(password)?;
+    let user = sqlx::query_as::<_, User>(
+        "INSERT INTO users (id, role, name, password_hash) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO NOTHING RETURNING id, role, name, external_id",
+    )
+    .bind(Uuid::new_v4())
+    .bind(role.as_str())
+    .bind(name)
+    .bind(hash)
+    .fetch_optional(pool)
+    .await?;
+    user.ok_or_else(|| Error::conflict("name_taken", format!("a user named `{name}` already exists")))
+}
+
+/// Checks a name and password; `None` for any mismatch (no hint which).
+pub async fn login(pool: &PgPool, name: &str, password: &str) -> Result<Option<User>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        user: User,
+        password_hash: Option<String>,
+    }
+    let row: Option<Row> =
+        sqlx::query_as("SELECT id, role, name, external_id, password_hash FROM users WHERE name = $1 AND role <> 'worker'")
+            .bind(name.trim())
+            .fetch_optional(pool)
+            .await?;
+    let password = password.to_owned();
+    let stored = row.as_ref().and_then(|r| r.password_hash.clone()).unwrap_or_else(|| passwords::dummy_hash().to_owned());
+    // Argon2 is deliberately slow: keep it off the async workers.
+    let ok = tokio::task::spawn_blocking(move || passwords::verify(&password, &stored))
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    Ok(row.filter(|_| ok).map(|r| r.user))
+}
+
+/// Finds or creates the worker with this crowd-platform id.
+pub async fn worker(pool: &PgPool, external_id: &str) -> Result<User> {
+    let external_id = external_id.trim();
+    if external_id.is_empty() || external_id.len() > 128 {
+        return Err(Error::invalid("invalid_worker_id", "worker_id must be 1 to 128 characters"));
+    }
+    Ok(sqlx::query_as::<_, User>(
+        "INSERT INTO users (id, role, external_id) VALUES ($1, 'worker', $2)
+         ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
+         RETURNING id, role, name, external_id",
+    )
+    .bind(Uuid::new_v4())
+    .bind(external_id)
+    .fetch_one(pool)
+    .await?)
+}
+
+/// Loads a user by id.
+pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<User>> {
+    Ok(sqlx::query_as::<_, User>("SELECT id, role, name, external_id FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?)
+}
+
+/// Loads a user by login name.
+pub async fn by_name(pool: &PgPool, name: &str) -> Result<Option<User>> {
+    Ok(sqlx::query_as::<_, User>("SELECT id, role, name, external_id FROM users WHERE name = $1")
+        .bind(name.trim())
+        .fetch_optional(pool)
+        .await?)
+}

@@ -1,0 +1,241 @@
+//! Assignments: handing the next batch to an annotator under a lease.
+//!
+//! Concurrency rules, all enforced in the database:
+//! * a batch never has more live assignments (active with a valid lease, or
+//!   completed) than its overlap: candidate batches are locked with
+//!   `FOR UPDATE SKIP LOCKED` (no one waits on another's lock) and recounted
+//!   after locking;
+//! * an annotator never gets the same batch twice (unique constraint) nor a
+//!   batch holding a non-gold item they already answered (shared sanity
+//!   items may recur: they test the annotator, they are not data);
+//! * an annotator has at most one active assignment per campaign (a
+//!   transaction-level advisory lock per annotator serialises their own
+//!   double clicks without blocking anyone else).
+
+use super::{campaigns, kinds_of, Error, Result};
+use chrono::{DateTime, Utc};
+use rand::SeedableRng;
+use serde_json::{json, Value};
+use sqlx::{PgPool, Postgres, Transaction};
+use uuid::Uuid;
+
+/// An assignment as stored.
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct Assignment {
+    /// Assignment id.
+    pub id: Uuid,
+    /// The batch.
+    pub batch_id: Uuid,
+    /// The campaign.
+    pub campaign_id: Uuid,
+    /// The annotator.
+    pub annotator_id: Uuid,
+    /// `active`, `completed` or `expired`.
+    pub state: String,
+    /// Item order and per-item presentation for this annotator.
+    #[serde(skip)]
+    pub presentation: Value,
+    /// When the lease runs out.
+    pub leased_until: DateTime<Utc>,
+    /// When it was handed out.
+    pub created_at: DateTime<Utc>,
+    /// When the annotator submitted it.
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+impl Assignment {
+    /// Item ids in the order this annotator sees them.
+    pub fn item_order(&self) -> Vec<Uuid> {
+        self.presentation
+            .get("items")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|e| e.get("item")?.as_str()?.parse().ok()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The stored presentation of one item (e.g. its choice order).
+    pub fn item_presentation(&self, item: Uuid) -> Value {
+        let wanted = item.to_string();
+        self.presentation
+            .get("items")
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().find(|e| e.get("item").and_then(Value::as_str) == Some(wanted.as_str())))
+            .and_then(|e| e.get("presentation").cloned())
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// The annotator's current assignment in the campaign, or a new one.
+/// `None` when no batch is available to them.
+pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<Option<Assignment>> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    if campaign.state != "open" {
+        return Err(Error::conflict("campaign_not_open", "this campaign is not open for annotation"));
+    }
+    let kind = kinds_of(&campaign)?;
+    let lease = campaigns::lease_minutes(&campaign.config);
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))")
+        .bind(annotator_id)
+        .execute(&mut *tx)
+        .await?;
+    // Resume: the annotator keeps their active assignment, lease renewed.
+    if let Some(current) = sqlx::query_as::<_, Assignment>(
+        "UPDATE assignments SET leased_until = now() + make_interval(mins => $3::int)
+         WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
+    )
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .bind(lease as i32)
+    .fetch_optional(&mut *tx)
+    .await?
+    {
+        tx.commit().await?;
+        return Ok(Some(current));
+    }
+    let mut skipped: Vec<Uuid> = Vec::new();
+    loop {
+        let candidate: Option<(Uuid, Option<i32>)> = sqlx::query_as(
+            "SELECT b.id, b.overlap FROM batches b
+             WHERE b.campaign_id = $1 AND NOT (b.id = ANY($3))
+               AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
+               AND NOT EXISTS (SELECT 1 FROM batch_items bi
+                               JOIN items i ON i.id = bi.item_id AND i.gold IS NULL
+                               JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
+                               WHERE bi.batch_id = b.id)
+               AND (b.overlap IS NULL OR b.overlap > (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id
+                     AND (a.state = 'completed' OR (a.state = 'active' AND a.leased_until > now()))))
+             ORDER BY b.position
+             LIMIT 1
+             FOR UPDATE OF b SKIP LOCKED",
+        )
+        .bind(campaign_id)
+        .bind(annotator_id)
+        .bind(&skipped)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some((batch_id, overlap)) = candidate else {
+            tx.commit().await?;
+            return Ok(None);
+        };
+        // Recount under the lock: the first count used a snapshot taken
+        // before a concurrent assigner may have committed.
+        let live: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM assignments WHERE batch_id = $1
+               AND (state = 'completed' OR (state = 'active' AND leased_until > now()))",
+        )
+        .bind(batch_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if overlap.is_some_and(|o| live >= i64::from(o)) {
+            skipped.push(batch_id);
+            continue;
+        }
+        expire_stale(&mut tx, batch_id).await?;
+        let items: Vec<(Uuid, Value)> = sqlx::query_as(
+            "SELECT i.id, i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
+             WHERE bi.batch_id = $1 ORDER BY bi.position",
+        )
+        .bind(batch_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut rng = rand::rngs::StdRng::from_os_rng();
+        let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
+        if kind.shuffle_items(&campaign.config) {
+            use rand::seq::SliceRandom;
+            order.shuffle(&mut rng);
+        }
+        let presentation = json!({
+            "items": order.iter().map(|(id, payload)| json!({"item": id, "presentation": kind.presentation(payload, &mut rng)})).collect::<Vec<_>>()
+        });
+        let assignment = sqlx::query_as::<_, Assignment>(
+            "INSERT INTO assignments (id, batch_id, campaign_id, annotator_id, presentation, leased_until)
+             VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6::int)) RETURNING *",
+        )
+        .bind(Uuid::new_v4())
+        .bind(batch_id)
+        .bind(campaign_id)
+        .bind(annotator_id)
+        .bind(&presentation)
+        .bind(lease as i32)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        metrics::counter!("atelier_assignments_created_total").increment(1);
+        return Ok(Some(assignment));
+    }
+}
+
+/// Expires active assignments of a batch whose lease ran out, so their slot
+/// can be handed out again; their partial answers stay, marked excluded.
+async fn expire_stale(tx: &mut Transaction<'_, Postgres>, batch_id: Uuid) -> Result<()> {
+    let expired: Vec<Uuid> = sqlx::query_scalar(
+        "UPDATE assignments SET state = 'expired'
+         WHERE batch_id = $1 AND state = 'active' AND leased_until <= now() RETURNING id",
+    )
+    .bind(batch_id)
+    .fetch_all(&mut **tx)
+    .await?;
+    if !expired.is_empty() {
+        sqlx::query(
+            "UPDATE responses SET excluded_reason = 'lease_expired', excluded_at = now()
+             WHERE assignment_id = ANY($1) AND excluded_reason IS NULL",
+        )
+        .bind(&expired)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Loads an assignment that must belong to the annotator (others get 404,
+/// so ids of other people's work reveal nothing).
+pub async fn get_own(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
+    sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2")
+        .bind(id)
+        .bind(annotator_id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::NotFound("assignment"))
+}
+
+/// Submits the batch: every item must be answered. Idempotent.
+pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
+    let mut tx = pool.begin().await?;
+    let assignment =
+        sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2 FOR UPDATE")
+            .bind(id)
+            .bind(annotator_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(Error::NotFound("assignment"))?;
+    match assignment.state.as_str() {
+        "completed" => return Ok(assignment),
+        "expired" => {
+            return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"))
+        }
+        _ => {}
+    }
+    let (total, answered): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM batch_items WHERE batch_id = $1),
+                (SELECT count(*) FROM responses WHERE assignment_id = $2)",
+    )
+    .bind(assignment.batch_id)
+    .bind(id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if answered < total {
+        return Err(Error::conflict(
+            "incomplete",
+            format!("{answered} of {total} items answered; answer all before submitting"),
+        ));
+    }
+    let done = sqlx::query_as::<_, Assignment>(
+        "UPDATE assignments SET state = 'completed', completed_at = now() WHERE id = $1 RETURNING *",
+    )
+    .bind(id)
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(done)
+}

@@ -1,0 +1,53 @@
+//! Batches (questionnaires): ordered lists of items, formed by the kind.
+
+use super::kind::ItemRef;
+use super::{Error, Result};
+use crate::kinds;
+use rand::SeedableRng;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// Forms the campaign's batches with its kind's rule. Allowed once, before
+/// anyone is assigned; `seed` makes the formation reproducible.
+pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> {
+    let campaign = super::campaigns::get(pool, campaign_id).await?;
+    let kind = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
+    let items = super::items::list(pool, campaign_id).await?;
+    if items.is_empty() {
+        return Err(Error::conflict("no_items", "import items before forming batches"));
+    }
+    let refs: Vec<ItemRef> =
+        items.iter().map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() }).collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let plans = kind.form_batches(&campaign.config, &refs, &mut rng)?;
+    let mut tx = pool.begin().await?;
+    // Serialise formation per campaign, so two admins cannot both form batches.
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
+    let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1")
+        .bind(campaign_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if existing > 0 {
+        return Err(Error::conflict("batches_exist", "batches have already been formed for this campaign"));
+    }
+    for (position, plan) in plans.iter().enumerate() {
+        let batch_id = Uuid::new_v4();
+        sqlx::query("INSERT INTO batches (id, campaign_id, position, overlap) VALUES ($1, $2, $3, $4)")
+            .bind(batch_id)
+            .bind(campaign_id)
+            .bind(position as i32)
+            .bind(plan.overlap)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO batch_items (batch_id, position, item_id)
+             SELECT $1, ord - 1, item FROM unnest($2::uuid[]) WITH ORDINALITY AS t(item, ord)",
+        )
+        .bind(batch_id)
+        .bind(&plan.items)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(plans.len())
+}

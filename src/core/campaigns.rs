@@ -1,0 +1,107 @@
+//! Campaigns: a kind, a configuration and a state.
+
+use super::{Error, Result};
+use crate::kinds;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// A campaign as stored.
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct Campaign {
+    /// Campaign id.
+    pub id: Uuid,
+    /// Task kind (`vton`, `a100-lat`, ...).
+    pub kind: String,
+    /// Display name.
+    pub name: String,
+    /// `draft`, `open` or `closed`.
+    pub state: String,
+    /// Kind-specific configuration (validated, defaults filled in).
+    pub config: Value,
+    /// Code shown to crowd workers when they finish.
+    #[serde(skip)]
+    pub completion_code: String,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// The states a campaign moves through.
+pub const STATES: [&str; 3] = ["draft", "open", "closed"];
+
+/// Minutes an assignment is leased before it returns to the pool.
+pub fn lease_minutes(config: &Value) -> i64 {
+    config.get("lease_minutes").and_then(Value::as_i64).filter(|m| *m > 0).unwrap_or(60)
+}
+
+/// Creates a campaign after the kind has validated its configuration.
+pub async fn create(pool: &PgPool, kind: &str, name: &str, config: &Value) -> Result<Campaign> {
+    let plugin = kinds::find(kind).ok_or_else(|| {
+        Error::invalid("unknown_kind", format!("unknown kind `{kind}`; known kinds: {}", kinds::names().join(", ")))
+    })?;
+    let name = name.trim();
+    if name.is_empty() || name.len() > 200 {
+        return Err(Error::invalid("invalid_name", "name must be 1 to 200 characters"));
+    }
+    let mut config = plugin.validate_config(config)?;
+    let lease = config.get("lease_minutes").cloned().unwrap_or(Value::from(60));
+    if !lease.as_i64().is_some_and(|m| (1..=7 * 24 * 60).contains(&m)) {
+        return Err(Error::invalid(
+            "invalid_config",
+            "lease_minutes must be a whole number of minutes from 1 to 10080",
+        ));
+    }
+    if let Some(obj) = config.as_object_mut() {
+        obj.insert("lease_minutes".into(), lease);
+    }
+    let code = crate::auth::tokens::random_code(10);
+    let campaign = sqlx::query_as::<_, Campaign>(
+        "INSERT INTO campaigns (id, kind, name, config, completion_code) VALUES ($1, $2, $3, $4, $5) RETURNING *",
+    )
+    .bind(Uuid::new_v4())
+    .bind(plugin.name())
+    .bind(name)
+    .bind(&config)
+    .bind(code)
+    .fetch_one(pool)
+    .await?;
+    Ok(campaign)
+}
+
+/// Loads a campaign.
+pub async fn get(pool: &PgPool, id: Uuid) -> Result<Campaign> {
+    sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::NotFound("campaign"))
+}
+
+/// All campaigns, newest first.
+pub async fn list(pool: &PgPool) -> Result<Vec<Campaign>> {
+    Ok(sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns ORDER BY created_at DESC").fetch_all(pool).await?)
+}
+
+/// Moves a campaign to another state. Opening needs at least one batch.
+pub async fn set_state(pool: &PgPool, id: Uuid, state: &str) -> Result<Campaign> {
+    if !STATES.contains(&state) {
+        return Err(Error::invalid("invalid_state", format!("state must be one of {}", STATES.join(", "))));
+    }
+    let campaign = get(pool, id).await?;
+    if state == "open" {
+        let batches: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1").bind(id).fetch_one(pool).await?;
+        if batches == 0 {
+            return Err(Error::conflict("no_batches", "form batches before opening the campaign"));
+        }
+    }
+    if campaign.state == state {
+        return Ok(campaign);
+    }
+    Ok(sqlx::query_as::<_, Campaign>("UPDATE campaigns SET state = $2 WHERE id = $1 RETURNING *")
+        .bind(id)
+        .bind(state)
+        .fetch_one(pool)
+        .await?)
+}

@@ -1,0 +1,88 @@
+//! Items: the units annotators answer, with an optional hidden gold answer.
+
+use super::{Error, Result};
+use crate::kinds;
+use serde_json::Value;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// An item to import.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+pub struct NewItem {
+    /// The caller's id for the item, unique within the campaign.
+    pub external_id: String,
+    /// Kind-specific payload (image URLs, choices, ...).
+    pub payload: Value,
+    /// Known answer; stored apart and never sent to annotators.
+    #[serde(default)]
+    pub gold: Option<Value>,
+}
+
+/// An item as stored.
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct Item {
+    /// Item id.
+    pub id: Uuid,
+    /// Campaign.
+    pub campaign_id: Uuid,
+    /// The importer's id.
+    pub external_id: String,
+    /// Payload.
+    pub payload: Value,
+    /// Gold answer (admin views only).
+    pub gold: Option<Value>,
+}
+
+/// Imports items all-or-nothing: every item is validated by the kind first,
+/// and the first problem is reported with its index and id.
+pub async fn import(pool: &PgPool, campaign_id: Uuid, items: &[NewItem]) -> Result<usize> {
+    let campaign = super::campaigns::get(pool, campaign_id).await?;
+    let kind = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
+    if campaign.state == "closed" {
+        return Err(Error::conflict("campaign_closed", "the campaign is closed"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = item.external_id.trim();
+        if id.is_empty() {
+            return Err(Error::invalid("invalid_item", format!("item {}: external_id is empty", i + 1)));
+        }
+        if !seen.insert(id) {
+            return Err(Error::invalid("duplicate_item", format!("item {} (`{id}`): external_id given twice", i + 1)));
+        }
+        kind.validate_item(&item.payload, item.gold.as_ref())
+            .map_err(|e| Error::invalid("invalid_item", format!("item {} (`{id}`): {}", i + 1, e.0)))?;
+    }
+    let mut tx = pool.begin().await?;
+    for item in items {
+        let inserted = sqlx::query(
+            "INSERT INTO items (id, campaign_id, external_id, payload, gold) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (campaign_id, external_id) DO NOTHING",
+        )
+        .bind(Uuid::new_v4())
+        .bind(campaign_id)
+        .bind(item.external_id.trim())
+        .bind(&item.payload)
+        .bind(&item.gold)
+        .execute(&mut *tx)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            return Err(Error::conflict(
+                "duplicate_item",
+                format!("item `{}` already exists in this campaign", item.external_id.trim()),
+            ));
+        }
+    }
+    tx.commit().await?;
+    Ok(items.len())
+}
+
+/// All items of a campaign (with gold; for admins and batch formation).
+pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Item>> {
+    Ok(sqlx::query_as::<_, Item>(
+        "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?)
+}

@@ -1,0 +1,108 @@
+//! The one trait a task kind implements to plug into the core.
+
+use rand::rngs::StdRng;
+use serde_json::Value;
+use uuid::Uuid;
+
+/// A validation failure reported by a kind (becomes HTTP 422).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid(pub String);
+
+impl From<Invalid> for super::Error {
+    fn from(e: Invalid) -> Self {
+        super::Error::invalid("invalid", e.0)
+    }
+}
+
+/// An item as batch formation sees it.
+#[derive(Debug, Clone)]
+pub struct ItemRef {
+    /// Item id.
+    pub id: Uuid,
+    /// The kind-specific payload.
+    pub payload: Value,
+    /// Whether the item carries a gold answer (sanity / attention check).
+    pub has_gold: bool,
+}
+
+/// One batch to create: its items in order and how many annotators complete it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchPlan {
+    /// Items in presentation order (before any per-annotator shuffle).
+    pub items: Vec<Uuid>,
+    /// Annotators wanted; `None` means every eligible annotator.
+    pub overlap: Option<i32>,
+}
+
+/// What an annotator sees of one item.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct PublicItem {
+    /// Item id.
+    pub id: Uuid,
+    /// The payload as shown (never contains gold answers).
+    pub payload: Value,
+}
+
+/// A task kind: A100 questionnaires, VSD pairs, VTON ratings, Fashionpedia
+/// attributes. The core calls these hooks and never looks at kind names.
+pub trait TaskKind: Send + Sync + 'static {
+    /// Stable identifier stored on campaigns (`vton`, `a100-lat`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Human title for pages.
+    fn title(&self) -> &'static str;
+
+    /// Whether the annotators are crowd workers (true) or experts (false).
+    fn crowd(&self) -> bool;
+
+    /// Validates campaign configuration and fills in defaults.
+    fn validate_config(&self, config: &Value) -> Result<Value, Invalid>;
+
+    /// Validates an item's payload and optional gold answer.
+    fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid>;
+
+    /// Validates an answer to an item and returns the form to store.
+    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid>;
+
+    /// Groups the campaign's items into batches.
+    fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid>;
+
+    /// Per-annotator presentation of one item (e.g. a choice order), stored
+    /// with the assignment so analysis can undo it. `Null` when nothing varies.
+    fn presentation(&self, _payload: &Value, _rng: &mut StdRng) -> Value {
+        Value::Null
+    }
+
+    /// The payload as this annotator sees it, given their presentation.
+    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
+        payload.clone()
+    }
+
+    /// Renders the task page body (HTML) for one item.
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error>;
+
+    /// Whether items within a batch are shown in a per-annotator random order.
+    fn shuffle_items(&self, _config: &Value) -> bool {
+        false
+    }
+}
+
+/// Everything a kind's task template may show.
+#[derive(Debug)]
+pub struct TaskView<'a> {
+    /// The item as shown to this annotator.
+    pub item: &'a PublicItem,
+    /// The annotator's current answer, if any (when they went back).
+    pub answer: Option<&'a Value>,
+    /// 1-based position in the batch.
+    pub position: usize,
+    /// Items in the batch.
+    pub total: usize,
+    /// The assignment.
+    pub assignment_id: Uuid,
+    /// CSRF token for the answer form.
+    pub csrf_token: &'a str,
+    /// Server time (ms since epoch) when the page was rendered; sent back
+    /// with the answer to measure time on task.
+    pub shown_at: i64,
+}

@@ -1,0 +1,66 @@
+//! Progress per annotator ("question 12 of 50") and per campaign.
+
+use super::Result;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// An annotator's progress through one assignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct AssignmentProgress {
+    /// Items answered.
+    pub answered: i64,
+    /// Items in the batch.
+    pub total: i64,
+}
+
+/// Progress within an assignment.
+pub async fn of_assignment(pool: &PgPool, assignment_id: Uuid, batch_id: Uuid) -> Result<AssignmentProgress> {
+    let (answered, total): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM responses WHERE assignment_id = $1),
+                (SELECT count(*) FROM batch_items WHERE batch_id = $2)",
+    )
+    .bind(assignment_id)
+    .bind(batch_id)
+    .fetch_one(pool)
+    .await?;
+    Ok(AssignmentProgress { answered, total })
+}
+
+/// A campaign's overall progress.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct CampaignProgress {
+    /// Items imported.
+    pub items: i64,
+    /// Batches formed.
+    pub batches: i64,
+    /// Assignments wanted in total (sum of batch overlaps; unlimited batches not counted).
+    pub assignments_wanted: i64,
+    /// Assignments submitted.
+    pub assignments_completed: i64,
+    /// Assignments in progress with a valid lease.
+    pub assignments_active: i64,
+    /// Responses stored (including excluded ones).
+    pub responses: i64,
+    /// Responses excluded by curation.
+    pub responses_excluded: i64,
+    /// Distinct annotators who answered at least once.
+    pub annotators: i64,
+}
+
+/// Progress of a campaign.
+pub async fn of_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignProgress> {
+    Ok(sqlx::query_as::<_, CampaignProgress>(
+        "SELECT
+           (SELECT count(*) FROM items WHERE campaign_id = $1) AS items,
+           (SELECT count(*) FROM batches WHERE campaign_id = $1) AS batches,
+           (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1) AS assignments_wanted,
+           (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'completed') AS assignments_completed,
+           (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'active' AND leased_until > now()) AS assignments_active,
+           (SELECT count(*) FROM responses WHERE campaign_id = $1) AS responses,
+           (SELECT count(*) FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL) AS responses_excluded,
+           (SELECT count(DISTINCT annotator_id) FROM responses WHERE campaign_id = $1) AS annotators",
+    )
+    .bind(campaign_id)
+    .fetch_one(pool)
+    .await?)
+}

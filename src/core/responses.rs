@@ -1,0 +1,212 @@
+//! Responses: one annotator's answer to one item.
+//!
+//! A retry with the same answer is idempotent; a different answer to an
+//! answered item needs an explicit change, which is audited. Nothing is
+//! ever deleted: curation marks responses excluded with a reason.
+
+use super::assignments::Assignment;
+use super::{campaigns, kinds_of, Error, Result};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// A response as stored.
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct Response {
+    /// Response id.
+    pub id: Uuid,
+    /// The assignment it was given in.
+    pub assignment_id: Uuid,
+    /// The item.
+    pub item_id: Uuid,
+    /// The annotator.
+    pub annotator_id: Uuid,
+    /// The answer as validated by the kind.
+    pub answer: Value,
+    /// Milliseconds the annotator spent on the item, as reported by the client.
+    pub time_on_task_ms: Option<i32>,
+    /// First submission.
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+    /// Why curation excluded it, if it did.
+    pub excluded_reason: Option<String>,
+}
+
+/// An answer submitted by an annotator.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+pub struct Submission {
+    /// The item answered.
+    pub item_id: Uuid,
+    /// The answer, in the kind's format.
+    pub answer: Value,
+    /// Time on task in milliseconds.
+    #[serde(default)]
+    pub time_on_task_ms: Option<i32>,
+    /// Set to replace an earlier, different answer.
+    #[serde(default)]
+    pub change: bool,
+}
+
+/// What happened to a submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Stored for the first time.
+    Created,
+    /// The same answer was already stored (a retry).
+    Unchanged,
+    /// An earlier answer was replaced (audited).
+    Changed,
+}
+
+/// Stores an answer within the annotator's assignment.
+pub async fn submit(pool: &PgPool, assignment: &Assignment, sub: &Submission) -> Result<(Response, Outcome)> {
+    if assignment.state == "expired" {
+        return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"));
+    }
+    if !assignment.item_order().contains(&sub.item_id) {
+        return Err(Error::invalid("item_not_in_batch", "that item is not part of this assignment"));
+    }
+    if sub.time_on_task_ms.is_some_and(|t| t < 0) {
+        return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
+    }
+    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
+    let payload: Value = sqlx::query_scalar("SELECT payload FROM items WHERE id = $1")
+        .bind(sub.item_id)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::NotFound("item"))?;
+    let answer = kind.validate_answer(&payload, &sub.answer)?;
+    let lease = campaigns::lease_minutes(&campaign.config) as i32;
+
+    let mut tx = pool.begin().await?;
+    // Lock the assignment so a concurrent expiry or completion is seen.
+    let state: String = sqlx::query_scalar("SELECT state FROM assignments WHERE id = $1 FOR UPDATE")
+        .bind(assignment.id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if state == "expired" {
+        return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"));
+    }
+    let inserted = sqlx::query_as::<_, Response>(
+        "INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (assignment_id, item_id) DO NOTHING
+         RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason",
+    )
+    .bind(Uuid::new_v4())
+    .bind(assignment.id)
+    .bind(assignment.campaign_id)
+    .bind(sub.item_id)
+    .bind(assignment.annotator_id)
+    .bind(&answer)
+    .bind(sub.time_on_task_ms)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let result = match inserted {
+        Some(r) => {
+            if state == "completed" {
+                return Err(Error::conflict("already_submitted", "this batch was already submitted"));
+            }
+            metrics::counter!("atelier_responses_stored_total").increment(1);
+            (r, Outcome::Created)
+        }
+        None => {
+            let existing = sqlx::query_as::<_, Response>(
+                "SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason
+                 FROM responses WHERE item_id = $1 AND assignment_id = $2 FOR UPDATE",
+            )
+            .bind(sub.item_id)
+            .bind(assignment.id)
+            .fetch_one(&mut *tx)
+            .await?;
+            if existing.answer == answer {
+                (existing, Outcome::Unchanged)
+            } else if !sub.change {
+                return Err(Error::conflict(
+                    "already_answered",
+                    "this item already has a different answer; resubmit with \"change\": true to replace it",
+                ));
+            } else if state == "completed" {
+                return Err(Error::conflict(
+                    "already_submitted",
+                    "this batch was already submitted; answers are final",
+                ));
+            } else {
+                sqlx::query(
+                    "INSERT INTO response_changes (id, response_id, old_answer, new_answer, changed_by) VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(Uuid::new_v4())
+                .bind(existing.id)
+                .bind(&existing.answer)
+                .bind(&answer)
+                .bind(assignment.annotator_id)
+                .execute(&mut *tx)
+                .await?;
+                let changed = sqlx::query_as::<_, Response>(
+                    "UPDATE responses SET answer = $2, updated_at = now(),
+                        time_on_task_ms = COALESCE(time_on_task_ms, 0) + COALESCE($3, 0)
+                     WHERE id = $1
+                     RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason",
+                )
+                .bind(existing.id)
+                .bind(&answer)
+                .bind(sub.time_on_task_ms)
+                .fetch_one(&mut *tx)
+                .await?;
+                (changed, Outcome::Changed)
+            }
+        }
+    };
+    if state == "active" {
+        sqlx::query("UPDATE assignments SET leased_until = now() + make_interval(mins => $2::int) WHERE id = $1")
+            .bind(assignment.id)
+            .bind(lease)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(result)
+}
+
+/// The annotator's own answers within an assignment, by item.
+pub async fn own_in_assignment(pool: &PgPool, assignment_id: Uuid) -> Result<Vec<Response>> {
+    Ok(sqlx::query_as::<_, Response>(
+        "SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason
+         FROM responses WHERE assignment_id = $1",
+    )
+    .bind(assignment_id)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// All responses of a campaign (admin export).
+pub async fn in_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Response>> {
+    Ok(sqlx::query_as::<_, Response>(
+        "SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason
+         FROM responses WHERE campaign_id = $1 ORDER BY created_at, id",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Marks a response excluded with a reason (curation). Never deletes.
+pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<()> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(Error::invalid("missing_reason", "an exclusion needs a reason"));
+    }
+    let done = sqlx::query("UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE id = $1")
+        .bind(response_id)
+        .bind(reason)
+        .execute(pool)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(Error::NotFound("response"));
+    }
+    Ok(())
+}

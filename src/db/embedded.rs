@@ -1,0 +1,333 @@
+//! The embedded default: a private PostgreSQL cluster started from the
+//! installed server binaries, for when no `DATABASE_URL` is given.
+//!
+//! The cluster listens on a unix socket only (no TCP port), lives in the data
+//! directory, and is stopped by the process that started it. Another Atelier
+//! process (a CLI subcommand next to a running service) finds and reuses it.
+
+use sqlx::postgres::PgConnectOptions;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The database user and database the embedded cluster is set up with.
+pub const SUPERUSER: &str = "atelier";
+/// Port number; only names the socket file, since TCP is off.
+const PORT: u16 = 5432;
+/// Unix socket paths are limited to ~107 bytes including `/.s.PGSQL.5432`.
+const MAX_SOCKET_DIR_LEN: usize = 80;
+
+/// Why the embedded cluster could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    /// No PostgreSQL server binaries were found.
+    #[error(
+        "no PostgreSQL server binaries found (looked in PATH, `pg_config --bindir` and /usr/lib/postgresql/*/bin).\n\
+         Fix one of:\n  - install them (Debian/Ubuntu: `apt-get install postgresql`),\n  \
+         - point Atelier at a server: `--database-url postgres://...` or DATABASE_URL,\n  \
+         - start one with Docker: `docker compose up -d db` and set DATABASE_URL=postgres://atelier:atelier@localhost:5432/atelier"
+    )]
+    NoBinaries,
+    /// Running as root, but there is no `postgres` system user to run the server as.
+    #[error("running as root, and PostgreSQL refuses to run as root; create the `postgres` system user (installing the `postgresql` package does) or run Atelier as a normal user")]
+    NoPostgresUser,
+    /// The `postgres` user cannot reach the data directory.
+    #[error("the data directory {dir} is not reachable by the `postgres` user (a parent directory is not traversable, e.g. under /root); choose another with --data-dir, e.g. --data-dir /var/lib/atelier/postgres")]
+    NotTraversable {
+        /// The data directory.
+        dir: PathBuf,
+    },
+    /// A PostgreSQL tool failed.
+    #[error("{tool} failed: {detail}")]
+    Tool {
+        /// The tool (initdb, pg_ctl).
+        tool: String,
+        /// What it printed.
+        detail: String,
+    },
+    /// File system trouble.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> EmbeddedError {
+    let context = context.into();
+    move |source| EmbeddedError::Io { context, source }
+}
+
+/// The OS user the server processes run as: ourselves, or `postgres` when we are root.
+#[derive(Debug, Clone, Copy)]
+struct RunAs {
+    uid: u32,
+    gid: u32,
+    switch: bool,
+}
+
+/// A private PostgreSQL cluster.
+#[derive(Debug)]
+pub struct EmbeddedCluster {
+    bin_dir: PathBuf,
+    data_dir: PathBuf,
+    socket_dir: PathBuf,
+    run_as: RunAs,
+    /// True if this process started the server (and so must stop it).
+    started_here: bool,
+}
+
+impl EmbeddedCluster {
+    /// Initialises the cluster if needed and starts it unless it is already
+    /// running (then it is reused and left running on [`stop`](Self::stop)).
+    pub fn start(data_dir: &Path) -> Result<Self, EmbeddedError> {
+        let bin_dir = find_bin_dir().ok_or(EmbeddedError::NoBinaries)?;
+        let run_as = run_as()?;
+        std::fs::create_dir_all(data_dir).map_err(io(format!("creating {}", data_dir.display())))?;
+        let data_dir = data_dir.canonicalize().map_err(io(format!("resolving {}", data_dir.display())))?;
+        let socket_dir = socket_dir_for(&data_dir);
+        std::fs::create_dir_all(&socket_dir).map_err(io(format!("creating {}", socket_dir.display())))?;
+        if run_as.switch {
+            chown_recursive_top(&data_dir, run_as)?;
+            chown_recursive_top(&socket_dir, run_as)?;
+            check_traversable(&data_dir)?;
+        }
+        let mut cluster = Self { bin_dir, data_dir, socket_dir, run_as, started_here: false };
+        if !cluster.data_dir.join("PG_VERSION").exists() {
+            cluster.initdb()?;
+        }
+        if !cluster.is_running() {
+            cluster.pg_ctl_start()?;
+            cluster.started_here = true;
+        }
+        Ok(cluster)
+    }
+
+    /// Connection options for a database in this cluster.
+    pub fn connect_options(&self, database: &str) -> PgConnectOptions {
+        PgConnectOptions::new().socket(&self.socket_dir).port(PORT).username(SUPERUSER).database(database)
+    }
+
+    /// The directory holding the unix socket.
+    pub fn socket_dir(&self) -> &Path {
+        &self.socket_dir
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Whether this process started the server.
+    pub fn started_here(&self) -> bool {
+        self.started_here
+    }
+
+    /// A command for a PostgreSQL tool, run as the right OS user.
+    pub fn tool(&self, name: &str) -> Command {
+        let mut cmd = Command::new(self.bin_dir.join(name));
+        if self.run_as.switch {
+            use std::os::unix::process::CommandExt;
+            cmd.uid(self.run_as.uid).gid(self.run_as.gid);
+            // HOME of root is not readable by postgres; avoid tools looking there.
+            cmd.env("HOME", &self.data_dir).current_dir(&self.data_dir);
+        }
+        cmd
+    }
+
+    fn initdb(&self) -> Result<(), EmbeddedError> {
+        tracing::info!(dir = %self.data_dir.display(), "initialising embedded PostgreSQL cluster");
+        let out = self
+            .tool("initdb")
+            .arg("-D")
+            .arg(&self.data_dir)
+            .args(["-U", SUPERUSER, "--auth=trust", "--encoding=UTF8", "--no-locale"])
+            .output()
+            .map_err(io("running initdb"))?;
+        if !out.status.success() {
+            return Err(EmbeddedError::Tool {
+                tool: "initdb".into(),
+                detail: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    fn is_running(&self) -> bool {
+        self.tool("pg_ctl")
+            .arg("status")
+            .arg("-D")
+            .arg(&self.data_dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    fn pg_ctl_start(&self) -> Result<(), EmbeddedError> {
+        tracing::info!(socket = %self.socket_dir.display(), "starting embedded PostgreSQL");
+        let options = format!(
+            "-c listen_addresses='' -k {} -p {PORT} -c unix_socket_permissions=0700 -c max_connections=200 -c fsync=on",
+            self.socket_dir.display()
+        );
+        let out = self
+            .tool("pg_ctl")
+            .arg("start")
+            .arg("-D")
+            .arg(&self.data_dir)
+            .arg("-w")
+            .arg("-l")
+            .arg(self.data_dir.join("server.log"))
+            .arg("-o")
+            .arg(options)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(io("running pg_ctl start"))?;
+        if !out.status.success() {
+            let log = std::fs::read_to_string(self.data_dir.join("server.log")).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(10).collect();
+            let detail = format!(
+                "{}{}\nlast lines of server.log:\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+            return Err(EmbeddedError::Tool { tool: "pg_ctl start".into(), detail });
+        }
+        Ok(())
+    }
+
+    /// Stops the server if this process started it (fast shutdown: open
+    /// sessions are ended, committed data is safe).
+    pub fn stop(&mut self) -> Result<(), EmbeddedError> {
+        if !self.started_here {
+            return Ok(());
+        }
+        tracing::info!("stopping embedded PostgreSQL");
+        let out = self
+            .tool("pg_ctl")
+            .arg("stop")
+            .arg("-D")
+            .arg(&self.data_dir)
+            .args(["-m", "fast", "-w"])
+            .output()
+            .map_err(io("running pg_ctl stop"))?;
+        self.started_here = false;
+        if !out.status.success() {
+            return Err(EmbeddedError::Tool {
+                tool: "pg_ctl stop".into(),
+                detail: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl EmbeddedCluster {
+    /// Starts a watchdog that stops the server and deletes the data
+    /// directory once the returned pipe closes, which happens when this
+    /// process exits however it exits. Meant for throwaway clusters (tests).
+    pub fn remove_on_exit(mut self) -> Result<std::process::ChildStdin, EmbeddedError> {
+        let script = format!(
+            "cat >/dev/null; '{}' stop -D '{}' -m immediate -w >/dev/null 2>&1; rm -rf '{}' '{}'",
+            self.bin_dir.join("pg_ctl").display(),
+            self.data_dir.display(),
+            self.data_dir.display(),
+            self.socket_dir.display()
+        );
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(script).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null());
+        if self.run_as.switch {
+            use std::os::unix::process::CommandExt;
+            cmd.uid(self.run_as.uid).gid(self.run_as.gid).current_dir("/");
+        }
+        let mut child = cmd.spawn().map_err(io("starting the cluster watchdog"))?;
+        // The watchdog owns the shutdown now.
+        self.started_here = false;
+        child.stdin.take().ok_or_else(|| EmbeddedError::Tool { tool: "watchdog".into(), detail: "no stdin".into() })
+    }
+}
+
+impl Drop for EmbeddedCluster {
+    fn drop(&mut self) {
+        if let Err(e) = self.stop() {
+            tracing::error!(error = %e, "could not stop embedded PostgreSQL");
+        }
+    }
+}
+
+/// Where the socket goes: in the data directory when the path is short
+/// enough, else in a directory under /tmp named after the data directory, so
+/// every process computes the same place.
+pub fn socket_dir_for(data_dir: &Path) -> PathBuf {
+    if data_dir.as_os_str().len() <= MAX_SOCKET_DIR_LEN {
+        return data_dir.to_owned();
+    }
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(data_dir.as_os_str().as_encoded_bytes());
+    PathBuf::from(format!("/tmp/atelier-pg-{}", &hex::encode(digest)[..16]))
+}
+
+/// Finds the directory holding `initdb`, `pg_ctl` and `postgres`.
+pub fn find_bin_dir() -> Option<PathBuf> {
+    let has_tools = |d: &Path| d.join("initdb").is_file() && d.join("pg_ctl").is_file() && d.join("postgres").is_file();
+    if let Some(path) = std::env::var_os("PATH") {
+        if let Some(d) = std::env::split_paths(&path).find(|d| has_tools(d)) {
+            return Some(d);
+        }
+    }
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
+        let d = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if out.status.success() && has_tools(&d) {
+            return Some(d);
+        }
+    }
+    // Debian keeps server binaries per major version; prefer the newest.
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
+        .filter(|(_, d): &(u32, PathBuf)| has_tools(d))
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, d)| d)
+}
+
+fn run_as() -> Result<RunAs, EmbeddedError> {
+    let me = nix::unistd::geteuid();
+    if !me.is_root() {
+        return Ok(RunAs { uid: me.as_raw(), gid: nix::unistd::getegid().as_raw(), switch: false });
+    }
+    let user = nix::unistd::User::from_name("postgres").ok().flatten().ok_or(EmbeddedError::NoPostgresUser)?;
+    Ok(RunAs { uid: user.uid.as_raw(), gid: user.gid.as_raw(), switch: true })
+}
+
+/// Gives a directory (and, for a fresh cluster, its contents) to the server user.
+fn chown_recursive_top(dir: &Path, run_as: RunAs) -> Result<(), EmbeddedError> {
+    let owner = |p: &Path| {
+        nix::unistd::chown(
+            p,
+            Some(nix::unistd::Uid::from_raw(run_as.uid)),
+            Some(nix::unistd::Gid::from_raw(run_as.gid)),
+        )
+        .map_err(|e| EmbeddedError::Io { context: format!("chown {}", p.display()), source: e.into() })
+    };
+    owner(dir)?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(io(format!("chmod {}", dir.display())))
+}
+
+/// Every parent of the data directory must be searchable by the server user.
+fn check_traversable(dir: &Path) -> Result<(), EmbeddedError> {
+    use std::os::unix::fs::PermissionsExt;
+    for parent in dir.ancestors().skip(1) {
+        let Ok(meta) = std::fs::metadata(parent) else { continue };
+        // Others need the execute bit (the postgres user owns none of these).
+        if meta.permissions().mode() & 0o001 == 0 {
+            return Err(EmbeddedError::NotTraversable { dir: dir.to_owned() });
+        }
+    }
+    Ok(())
+}

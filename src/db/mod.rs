@@ -1,0 +1,110 @@
+//! Database access: connecting (to `DATABASE_URL` or the embedded cluster)
+//! and running migrations.
+
+pub mod embedded;
+
+use embedded::EmbeddedCluster;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{ConnectOptions, PgPool};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Where the database is; shared by every subcommand.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DatabaseArgs {
+    /// PostgreSQL URL; without it a private cluster is started in --data-dir.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Data directory of the embedded PostgreSQL cluster.
+    #[arg(long, env = "ATELIER_DATA_DIR", default_value = "./data/postgres")]
+    pub data_dir: PathBuf,
+}
+
+/// Errors opening the database.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The embedded cluster could not start.
+    #[error(transparent)]
+    Embedded(#[from] embedded::EmbeddedError),
+    /// The URL is malformed.
+    #[error("invalid DATABASE_URL: {0}")]
+    Url(sqlx::Error),
+    /// Connecting or querying failed.
+    #[error("database: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    /// Migrations failed.
+    #[error("migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// An open database: the pool, and the embedded cluster if we run one.
+pub struct Database {
+    /// The connection pool.
+    pub pool: PgPool,
+    cluster: Option<EmbeddedCluster>,
+}
+
+/// The database name used in the embedded cluster.
+pub const EMBEDDED_DATABASE: &str = "atelier";
+
+impl Database {
+    /// Connects as configured, starting the embedded cluster when no URL is given.
+    pub async fn open(args: &DatabaseArgs, max_connections: u32) -> Result<Self, DbError> {
+        let (options, cluster) = match &args.database_url {
+            Some(url) => (PgConnectOptions::from_str(url).map_err(DbError::Url)?, None),
+            None => {
+                let dir = args.data_dir.clone();
+                let cluster = tokio::task::spawn_blocking(move || EmbeddedCluster::start(&dir))
+                    .await
+                    .map_err(|e| DbError::Sqlx(sqlx::Error::Io(std::io::Error::other(e))))??;
+                create_database_if_missing(&cluster, EMBEDDED_DATABASE).await?;
+                (cluster.connect_options(EMBEDDED_DATABASE), Some(cluster))
+            }
+        };
+        let pool = pool_options(max_connections)
+            .connect_with(options.log_statements(tracing::log::LevelFilter::Trace))
+            .await?;
+        Ok(Self { pool, cluster })
+    }
+
+    /// Applies pending migrations.
+    pub async fn migrate(&self) -> Result<(), DbError> {
+        migrate(&self.pool).await
+    }
+
+    /// Closes the pool and stops the embedded cluster if this process started it.
+    pub async fn close(mut self) {
+        self.pool.close().await;
+        if let Some(mut cluster) = self.cluster.take() {
+            let stopped = tokio::task::spawn_blocking(move || cluster.stop()).await;
+            if let Ok(Err(e)) = stopped {
+                tracing::error!(error = %e, "could not stop embedded PostgreSQL");
+            }
+        }
+    }
+}
+
+/// Pool settings used everywhere: bounded, and failing fast when exhausted.
+pub fn pool_options(max_connections: u32) -> PgPoolOptions {
+    PgPoolOptions::new().max_connections(max_connections).acquire_timeout(Duration::from_secs(5))
+}
+
+/// Runs the embedded migrations and the session store's own.
+pub async fn migrate(pool: &PgPool) -> Result<(), DbError> {
+    sqlx::migrate!("./migrations").run(pool).await?;
+    tower_sessions_sqlx_store::PostgresStore::new(pool.clone()).migrate().await?;
+    Ok(())
+}
+
+/// Creates a database in the embedded cluster unless it exists.
+pub async fn create_database_if_missing(cluster: &EmbeddedCluster, name: &str) -> Result<(), DbError> {
+    let mut conn = cluster.connect_options("postgres").connect().await?;
+    let exists: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1").bind(name).fetch_optional(&mut conn).await?;
+    if exists.is_none() {
+        // Identifiers cannot be bound; the name is ours, never user input.
+        sqlx::query(&format!("CREATE DATABASE \"{name}\"")).execute(&mut conn).await?;
+    }
+    Ok(())
+}

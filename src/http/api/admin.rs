@@ -1,0 +1,274 @@
+//! Admin routes: campaigns, items, batches, invitations, responses, users, tokens.
+
+use crate::auth::users::{self, User};
+use crate::auth::{invitations, tokens, Role};
+use crate::core::campaigns::{self, Campaign};
+use crate::core::items::{self, Item, NewItem};
+use crate::core::progress::{self, CampaignProgress};
+use crate::core::responses::{self, Response};
+use crate::core::{batches, Error};
+use crate::http::error::{AppResult, ErrorBody};
+use crate::http::extract::{Admin, Json, Path};
+use crate::http::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde_json::Value;
+use uuid::Uuid;
+
+/// A new campaign.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct NewCampaign {
+    /// Task kind, e.g. `vton`.
+    pub kind: String,
+    /// Display name.
+    pub name: String,
+    /// Kind-specific configuration; defaults fill what is left out.
+    #[serde(default)]
+    pub config: Value,
+}
+
+/// List campaigns.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns", tag = "admin",
+    responses((status = 200, body = Vec<Campaign>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub async fn list_campaigns(_: Admin, State(s): State<AppState>) -> AppResult<axum::Json<Vec<Campaign>>> {
+    Ok(axum::Json(campaigns::list(&s.pool).await?))
+}
+
+/// Create a campaign (state `draft`).
+#[utoipa::path(post, path = "/api/v1/admin/campaigns", tag = "admin", request_body = NewCampaign,
+    responses((status = 201, body = Campaign), (status = 422, body = ErrorBody)))]
+pub async fn create_campaign(
+    _: Admin,
+    State(s): State<AppState>,
+    Json(body): Json<NewCampaign>,
+) -> AppResult<(StatusCode, axum::Json<Campaign>)> {
+    let c = campaigns::create(&s.pool, &body.kind, &body.name, &body.config).await?;
+    Ok((StatusCode::CREATED, axum::Json(c)))
+}
+
+/// A campaign with its progress and completion code.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct CampaignDetail {
+    /// The campaign.
+    pub campaign: Campaign,
+    /// Code workers see when they finish.
+    pub completion_code: String,
+    /// Progress.
+    pub progress: CampaignProgress,
+    /// Invitation links.
+    pub invitations: Vec<String>,
+}
+
+/// Get a campaign and its progress.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = CampaignDetail), (status = 404, body = ErrorBody)))]
+pub async fn get_campaign(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<CampaignDetail>> {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let invitations = invitations::tokens_of(&s.pool, id)
+        .await?
+        .into_iter()
+        .map(|t| format!("{}/join/{t}?worker_id=", s.config.public_url))
+        .collect();
+    Ok(axum::Json(CampaignDetail {
+        completion_code: campaign.completion_code.clone(),
+        progress: progress::of_campaign(&s.pool, id).await?,
+        campaign,
+        invitations,
+    }))
+}
+
+/// A state change.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct StateChange {
+    /// `draft`, `open` or `closed`.
+    pub state: String,
+}
+
+/// Open, close or return a campaign to draft.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/state", tag = "admin", params(("id" = Uuid, Path)), request_body = StateChange,
+    responses((status = 200, body = Campaign), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn set_state(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<StateChange>,
+) -> AppResult<axum::Json<Campaign>> {
+    Ok(axum::Json(campaigns::set_state(&s.pool, id, &body.state).await?))
+}
+
+/// Items to import.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct ItemImport {
+    /// The items; all are validated before any is stored.
+    pub items: Vec<NewItem>,
+}
+
+/// How many items were imported.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Imported {
+    /// Count.
+    pub imported: usize,
+}
+
+/// Import items (all or nothing).
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/items", tag = "admin", params(("id" = Uuid, Path)), request_body = ItemImport,
+    responses((status = 201, body = Imported), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn import_items(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<ItemImport>,
+) -> AppResult<(StatusCode, axum::Json<Imported>)> {
+    let imported = items::import(&s.pool, id, &body.items).await?;
+    Ok((StatusCode::CREATED, axum::Json(Imported { imported })))
+}
+
+/// List items with their gold answers.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/items", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<Item>)))]
+pub async fn list_items(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Vec<Item>>> {
+    campaigns::get(&s.pool, id).await?;
+    Ok(axum::Json(items::list(&s.pool, id).await?))
+}
+
+/// Batch formation options.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct FormBatches {
+    /// Seed for the kind's random choices, for reproducible formation.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+/// How many batches were formed.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Formed {
+    /// Count.
+    pub batches: usize,
+}
+
+/// Form the campaign's batches (once).
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/batches", tag = "admin", params(("id" = Uuid, Path)), request_body = FormBatches,
+    responses((status = 201, body = Formed), (status = 409, body = ErrorBody)))]
+pub async fn form_batches(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<FormBatches>,
+) -> AppResult<(StatusCode, axum::Json<Formed>)> {
+    let seed = body.seed.unwrap_or_else(rand::random);
+    let batches = batches::form(&s.pool, id, seed).await?;
+    Ok((StatusCode::CREATED, axum::Json(Formed { batches })))
+}
+
+/// A new invitation link.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Invitation {
+    /// The token.
+    pub token: String,
+    /// The link to hand to the crowd platform; it appends the worker id.
+    pub url: String,
+}
+
+/// Create an invitation link for crowd workers.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/invitations", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 201, body = Invitation)))]
+pub async fn create_invitation(
+    Admin(admin): Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<(StatusCode, axum::Json<Invitation>)> {
+    campaigns::get(&s.pool, id).await?;
+    let token = invitations::create(&s.pool, id, admin.id).await?;
+    let url = format!("{}/join/{token}?worker_id=", s.config.public_url);
+    Ok((StatusCode::CREATED, axum::Json(Invitation { token, url })))
+}
+
+/// All responses of a campaign, excluded ones included.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/responses", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<Response>)))]
+pub async fn list_responses(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<Vec<Response>>> {
+    campaigns::get(&s.pool, id).await?;
+    Ok(axum::Json(responses::in_campaign(&s.pool, id).await?))
+}
+
+/// Why a response is excluded.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct Exclusion {
+    /// The reason, recorded with the response.
+    pub reason: String,
+}
+
+/// Exclude a response from ground truth (it is kept, marked).
+#[utoipa::path(post, path = "/api/v1/admin/responses/{id}/exclude", tag = "admin", params(("id" = Uuid, Path)), request_body = Exclusion,
+    responses((status = 204), (status = 404, body = ErrorBody)))]
+pub async fn exclude_response(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<Exclusion>,
+) -> AppResult<StatusCode> {
+    responses::exclude(&s.pool, id, &body.reason).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// A new admin or expert account.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct NewUser {
+    /// `admin` or `expert`.
+    pub role: Role,
+    /// Login name.
+    pub name: String,
+    /// Password (at least 8 characters).
+    pub password: String,
+}
+
+/// Create an admin or expert account.
+#[utoipa::path(post, path = "/api/v1/admin/users", tag = "admin", request_body = NewUser,
+    responses((status = 201, body = User), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn create_user(
+    _: Admin,
+    State(s): State<AppState>,
+    Json(body): Json<NewUser>,
+) -> AppResult<(StatusCode, axum::Json<User>)> {
+    let user = users::create(&s.pool, body.role, &body.name, &body.password).await?;
+    Ok((StatusCode::CREATED, axum::Json(user)))
+}
+
+/// A request for an API token.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct TokenRequest {
+    /// The user the token acts as (admins and experts); defaults to the caller.
+    #[serde(default)]
+    pub user: Option<String>,
+}
+
+/// A new API token, shown once.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct NewToken {
+    /// Send as `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+/// Create a personal API token.
+#[utoipa::path(post, path = "/api/v1/admin/tokens", tag = "admin", request_body = TokenRequest,
+    responses((status = 201, body = NewToken), (status = 404, body = ErrorBody)))]
+pub async fn create_token(
+    Admin(admin): Admin,
+    State(s): State<AppState>,
+    Json(body): Json<TokenRequest>,
+) -> AppResult<(StatusCode, axum::Json<NewToken>)> {
+    let user = match body.user {
+        Some(name) => users::by_name(&s.pool, &name).await?.ok_or(Error::NotFound("user"))?,
+        None => admin,
+    };
+    let token = tokens::create(&s.pool, user.id).await?;
+    Ok((StatusCode::CREATED, axum::Json(NewToken { token })))
+}

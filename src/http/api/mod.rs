@@ -1,0 +1,89 @@
+//! The JSON API under `/api/v1`, documented by the OpenAPI document it
+//! generates (every route is registered through `routes!`, so none is
+//! missing from it).
+
+mod admin;
+pub mod annotate;
+mod meta;
+
+use super::AppState;
+use axum::routing::get;
+use axum::Router;
+use std::sync::OnceLock;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Atelier API", description = "Expert annotation for fashion-AI benchmarks. Authenticate with `Authorization: Bearer <token>` (create one with `atelier token create`) or the browser session (then send `X-CSRF-Token` on writes)."),
+    modifiers(&SecurityAddon),
+    security(("bearer" = []), ("session" = []))
+)]
+struct ApiDoc;
+
+struct SecurityAddon;
+
+impl Modify for SecurityAddon {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new("atelier_session"))),
+        );
+    }
+}
+
+/// Every documented route.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(meta::healthz))
+        .routes(routes!(meta::readyz))
+        .routes(routes!(meta::metrics))
+        .routes(routes!(meta::me))
+        .routes(routes!(admin::list_campaigns, admin::create_campaign))
+        .routes(routes!(admin::get_campaign))
+        .routes(routes!(admin::set_state))
+        .routes(routes!(admin::list_items, admin::import_items))
+        .routes(routes!(admin::form_batches))
+        .routes(routes!(admin::create_invitation))
+        .routes(routes!(admin::list_responses))
+        .routes(routes!(admin::exclude_response))
+        .routes(routes!(admin::create_user))
+        .routes(routes!(admin::create_token))
+        .routes(routes!(annotate::work_next))
+        .routes(routes!(annotate::work_view))
+        .routes(routes!(annotate::work_respond))
+        .routes(routes!(annotate::work_complete))
+        .routes(routes!(annotate::expert_campaigns))
+        .routes(routes!(annotate::expert_next))
+        .routes(routes!(annotate::expert_view))
+        .routes(routes!(annotate::expert_respond))
+        .routes(routes!(annotate::expert_complete))
+}
+
+/// The OpenAPI document (built once).
+pub fn openapi() -> &'static utoipa::openapi::OpenApi {
+    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let (_, mut doc) = router().split_for_parts();
+        let spec_path = utoipa::openapi::path::PathItem::new(
+            utoipa::openapi::HttpMethod::Get,
+            utoipa::openapi::path::OperationBuilder::new()
+                .summary(Some("This OpenAPI document"))
+                .response("200", utoipa::openapi::Response::new("OpenAPI 3 JSON")),
+        );
+        doc.paths.paths.insert("/api/v1/openapi.json".into(), spec_path);
+        doc
+    })
+}
+
+/// Routes outside the session layer: the OpenAPI document.
+pub fn meta_router() -> Router<AppState> {
+    Router::new().route("/api/v1/openapi.json", get(|| async { axum::Json(openapi()) }))
+}

@@ -1,0 +1,79 @@
+//! CSRF protection for cookie-authenticated, state-changing requests.
+//!
+//! The token lives in the server-side session; forms carry it in a hidden
+//! `csrf_token` field and scripts send it as `X-CSRF-Token`. Requests with a
+//! bearer token carry no ambient credentials and need none.
+
+use super::error::AppError;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{header, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use tower_sessions::Session;
+
+/// Session key holding the CSRF token.
+const CSRF_KEY: &str = "csrf";
+/// Header scripts use to send the token.
+pub const HEADER: &str = "x-csrf-token";
+/// Largest form body inspected for the token.
+const MAX_FORM: usize = 1 << 20;
+
+/// The session's CSRF token, created on first use.
+pub async fn token(session: &Session) -> Result<String, AppError> {
+    if let Some(t) = session.get::<String>(CSRF_KEY).await? {
+        return Ok(t);
+    }
+    let t = crate::auth::tokens::random_code(32);
+    session.insert(CSRF_KEY, &t).await?;
+    Ok(t)
+}
+
+/// Middleware: rejects state-changing cookie requests without the right token.
+pub async fn protect(req: Request, next: Next) -> Response {
+    match check(req).await {
+        Ok(req) => next.run(req).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn check(req: Request) -> Result<Request, AppError> {
+    let safe = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    if safe || req.headers().contains_key(header::AUTHORIZATION) {
+        return Ok(req);
+    }
+    let session = req.extensions().get::<Session>().cloned().ok_or(AppError::Csrf)?;
+    let expected = session.get::<String>(CSRF_KEY).await?.ok_or(AppError::Csrf)?;
+    if let Some(sent) = req.headers().get(HEADER).and_then(|v| v.to_str().ok()) {
+        return if constant_time_eq(sent, &expected) { Ok(req) } else { Err(AppError::Csrf) };
+    }
+    let is_form = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    if !is_form {
+        return Err(AppError::Csrf);
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_FORM)
+        .await
+        .map_err(|_| AppError::BadRequest { code: "body_too_large", message: "form too large".into() })?;
+    let sent = form_urlencoded_field(&bytes, "csrf_token");
+    if !sent.is_some_and(|s| constant_time_eq(&s, &expected)) {
+        return Err(AppError::Csrf);
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+fn form_urlencoded_field(body: &[u8], name: &str) -> Option<String> {
+    serde_urlencoded::from_bytes::<Vec<(String, String)>>(body)
+        .ok()?
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+fn constant_time_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

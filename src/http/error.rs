@@ -1,0 +1,100 @@
+//! The HTTP layer's error: every failure becomes one JSON shape,
+//! `{"error": {"code", "message"}}`, with the right status. 5xx bodies are
+//! generic; the cause is logged inside the request's span.
+
+use crate::core::Error;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// An error on its way to the client.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// A domain error.
+    #[error(transparent)]
+    Core(#[from] Error),
+    /// The request itself is malformed (bad JSON, bad path parameter).
+    #[error("{message}")]
+    BadRequest {
+        /// Stable code.
+        code: &'static str,
+        /// Explanation.
+        message: String,
+    },
+    /// The CSRF token is missing or wrong.
+    #[error("missing or invalid CSRF token; reload the page and try again")]
+    Csrf,
+    /// Session storage failed.
+    #[error("session error: {0}")]
+    Session(#[from] tower_sessions::session::Error),
+    /// A page failed to render.
+    #[error("template error: {0}")]
+    Template(#[from] askama::Error),
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(e: sqlx::Error) -> Self {
+        AppError::Core(Error::Database(e))
+    }
+}
+
+impl AppError {
+    /// Status code and stable code for this error.
+    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            AppError::Core(e) => match e {
+                Error::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
+                Error::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+                Error::Conflict { code, .. } => (StatusCode::CONFLICT, code),
+                Error::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
+                Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
+                Error::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+                Error::Database(sqlx::Error::PoolTimedOut) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+                Error::Database(_) | Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            },
+            AppError::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
+            AppError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
+            AppError::Session(_) | AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+
+    /// The message shown to the client (generic for server errors).
+    pub fn public_message(&self) -> String {
+        let (status, _) = self.status_and_code();
+        if status.is_server_error() {
+            if status == StatusCode::SERVICE_UNAVAILABLE {
+                return "the service is busy; try again shortly".into();
+            }
+            tracing::error!(error = ?self, "request failed");
+            return "something went wrong on our side; it has been logged".into();
+        }
+        self.to_string()
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        let body = json!({ "error": { "code": code, "message": self.public_message() } });
+        (status, axum::Json(body)).into_response()
+    }
+}
+
+/// Result of an HTTP handler.
+pub type AppResult<T> = Result<T, AppError>;
+
+/// The error body, for the OpenAPI document.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// The error.
+    pub error: ErrorDetail,
+}
+
+/// Code and message of an error.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// Stable machine-readable code.
+    pub code: String,
+    /// Human explanation.
+    pub message: String,
+}

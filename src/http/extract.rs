@@ -1,0 +1,139 @@
+//! Extractors: JSON bodies and paths whose rejections use our error format,
+//! and the authenticated user with role checks.
+
+use super::error::AppError;
+use super::AppState;
+use crate::auth::users::{self, User};
+use crate::auth::{tokens, Role};
+use crate::core::Error;
+use axum::extract::rejection::{JsonRejection, PathRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+/// Session key holding the logged-in user's id.
+pub const USER_KEY: &str = "user_id";
+
+/// `axum::Json` with our error body on rejection.
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(Json(v)),
+            Err(e) => Err(json_rejection(e)),
+        }
+    }
+}
+
+fn json_rejection(e: JsonRejection) -> AppError {
+    if let JsonRejection::JsonDataError(_) = e {
+        // Well-formed JSON of the wrong shape: unprocessable, like any invalid input.
+        return AppError::Core(Error::invalid("invalid_body", e.body_text()));
+    }
+    let code = match e {
+        JsonRejection::MissingJsonContentType(_) => "unsupported_media_type",
+        JsonRejection::JsonSyntaxError(_) => "malformed_json",
+        JsonRejection::JsonDataError(_) => "invalid_body",
+        _ => "invalid_body",
+    };
+    AppError::BadRequest { code, message: e.body_text() }
+}
+
+/// `axum::extract::Path` with our error body on rejection.
+pub struct Path<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|p| Path(p.0))
+            .map_err(|e: PathRejection| AppError::BadRequest { code: "invalid_path", message: e.body_text() })
+    }
+}
+
+/// The caller: from a bearer token, else from the session cookie.
+#[derive(Debug, Clone)]
+pub struct CurrentUser(pub User);
+
+impl CurrentUser {
+    /// Fails with 403 unless the user has one of the roles.
+    pub fn require(self, roles: &[Role]) -> Result<User, AppError> {
+        match self.0.role() {
+            Some(r) if roles.contains(&r) => Ok(self.0),
+            _ => Err(Error::Forbidden(format!(
+                "this needs the {} role",
+                roles.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(" or ")
+            ))
+            .into()),
+        }
+    }
+}
+
+/// Finds the caller, if any.
+pub async fn current_user(parts: &mut Parts, state: &AppState) -> Result<Option<User>, AppError> {
+    if let Some(value) = parts.headers.get(axum::http::header::AUTHORIZATION) {
+        let token = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
+        let Some(token) = token else {
+            return Err(AppError::BadRequest {
+                code: "invalid_authorization",
+                message: "use `Authorization: Bearer <token>`".into(),
+            });
+        };
+        return match tokens::authenticate(&state.pool, token).await? {
+            Some(u) => Ok(Some(u)),
+            None => Err(Error::Unauthenticated.into()),
+        };
+    }
+    let Ok(session) = Session::from_request_parts(parts, state).await else {
+        return Ok(None);
+    };
+    let Some(id) = session.get::<Uuid>(USER_KEY).await? else {
+        return Ok(None);
+    };
+    Ok(users::get(&state.pool, id).await?)
+}
+
+impl FromRequestParts<AppState> for CurrentUser {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        current_user(parts, state).await?.map(CurrentUser).ok_or(Error::Unauthenticated.into())
+    }
+}
+
+macro_rules! role_extractor {
+    ($(#[$doc:meta])* $name:ident, $($role:expr),+) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name(pub User);
+
+        impl FromRequestParts<AppState> for $name {
+            type Rejection = AppError;
+
+            async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+                let user = CurrentUser::from_request_parts(parts, state).await?;
+                user.require(&[$($role),+]).map($name)
+            }
+        }
+    };
+}
+
+role_extractor!(
+    /// An authenticated admin (401 anonymous, 403 other roles).
+    Admin, Role::Admin
+);
+role_extractor!(
+    /// An authenticated crowd worker.
+    Worker, Role::Worker
+);
+role_extractor!(
+    /// An authenticated expert.
+    Expert, Role::Expert
+);

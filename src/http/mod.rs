@@ -1,0 +1,92 @@
+//! The HTTP surface: browser pages, the JSON API under `/api/v1`, health
+//! and metrics. Handlers are thin: they check the caller, call the core and
+//! shape the answer.
+
+pub mod api;
+pub mod csrf;
+pub mod error;
+pub mod extract;
+pub mod metrics;
+pub mod pages;
+
+use crate::auth::rate_limit::LoginLimiter;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{header, HeaderValue};
+use axum::middleware;
+use axum::Router;
+use sqlx::PgPool;
+use std::sync::Arc;
+use std::time::Duration;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, SessionManagerLayer};
+use tower_sessions_sqlx_store::PostgresStore;
+
+/// Largest request body accepted (item imports are the biggest).
+pub const MAX_BODY: usize = 8 * 1024 * 1024;
+
+/// Settings the HTTP layer needs.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Base URL used in links handed to people (invitation links).
+    pub public_url: String,
+    /// Mark cookies `Secure` (when served over HTTPS).
+    pub secure_cookies: bool,
+}
+
+/// Shared state of every handler.
+#[derive(Clone)]
+pub struct AppState {
+    /// Database pool.
+    pub pool: PgPool,
+    /// Login attempt limiter.
+    pub limiter: LoginLimiter,
+    /// Settings.
+    pub config: Arc<HttpConfig>,
+}
+
+/// The whole application, as the binary serves it and the tests drive it.
+pub fn app(state: AppState) -> Router {
+    // Install the metrics recorder before the first request records anything.
+    metrics::handle();
+    let (api, _) = api::router().split_for_parts();
+    let session_store = PostgresStore::new(state.pool.clone());
+    let sessions = SessionManagerLayer::new(session_store)
+        .with_name("atelier_session")
+        .with_http_only(true)
+        .with_same_site(SameSite::Lax)
+        .with_secure(state.config.secure_cookies)
+        .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(12)));
+    let static_files = Router::new().nest_service("/static", ServeDir::new(static_dir())).layer(
+        SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600")),
+    );
+    Router::new()
+        .merge(api)
+        .merge(pages::router())
+        .route_layer(middleware::from_fn(metrics::track))
+        .layer(middleware::from_fn(csrf::protect))
+        .layer(sessions)
+        .merge(static_files)
+        .merge(api::meta_router())
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, Duration::from_secs(60)))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req.extensions().get::<RequestId>().and_then(|r| r.header_value().to_str().ok()).unwrap_or("-");
+            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+}
+
+/// Where static files are: next to the binary's crate in development,
+/// overridable for installed deployments.
+fn static_dir() -> std::path::PathBuf {
+    std::env::var_os("ATELIER_STATIC_DIR")
+        .map(Into::into)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("static"))
+}

@@ -1,0 +1,115 @@
+//! The admin's pages: the campaign list and a campaign's page, with the
+//! actions an admin takes there (create, open/close, form batches, invite).
+
+use super::{render, OnPage, PageResult};
+use crate::auth::invitations;
+use crate::core::progress::{self, CampaignProgress};
+use crate::core::{batches, campaigns, kinds_of};
+use crate::http::extract::{Admin, Path};
+use crate::http::{csrf, AppState};
+use crate::kinds;
+use askama::Template;
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::{get, post};
+use axum::{Form, Router};
+use tower_sessions::Session;
+use uuid::Uuid;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/admin", get(list).post(create))
+        .route("/admin/campaigns/{id}", get(page))
+        .route("/admin/campaigns/{id}/state", post(set_state))
+        .route("/admin/campaigns/{id}/batches", post(form_batches))
+        .route("/admin/campaigns/{id}/invitations", post(invite))
+}
+
+#[derive(Template)]
+#[template(path = "admin_campaigns.html")]
+struct ListPage {
+    admin: String,
+    campaigns: Vec<(campaigns::Campaign, CampaignProgress)>,
+    kinds: Vec<(&'static str, &'static str)>,
+    csrf_token: String,
+}
+
+async fn list(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, session: Session) -> PageResult {
+    let mut rows = Vec::new();
+    for c in campaigns::list(&s.pool).await? {
+        let p = progress::of_campaign(&s.pool, c.id).await?;
+        rows.push((c, p));
+    }
+    render(&ListPage {
+        admin: admin.display_name(),
+        campaigns: rows,
+        kinds: kinds::ALL.iter().map(|k| (k.name(), k.title())).collect(),
+        csrf_token: csrf::token(&session).await?,
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct CreateForm {
+    kind: String,
+    name: String,
+}
+
+async fn create(_: OnPage<Admin>, State(s): State<AppState>, Form(form): Form<CreateForm>) -> PageResult {
+    let c = campaigns::create(&s.pool, &form.kind, &form.name, &serde_json::Value::Null).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{}", c.id)).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "admin_campaign.html")]
+struct CampaignPage {
+    campaign: campaigns::Campaign,
+    kind_title: &'static str,
+    config: String,
+    progress: CampaignProgress,
+    invitations: Vec<String>,
+    csrf_token: String,
+}
+
+async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let kind = kinds_of(&campaign)?;
+    let invitations = invitations::tokens_of(&s.pool, id)
+        .await?
+        .into_iter()
+        .map(|t| format!("{}/join/{t}?worker_id=", s.config.public_url))
+        .collect();
+    render(&CampaignPage {
+        kind_title: kind.title(),
+        config: serde_json::to_string_pretty(&campaign.config).unwrap_or_default(),
+        progress: progress::of_campaign(&s.pool, id).await?,
+        campaign,
+        invitations,
+        csrf_token: csrf::token(&session).await?,
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct StateForm {
+    state: String,
+}
+
+async fn set_state(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Form(form): Form<StateForm>,
+) -> PageResult {
+    campaigns::set_state(&s.pool, id, &form.state).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+async fn form_batches(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    batches::form(&s.pool, id, rand::random()).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+async fn invite(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    campaigns::get(&s.pool, id).await?;
+    invitations::create(&s.pool, id, admin.id).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}

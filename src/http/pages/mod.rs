@@ -1,0 +1,91 @@
+//! Server-rendered pages. Every page works with the mouse alone; scripts in
+//! `static/` only add keyboard shortcuts and image zoom.
+
+mod admin;
+mod auth;
+mod work;
+
+use super::error::AppError;
+use super::extract::Path;
+use super::AppState;
+use askama::Template;
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::Router;
+
+/// All page routes.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(auth::router())
+        .merge(work::router())
+        .merge(admin::router())
+        .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
+}
+
+/// Renders a template into an HTML response.
+pub fn render<T: Template>(page: &T) -> Result<Response, PageError> {
+    Ok(Html(page.render().map_err(AppError::from)?).into_response())
+}
+
+/// An error shown as a page: the login page for anonymous visitors, a short
+/// explanation otherwise.
+#[derive(Debug)]
+pub struct PageError(pub AppError);
+
+impl<E: Into<AppError>> From<E> for PageError {
+    fn from(e: E) -> Self {
+        PageError(e.into())
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage {
+    status: u16,
+    message: String,
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let (status, _) = self.0.status_and_code();
+        if status == StatusCode::UNAUTHORIZED {
+            return Redirect::to("/login").into_response();
+        }
+        let page = ErrorPage { status: status.as_u16(), message: self.0.public_message() };
+        match page.render() {
+            Ok(html) => (status, Html(html)).into_response(),
+            Err(_) => (status, page.message).into_response(),
+        }
+    }
+}
+
+/// Wraps an API extractor so that its rejection becomes a page (anonymous
+/// visitors are sent to the login page instead of getting JSON).
+pub struct OnPage<E>(pub E);
+
+impl<E> axum::extract::FromRequestParts<AppState> for OnPage<E>
+where
+    E: axum::extract::FromRequestParts<AppState, Rejection = AppError> + Send,
+{
+    type Rejection = PageError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        E::from_request_parts(parts, state).await.map(OnPage).map_err(PageError)
+    }
+}
+
+/// Result of a page handler.
+pub type PageResult = Result<Response, PageError>;
+
+/// Demo images, drawn on request (see [`crate::demo::svg`]).
+pub async fn demo_image(Path((role, file)): Path<(String, String)>) -> Response {
+    let n = file.strip_suffix(".svg").and_then(|n| n.parse::<usize>().ok());
+    match n.and_then(|n| crate::demo::svg(&role, n)) {
+        Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "public, max-age=86400")], svg)
+            .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}

@@ -1,0 +1,289 @@
+//! The annotator's pages: join through an invitation, the landing page, one
+//! task at a time, review and submit, and the thank-you page with the
+//! completion code.
+
+use super::{render, OnPage, PageResult};
+use crate::auth::{invitations, users, Role};
+use crate::core::assignments::{self, Assignment};
+use crate::core::kind::TaskView;
+use crate::core::responses::{self, Submission};
+use crate::core::{campaigns, kinds_of, Error};
+use crate::http::api::annotate::{self, JOINED_KEY};
+use crate::http::error::AppError;
+use crate::http::extract::{CurrentUser, Path, USER_KEY};
+use crate::http::{csrf, AppState};
+use askama::Template;
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::{get, post};
+use axum::{Form, Router};
+use serde_json::{Map, Value};
+use tower_sessions::Session;
+use uuid::Uuid;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/join/{token}", get(join))
+        .route("/work/{campaign}", get(landing))
+        .route("/work/{campaign}/start", post(start))
+        .route("/work/a/{id}", get(task))
+        .route("/work/a/{id}/answer", post(answer))
+        .route("/work/a/{id}/complete", post(complete))
+        .route("/work/a/{id}/done", get(done))
+}
+
+#[derive(serde::Deserialize)]
+struct JoinQuery {
+    worker_id: Option<String>,
+}
+
+async fn join(
+    State(s): State<AppState>,
+    session: Session,
+    Path(token): Path<String>,
+    Query(q): Query<JoinQuery>,
+) -> PageResult {
+    let campaign_id = invitations::resolve(&s.pool, &token).await?;
+    let Some(external_id) = q.worker_id.filter(|w| !w.trim().is_empty()) else {
+        return Err(Error::invalid(
+            "missing_worker_id",
+            "this link is missing your worker id; please open it from your crowd platform (it adds ?worker_id=...)",
+        )
+        .into());
+    };
+    let worker = users::worker(&s.pool, &external_id).await?;
+    let current: Option<Uuid> = session.get(USER_KEY).await?;
+    if current != Some(worker.id) {
+        session.cycle_id().await?;
+        session.insert(USER_KEY, worker.id).await?;
+        session.remove_value(JOINED_KEY).await?;
+    }
+    let mut joined: Vec<Uuid> = session.get(JOINED_KEY).await?.unwrap_or_default();
+    if !joined.contains(&campaign_id) {
+        joined.push(campaign_id);
+        session.insert(JOINED_KEY, &joined).await?;
+    }
+    Ok(Redirect::to(&format!("/work/{campaign_id}")).into_response())
+}
+
+fn annotator(user: CurrentUser) -> Result<crate::auth::users::User, AppError> {
+    user.require(&[Role::Worker, Role::Expert])
+}
+
+#[derive(Template)]
+#[template(path = "work_landing.html")]
+struct Landing {
+    campaign: campaigns::Campaign,
+    kind_title: &'static str,
+    csrf_token: String,
+    current: Option<(i64, i64)>,
+    finished: i64,
+}
+
+async fn landing(
+    OnPage(user): OnPage<CurrentUser>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(campaign_id): Path<Uuid>,
+) -> PageResult {
+    let user = annotator(user)?;
+    annotate::check_access(&s.pool, &user, campaign_id, Some(&session)).await?;
+    let campaign = campaigns::get(&s.pool, campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
+    let active: Option<Assignment> =
+        sqlx::query_as("SELECT * FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active'")
+            .bind(campaign_id)
+            .bind(user.id)
+            .fetch_optional(&s.pool)
+            .await?;
+    let current = match active {
+        Some(a) => {
+            let p = crate::core::progress::of_assignment(&s.pool, a.id, a.batch_id).await?;
+            Some((p.answered, p.total))
+        }
+        None => None,
+    };
+    let finished: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'completed'",
+    )
+    .bind(campaign_id)
+    .bind(user.id)
+    .fetch_one(&s.pool)
+    .await?;
+    render(&Landing { campaign, kind_title: kind.title(), csrf_token: csrf::token(&session).await?, current, finished })
+}
+
+#[derive(Template)]
+#[template(path = "work_none.html")]
+struct NoneLeft {
+    campaign_name: String,
+}
+
+async fn start(
+    OnPage(user): OnPage<CurrentUser>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(campaign_id): Path<Uuid>,
+) -> PageResult {
+    let user = annotator(user)?;
+    annotate::check_access(&s.pool, &user, campaign_id, Some(&session)).await?;
+    match assignments::next(&s.pool, campaign_id, user.id).await? {
+        Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
+        None => render(&NoneLeft { campaign_name: campaigns::get(&s.pool, campaign_id).await?.name }),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct TaskQuery {
+    pos: Option<usize>,
+}
+
+#[derive(Template)]
+#[template(path = "work_task.html")]
+struct TaskPage {
+    campaign_name: String,
+    assignment_id: Uuid,
+    position: usize,
+    total: usize,
+    answered: usize,
+    percent: usize,
+    body: String,
+    previous: Option<usize>,
+    next: Option<usize>,
+}
+
+#[derive(Template)]
+#[template(path = "work_review.html")]
+struct ReviewPage {
+    campaign_name: String,
+    assignment_id: Uuid,
+    total: usize,
+    csrf_token: String,
+}
+
+async fn task(
+    OnPage(user): OnPage<CurrentUser>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Query(q): Query<TaskQuery>,
+) -> PageResult {
+    let user = annotator(user)?;
+    let assignment = assignments::get_own(&s.pool, id, user.id).await?;
+    if assignment.state == "completed" {
+        return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
+    }
+    if assignment.state == "expired" {
+        return Err(Error::conflict(
+            "lease_expired",
+            "the time for this questionnaire ran out; go back to the campaign page for a new one",
+        )
+        .into());
+    }
+    let campaign = campaigns::get(&s.pool, assignment.campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
+    let view = annotate::view(&s.pool, assignment).await?;
+    let total = view.items.len();
+    let first_open = view.items.iter().position(|i| !view.answers.contains_key(&i.id));
+    let csrf_token = csrf::token(&session).await?;
+    let index = match q.pos {
+        Some(p) if (1..=total).contains(&p) => p - 1,
+        _ => match first_open {
+            Some(i) => i,
+            None => return render(&ReviewPage { campaign_name: campaign.name, assignment_id: id, total, csrf_token }),
+        },
+    };
+    let item = &view.items[index];
+    let answer = view.answers.get(&item.id);
+    let body = kind.render_task(&TaskView {
+        item,
+        answer,
+        position: index + 1,
+        total,
+        assignment_id: id,
+        csrf_token: &csrf_token,
+        shown_at: chrono::Utc::now().timestamp_millis(),
+    })?;
+    let answered = view.answers.len();
+    render(&TaskPage {
+        campaign_name: campaign.name,
+        assignment_id: id,
+        position: index + 1,
+        total,
+        answered,
+        percent: (answered * 100).checked_div(total).unwrap_or(0),
+        body,
+        previous: (index > 0).then_some(index),
+        next: (index + 1 < total && answer.is_some()).then_some(index + 2),
+    })
+}
+
+/// Turns the answer form into the kind's JSON answer: every field except the
+/// bookkeeping ones, numbers as numbers.
+fn answer_from_form(fields: &[(String, String)]) -> Value {
+    let mut answer = Map::new();
+    for (k, v) in fields {
+        if matches!(k.as_str(), "csrf_token" | "item_id" | "shown_at" | "change") {
+            continue;
+        }
+        let value = v.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::from(v.clone()));
+        answer.insert(k.clone(), value);
+    }
+    Value::Object(answer)
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+async fn answer(
+    OnPage(user): OnPage<CurrentUser>,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> PageResult {
+    let user = annotator(user)?;
+    let assignment = assignments::get_own(&s.pool, id, user.id).await?;
+    let item_id: Uuid = field(&fields, "item_id")
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| Error::invalid("invalid_item", "the form is missing the item"))?;
+    let shown_at: Option<i64> = field(&fields, "shown_at").and_then(|v| v.parse().ok());
+    let elapsed = shown_at.map(|t| (chrono::Utc::now().timestamp_millis() - t).clamp(0, 86_400_000) as i32);
+    let sub = Submission {
+        item_id,
+        answer: answer_from_form(&fields),
+        time_on_task_ms: elapsed,
+        change: field(&fields, "change") == Some("1"),
+    };
+    responses::submit(&s.pool, &assignment, &sub).await?;
+    Ok(Redirect::to(&format!("/work/a/{id}")).into_response())
+}
+
+async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    let user = annotator(user)?;
+    assignments::complete(&s.pool, id, user.id).await?;
+    Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "work_done.html")]
+struct DonePage {
+    campaign_name: String,
+    campaign_id: Uuid,
+    completion_code: Option<String>,
+}
+
+async fn done(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    let user = annotator(user)?;
+    let assignment = assignments::get_own(&s.pool, id, user.id).await?;
+    if assignment.state != "completed" {
+        return Ok(Redirect::to(&format!("/work/a/{id}")).into_response());
+    }
+    let campaign = campaigns::get(&s.pool, assignment.campaign_id).await?;
+    let crowd = kinds_of(&campaign)?.crowd();
+    render(&DonePage {
+        campaign_name: campaign.name,
+        campaign_id: campaign.id,
+        completion_code: crowd.then_some(campaign.completion_code),
+    })
+}

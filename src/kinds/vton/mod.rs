@@ -1,0 +1,162 @@
+//! VTON quality rating: crowd workers rate virtual try-on images on a
+//! three-level scale in questionnaires that hide shared sanity tasks.
+
+mod batches;
+
+use crate::core::kind::{BatchPlan, Invalid, ItemRef, TaskKind, TaskView};
+use askama::Template;
+use rand::rngs::StdRng;
+use serde_json::{json, Value};
+
+/// The three answers, in scale order.
+pub const LABELS: [&str; 3] = ["Unnatural", "Slightly unnatural, but not noticeable", "Completely natural"];
+
+/// The VTON kind.
+pub struct Vton;
+
+/// Campaign settings of a VTON campaign.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VtonConfig {
+    /// Tasks per questionnaire, sanity tasks included.
+    #[serde(default = "default_tasks")]
+    pub tasks_per_questionnaire: usize,
+    /// Sanity tasks hidden in each questionnaire.
+    #[serde(default = "default_sanity")]
+    pub sanity_per_questionnaire: usize,
+    /// In how many questionnaires each image appears.
+    #[serde(default = "default_one")]
+    pub appearances: usize,
+    /// Workers who answer each questionnaire.
+    #[serde(default = "default_annotators")]
+    pub annotators_per_questionnaire: i32,
+    /// Minutes before an unfinished questionnaire returns to the pool.
+    #[serde(default = "default_lease")]
+    pub lease_minutes: i64,
+}
+
+fn default_tasks() -> usize {
+    50
+}
+fn default_sanity() -> usize {
+    5
+}
+fn default_one() -> usize {
+    1
+}
+fn default_annotators() -> i32 {
+    3
+}
+fn default_lease() -> i64 {
+    60
+}
+
+impl VtonConfig {
+    fn parse(config: &Value) -> Result<Self, Invalid> {
+        let config = if config.is_null() { json!({}) } else { config.clone() };
+        let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+        if c.tasks_per_questionnaire == 0 || c.sanity_per_questionnaire >= c.tasks_per_questionnaire {
+            return Err(Invalid("configuration: tasks_per_questionnaire must exceed sanity_per_questionnaire".into()));
+        }
+        if c.appearances == 0 || c.annotators_per_questionnaire < 1 {
+            return Err(Invalid(
+                "configuration: appearances and annotators_per_questionnaire must be at least 1".into(),
+            ));
+        }
+        Ok(c)
+    }
+}
+
+const IMAGE_FIELDS: [&str; 4] = ["tryon", "garment", "person", "reference"];
+
+fn rating(v: &Value) -> Option<u8> {
+    v.get("rating").and_then(Value::as_u64).filter(|r| (1..=3).contains(r)).map(|r| r as u8)
+}
+
+#[derive(Template)]
+#[template(path = "kinds/vton_task.html")]
+struct VtonTask<'a> {
+    view: &'a TaskView<'a>,
+    tryon: String,
+    garment: String,
+    person: String,
+    reference: String,
+    labels: [&'static str; 3],
+    current: u8,
+}
+
+impl TaskKind for Vton {
+    fn name(&self) -> &'static str {
+        "vton"
+    }
+
+    fn title(&self) -> &'static str {
+        "VTON quality rating"
+    }
+
+    fn crowd(&self) -> bool {
+        true
+    }
+
+    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
+        let c = VtonConfig::parse(config)?;
+        serde_json::to_value(c).map_err(|e| Invalid(e.to_string()))
+    }
+
+    fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
+        for field in IMAGE_FIELDS {
+            let ok = payload.get(field).and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty());
+            if !ok {
+                return Err(Invalid(format!("payload.{field} must be an image URL or path")));
+            }
+        }
+        if let Some(g) = gold {
+            if rating(g).is_none() {
+                return Err(Invalid("gold must be {\"rating\": 1, 2 or 3}".into()));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+        let r = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
+        Ok(json!({ "rating": r }))
+    }
+
+    fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        let c = VtonConfig::parse(config)?;
+        batches::form(&c, items, rng)
+    }
+
+    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
+        // Only the images: the try-on model's name or the dataset would bias
+        // ratings, and nothing may hint which tasks are sanity checks.
+        let mut shown = serde_json::Map::new();
+        for field in IMAGE_FIELDS {
+            if let Some(v) = payload.get(field) {
+                shown.insert(field.to_owned(), v.clone());
+            }
+        }
+        Value::Object(shown)
+    }
+
+    fn shuffle_items(&self, _config: &Value) -> bool {
+        // Questionnaire order is already random per questionnaire; workers of
+        // one questionnaire see the same order, as in the benchmark.
+        false
+    }
+
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
+        let field = |f: &str| view.item.payload.get(f).and_then(Value::as_str).unwrap_or_default().to_owned();
+        VtonTask {
+            view,
+            tryon: field("tryon"),
+            garment: field("garment"),
+            person: field("person"),
+            reference: field("reference"),
+            labels: LABELS,
+            current: view.answer.and_then(rating).unwrap_or(0),
+        }
+        .render()
+    }
+}

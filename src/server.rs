@@ -1,0 +1,40 @@
+//! Running the service: bind, serve, and shut down gracefully on SIGINT or
+//! SIGTERM (in-flight requests finish, then the database is closed).
+
+use crate::auth::rate_limit::LoginLimiter;
+use crate::db::Database;
+use crate::http::{app, AppState, HttpConfig};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// Serves until a shutdown signal, then closes the database (stopping the
+/// embedded cluster if this process started it).
+pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> anyhow::Result<()> {
+    let state = AppState { pool: db.pool.clone(), limiter: LoginLimiter::default(), config: Arc::new(config) };
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "serving");
+    let result = axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await;
+    tracing::info!("shutting down");
+    db.close().await;
+    result.map_err(Into::into)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}

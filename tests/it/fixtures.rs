@@ -1,0 +1,160 @@
+//! Story-level helpers: an admin, a VTON campaign, workers joining it.
+
+#![allow(dead_code)]
+
+use crate::support::TestApp;
+use atelier::auth::{tokens, users, Role};
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+
+pub const ADMIN_PASSWORD: &str = "admin-password-1";
+
+/// Creates an admin account and returns an API token for it.
+pub async fn admin_token(app: &TestApp) -> String {
+    let admin = users::create(&app.pool, Role::Admin, "root-admin", ADMIN_PASSWORD).await.expect("admin");
+    tokens::create(&app.pool, admin.id).await.expect("token")
+}
+
+/// Calls the API with a bearer token.
+pub async fn api(
+    app: &TestApp,
+    token: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut req = reqwest::Client::new().request(method, app.at(path)).bearer_auth(token);
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.expect("request");
+    let status = resp.status();
+    let text = resp.text().await.expect("body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// One VTON item; sanity items carry a gold rating.
+pub fn vton_item(n: usize, gold: Option<u8>) -> Value {
+    let img = |r: &str| format!("/img/{r}/{n}.png");
+    json!({
+        "external_id": if gold.is_some() { format!("sanity-{n}") } else { format!("img-{n}") },
+        "payload": {"garment": img("g"), "person": img("p"), "tryon": img("t"), "reference": img("r"), "model": "m1", "category": "tops", "dataset": "test"},
+        "gold": gold.map(|g| json!({"rating": g})),
+    })
+}
+
+/// A VTON campaign with `regular` images and `sanity` sanity tasks, batches
+/// formed, opened; returns (campaign id, invitation token).
+pub async fn open_vton_campaign(
+    app: &TestApp,
+    token: &str,
+    regular: usize,
+    sanity: usize,
+    config: Value,
+) -> (String, String) {
+    let (status, campaign) = api(
+        app,
+        token,
+        reqwest::Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "Test VTON", "config": config})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{campaign}");
+    let id = campaign["id"].as_str().expect("id").to_owned();
+    let mut items: Vec<Value> = (0..regular).map(|n| vton_item(n, None)).collect();
+    items.extend((0..sanity).map(|n| vton_item(1000 + n, Some(if n % 2 == 0 { 1 } else { 3 }))));
+    let (status, body) = api(
+        app,
+        token,
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/items"),
+        Some(json!({"items": items})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = api(
+        app,
+        token,
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/batches"),
+        Some(json!({"seed": 3})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = api(
+        app,
+        token,
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/state"),
+        Some(json!({"state": "open"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, inv) =
+        api(app, token, reqwest::Method::POST, &format!("/api/v1/admin/campaigns/{id}/invitations"), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{inv}");
+    (id, inv["token"].as_str().expect("token").to_owned())
+}
+
+/// A crowd worker with a browser session.
+pub struct WorkerSession {
+    pub client: Client,
+    pub csrf: String,
+    pub user_id: String,
+}
+
+/// Opens the invitation link as a worker and returns their session.
+pub async fn join(app: &TestApp, invitation: &str, worker_id: &str) -> WorkerSession {
+    let client = app.client();
+    let resp = client.get(app.at(&format!("/join/{invitation}?worker_id={worker_id}"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "join redirects to the campaign page");
+    let me: Value = client.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+    WorkerSession {
+        client,
+        csrf: me["csrf_token"].as_str().expect("csrf").to_owned(),
+        user_id: me["user"]["id"].as_str().expect("id").to_owned(),
+    }
+}
+
+impl WorkerSession {
+    /// POSTs JSON with the CSRF header, as the browser's scripts would.
+    pub async fn post(&self, app: &TestApp, path: &str, body: Value) -> (StatusCode, Value) {
+        let resp =
+            self.client.post(app.at(path)).header("x-csrf-token", &self.csrf).json(&body).send().await.expect("post");
+        let status = resp.status();
+        let text = resp.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// GETs JSON.
+    pub async fn get(&self, app: &TestApp, path: &str) -> (StatusCode, Value) {
+        let resp = self.client.get(app.at(path)).send().await.expect("get");
+        let status = resp.status();
+        let text = resp.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// Asks for the next assignment in a campaign.
+    pub async fn next(&self, app: &TestApp, campaign: &str) -> (StatusCode, Value) {
+        self.post(app, &format!("/api/v1/work/campaigns/{campaign}/assignment"), json!({})).await
+    }
+
+    /// Answers every item of an assignment with `rating` and submits it.
+    pub async fn finish(&self, app: &TestApp, view: &Value, rating: u8) -> Value {
+        let id = view["assignment"]["id"].as_str().expect("assignment id");
+        for item in view["items"].as_array().expect("items") {
+            let (status, body) = self
+                .post(
+                    app,
+                    &format!("/api/v1/work/assignments/{id}/responses"),
+                    json!({"item_id": item["id"], "answer": {"rating": rating}}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        let (status, body) = self.post(app, &format!("/api/v1/work/assignments/{id}/complete"), json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body
+    }
+}

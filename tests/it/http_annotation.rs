@@ -1,0 +1,316 @@
+//! The annotation core through HTTP: joining and resuming, answering,
+//! idempotency, validation, leases, and many workers at once.
+
+use crate::fixtures::{admin_token, api, join, open_vton_campaign, vton_item};
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+async fn count(app: &TestApp, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(&app.pool).await.expect("count")
+}
+
+#[tokio::test]
+async fn a_worker_joins_resumes_and_gets_a_completion_code() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 6, 2, json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1}))
+            .await;
+
+    let first = join(&app, &invitation, "PROLIFIC_123").await;
+    let (_, view) = first.next(&app, &campaign).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+    assert_eq!(view["items"].as_array().expect("items").len(), 4);
+    let item = view["items"][0]["id"].clone();
+    first
+        .post(
+            &app,
+            &format!("/api/v1/work/assignments/{assignment}/responses"),
+            json!({"item_id": item, "answer": {"rating": 2}}),
+        )
+        .await;
+
+    // Closing the tab and opening the link again (a new browser) resumes.
+    let again = join(&app, &invitation, "PROLIFIC_123").await;
+    assert_eq!(again.user_id, first.user_id, "the same external id maps to the same worker");
+    let (_, resumed) = again.next(&app, &campaign).await;
+    assert_eq!(resumed["assignment"]["id"], assignment.as_str());
+    assert_eq!(resumed["progress"], json!({"answered": 1, "total": 4}));
+    let landing = again
+        .client
+        .get(app.at(&format!("/work/{campaign}")))
+        .send()
+        .await
+        .expect("landing")
+        .text()
+        .await
+        .expect("html");
+    assert!(landing.contains("You have answered 1 of 4 tasks") && landing.contains("Continue"), "{landing}");
+
+    // Submitting early is refused; after the last answer the code appears.
+    let (status, body) = again.post(&app, &format!("/api/v1/work/assignments/{assignment}/complete"), json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"]["code"], "incomplete");
+    let done = again.finish(&app, &resumed, 2).await;
+    let code: String =
+        sqlx::query_scalar("SELECT completion_code FROM campaigns").fetch_one(&app.pool).await.expect("code");
+    assert_eq!(done["completion_code"], code.as_str());
+    let page = again
+        .client
+        .get(app.at(&format!("/work/a/{assignment}/done")))
+        .send()
+        .await
+        .expect("done")
+        .text()
+        .await
+        .expect("html");
+    assert!(page.contains(&code));
+    assert_eq!(count(&app, "SELECT count(*) FROM users WHERE role = 'worker'").await, 1);
+}
+
+#[tokio::test]
+async fn resubmitting_is_idempotent_and_changes_are_explicit_and_audited() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 4, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let w = join(&app, &invitation, "w").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let path = format!("/api/v1/work/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
+    let item = view["items"][0]["id"].clone();
+
+    let (status, first) =
+        w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 1}, "time_on_task_ms": 1500})).await;
+    assert_eq!((status, first["outcome"].as_str()), (StatusCode::OK, Some("created")));
+    let (status, retry) =
+        w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 1}, "time_on_task_ms": 1500})).await;
+    assert_eq!((status, retry["outcome"].as_str()), (StatusCode::OK, Some("unchanged")));
+    assert_eq!(retry["response"]["id"], first["response"]["id"]);
+    assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 1);
+
+    let (status, body) = w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 3}})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"]["code"], "already_answered");
+    let (status, changed) =
+        w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 3}, "change": true})).await;
+    assert_eq!((status, changed["outcome"].as_str()), (StatusCode::OK, Some("changed")));
+    assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 1);
+    let (old, new): (Value, Value) = sqlx::query_as("SELECT old_answer, new_answer FROM response_changes")
+        .fetch_one(&app.pool)
+        .await
+        .expect("audit row");
+    assert_eq!((old, new), (json!({"rating": 1}), json!({"rating": 3})));
+}
+
+#[tokio::test]
+async fn invalid_input_gets_a_clear_4xx_and_stores_nothing() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 4, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let w = join(&app, &invitation, "w").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let path = format!("/api/v1/work/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
+    let item = view["items"][0]["id"].clone();
+
+    for (body, status, code) in [
+        (json!({"item_id": item, "answer": {"rating": 4}}), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        (json!({"item_id": item, "answer": "3"}), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        (
+            json!({"item_id": uuid::Uuid::new_v4(), "answer": {"rating": 2}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "item_not_in_batch",
+        ),
+        (
+            json!({"item_id": item, "answer": {"rating": 2}, "time_on_task_ms": -5}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_time",
+        ),
+        (json!({"answer": {"rating": 2}}), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
+    ] {
+        let (got, resp) = w.post(&app, &path, body.clone()).await;
+        assert_eq!(got, status, "{body} -> {resp}");
+        assert_eq!(resp["error"]["code"], code, "{body} -> {resp}");
+        assert!(resp["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    let resp = w
+        .client
+        .post(app.at(&path))
+        .header("x-csrf-token", &w.csrf)
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 0);
+
+    // An import with one bad item imports nothing and names the item.
+    let (status, body) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "vton", "name": "second"})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = body["id"].as_str().expect("id");
+    let mut bad = vton_item(7, None);
+    bad["payload"]["tryon"] = json!("");
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/items"),
+        Some(json!({"items": [vton_item(1, None), bad]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body["error"]["message"].as_str().expect("message").contains("img-7"), "{body}");
+    assert_eq!(count(&app, &format!("SELECT count(*) FROM items WHERE campaign_id = '{id}'")).await, 0);
+    // Unknown kinds and bad configuration are refused too.
+    let (status, body) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "nope", "name": "x"}))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_kind")));
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "x", "config": {"sanity_per_questionnaire": 60}})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn an_expired_lease_returns_the_batch_to_the_pool() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // One questionnaire, one annotator wanted.
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        3,
+        1,
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "lease_minutes": 5}),
+    )
+    .await;
+    let slow = join(&app, &invitation, "slow").await;
+    let fast = join(&app, &invitation, "fast").await;
+    let (_, slow_view) = slow.next(&app, &campaign).await;
+    let slow_assignment = slow_view["assignment"]["id"].as_str().expect("id").to_owned();
+    let path = format!("/api/v1/work/assignments/{slow_assignment}/responses");
+    slow.post(&app, &path, json!({"item_id": slow_view["items"][0]["id"], "answer": {"rating": 2}})).await;
+
+    // While the lease runs, nobody else gets the batch.
+    let (status, none) = fast.next(&app, &campaign).await;
+    assert_eq!((status, none), (StatusCode::OK, Value::Null));
+    // Time passes: the lease runs out.
+    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second'")
+        .execute(&app.pool)
+        .await
+        .expect("expire");
+    let (_, fast_view) = fast.next(&app, &campaign).await;
+    assert_eq!(fast_view["assignment"]["batch_id"], slow_view["assignment"]["batch_id"]);
+
+    // The slow worker's late answers are refused; their earlier one is kept but excluded.
+    let (status, body) =
+        slow.post(&app, &path, json!({"item_id": slow_view["items"][1]["id"], "answer": {"rating": 2}})).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("lease_expired")));
+    let reason: Option<String> =
+        sqlx::query_scalar("SELECT excluded_reason FROM responses").fetch_one(&app.pool).await.expect("kept");
+    assert_eq!(reason.as_deref(), Some("lease_expired"));
+    let state: String = sqlx::query_scalar("SELECT state FROM assignments WHERE id = $1::uuid")
+        .bind(&slow_assignment)
+        .fetch_one(&app.pool)
+        .await
+        .expect("state");
+    assert_eq!(state, "expired");
+}
+
+#[tokio::test]
+async fn fifty_simultaneous_workers_never_exceed_overlap_or_answer_twice() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // 10 questionnaires x 3 workers = 30 slots for 50 workers.
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        40,
+        2,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "appearances": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    let mut workers = Vec::new();
+    for i in 0..50 {
+        workers.push(join(&app, &invitation, &format!("worker-{i}")).await);
+    }
+    let tasks = workers.into_iter().map(|w| {
+        let campaign = campaign.clone();
+        let url = app.url.clone();
+        tokio::spawn(async move {
+            let app_url = url;
+            let mut done = 0;
+            loop {
+                let resp = w
+                    .client
+                    .post(format!("{app_url}/api/v1/work/campaigns/{campaign}/assignment"))
+                    .header("x-csrf-token", &w.csrf)
+                    .json(&json!({}))
+                    .send()
+                    .await
+                    .expect("next");
+                assert_eq!(resp.status(), StatusCode::OK);
+                let view: Value = resp.json().await.expect("json");
+                if view.is_null() {
+                    return done;
+                }
+                let id = view["assignment"]["id"].as_str().expect("id").to_owned();
+                for item in view["items"].as_array().expect("items") {
+                    // Submit twice: a retry must not count twice.
+                    for _ in 0..2 {
+                        let r = w
+                            .client
+                            .post(format!("{app_url}/api/v1/work/assignments/{id}/responses"))
+                            .header("x-csrf-token", &w.csrf)
+                            .json(&json!({"item_id": item["id"], "answer": {"rating": 2}}))
+                            .send()
+                            .await
+                            .expect("respond");
+                        assert_eq!(r.status(), StatusCode::OK);
+                    }
+                }
+                let r = w
+                    .client
+                    .post(format!("{app_url}/api/v1/work/assignments/{id}/complete"))
+                    .header("x-csrf-token", &w.csrf)
+                    .json(&json!({}))
+                    .send()
+                    .await
+                    .expect("complete");
+                assert_eq!(r.status(), StatusCode::OK);
+                done += 1;
+            }
+        })
+    });
+    let mut finished = 0;
+    for t in tasks.collect::<Vec<_>>() {
+        finished += t.await.expect("worker task");
+    }
+    assert_eq!(finished, 30, "every slot filled exactly once");
+    let over: i64 = count(
+        &app,
+        "SELECT count(*) FROM (SELECT b.id FROM batches b JOIN assignments a ON a.batch_id = b.id AND a.state = 'completed'
+         GROUP BY b.id, b.overlap HAVING count(*) <> b.overlap) x",
+    )
+    .await;
+    assert_eq!(over, 0, "each questionnaire completed by exactly its overlap");
+    assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 30 * 5);
+    let twice = count(
+        &app,
+        "SELECT count(*) FROM (SELECT r.annotator_id, r.item_id FROM responses r JOIN items i ON i.id = r.item_id
+         WHERE i.gold IS NULL GROUP BY 1, 2 HAVING count(*) > 1) x",
+    )
+    .await;
+    assert_eq!(twice, 0, "no worker rated the same image twice");
+}

@@ -1,0 +1,166 @@
+//! Login, sessions, CSRF and rate limiting, through the real server.
+
+use crate::fixtures::{admin_token, api, ADMIN_PASSWORD};
+use crate::support::TestApp;
+use reqwest::StatusCode;
+
+/// Fetches the login page and pulls the CSRF token out of its form.
+async fn login_form_token(app: &TestApp, client: &reqwest::Client) -> String {
+    let html = client.get(app.at("/login")).send().await.expect("login page").text().await.expect("html");
+    let start = html.find("name=\"csrf_token\" value=\"").expect("csrf field") + "name=\"csrf_token\" value=\"".len();
+    html[start..start + 32].to_owned()
+}
+
+#[tokio::test]
+async fn admin_logs_in_with_a_session_cookie_and_logs_out() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let client = app.client();
+    let csrf = login_form_token(&app, &client).await;
+
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", "wrong-password")])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    assert!(resp.text().await.expect("html").contains("Wrong name or password"));
+
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    assert_eq!(resp.headers()["location"], "/admin");
+    let cookie = resp
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap_or_default().to_owned())
+        .collect::<Vec<_>>()
+        .join(";");
+    assert!(cookie.contains("atelier_session="), "{cookie}");
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"), "{cookie}");
+
+    let page = client.get(app.at("/admin")).send().await.expect("admin page");
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.text().await.expect("html").contains("Campaigns"));
+
+    // The session id changed at login and the CSRF token lives on.
+    let me: serde_json::Value = client.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+    assert_eq!(me["user"]["role"], "admin");
+    let csrf = me["csrf_token"].as_str().expect("csrf").to_owned();
+    let resp = client.post(app.at("/logout")).form(&[("csrf_token", csrf.as_str())]).send().await.expect("logout");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let after = client.get(app.at("/admin")).send().await.expect("admin page");
+    assert_eq!(after.status(), StatusCode::SEE_OTHER, "logged out visitors are sent to the login page");
+    assert_eq!(after.headers()["location"], "/login");
+}
+
+#[tokio::test]
+async fn state_changing_requests_without_csrf_token_are_rejected_and_change_nothing() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let client = app.client();
+    let csrf = login_form_token(&app, &client).await;
+    // Login itself needs the token.
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+
+    let count = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM campaigns").fetch_one(&app.pool).await.expect("count")
+    };
+    // A form without the token, and one with a forged token.
+    for form in [vec![("name", "x"), ("kind", "vton")], vec![("name", "x"), ("kind", "vton"), ("csrf_token", "forged")]]
+    {
+        let resp = client.post(app.at("/admin")).form(&form).send().await.expect("post");
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+        let body: serde_json::Value = resp.json().await.expect("json");
+        assert_eq!(body["error"]["code"], "csrf");
+    }
+    // A cookie-authenticated JSON call without the header.
+    let resp = client
+        .post(app.at("/api/v1/admin/campaigns"))
+        .json(&serde_json::json!({"kind": "vton", "name": "x"}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    assert_eq!(count().await, 0);
+
+    // With the token both work.
+    let resp = client
+        .post(app.at("/admin"))
+        .form(&[("name", "Form campaign"), ("kind", "vton"), ("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let resp = client
+        .post(app.at("/api/v1/admin/campaigns"))
+        .header("x-csrf-token", &csrf)
+        .json(&serde_json::json!({"kind": "vton", "name": "JSON campaign"}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    assert_eq!(count().await, 2);
+}
+
+#[tokio::test]
+async fn login_attempts_are_rate_limited() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let client = app.client();
+    let csrf = login_form_token(&app, &client).await;
+    let mut statuses = Vec::new();
+    for _ in 0..12 {
+        let resp = client
+            .post(app.at("/login"))
+            .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", "guess-guess")])
+            .send()
+            .await
+            .expect("login");
+        statuses.push(resp.status());
+    }
+    assert!(statuses[..10].iter().all(|s| *s == StatusCode::UNAUTHORIZED), "{statuses:?}");
+    assert_eq!(statuses[11], StatusCode::TOO_MANY_REQUESTS);
+    // Even the right password is refused while limited.
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS);
+}
+
+#[tokio::test]
+async fn api_tokens_authenticate_scripts_and_bad_tokens_get_401() {
+    let app = TestApp::spawn().await;
+    let token = admin_token(&app).await;
+    let (status, body) = api(&app, &token, reqwest::Method::GET, "/api/v1/admin/campaigns", None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = api(&app, "atl_not-a-token", reqwest::Method::GET, "/api/v1/admin/campaigns", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(body["error"]["code"], "unauthenticated");
+    // Tokens are stored hashed.
+    let stored: String =
+        sqlx::query_scalar("SELECT token_hash FROM api_tokens").fetch_one(&app.pool).await.expect("hash");
+    assert!(!stored.contains(&token[4..]));
+}

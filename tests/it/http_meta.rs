@@ -1,0 +1,79 @@
+//! Health, readiness, metrics and the OpenAPI document.
+
+use crate::fixtures::{admin_token, join, open_vton_campaign};
+use crate::support::TestApp;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn health_readiness_and_metrics_answer() {
+    let app = TestApp::spawn().await;
+    let client = reqwest::Client::new();
+    assert_eq!(client.get(app.at("/healthz")).send().await.expect("healthz").status(), StatusCode::OK);
+    assert_eq!(client.get(app.at("/readyz")).send().await.expect("readyz").text().await.expect("body"), "ready");
+    let resp = client.get(app.at("/healthz")).send().await.expect("healthz");
+    assert!(resp.headers().contains_key("x-request-id"), "every response carries a request id");
+
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 3, 1, json!({"tasks_per_questionnaire": 2, "sanity_per_questionnaire": 1}))
+            .await;
+    let w = join(&app, &invitation, "m").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    w.finish(&app, &view, 1).await;
+    let metrics = client.get(app.at("/metrics")).send().await.expect("metrics").text().await.expect("text");
+    assert!(metrics.contains("atelier_http_requests_total"), "{metrics}");
+    assert!(metrics.contains("atelier_http_request_duration_seconds"));
+    assert!(metrics.contains("atelier_responses_stored_total"));
+    assert!(metrics.contains("route=\"/api/v1/work/assignments/{id}/responses\""), "routes are labelled by pattern");
+}
+
+#[tokio::test]
+async fn openapi_document_lists_every_api_route() {
+    let app = TestApp::spawn().await;
+    let doc: Value = reqwest::get(app.at("/api/v1/openapi.json")).await.expect("doc").json().await.expect("json");
+    assert!(doc["openapi"].as_str().expect("version").starts_with("3."));
+    let paths = doc["paths"].as_object().expect("paths");
+    for expected in [
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/api/v1/me",
+        "/api/v1/openapi.json",
+        "/api/v1/admin/campaigns",
+        "/api/v1/admin/campaigns/{id}",
+        "/api/v1/admin/campaigns/{id}/state",
+        "/api/v1/admin/campaigns/{id}/items",
+        "/api/v1/admin/campaigns/{id}/batches",
+        "/api/v1/admin/campaigns/{id}/invitations",
+        "/api/v1/admin/campaigns/{id}/responses",
+        "/api/v1/admin/responses/{id}/exclude",
+        "/api/v1/admin/users",
+        "/api/v1/admin/tokens",
+        "/api/v1/work/campaigns/{id}/assignment",
+        "/api/v1/work/assignments/{id}",
+        "/api/v1/work/assignments/{id}/responses",
+        "/api/v1/work/assignments/{id}/complete",
+        "/api/v1/expert/campaigns",
+        "/api/v1/expert/campaigns/{id}/assignment",
+        "/api/v1/expert/assignments/{id}",
+        "/api/v1/expert/assignments/{id}/responses",
+        "/api/v1/expert/assignments/{id}/complete",
+    ] {
+        assert!(paths.contains_key(expected), "{expected} missing from the OpenAPI document");
+    }
+    // And every documented operation is served (no 404/405 for its method).
+    let client = reqwest::Client::new();
+    for (path, item) in paths {
+        for method in item.as_object().expect("operations").keys() {
+            let url = app.at(&path.replace("{id}", &uuid::Uuid::new_v4().to_string()));
+            let m = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
+            let status =
+                client.request(m, &url).header("authorization", "Bearer atl_x").send().await.expect("call").status();
+            assert!(
+                status != StatusCode::NOT_FOUND && status != StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {path}: {status}"
+            );
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Test support: a real PostgreSQL (the embedded cluster, or DATABASE_URL),
+//! a fresh database per test cloned from a migrated template, and the real
+//! server on an ephemeral port.
+
+#![allow(dead_code)]
+
+use atelier::auth::rate_limit::LoginLimiter;
+use atelier::db::embedded::EmbeddedCluster;
+use atelier::http::{app, AppState, HttpConfig};
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{ConnectOptions, PgPool};
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Where test databases are created.
+struct Server {
+    /// Options for the maintenance database; `.database(name)` for others.
+    options: PgConnectOptions,
+    template: String,
+    /// Keeps the embedded cluster's watchdog alive for the process lifetime.
+    _watchdog: Option<Mutex<std::process::ChildStdin>>,
+}
+
+fn server() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        // Set up on a separate thread: tests run inside their own runtimes.
+        std::thread::spawn(setup).join().expect("test database setup")
+    })
+}
+
+fn setup() -> Server {
+    let (options, watchdog) = match std::env::var("DATABASE_URL") {
+        Ok(url) => (PgConnectOptions::from_str(&url).expect("valid DATABASE_URL"), None),
+        Err(_) => {
+            let dir = std::env::temp_dir().join(format!("atelier-test-{}", std::process::id()));
+            let cluster = EmbeddedCluster::start(&dir).unwrap_or_else(|e| panic!("embedded PostgreSQL: {e}"));
+            let options = cluster.connect_options("postgres");
+            let watchdog = cluster.remove_on_exit().expect("watchdog");
+            (options, Some(Mutex::new(watchdog)))
+        }
+    };
+    let template = format!("atelier_tpl_{}", std::process::id());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let mut admin = options.clone().connect().await.expect("connect to PostgreSQL");
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {template}")).execute(&mut admin).await.expect("drop template");
+        sqlx::query(&format!("CREATE DATABASE {template}")).execute(&mut admin).await.expect("create template");
+        let pool = PgPool::connect_with(options.clone().database(&template)).await.expect("connect template");
+        atelier::db::migrate(&pool).await.expect("migrations");
+        pool.close().await;
+    });
+    Server { options, template, _watchdog: watchdog }
+}
+
+/// A running application on its own database.
+pub struct TestApp {
+    /// Base URL, e.g. `http://127.0.0.1:41234`.
+    pub url: String,
+    /// Pool on the test's database.
+    pub pool: PgPool,
+    /// The database name (dropped when the test ends).
+    pub database: String,
+    /// Options to connect to the test's database.
+    pub db_options: PgConnectOptions,
+}
+
+impl TestApp {
+    /// Creates a database from the template and serves the app on port 0.
+    pub async fn spawn() -> Self {
+        let s = server();
+        let database = format!("t_{}", uuid::Uuid::new_v4().simple());
+        let mut admin = s.options.clone().connect().await.expect("connect");
+        sqlx::query(&format!("CREATE DATABASE {database} TEMPLATE {}", s.template))
+            .execute(&mut admin)
+            .await
+            .expect("create test database");
+        let db_options = s.options.clone().database(&database);
+        let pool = atelier::db::pool_options(10).connect_with(db_options.clone()).await.expect("pool");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let url = format!("http://{addr}");
+        let state = AppState {
+            pool: pool.clone(),
+            limiter: LoginLimiter::default(),
+            config: Arc::new(HttpConfig { public_url: url.clone(), secure_cookies: false }),
+        };
+        tokio::spawn(async move {
+            axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>()).await.expect("serve");
+        });
+        Self { url, pool, database, db_options }
+    }
+
+    /// A `DATABASE_URL`-style string for CLI subcommands against this database.
+    pub fn database_url(&self) -> String {
+        let s = server();
+        let host = s.options.get_host();
+        let port = s.options.get_port();
+        let user = s.options.get_username();
+        match s.options.get_socket() {
+            Some(dir) => format!("postgres://{user}@localhost/{}?host={}&port={port}", self.database, dir.display()),
+            None => format!("postgres://{user}@{host}:{port}/{}", self.database),
+        }
+    }
+
+    /// A fresh browser-like client with its own cookie jar.
+    pub fn client(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client")
+    }
+
+    /// Full URL of a path.
+    pub fn at(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        let options = server().options.clone();
+        let database = self.database.clone();
+        // Dropping needs async; do it on a thread with its own runtime.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            rt.block_on(async {
+                let mut admin = options.connect().await.ok()?;
+                sqlx::query(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)")).execute(&mut admin).await.ok()
+            })
+        })
+        .join();
+    }
+}
