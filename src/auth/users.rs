@@ -68,13 +68,15 @@ pub async fn login(pool: &PgPool, name: &str, password: &str) -> Result<Option<U
         user: User,
         password_hash: Option<String>,
     }
-    let row: Option<Row> =
-        sqlx::query_as("SELECT id, role, name, external_id, password_hash FROM users WHERE name = $1 AND role <> 'worker'")
-            .bind(name.trim())
-            .fetch_optional(pool)
-            .await?;
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT id, role, name, external_id, password_hash FROM users WHERE name = $1 AND role <> 'worker'",
+    )
+    .bind(name.trim())
+    .fetch_optional(pool)
+    .await?;
     let password = password.to_owned();
-    let stored = row.as_ref().and_then(|r| r.password_hash.clone()).unwrap_or_else(|| passwords::dummy_hash().to_owned());
+    let stored =
+        row.as_ref().and_then(|r| r.password_hash.clone()).unwrap_or_else(|| passwords::dummy_hash().to_owned());
     // Argon2 is deliberately slow: keep it off the async workers.
     let ok = tokio::task::spawn_blocking(move || passwords::verify(&password, &stored))
         .await

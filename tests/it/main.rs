@@ -3,6 +3,8 @@
 mod fixtures;
 mod support;
 
+mod browser;
+mod cli_service;
 mod cli_stats;
 mod http_annotation;
 mod http_auth;

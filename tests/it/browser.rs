@@ -1,0 +1,137 @@
+//! A real browser (headless Chromium via chromedriver) joins as a crowd
+//! worker and completes a short questionnaire with the keyboard alone.
+//!
+//! Needs `chromium` and `chromium-driver` (`.ci/run` installs them). Where
+//! they are missing the test says so and skips, unless
+//! `ATELIER_REQUIRE_BROWSER=1` (set by CI) makes that a failure.
+
+use crate::fixtures::{admin_token, open_vton_campaign};
+use crate::support::TestApp;
+use fantoccini::{ClientBuilder, Locator};
+use serde_json::json;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const ENTER: &str = "\u{E007}";
+const BACKSPACE: &str = "\u{E003}";
+
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn chromedriver() -> Option<(Driver, u16)> {
+    let present = Command::new("chromedriver").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !present {
+        assert!(
+            std::env::var("ATELIER_REQUIRE_BROWSER").is_err(),
+            "chromedriver not found but ATELIER_REQUIRE_BROWSER is set (apt-get install chromium chromium-driver)"
+        );
+        eprintln!("SKIPPED browser test: chromedriver not found (apt-get install chromium chromium-driver)");
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
+    let child = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    Some((Driver(child), port))
+}
+
+async fn connect(port: u16) -> fantoccini::Client {
+    // Two TLS back-ends are linked (reqwest's and fantoccini's); pick one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let profile = tempfile::tempdir().expect("profile dir").keep();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     format!("--user-data-dir={}", profile.display())]
+        }),
+    );
+    // chromedriver needs a moment to listen.
+    for _ in 0..50 {
+        if let Ok(c) = ClientBuilder::rustls()
+            .expect("tls")
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("could not start a Chromium session");
+}
+
+async fn press(client: &fantoccini::Client, key: &str) {
+    client.find(Locator::Css("body")).await.expect("body").send_keys(key).await.expect("key press");
+}
+
+async fn wait_text(client: &fantoccini::Client, text: &str) {
+    let xpath = format!("//*[contains(normalize-space(.), '{text}')]");
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::XPath(&xpath))
+        .await
+        .unwrap_or_else(|e| panic!("waiting for `{text}`: {e}"));
+}
+
+#[tokio::test]
+async fn a_worker_completes_a_questionnaire_with_the_keyboard() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, invitation) =
+        open_vton_campaign(&app, &admin, 2, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let browser = connect(port).await;
+    let join_url = app.at(&format!("/join/{invitation}?worker_id=browser-worker"));
+
+    browser.goto(&join_url).await.expect("join");
+    wait_text(&browser, "How it works").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 1 of 3").await;
+    press(&browser, "2").await;
+    wait_text(&browser, "Question 2 of 3").await;
+
+    // Reload the link: the worker resumes where they left off.
+    browser.goto(&join_url).await.expect("rejoin");
+    wait_text(&browser, "You have answered 1 of 3 tasks").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 2 of 3").await;
+    press(&browser, "3").await;
+    wait_text(&browser, "Question 3 of 3").await;
+    // Backspace goes back; the earlier answer is shown and can be kept.
+    press(&browser, BACKSPACE).await;
+    wait_text(&browser, "Question 2 of 3").await;
+    let selected = browser.find(Locator::Css("button.choice.selected")).await.expect("selected answer");
+    assert!(selected.text().await.expect("text").contains("Completely natural"));
+    press(&browser, "3").await;
+    wait_text(&browser, "Question 3 of 3").await;
+    press(&browser, "1").await;
+    wait_text(&browser, "You have answered all 3 tasks").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Thank you!").await;
+
+    let shown = browser.find(Locator::Id("completion-code")).await.expect("code").text().await.expect("text");
+    let code: String =
+        sqlx::query_scalar("SELECT completion_code FROM campaigns").fetch_one(&app.pool).await.expect("code");
+    assert_eq!(shown.trim(), code);
+    let ratings: Vec<serde_json::Value> = sqlx::query_scalar("SELECT answer FROM responses ORDER BY created_at")
+        .fetch_all(&app.pool)
+        .await
+        .expect("answers");
+    assert_eq!(ratings, vec![json!({"rating": 2}), json!({"rating": 3}), json!({"rating": 1})]);
+    browser.close().await.expect("close");
+}

@@ -1,0 +1,132 @@
+//! The service as a newcomer runs it: `atelier serve` with no database
+//! configured starts its own PostgreSQL, CLI subcommands work beside it,
+//! SIGTERM stops everything, and a restart finds the data intact.
+
+use crate::cli_stats::atelier;
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+}
+
+fn start(data_dir: &str, port: u16) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--data-dir", data_dir])
+        .env_remove("DATABASE_URL")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("atelier serve starts")
+}
+
+async fn wait_ready(port: u16, child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while Instant::now() < deadline {
+        if let Ok(r) = reqwest::get(format!("http://127.0.0.1:{port}/readyz")).await {
+            if r.status().is_success() {
+                return;
+            }
+        }
+        assert!(child.try_wait().expect("status").is_none(), "atelier serve exited early");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("atelier serve did not become ready");
+}
+
+fn terminate(mut child: Child) {
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let status = child.wait().expect("exit");
+    assert!(status.success(), "clean exit on SIGTERM: {status:?}");
+}
+
+fn postgres_running_in(dir: &str) -> bool {
+    let out = Command::new("pgrep").args(["-f", &format!("postgres.*{dir}")]).output().expect("pgrep");
+    !out.stdout.is_empty()
+}
+
+fn cli(args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(args)
+        .env_remove("DATABASE_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cli");
+    if let Some(input) = stdin {
+        child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write");
+    }
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn serve_starts_its_own_postgres_stops_cleanly_and_restarts_with_data_intact() {
+    // A directory the postgres user can reach, also when the tests run as root.
+    let base = std::env::temp_dir().join(format!("atelier-serve-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&base).expect("dir");
+    let data_dir = base.join("pg").to_string_lossy().into_owned();
+
+    let port = free_port();
+    let mut child = start(&data_dir, port);
+    wait_ready(port, &mut child).await;
+    assert!(postgres_running_in(&data_dir));
+
+    // CLI subcommands use the running cluster.
+    let (ok, out, err) = cli(
+        &["user", "add", "--role", "admin", "--name", "ops", "--password-stdin", "--data-dir", &data_dir],
+        Some("long-enough-pw\n"),
+    );
+    assert!(ok, "{out}{err}");
+    let (ok, token, err) = cli(&["token", "create", "--user", "ops", "--data-dir", &data_dir], None);
+    assert!(ok, "{err}");
+    let token = token.trim().to_owned();
+    let client = reqwest::Client::new();
+    let created = client
+        .post(format!("http://127.0.0.1:{port}/api/v1/admin/campaigns"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"kind": "vton", "name": "survives restarts"}))
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(created.status(), reqwest::StatusCode::CREATED);
+    let (ok, _, err) = cli(
+        &["user", "add", "--role", "admin", "--name", "ops", "--password-stdin", "--data-dir", &data_dir],
+        Some("long-enough-pw\n"),
+    );
+    assert!(!ok && err.contains("already exists"), "{err}");
+
+    terminate(child);
+    assert!(!postgres_running_in(&data_dir), "no PostgreSQL left behind");
+
+    let port = free_port();
+    let mut child = start(&data_dir, port);
+    wait_ready(port, &mut child).await;
+    let list: serde_json::Value = client
+        .get(format!("http://127.0.0.1:{port}/api/v1/admin/campaigns"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(list[0]["name"], "survives restarts");
+    terminate(child);
+    assert!(!postgres_running_in(&data_dir));
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn a_bad_database_url_is_reported_clearly() {
+    let (ok, _, err) = atelier(&["migrate", "--database-url", "postgres://nobody@127.0.0.1:1/none"]);
+    assert!(!ok);
+    assert!(err.contains("error:") && err.contains("database"), "{err}");
+}
