@@ -2,6 +2,7 @@
 
 pub mod input;
 pub mod stats;
+pub mod vton;
 
 use crate::auth::{tokens, users, Role};
 use crate::db::{Database, DatabaseArgs};
@@ -35,6 +36,9 @@ pub enum Command {
     /// Statistics on your own files: agreement, aggregation, retrieval metrics.
     #[command(subcommand)]
     Stats(stats::StatsCommand),
+    /// VTON tools on your own files.
+    #[command(subcommand)]
+    Vton(vton::VtonCommand),
 }
 
 /// Arguments of `serve` and `demo`.
@@ -101,6 +105,7 @@ pub enum TokenCommand {
 pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Stats(cmd) => stats::run(&cmd, out),
+        Command::Vton(cmd) => vton::run(&cmd, out),
         Command::Serve(args) => serve(args, false, out).await,
         Command::Demo(args) => serve(args, true, out).await,
         Command::Migrate(db) => {

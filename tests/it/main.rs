@@ -12,3 +12,4 @@ mod http_meta;
 mod http_roles;
 mod stats_properties;
 mod stats_reference;
+mod vton_curation;

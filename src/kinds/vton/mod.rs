@@ -2,6 +2,7 @@
 //! three-level scale in questionnaires that hide shared sanity tasks.
 
 mod batches;
+pub mod curation;
 
 use crate::core::kind::{BatchPlan, Invalid, ItemRef, TaskKind, TaskView};
 use askama::Template;

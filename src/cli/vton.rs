@@ -1,0 +1,129 @@
+//! `atelier vton curate`: the service's VTON curation on files collected elsewhere.
+
+use super::input::{CsvFile, InputError};
+use crate::kinds::vton::curation::{curate, Answer, Thresholds};
+use clap::{Args, Subcommand};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The `vton` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum VtonCommand {
+    /// Remove unreliable annotators and low-agreement questionnaires; print scores.
+    Curate(CurateArgs),
+}
+
+/// Arguments of `vton curate`.
+#[derive(Debug, Args)]
+pub struct CurateArgs {
+    /// CSV with header `questionnaire,annotator,task,rating` (rating 1, 2 or 3).
+    #[arg(long)]
+    pub answers: PathBuf,
+    /// CSV with header `task,expected`: the sanity tasks and their answers.
+    #[arg(long)]
+    pub sanity: Option<PathBuf>,
+    /// Remove annotators failing more sanity tasks than this.
+    #[arg(long, default_value_t = 0)]
+    pub max_sanity_failures: usize,
+    /// Remove annotators whose most frequent rating covers more than this share.
+    #[arg(long, default_value_t = 0.8)]
+    pub max_identical: f64,
+    /// Remove annotators differing from the others' strict majority more often than this.
+    #[arg(long, default_value_t = 0.6)]
+    pub max_disagreement: f64,
+    /// Drop questionnaires with ordinal alpha at or below this.
+    #[arg(long, default_value_t = 0.4)]
+    pub min_alpha: f64,
+    /// Drop questionnaires with fewer kept annotators.
+    #[arg(long, default_value_t = 2)]
+    pub min_annotators: usize,
+    /// Print the full result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn rating(file: &CsvFile, line: u64, column: &str, text: &str) -> Result<u8, InputError> {
+    match text.parse::<u8>() {
+        Ok(r @ 1..=3) => Ok(r),
+        _ => Err(file.line_error(line, format!("{column}: `{text}` is not a rating (1, 2 or 3)"))),
+    }
+}
+
+/// Runs a `vton` subcommand.
+pub fn run(cmd: &VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
+    let VtonCommand::Curate(args) = cmd;
+    let mut sanity = HashMap::new();
+    if let Some(path) = &args.sanity {
+        let mut file = CsvFile::open(path)?;
+        let mut rows = Vec::new();
+        file.for_each_with_header(&["task", "expected"], |line, f| {
+            rows.push((line, f[0].to_owned(), f[1].to_owned()));
+            Ok(())
+        })?;
+        for (line, task, expected) in rows {
+            let r = rating(&file, line, "expected", &expected)?;
+            if sanity.insert(task.clone(), r).is_some() {
+                return Err(file.line_error(line, format!("task `{task}` is listed twice")).into());
+            }
+        }
+    }
+    let mut file = CsvFile::open(&args.answers)?;
+    let mut rows = Vec::new();
+    file.for_each_with_header(&["questionnaire", "annotator", "task", "rating"], |line, f| {
+        rows.push((line, [f[0].to_owned(), f[1].to_owned(), f[2].to_owned(), f[3].to_owned()]));
+        Ok(())
+    })?;
+    let mut seen: HashMap<(String, String, String), u64> = HashMap::new();
+    let mut answers = Vec::with_capacity(rows.len());
+    for (line, [q, a, task, r]) in rows {
+        let rating = rating(&file, line, "rating", &r)?;
+        for (name, value) in [("questionnaire", &q), ("annotator", &a), ("task", &task)] {
+            if value.is_empty() {
+                return Err(file.line_error(line, format!("{name} is empty")).into());
+            }
+        }
+        if let Some(first) = seen.insert((q.clone(), a.clone(), task.clone()), line) {
+            return Err(file
+                .line_error(
+                    line,
+                    format!("annotator `{a}` rated task `{task}` in questionnaire `{q}` already on line {first}"),
+                )
+                .into());
+        }
+        answers.push(Answer { questionnaire: q, annotator: a, task, rating });
+    }
+    for (name, v) in [("max-identical", args.max_identical), ("max-disagreement", args.max_disagreement)] {
+        anyhow::ensure!((0.0..=1.0).contains(&v), "--{name} must be between 0 and 1");
+    }
+    let thresholds = Thresholds {
+        max_sanity_failures: args.max_sanity_failures,
+        max_identical: args.max_identical,
+        max_disagreement: args.max_disagreement,
+        min_alpha: args.min_alpha,
+        min_annotators: args.min_annotators,
+    };
+    let result = curate(&answers, &sanity, &thresholds);
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&result)?)?;
+        return Ok(());
+    }
+    let removed =
+        |rule: &str| result.annotators.iter().filter(|a| a.excluded_by.map(|r| r.name()) == Some(rule)).count();
+    let show = |v: Option<f64>| v.map_or_else(|| "undefined".to_owned(), |x| format!("{x:.3}"));
+    writeln!(out, "annotator-questionnaire pairs: {}", result.annotators.len())?;
+    for rule in ["sanity", "identical", "disagreement"] {
+        writeln!(out, "  removed by {rule}: {}", removed(rule))?;
+    }
+    let kept = result.questionnaires.iter().filter(|q| q.kept).count();
+    writeln!(out, "questionnaires kept: {kept} of {}", result.questionnaires.len())?;
+    writeln!(
+        out,
+        "mean alpha: before {}, after annotator rules {}, kept questionnaires {}",
+        show(result.alpha_mean_before),
+        show(result.alpha_mean_after),
+        show(result.alpha_mean_kept)
+    )?;
+    writeln!(out, "tasks scored: {} (use --json for the full result)", result.scores.len())?;
+    Ok(())
+}

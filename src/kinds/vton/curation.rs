@@ -1,0 +1,379 @@
+//! VTON curation, the heart of the benchmark's quality control: remove
+//! unreliable annotators per questionnaire, then drop questionnaires whose
+//! agreement (ordinal Krippendorff's alpha) stays too low.
+//!
+//! Pure: the service and `atelier vton curate` both call [`curate`].
+
+use crate::stats::aggregate::{mean_score, MeanScore};
+use crate::stats::agreement::unique_mode;
+use crate::stats::alpha::{alpha, Level, ReliabilityData};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// One rating: annotator `annotator` gave `rating` (1-3) to `task` in `questionnaire`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// Questionnaire id.
+    pub questionnaire: String,
+    /// Annotator id.
+    pub annotator: String,
+    /// Task (image) id.
+    pub task: String,
+    /// 1 Unnatural, 2 Slightly unnatural, 3 Completely natural.
+    pub rating: u8,
+}
+
+/// Thresholds; the defaults are the benchmark's.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Thresholds {
+    /// An annotator failing more sanity tasks than this is removed.
+    pub max_sanity_failures: usize,
+    /// Removed when the share of their most frequent rating exceeds this.
+    pub max_identical: f64,
+    /// Removed when they differ from the others' strict majority more often than this.
+    pub max_disagreement: f64,
+    /// Questionnaires with alpha at or below this are dropped.
+    pub min_alpha: f64,
+    /// Questionnaires with fewer kept annotators are dropped.
+    pub min_annotators: usize,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self { max_sanity_failures: 0, max_identical: 0.8, max_disagreement: 0.6, min_alpha: 0.4, min_annotators: 2 }
+    }
+}
+
+/// The rule that removed an annotator from a questionnaire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rule {
+    /// Failed the sanity tasks.
+    Sanity,
+    /// Gave (almost) the same answer to everything.
+    Identical,
+    /// Disagreed with the others' majority too often.
+    Disagreement,
+}
+
+impl Rule {
+    /// The name used in output and in exclusion reasons.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Sanity => "sanity",
+            Rule::Identical => "identical",
+            Rule::Disagreement => "disagreement",
+        }
+    }
+}
+
+/// The verdict on one annotator in one questionnaire.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AnnotatorVerdict {
+    /// Questionnaire id.
+    pub questionnaire: String,
+    /// Annotator id.
+    pub annotator: String,
+    /// The first rule that caught them, or `None` if kept.
+    pub excluded_by: Option<Rule>,
+}
+
+/// The verdict on one questionnaire.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct QuestionnaireVerdict {
+    /// Questionnaire id.
+    pub questionnaire: String,
+    /// Ordinal alpha on non-sanity tasks, all annotators (`None` = undefined).
+    pub alpha_before: Option<f64>,
+    /// Ordinal alpha with the kept annotators.
+    pub alpha_after: Option<f64>,
+    /// Annotators kept by the annotator rules.
+    pub annotators_kept: usize,
+    /// Whether the questionnaire's data is used.
+    pub kept: bool,
+}
+
+/// The curated score of one task.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TaskScore {
+    /// Task id.
+    pub task: String,
+    /// Mean rating (1-3).
+    pub mean: f64,
+    /// Ratings used.
+    pub n: usize,
+    /// Count of ratings 1, 2 and 3.
+    pub votes: [usize; 3],
+}
+
+/// Everything curation decides.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Curation {
+    /// Per (questionnaire, annotator), sorted.
+    pub annotators: Vec<AnnotatorVerdict>,
+    /// Per questionnaire, sorted.
+    pub questionnaires: Vec<QuestionnaireVerdict>,
+    /// Mean alpha over questionnaires, all annotators (defined alphas only).
+    pub alpha_mean_before: Option<f64>,
+    /// Mean alpha over questionnaires after the annotator rules.
+    pub alpha_mean_after: Option<f64>,
+    /// Mean alpha over the kept questionnaires.
+    pub alpha_mean_kept: Option<f64>,
+    /// Curated scores: kept annotators of kept questionnaires, sanity tasks excluded.
+    pub scores: Vec<TaskScore>,
+}
+
+/// Alphas this close to the threshold count as equal to it, so "exactly
+/// 0.4" is dropped despite rounding in the arithmetic.
+const ALPHA_TOLERANCE: f64 = 1e-12;
+
+/// Runs both stages. `sanity` maps sanity task ids to the expected rating.
+pub fn curate(answers: &[Answer], sanity: &HashMap<String, u8>, t: &Thresholds) -> Curation {
+    // questionnaire -> annotator -> task -> rating
+    let mut data: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, u8>>> = BTreeMap::new();
+    for a in answers {
+        data.entry(&a.questionnaire).or_default().entry(&a.annotator).or_default().insert(&a.task, a.rating);
+    }
+    let mut annotators = Vec::new();
+    let mut questionnaires = Vec::new();
+    let mut kept_ratings: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
+    for (&q, by_annotator) in &data {
+        let verdicts = annotator_rules(by_annotator, sanity, t);
+        let kept: Vec<&str> = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(a, _)| *a).collect();
+        let alpha_before = questionnaire_alpha(by_annotator, by_annotator.keys().copied(), sanity);
+        let alpha_after = questionnaire_alpha(by_annotator, kept.iter().copied(), sanity);
+        let keep = alpha_after.is_some_and(|a| a > t.min_alpha + ALPHA_TOLERANCE) && kept.len() >= t.min_annotators;
+        if keep {
+            for a in &kept {
+                for (&task, &r) in &by_annotator[a] {
+                    if !sanity.contains_key(task) {
+                        kept_ratings.entry(task).or_default().push(r);
+                    }
+                }
+            }
+        }
+        for (a, rule) in verdicts {
+            annotators.push(AnnotatorVerdict {
+                questionnaire: q.to_owned(),
+                annotator: a.to_owned(),
+                excluded_by: rule,
+            });
+        }
+        questionnaires.push(QuestionnaireVerdict {
+            questionnaire: q.to_owned(),
+            alpha_before,
+            alpha_after,
+            annotators_kept: kept.len(),
+            kept: keep,
+        });
+    }
+    let mean = |values: Vec<f64>| (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
+    let scores = kept_ratings
+        .into_iter()
+        .filter_map(|(task, ratings)| {
+            let MeanScore { mean, n, votes, .. } = mean_score::<3>(&ratings)?;
+            Some(TaskScore { task: task.to_owned(), mean, n, votes })
+        })
+        .collect();
+    Curation {
+        alpha_mean_before: mean(questionnaires.iter().filter_map(|q| q.alpha_before).collect()),
+        alpha_mean_after: mean(questionnaires.iter().filter_map(|q| q.alpha_after).collect()),
+        alpha_mean_kept: mean(questionnaires.iter().filter(|q| q.kept).filter_map(|q| q.alpha_after).collect()),
+        annotators,
+        questionnaires,
+        scores,
+    }
+}
+
+type Ratings<'a> = BTreeMap<&'a str, u8>;
+
+/// Stage 1 for one questionnaire: the first rule catching each annotator.
+fn annotator_rules<'a>(
+    by_annotator: &BTreeMap<&'a str, Ratings<'a>>,
+    sanity: &HashMap<String, u8>,
+    t: &Thresholds,
+) -> Vec<(&'a str, Option<Rule>)> {
+    let mut verdicts: Vec<(&str, Option<Rule>)> = by_annotator
+        .iter()
+        .map(|(&a, ratings)| {
+            let failures =
+                ratings.iter().filter(|(task, r)| sanity.get(**task).is_some_and(|expected| expected != *r)).count();
+            if failures > t.max_sanity_failures {
+                return (a, Some(Rule::Sanity));
+            }
+            let regular: Vec<u8> =
+                ratings.iter().filter(|(task, _)| !sanity.contains_key(**task)).map(|(_, &r)| r).collect();
+            if !regular.is_empty() {
+                let mut counts = [0usize; 4];
+                for &r in &regular {
+                    counts[usize::from(r.min(3))] += 1;
+                }
+                let top = counts.iter().copied().max().unwrap_or(0);
+                if top as f64 / regular.len() as f64 > t.max_identical {
+                    return (a, Some(Rule::Identical));
+                }
+            }
+            (a, None)
+        })
+        .collect();
+    let survivors: BTreeSet<&str> = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(a, _)| *a).collect();
+    for (a, verdict) in &mut verdicts {
+        if verdict.is_some() {
+            continue;
+        }
+        let (mut compared, mut differs) = (0usize, 0usize);
+        for (&task, &r) in by_annotator[a].iter().filter(|(task, _)| !sanity.contains_key(**task)) {
+            let mut others: HashMap<u8, usize> = HashMap::new();
+            for other in survivors.iter().filter(|o| *o != a) {
+                if let Some(&o) = by_annotator[other].get(task) {
+                    *others.entry(o).or_default() += 1;
+                }
+            }
+            if let Some(majority) = unique_mode(&others) {
+                compared += 1;
+                differs += usize::from(majority != r);
+            }
+        }
+        if compared > 0 && differs as f64 / compared as f64 > t.max_disagreement {
+            *verdict = Some(Rule::Disagreement);
+        }
+    }
+    verdicts
+}
+
+/// Ordinal alpha over the non-sanity tasks of a questionnaire, for the given annotators.
+fn questionnaire_alpha<'a>(
+    by_annotator: &BTreeMap<&'a str, Ratings<'a>>,
+    who: impl Iterator<Item = &'a str>,
+    sanity: &HashMap<String, u8>,
+) -> Option<f64> {
+    let mut units: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for a in who {
+        for (&task, &r) in &by_annotator[a] {
+            if !sanity.contains_key(task) && (1..=3).contains(&r) {
+                units.entry(task).or_default().push(u32::from(r - 1));
+            }
+        }
+    }
+    let data = ReliabilityData::from_codes(vec![1.0, 2.0, 3.0], units.values())?;
+    alpha(&data, Level::Ordinal).alpha.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answers(q: &str, rows: &[(&str, &[(&str, u8)])]) -> Vec<Answer> {
+        rows.iter()
+            .flat_map(|(a, ratings)| {
+                ratings.iter().map(move |(t, r)| Answer {
+                    questionnaire: q.into(),
+                    annotator: (*a).into(),
+                    task: (*t).into(),
+                    rating: *r,
+                })
+            })
+            .collect()
+    }
+
+    fn rule_of(c: &Curation, annotator: &str) -> Option<Rule> {
+        c.annotators.iter().find(|a| a.annotator == annotator).and_then(|a| a.excluded_by)
+    }
+
+    fn lenient() -> Thresholds {
+        Thresholds {
+            max_sanity_failures: 0,
+            max_identical: 1.0,
+            max_disagreement: 1.0,
+            min_alpha: -1.0,
+            min_annotators: 1,
+        }
+    }
+
+    #[test]
+    fn sanity_rule_counts_failures_against_the_threshold() {
+        let sanity: HashMap<String, u8> = [("s1".to_owned(), 1), ("s2".to_owned(), 3)].into();
+        let data =
+            answers("q", &[("ok", &[("s1", 1), ("s2", 3), ("t", 2)]), ("one_fail", &[("s1", 2), ("s2", 3), ("t", 2)])]);
+        let c = curate(&data, &sanity, &lenient());
+        assert_eq!(rule_of(&c, "ok"), None);
+        assert_eq!(rule_of(&c, "one_fail"), Some(Rule::Sanity));
+        let c = curate(&data, &sanity, &Thresholds { max_sanity_failures: 1, ..lenient() });
+        assert_eq!(rule_of(&c, "one_fail"), None, "one failure is allowed with --max-sanity-failures 1");
+    }
+
+    #[test]
+    fn identical_rule_removes_above_but_not_at_exactly_eighty_percent() {
+        let at = [("a", 2), ("b", 2), ("c", 2), ("d", 2), ("e", 1)];
+        let above = [("a", 2), ("b", 2), ("c", 2), ("d", 2), ("e", 2)];
+        let data = [answers("q", &[("at", &at)]), answers("q", &[("above", &above)])].concat();
+        let c = curate(&data, &HashMap::new(), &Thresholds { max_identical: 0.8, ..lenient() });
+        assert_eq!(rule_of(&c, "at"), None, "4 of 5 = 80 % is not more than 80 %");
+        assert_eq!(rule_of(&c, "above"), Some(Rule::Identical));
+    }
+
+    #[test]
+    fn disagreement_rule_uses_strict_majorities_of_the_others_kept_after_rules_one_and_two() {
+        let tasks = ["a", "b", "c", "d", "e"];
+        let rows = |rs: [u8; 5]| tasks.iter().zip(rs).map(|(t, r)| (*t, r)).collect::<Vec<_>>();
+        let (x, y, z, odd, flat) = (
+            rows([1, 2, 3, 1, 2]),
+            rows([1, 2, 3, 1, 2]),
+            rows([1, 2, 3, 2, 3]),
+            rows([3, 3, 1, 2, 1]),
+            rows([3, 3, 3, 3, 3]),
+        );
+        let data = answers("q", &[("x", &x), ("y", &y), ("z", &z), ("odd", &odd), ("flat", &flat)]);
+        let c = curate(&data, &HashMap::new(), &Thresholds { max_identical: 0.8, max_disagreement: 0.6, ..lenient() });
+        assert_eq!(rule_of(&c, "flat"), Some(Rule::Identical), "caught by rule 2 first");
+        // The others kept (x, y, z) agree on every task: odd differs on 5 of 5.
+        assert_eq!(rule_of(&c, "odd"), Some(Rule::Disagreement));
+        // z differs from the majority of x, y, odd on d and e only (2 of 5 = 40 %).
+        assert_eq!(rule_of(&c, "z"), None);
+        assert_eq!(rule_of(&c, "x"), None);
+    }
+
+    #[test]
+    fn ties_among_the_others_are_not_counted() {
+        // For `a` the others tie (1 vs 3) on every task: nothing compared, not removed.
+        let data = answers(
+            "q",
+            &[("a", &[("t1", 2), ("t2", 2)]), ("b", &[("t1", 1), ("t2", 1)]), ("c", &[("t1", 3), ("t2", 3)])],
+        );
+        let c = curate(&data, &HashMap::new(), &Thresholds { max_disagreement: 0.0, ..lenient() });
+        assert_eq!(rule_of(&c, "a"), None);
+    }
+
+    #[test]
+    fn a_questionnaire_with_alpha_exactly_at_the_threshold_is_dropped() {
+        // Two annotators whose ordinal alpha is exactly 2/5 (checked with exact fractions).
+        let first = [("t1", 2), ("t2", 1), ("t3", 2), ("t4", 2), ("t5", 2)];
+        let second = [("t1", 3), ("t2", 1), ("t3", 3), ("t4", 3), ("t5", 1)];
+        let data = answers("q", &[("a", &first), ("b", &second)]);
+        let t = Thresholds { min_alpha: 0.4, min_annotators: 2, ..lenient() };
+        let c = curate(&data, &HashMap::new(), &t);
+        let q = &c.questionnaires[0];
+        assert!((q.alpha_after.expect("defined") - 0.4).abs() < 1e-12);
+        assert!(!q.kept, "alpha <= 0.4 is dropped");
+        assert!(c.scores.is_empty());
+        let c = curate(&data, &HashMap::new(), &Thresholds { min_alpha: 0.39, ..t.clone() });
+        assert!(c.questionnaires[0].kept);
+        // Too few annotators left also drops it.
+        let c = curate(&data, &HashMap::new(), &Thresholds { min_alpha: 0.39, min_annotators: 3, ..t });
+        assert!(!c.questionnaires[0].kept);
+    }
+
+    #[test]
+    fn scores_use_kept_annotators_of_kept_questionnaires_without_sanity_tasks() {
+        let sanity: HashMap<String, u8> = [("s".to_owned(), 1)].into();
+        let good = [("s", 1), ("t1", 3), ("t2", 1), ("t3", 2)];
+        let also = [("s", 1), ("t1", 3), ("t2", 1), ("t3", 3)];
+        let bad = [("s", 3), ("t1", 1), ("t2", 3), ("t3", 1)];
+        let data = answers("q", &[("g1", &good), ("g2", &also), ("b", &bad)]);
+        let c = curate(&data, &sanity, &Thresholds::default());
+        assert_eq!(rule_of(&c, "b"), Some(Rule::Sanity));
+        let t1 = c.scores.iter().find(|s| s.task == "t1").expect("t1");
+        assert_eq!((t1.mean, t1.n, t1.votes), (3.0, 2, [0, 0, 2]));
+        assert!(c.scores.iter().all(|s| s.task != "s"));
+        assert!(c.alpha_mean_after > c.alpha_mean_before);
+    }
+}
