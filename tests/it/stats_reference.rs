@@ -67,3 +67,54 @@ fn alpha_matches_the_shared_reference_files_when_present() {
         assert_matches(file, &read_wide(&dir.join(file)), values, 1e-9);
     }
 }
+
+#[test]
+fn retrieval_aucs_match_scikit_learn_on_random_data_with_ties() {
+    use atelier::stats::retrieval::{retrieval_metrics, ScoredPair};
+    let fixture: Value = serde_json::from_str(include_str!("../fixtures/metrics_random.json")).expect("JSON");
+    let cases = fixture["retrieval"].as_array().expect("cases");
+    assert!(cases.len() >= 25);
+    for (i, case) in cases.iter().enumerate() {
+        let pairs = case["pairs"].as_array().expect("pairs");
+        let truth: Vec<(String, String, bool)> = pairs
+            .iter()
+            .map(|p| (p["query"].as_str().expect("q").to_owned(), p["candidate"].as_str().expect("c").to_owned(), p["label"] == 1))
+            .collect();
+        let scores: Vec<ScoredPair> = pairs
+            .iter()
+            .map(|p| ScoredPair {
+                query: p["query"].as_str().expect("q").to_owned(),
+                candidate: p["candidate"].as_str().expect("c").to_owned(),
+                score: p["score"].as_f64().expect("score"),
+            })
+            .collect();
+        let r = retrieval_metrics(&truth, &scores, &[5]);
+        let got = [("roc_auc_micro", r.roc_auc_micro), ("roc_auc_macro", r.roc_auc_macro), ("pr_auc_micro", r.pr_auc_micro), ("pr_auc_macro", r.pr_auc_macro)];
+        for (name, value) in got {
+            let want = case["expected"][name].as_f64();
+            match (want, value) {
+                (None, None) => {}
+                (Some(w), Some(g)) => assert!((w - g).abs() < 1e-9, "case {i} {name}: sklearn {w}, ours {g}"),
+                _ => panic!("case {i} {name}: sklearn {want:?}, ours {value:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn correlations_match_scipy_and_scikit_learn() {
+    use atelier::stats::correlation::{pearson, r_squared, spearman};
+    let fixture: Value = serde_json::from_str(include_str!("../fixtures/metrics_random.json")).expect("JSON");
+    for (i, case) in fixture["rating"].as_array().expect("cases").iter().enumerate() {
+        let v = |k: &str| case[k].as_array().expect("array").iter().map(|x| x.as_f64().expect("number")).collect::<Vec<f64>>();
+        let (x, y) = (v("x"), v("y"));
+        let close = |name: &str, ours: Option<f64>| {
+            let want = case[name].as_f64().expect("reference value");
+            let got = ours.expect("defined");
+            assert!((want - got).abs() < 1e-9, "case {i} {name}: reference {want}, ours {got}");
+        };
+        close("pearson", pearson(&x, &y));
+        close("spearman", spearman(&x, &y));
+        close("r2", r_squared(&x, &y));
+    }
+}
