@@ -81,10 +81,64 @@ pub trait TaskKind: Send + Sync + 'static {
     /// Renders the task page body (HTML) for one item.
     fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error>;
 
+    /// Turns the campaign's responses into ground truth (a JSON document).
+    /// Excluded responses are already left out of `input`.
+    fn aggregate(&self, input: &AggregationInput) -> Value;
+
+    /// The ground truth as a table for CSV export: a header and rows.
+    fn export_table(&self, aggregate: &Value) -> Table;
+
     /// Whether items within a batch are shown in a per-annotator random order.
     fn shuffle_items(&self, _config: &Value) -> bool {
         false
     }
+}
+
+/// An item with its hidden answer, for aggregation.
+#[derive(Debug, Clone)]
+pub struct ItemRecord {
+    /// Item id.
+    pub id: Uuid,
+    /// The importer's id.
+    pub external_id: String,
+    /// Payload.
+    pub payload: Value,
+    /// Gold answer, if any.
+    pub gold: Option<Value>,
+}
+
+/// One counted response, for aggregation.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ResponseRecord {
+    /// The batch it was answered in (the questionnaire).
+    pub batch_id: Uuid,
+    /// The item.
+    pub item_id: Uuid,
+    /// The annotator.
+    pub annotator_id: Uuid,
+    /// The answer.
+    pub answer: Value,
+}
+
+/// What a kind aggregates: the campaign's configuration, items and the
+/// responses that count (not excluded).
+#[derive(Debug, Clone)]
+pub struct AggregationInput {
+    /// Campaign configuration.
+    pub config: Value,
+    /// All items, gold included.
+    pub items: Vec<ItemRecord>,
+    /// Responses not excluded.
+    pub responses: Vec<ResponseRecord>,
+}
+
+/// A table for CSV export.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// Column names.
+    pub header: Vec<String>,
+    /// Rows of cells.
+    pub rows: Vec<Vec<String>>,
 }
 
 /// Everything a kind's task template may show.

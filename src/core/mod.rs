@@ -6,6 +6,7 @@ pub mod assignments;
 pub mod batches;
 pub mod campaigns;
 mod error;
+pub mod ground_truth;
 pub mod items;
 pub mod kind;
 pub mod progress;

@@ -8,6 +8,7 @@ mod cli_service;
 mod cli_stats;
 mod http_annotation;
 mod http_auth;
+mod http_export;
 mod http_meta;
 mod http_roles;
 mod stats_properties;

@@ -78,7 +78,13 @@ fn retrieval_aucs_match_scikit_learn_on_random_data_with_ties() {
         let pairs = case["pairs"].as_array().expect("pairs");
         let truth: Vec<(String, String, bool)> = pairs
             .iter()
-            .map(|p| (p["query"].as_str().expect("q").to_owned(), p["candidate"].as_str().expect("c").to_owned(), p["label"] == 1))
+            .map(|p| {
+                (
+                    p["query"].as_str().expect("q").to_owned(),
+                    p["candidate"].as_str().expect("c").to_owned(),
+                    p["label"] == 1,
+                )
+            })
             .collect();
         let scores: Vec<ScoredPair> = pairs
             .iter()
@@ -89,7 +95,12 @@ fn retrieval_aucs_match_scikit_learn_on_random_data_with_ties() {
             })
             .collect();
         let r = retrieval_metrics(&truth, &scores, &[5]);
-        let got = [("roc_auc_micro", r.roc_auc_micro), ("roc_auc_macro", r.roc_auc_macro), ("pr_auc_micro", r.pr_auc_micro), ("pr_auc_macro", r.pr_auc_macro)];
+        let got = [
+            ("roc_auc_micro", r.roc_auc_micro),
+            ("roc_auc_macro", r.roc_auc_macro),
+            ("pr_auc_micro", r.pr_auc_micro),
+            ("pr_auc_macro", r.pr_auc_macro),
+        ];
         for (name, value) in got {
             let want = case["expected"][name].as_f64();
             match (want, value) {
@@ -106,7 +117,9 @@ fn correlations_match_scipy_and_scikit_learn() {
     use atelier::stats::correlation::{pearson, r_squared, spearman};
     let fixture: Value = serde_json::from_str(include_str!("../fixtures/metrics_random.json")).expect("JSON");
     for (i, case) in fixture["rating"].as_array().expect("cases").iter().enumerate() {
-        let v = |k: &str| case[k].as_array().expect("array").iter().map(|x| x.as_f64().expect("number")).collect::<Vec<f64>>();
+        let v = |k: &str| {
+            case[k].as_array().expect("array").iter().map(|x| x.as_f64().expect("number")).collect::<Vec<f64>>()
+        };
         let (x, y) = (v("x"), v("y"));
         let close = |name: &str, ours: Option<f64>| {
             let want = case[name].as_f64().expect("reference value");

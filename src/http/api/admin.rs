@@ -272,3 +272,50 @@ pub async fn create_token(
     let token = tokens::create(&s.pool, user.id).await?;
     Ok((StatusCode::CREATED, axum::Json(NewToken { token })))
 }
+
+/// A CSV download.
+fn csv_response(table: &crate::core::kind::Table, name: &str) -> AppResult<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let body = crate::core::ground_truth::to_csv(table)?;
+    let disposition = format!("attachment; filename=\"{name}\"");
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// The campaign's ground truth as its kind aggregates it (JSON).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ground-truth", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+pub async fn ground_truth(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Value>> {
+    Ok(axum::Json(crate::core::ground_truth::aggregate(&s.pool, id).await?))
+}
+
+/// The campaign's ground truth as CSV.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ground-truth.csv", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, content_type = "text/csv", body = String), (status = 404, body = ErrorBody)))]
+pub async fn ground_truth_csv(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::response::Response> {
+    let table = crate::core::ground_truth::table(&s.pool, id).await?;
+    csv_response(&table, &format!("ground-truth-{id}.csv"))
+}
+
+/// Every response as CSV, excluded ones with their reason.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/responses.csv", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, content_type = "text/csv", body = String), (status = 404, body = ErrorBody)))]
+pub async fn responses_csv(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::response::Response> {
+    campaigns::get(&s.pool, id).await?;
+    let table = crate::core::ground_truth::raw_responses(&s.pool, id).await?;
+    csv_response(&table, &format!("responses-{id}.csv"))
+}

@@ -3,6 +3,7 @@
 
 mod admin;
 mod auth;
+mod expert;
 mod work;
 
 use super::error::AppError;
@@ -19,6 +20,7 @@ pub fn router() -> Router<AppState> {
         .merge(auth::router())
         .merge(work::router())
         .merge(admin::router())
+        .merge(expert::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
 }
 

@@ -68,6 +68,7 @@ mod tests {
             appearances: 2,
             annotators_per_questionnaire: 3,
             lease_minutes: 60,
+            curation: Default::default(),
         };
         let all = items(24, 3);
         let sanity: HashSet<Uuid> = all.iter().filter(|i| i.has_gold).map(|i| i.id).collect();
@@ -95,6 +96,7 @@ mod tests {
             appearances: 1,
             annotators_per_questionnaire: 3,
             lease_minutes: 60,
+            curation: Default::default(),
         };
         assert!(form(&config, &items(10, 2), &mut StdRng::seed_from_u64(1)).is_err());
     }

@@ -24,6 +24,7 @@ pub struct Answer {
 
 /// Thresholds; the defaults are the benchmark's.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
     /// An annotator failing more sanity tasks than this is removed.
     pub max_sanity_failures: usize,

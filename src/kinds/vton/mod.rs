@@ -3,8 +3,9 @@
 
 mod batches;
 pub mod curation;
+mod ground_truth;
 
-use crate::core::kind::{BatchPlan, Invalid, ItemRef, TaskKind, TaskView};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
 use askama::Template;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
@@ -34,6 +35,9 @@ pub struct VtonConfig {
     /// Minutes before an unfinished questionnaire returns to the pool.
     #[serde(default = "default_lease")]
     pub lease_minutes: i64,
+    /// Curation thresholds (the benchmark's by default).
+    #[serde(default)]
+    pub curation: curation::Thresholds,
 }
 
 fn default_tasks() -> usize {
@@ -58,6 +62,10 @@ impl VtonConfig {
         let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
         if c.tasks_per_questionnaire == 0 || c.sanity_per_questionnaire >= c.tasks_per_questionnaire {
             return Err(Invalid("configuration: tasks_per_questionnaire must exceed sanity_per_questionnaire".into()));
+        }
+        let t = &c.curation;
+        if !(0.0..=1.0).contains(&t.max_identical) || !(0.0..=1.0).contains(&t.max_disagreement) {
+            return Err(Invalid("configuration: curation shares must be between 0 and 1".into()));
         }
         if c.appearances == 0 || c.annotators_per_questionnaire < 1 {
             return Err(Invalid(
@@ -127,6 +135,15 @@ impl TaskKind for Vton {
     fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
         let c = VtonConfig::parse(config)?;
         batches::form(&c, items, rng)
+    }
+
+    fn aggregate(&self, input: &AggregationInput) -> Value {
+        let thresholds = VtonConfig::parse(&input.config).map(|c| c.curation).unwrap_or_default();
+        ground_truth::aggregate(input, &thresholds)
+    }
+
+    fn export_table(&self, aggregate: &Value) -> Table {
+        ground_truth::table(aggregate)
     }
 
     fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {

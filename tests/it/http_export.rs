@@ -1,0 +1,113 @@
+//! Ground truth and exports through the service.
+
+use crate::fixtures::{admin_token, api, join, open_vton_campaign};
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+#[tokio::test]
+async fn vton_ground_truth_curates_and_exports_json_and_csv() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // One questionnaire of 5 images + 1 sanity task (expected rating 1), 3 workers.
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        5,
+        1,
+        json!({"tasks_per_questionnaire": 6, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3,
+               "curation": {"min_annotators": 2, "min_alpha": 0.0}}),
+    )
+    .await;
+    let ratings_of =
+        |img: usize, who: usize| -> u8 { [[1, 1, 1], [2, 2, 3], [3, 3, 3], [1, 2, 1], [3, 3, 2]][img][who] };
+    for who in 0..3 {
+        let w = join(&app, &invitation, &format!("gt-{who}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let id = view["assignment"]["id"].as_str().expect("id").to_owned();
+        for item in view["items"].as_array().expect("items") {
+            let payload_img = item["payload"]["tryon"].as_str().expect("tryon");
+            let n: usize = payload_img.trim_start_matches("/img/t/").trim_end_matches(".png").parse().expect("n");
+            // The sanity task (n >= 1000) gets the expected 1 from everyone.
+            let rating = if n >= 1000 { 1 } else { ratings_of(n, who) };
+            let (status, body) = w
+                .post(
+                    &app,
+                    &format!("/api/v1/work/assignments/{id}/responses"),
+                    json!({"item_id": item["id"], "answer": {"rating": rating}}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        w.post(&app, &format!("/api/v1/work/assignments/{id}/complete"), json!({})).await;
+    }
+
+    let (status, gt) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    assert_eq!(status, StatusCode::OK, "{gt}");
+    let images = gt["images"].as_array().expect("images");
+    assert_eq!(images.len(), 5, "sanity tasks are not images to score");
+    let img1 = images.iter().find(|i| i["image"] == "img-1").expect("img-1");
+    assert_eq!(img1["votes"], json!([0, 2, 1]));
+    assert_eq!(img1["n_annotation"], 3);
+    assert!((img1["mean"].as_f64().expect("mean") - 7.0 / 3.0).abs() < 1e-12);
+    assert!((img1["reward"].as_f64().expect("reward") - (7.0 / 3.0 - 2.0)).abs() < 1e-12);
+    assert_eq!(img1["vton_model_id"], "m1");
+    assert_eq!(gt["curation"]["questionnaires"][0]["kept"], true);
+
+    let csv = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/ground-truth.csv")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("csv");
+    assert!(csv.headers()["content-type"].to_str().expect("type").starts_with("text/csv"));
+    let text = csv.text().await.expect("text");
+    assert!(text.starts_with("image,vton_model_id,category,dataset,tryon,garment,person,reference,mean,reward,n_annotation,votes_1,votes_2,votes_3\n"), "{text}");
+    assert_eq!(text.lines().count(), 6);
+
+    // Raw responses: everyone's answers, including the sanity task.
+    sqlx::query("UPDATE responses SET excluded_reason = 'manual: test' WHERE id = (SELECT id FROM responses LIMIT 1)")
+        .execute(&app.pool)
+        .await
+        .expect("exclude");
+    let raw = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/responses.csv")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("csv")
+        .text()
+        .await
+        .expect("text");
+    assert_eq!(raw.lines().count(), 1 + 3 * 6);
+    assert!(raw.contains("manual: test"));
+    // Workers cannot download any of it.
+    let w = join(&app, &invitation, "curious").await;
+    let (status, _) = w.get(&app, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn experts_land_on_their_campaign_list() {
+    let app = TestApp::spawn().await;
+    atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, "erin", "expert-password")
+        .await
+        .expect("expert");
+    let client = app.client();
+    let html = client.get(app.at("/login")).send().await.expect("login").text().await.expect("html");
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker).expect("csrf") + marker.len();
+    let csrf = &html[start..start + 32];
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf), ("name", "erin"), ("password", "expert-password")])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.headers()["location"], "/expert");
+    let page = client.get(app.at("/expert")).send().await.expect("expert page");
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.text().await.expect("html").contains("Your campaigns"));
+    assert_eq!(client.get(app.at("/admin")).send().await.expect("admin").status(), StatusCode::FORBIDDEN);
+}
