@@ -1,5 +1,6 @@
 //! The `atelier` command line: argument definitions and dispatch.
 
+pub mod a100;
 pub mod input;
 pub mod stats;
 pub mod vton;
@@ -36,6 +37,9 @@ pub enum Command {
     /// Statistics on your own files: agreement, aggregation, retrieval metrics.
     #[command(subcommand)]
     Stats(stats::StatsCommand),
+    /// A100 tools: score a model against a released ground truth.
+    #[command(subcommand)]
+    A100(a100::A100Command),
     /// VTON tools on your own files.
     #[command(subcommand)]
     Vton(vton::VtonCommand),
@@ -106,6 +110,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Stats(cmd) => stats::run(&cmd, out),
         Command::Vton(cmd) => vton::run(&cmd, out),
+        Command::A100(cmd) => a100::run(&cmd, out),
         Command::Serve(args) => serve(args, false, out).await,
         Command::Demo(args) => serve(args, true, out).await,
         Command::Migrate(db) => {

@@ -1,6 +1,7 @@
 //! Task kinds that plug into the core. Adding a kind means implementing
 //! [`TaskKind`] in its own module and listing it in [`ALL`].
 
+pub mod a100;
 pub mod vton;
 
 use crate::core::kind::TaskKind;

@@ -3,6 +3,7 @@
 mod fixtures;
 mod support;
 
+mod a100_score;
 mod browser;
 mod cli_service;
 mod cli_stats;

@@ -1,0 +1,69 @@
+//! `atelier a100 score`: score a model against a released A100 ground truth.
+
+use super::input::{CsvFile, InputError};
+use crate::kinds::a100::gt_file::GroundTruth;
+use clap::{Args, Subcommand};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The `a100` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum A100Command {
+    /// Score a model's answers: LATs and mLATs, or AATs with dimension indexes.
+    Score(ScoreArgs),
+}
+
+/// Arguments of `a100 score`.
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// The ground-truth file (LAT or AAT) exported by Atelier.
+    #[arg(long)]
+    pub ground_truth: PathBuf,
+    /// CSV with header `question_id,choice_id`.
+    #[arg(long)]
+    pub answers: PathBuf,
+    /// Print JSON (with per-question detail).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs an `a100` subcommand.
+pub fn run(cmd: &A100Command, out: &mut dyn Write) -> anyhow::Result<()> {
+    let A100Command::Score(args) = cmd;
+    let text = std::fs::read_to_string(&args.ground_truth)
+        .map_err(|source| InputError::Io { path: args.ground_truth.clone(), source })?;
+    let gt =
+        GroundTruth::parse(&text).map_err(|message| InputError::File { path: args.ground_truth.clone(), message })?;
+    let choices = gt.choices();
+    let mut file = CsvFile::open(&args.answers)?;
+    let mut answers: HashMap<String, String> = HashMap::new();
+    let mut lines: HashMap<String, u64> = HashMap::new();
+    let path = args.answers.clone();
+    file.for_each_with_header(&["question_id", "choice_id"], |line, f| {
+        let err = |message: String| InputError::Line { path: path.clone(), line, message };
+        let Some(allowed) = choices.get(f[0]) else {
+            return Err(err(format!("question_id: `{}` is not a question of the ground truth", f[0])));
+        };
+        if !allowed.contains(&f[1]) {
+            return Err(err(format!("choice_id: `{}` is not one of question `{}`'s choices", f[1], f[0])));
+        }
+        if let Some(first) = lines.insert(f[0].to_owned(), line) {
+            return Err(err(format!("question_id: `{}` was already answered on line {first}", f[0])));
+        }
+        answers.insert(f[0].to_owned(), f[1].to_owned());
+        Ok(())
+    })?;
+    let mut result = gt.score(&answers);
+    if args.json {
+        writeln!(out, "{result}")?;
+        return Ok(());
+    }
+    if let Some(obj) = result.as_object_mut() {
+        obj.remove("per_question");
+    }
+    for (k, v) in result.as_object().into_iter().flatten() {
+        writeln!(out, "{k}\t{v}")?;
+    }
+    Ok(())
+}
