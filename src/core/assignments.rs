@@ -236,6 +236,24 @@ pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Ass
     .bind(id)
     .fetch_one(&mut *tx)
     .await?;
+    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
+    // (gold, payload, answer) of every item, for the kind's submit check.
+    let answered: Vec<(Option<Value>, Value, Value)> = sqlx::query_as(
+        "SELECT i.gold, i.payload, r.answer FROM responses r JOIN items i ON i.id = r.item_id WHERE r.assignment_id = $1",
+    )
+    .bind(id)
+    .fetch_all(&mut *tx)
+    .await?;
+    if let Some(reason) = kind.exclusion_on_submit(&answered) {
+        sqlx::query(
+            "UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE assignment_id = $1 AND excluded_reason IS NULL",
+        )
+        .bind(id)
+        .bind(reason)
+        .execute(&mut *tx)
+        .await?;
+    }
     tx.commit().await?;
     Ok(done)
 }

@@ -88,6 +88,25 @@ pub trait TaskKind: Send + Sync + 'static {
     /// The ground truth as a table for CSV export: a header and rows.
     fn export_table(&self, aggregate: &Value) -> Table;
 
+    /// Called when an annotator submits a batch, with each item's gold answer
+    /// (if any) and the annotator's answer. Returning a reason marks all of
+    /// the batch's responses excluded with it (kept, not deleted), e.g. a
+    /// failed attention check.
+    fn exclusion_on_submit(&self, _answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
+        None
+    }
+
+    /// Background questions asked before a participant's first task.
+    fn background(&self, _config: &Value) -> Vec<super::profiles::BackgroundQuestion> {
+        Vec::new()
+    }
+
+    /// Path segment of a kind-specific admin page under
+    /// `/admin/campaigns/{id}/`, if the kind has one.
+    fn admin_page(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether items within a batch are shown in a per-annotator random order.
     fn shuffle_items(&self, _config: &Value) -> bool {
         false

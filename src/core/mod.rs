@@ -9,6 +9,7 @@ mod error;
 pub mod ground_truth;
 pub mod items;
 pub mod kind;
+pub mod profiles;
 pub mod progress;
 pub mod responses;
 

@@ -7,7 +7,7 @@ pub mod vton;
 use crate::core::kind::TaskKind;
 
 /// Every kind this build knows.
-pub static ALL: &[&dyn TaskKind] = &[&vton::Vton];
+pub static ALL: &[&dyn TaskKind] = &[&a100::Lat, &a100::Aat, &vton::Vton];
 
 /// The kind with this name.
 pub fn find(name: &str) -> Option<&'static dyn TaskKind> {

@@ -5,6 +5,7 @@
 //! they are missing the test says so and skips, unless
 //! `ATELIER_REQUIRE_BROWSER=1` (set by CI) makes that a failure.
 
+use crate::a100_service::{a100_campaign, question};
 use crate::fixtures::{admin_token, open_vton_campaign};
 use crate::support::TestApp;
 use fantoccini::{ClientBuilder, Locator};
@@ -31,7 +32,11 @@ fn chromedriver() -> Option<(Driver, u16)> {
             std::env::var("ATELIER_REQUIRE_BROWSER").is_err(),
             "chromedriver not found but ATELIER_REQUIRE_BROWSER is set (apt-get install chromium chromium-driver)"
         );
-        eprintln!("SKIPPED browser test: chromedriver not found (apt-get install chromium chromium-driver)");
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED browser tests: chromedriver not found (apt-get install chromium chromium-driver)"
+        );
         return None;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
@@ -133,5 +138,79 @@ async fn a_worker_completes_a_questionnaire_with_the_keyboard() {
         .await
         .expect("answers");
     assert_eq!(ratings, vec![json!({"rating": 2}), json!({"rating": 3}), json!({"rating": 1})]);
+    browser.close().await.expect("close");
+}
+
+/// Saves a screenshot under target/screenshots when ATELIER_SCREENSHOTS is set.
+async fn screenshot(client: &fantoccini::Client, name: &str) {
+    if std::env::var("ATELIER_SCREENSHOTS").is_ok() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        let _ = std::fs::create_dir_all(&dir);
+        if let Ok(png) = client.screenshot().await {
+            let _ = std::fs::write(dir.join(format!("{name}.png")), png);
+        }
+    }
+}
+
+/// The choice id shown at a 1-based position on the current page.
+async fn choice_at(client: &fantoccini::Client, position: usize) -> String {
+    let css = format!(".cards label:nth-child({position}) input");
+    client.find(Locator::Css(&css)).await.expect("choice").attr("value").await.expect("attr").expect("value")
+}
+
+#[tokio::test]
+async fn a_participant_answers_an_a100_questionnaire_with_keys_1_to_5_enter_and_backspace() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config = json!({"participants": 5, "background": [{"id": "fashion", "question": "Fashion background?", "options": ["yes", "no"]}]});
+    let (_, invitation) =
+        a100_campaign(&app, &admin, "a100-lat", vec![question("q1"), question("q2"), question("q3")], config).await;
+    let browser = connect(port).await;
+    browser.goto(&app.at(&format!("/join/{invitation}?worker_id=keyboard"))).await.expect("join");
+    wait_text(&browser, "About you").await;
+    // Background answers with the mouse, then Enter starts.
+    browser.find(Locator::Css("input[name=bg_fashion][value=no]")).await.expect("radio").click().await.expect("click");
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 1 of 3").await;
+    screenshot(&browser, "a100-question").await;
+
+    let mut expected = Vec::new();
+    expected.push(choice_at(&browser, 2).await);
+    press(&browser, "2").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 2 of 3").await;
+    expected.push(choice_at(&browser, 4).await);
+    press(&browser, "4").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 3 of 3").await;
+    // Back to question 2: the chosen card is still selected; keep it.
+    press(&browser, BACKSPACE).await;
+    wait_text(&browser, "Question 2 of 3").await;
+    let checked =
+        browser.find(Locator::Css(".cards input:checked")).await.expect("checked").attr("value").await.expect("attr");
+    assert_eq!(checked.as_deref(), Some(expected[1].as_str()));
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 3 of 3").await;
+    expected.push(choice_at(&browser, 1).await);
+    press(&browser, "1").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "You have answered all 3 tasks").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Thank you!").await;
+    let shown = browser.find(Locator::Id("completion-code")).await.expect("code").text().await.expect("text");
+    let code: String =
+        sqlx::query_scalar("SELECT completion_code FROM campaigns").fetch_one(&app.pool).await.expect("code");
+    assert_eq!(shown.trim(), code);
+
+    // Stored by choice id, in the order answered, whatever the screen position was.
+    let stored: Vec<String> = sqlx::query_scalar("SELECT answer->>'choice' FROM responses ORDER BY created_at")
+        .fetch_all(&app.pool)
+        .await
+        .expect("answers");
+    assert_eq!(stored, expected);
+    let profile: serde_json::Value =
+        sqlx::query_scalar("SELECT answers FROM participant_profiles").fetch_one(&app.pool).await.expect("profile");
+    assert_eq!(profile, json!({"fashion": "no"}));
     browser.close().await.expect("close");
 }

@@ -142,15 +142,15 @@ impl WorkerSession {
 
     /// Answers every item of an assignment with `rating` and submits it.
     pub async fn finish(&self, app: &TestApp, view: &Value, rating: u8) -> Value {
+        self.finish_with(app, view, |_| json!({"rating": rating})).await
+    }
+
+    /// Answers every item with `answer(item)` and submits the assignment.
+    pub async fn finish_with(&self, app: &TestApp, view: &Value, answer: impl Fn(&Value) -> Value) -> Value {
         let id = view["assignment"]["id"].as_str().expect("assignment id");
         for item in view["items"].as_array().expect("items") {
-            let (status, body) = self
-                .post(
-                    app,
-                    &format!("/api/v1/work/assignments/{id}/responses"),
-                    json!({"item_id": item["id"], "answer": {"rating": rating}}),
-                )
-                .await;
+            let body = json!({"item_id": item["id"], "answer": answer(item)});
+            let (status, body) = self.post(app, &format!("/api/v1/work/assignments/{id}/responses"), body).await;
             assert_eq!(status, StatusCode::OK, "{body}");
         }
         let (status, body) = self.post(app, &format!("/api/v1/work/assignments/{id}/complete"), json!({})).await;

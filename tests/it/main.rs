@@ -4,6 +4,7 @@ mod fixtures;
 mod support;
 
 mod a100_score;
+mod a100_service;
 mod browser;
 mod cli_service;
 mod cli_stats;

@@ -87,13 +87,31 @@ pub async fn check_access(pool: &PgPool, user: &User, campaign_id: Uuid, session
     Ok(())
 }
 
+/// Options when asking for the next assignment.
+#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
+pub struct NextRequest {
+    /// Answers to the campaign's background questions (question id -> option),
+    /// required before the first assignment when the campaign asks any.
+    #[serde(default)]
+    pub background: BTreeMap<String, String>,
+}
+
 async fn next_for(
     pool: &PgPool,
     user: &User,
     campaign_id: Uuid,
     session: Option<&Session>,
+    request: &NextRequest,
 ) -> AppResult<Option<AssignmentView>> {
     check_access(pool, user, campaign_id, session).await?;
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let questions = kinds_of(&campaign)?.background(&campaign.config);
+    if !questions.is_empty() && !crate::core::profiles::exists(pool, campaign_id, user.id).await? {
+        let fields: Vec<(String, String)> =
+            request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
+        let answers = crate::core::profiles::validate(&questions, &fields)?;
+        crate::core::profiles::save(pool, campaign_id, user.id, &answers).await?;
+    }
     match assignments::next(pool, campaign_id, user.id).await? {
         Some(a) => Ok(Some(view(pool, a).await?)),
         None => Ok(None),
@@ -108,15 +126,16 @@ async fn respond_for(pool: &PgPool, user: &User, id: Uuid, sub: &Submission) -> 
 }
 
 /// Get (or resume) the worker's assignment in a campaign; `null` when none is left.
-#[utoipa::path(post, path = "/api/v1/work/campaigns/{id}/assignment", tag = "work", params(("id" = Uuid, Path)),
+#[utoipa::path(post, path = "/api/v1/work/campaigns/{id}/assignment", tag = "work", params(("id" = Uuid, Path)), request_body = NextRequest,
     responses((status = 200, body = Option<AssignmentView>), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn work_next(
     Worker(user): Worker,
     session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    Json(request): Json<NextRequest>,
 ) -> AppResult<axum::Json<Option<AssignmentView>>> {
-    Ok(axum::Json(next_for(&s.pool, &user, id, Some(&session)).await?))
+    Ok(axum::Json(next_for(&s.pool, &user, id, Some(&session), &request).await?))
 }
 
 /// The worker's own assignment.
@@ -179,14 +198,15 @@ pub async fn expert_campaigns(_: Expert, State(s): State<AppState>) -> AppResult
 }
 
 /// Get (or resume) the expert's assignment in a campaign.
-#[utoipa::path(post, path = "/api/v1/expert/campaigns/{id}/assignment", tag = "expert", params(("id" = Uuid, Path)),
+#[utoipa::path(post, path = "/api/v1/expert/campaigns/{id}/assignment", tag = "expert", params(("id" = Uuid, Path)), request_body = NextRequest,
     responses((status = 200, body = Option<AssignmentView>), (status = 403, body = ErrorBody)))]
 pub async fn expert_next(
     Expert(user): Expert,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    Json(request): Json<NextRequest>,
 ) -> AppResult<axum::Json<Option<AssignmentView>>> {
-    Ok(axum::Json(next_for(&s.pool, &user, id, None).await?))
+    Ok(axum::Json(next_for(&s.pool, &user, id, None, &request).await?))
 }
 
 /// The expert's own assignment.

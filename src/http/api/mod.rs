@@ -2,6 +2,7 @@
 //! generates (every route is registered through `routes!`, so none is
 //! missing from it).
 
+mod a100;
 mod admin;
 pub mod annotate;
 mod meta;
@@ -59,6 +60,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::exclude_response))
         .routes(routes!(admin::create_user))
         .routes(routes!(admin::create_token))
+        .routes(routes!(a100::import_questions))
+        .routes(routes!(a100::score_model, a100::list_models))
+        .routes(routes!(a100::pilot_ranking))
         .routes(routes!(annotate::work_next))
         .routes(routes!(annotate::work_view))
         .routes(routes!(annotate::work_respond))

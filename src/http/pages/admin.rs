@@ -64,6 +64,7 @@ async fn create(_: OnPage<Admin>, State(s): State<AppState>, Form(form): Form<Cr
 struct CampaignPage {
     campaign: campaigns::Campaign,
     kind_title: &'static str,
+    kind_page: Option<&'static str>,
     config: String,
     progress: CampaignProgress,
     invitations: Vec<String>,
@@ -80,6 +81,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         .collect();
     render(&CampaignPage {
         kind_title: kind.title(),
+        kind_page: kind.admin_page(),
         config: serde_json::to_string_pretty(&campaign.config).unwrap_or_default(),
         progress: progress::of_campaign(&s.pool, id).await?,
         campaign,

@@ -1,6 +1,7 @@
 //! Server-rendered pages. Every page works with the mouse alone; scripts in
 //! `static/` only add keyboard shortcuts and image zoom.
 
+mod a100;
 mod admin;
 mod auth;
 mod expert;
@@ -21,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .merge(work::router())
         .merge(admin::router())
         .merge(expert::router())
+        .merge(a100::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
 }
 

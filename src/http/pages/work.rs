@@ -78,6 +78,7 @@ struct Landing {
     csrf_token: String,
     current: Option<(i64, i64)>,
     finished: i64,
+    background: Vec<crate::core::profiles::BackgroundQuestion>,
 }
 
 async fn landing(
@@ -110,7 +111,19 @@ async fn landing(
     .bind(user.id)
     .fetch_one(&s.pool)
     .await?;
-    render(&Landing { campaign, kind_title: kind.title(), csrf_token: csrf::token(&session).await?, current, finished })
+    let background = if crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
+        Vec::new()
+    } else {
+        kind.background(&campaign.config)
+    };
+    render(&Landing {
+        campaign,
+        kind_title: kind.title(),
+        csrf_token: csrf::token(&session).await?,
+        current,
+        finished,
+        background,
+    })
 }
 
 #[derive(Template)]
@@ -124,9 +137,16 @@ async fn start(
     State(s): State<AppState>,
     session: Session,
     Path(campaign_id): Path<Uuid>,
+    Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let user = annotator(user)?;
     annotate::check_access(&s.pool, &user, campaign_id, Some(&session)).await?;
+    let campaign = campaigns::get(&s.pool, campaign_id).await?;
+    let questions = kinds_of(&campaign)?.background(&campaign.config);
+    if !questions.is_empty() && !crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
+        let answers = crate::core::profiles::validate(&questions, &fields)?;
+        crate::core::profiles::save(&s.pool, campaign_id, user.id, &answers).await?;
+    }
     match assignments::next(&s.pool, campaign_id, user.id).await? {
         Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
         None => render(&NoneLeft { campaign_name: campaigns::get(&s.pool, campaign_id).await?.name }),

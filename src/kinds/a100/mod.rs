@@ -2,5 +2,200 @@
 //! choices. LAT takes its ground truth from the crowd's votes; AAT has an
 //! expert answer key with a dimension and sub-dimension per question.
 
+pub mod aggregate;
 pub mod gt_file;
+pub mod models;
 pub mod outfit;
+pub mod pilot;
+pub mod question;
+
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use askama::Template;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use serde_json::{json, Value};
+
+/// LAT: crowd votes are the ground truth.
+pub struct Lat;
+/// AAT: an expert key is the ground truth.
+pub struct Aat;
+
+/// Campaign settings of an A100 campaign.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct A100Config {
+    /// Participants wanted per questionnaire.
+    #[serde(default = "default_participants")]
+    pub participants: i32,
+    /// Show questions in a random order per participant.
+    #[serde(default = "yes")]
+    pub shuffle_questions: bool,
+    /// Minutes before an unfinished questionnaire returns to the pool.
+    #[serde(default = "default_lease")]
+    pub lease_minutes: i64,
+    /// Background questions asked before the first task.
+    #[serde(default)]
+    pub background: Vec<crate::core::profiles::BackgroundQuestion>,
+}
+
+fn default_participants() -> i32 {
+    20
+}
+fn yes() -> bool {
+    true
+}
+fn default_lease() -> i64 {
+    120
+}
+
+fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
+    let config = if config.is_null() { json!({}) } else { config.clone() };
+    let c: A100Config = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+    if c.participants < 1 {
+        return Err(Invalid("configuration: participants must be at least 1".into()));
+    }
+    Ok(c)
+}
+
+#[derive(Template)]
+#[template(path = "kinds/a100_task.html")]
+struct A100Task<'a> {
+    view: &'a TaskView<'a>,
+    outfit: Vec<(String, String)>,
+    blank: String,
+    choices: Vec<(String, String)>,
+    current: String,
+}
+
+/// Shared behaviour of LAT and AAT.
+fn validate_item(payload: &Value, gold: Option<&Value>, aat: bool) -> Result<(), Invalid> {
+    let q = question::from_item(payload, gold).map_err(|e| Invalid(format!("not an A100 question: {e}")))?;
+    question::validate(&q, aat).map_err(Invalid)
+}
+
+fn render(view: &TaskView<'_>) -> Result<String, askama::Error> {
+    let p = &view.item.payload;
+    let pairs = |key: &str, a: &str, b: &str| -> Vec<(String, String)> {
+        p[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|x| (x[a].as_str().unwrap_or_default().to_owned(), x[b].as_str().unwrap_or_default().to_owned()))
+            .collect()
+    };
+    A100Task {
+        view,
+        outfit: pairs("outfit", "image", "category"),
+        blank: p["blank_category"].as_str().unwrap_or_default().to_owned(),
+        choices: pairs("choices", "id", "image"),
+        current: view.answer.and_then(|a| a["choice"].as_str()).unwrap_or_default().to_owned(),
+    }
+    .render()
+}
+
+fn validate_answer(payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+    let choice = answer
+        .get("choice")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Invalid("answer must be {\"choice\": <choice id>}".into()))?;
+    let known = payload["choices"].as_array().into_iter().flatten().any(|c| c["id"] == choice);
+    if !known {
+        return Err(Invalid(format!("`{choice}` is not one of this question's choices")));
+    }
+    Ok(json!({ "choice": choice }))
+}
+
+fn form_batches(config: &Value, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
+    let c = parse_config(config)?;
+    // The whole question set is one questionnaire, answered by many participants.
+    Ok(vec![BatchPlan { items: items.iter().map(|i| i.id).collect(), overlap: Some(c.participants) }])
+}
+
+/// A per-participant order of the five choices.
+fn shuffle_choices(payload: &Value, rng: &mut StdRng) -> Value {
+    let mut ids: Vec<Value> = payload["choices"].as_array().into_iter().flatten().map(|c| c["id"].clone()).collect();
+    ids.shuffle(rng);
+    json!({ "choices": ids })
+}
+
+/// The payload with choices in the participant's order; the attention-check
+/// flag, dimension and overrides stay hidden.
+fn public(payload: &Value, presentation: &Value) -> Value {
+    let mut choices: Vec<Value> = payload["choices"].as_array().cloned().unwrap_or_default();
+    if let Some(order) = presentation["choices"].as_array() {
+        choices.sort_by_key(|c| order.iter().position(|o| *o == c["id"]).unwrap_or(usize::MAX));
+    }
+    let choices: Vec<Value> = choices.iter().map(|c| json!({"id": c["id"], "image": c["image"]})).collect();
+    json!({ "outfit": payload["outfit"], "blank_category": payload["blank_category"], "choices": choices })
+}
+
+/// A participant who misses an attention check is excluded (answers kept).
+fn attention(answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
+    let failed = answered.iter().any(|(gold, payload, answer)| {
+        payload["attention_check"] == true && gold.as_ref().is_some_and(|g| g["answer"] != answer["choice"])
+    });
+    failed.then(|| "attention_check_failed".to_owned())
+}
+
+macro_rules! a100_kind {
+    ($ty:ty, $name:literal, $title:literal, $aat:literal) => {
+        impl TaskKind for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn title(&self) -> &'static str {
+                $title
+            }
+            fn crowd(&self) -> bool {
+                true
+            }
+            fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
+                serde_json::to_value(parse_config(config)?).map_err(|e| Invalid(e.to_string()))
+            }
+            fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
+                validate_item(payload, gold, $aat)
+            }
+            fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+                validate_answer(payload, answer)
+            }
+            fn form_batches(
+                &self,
+                config: &Value,
+                items: &[ItemRef],
+                _rng: &mut StdRng,
+            ) -> Result<Vec<BatchPlan>, Invalid> {
+                form_batches(config, items)
+            }
+            fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value {
+                shuffle_choices(payload, rng)
+            }
+            fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
+                public(payload, presentation)
+            }
+            fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
+                render(view)
+            }
+            fn aggregate(&self, input: &AggregationInput) -> Value {
+                aggregate::aggregate(input, $aat)
+            }
+            fn export_table(&self, aggregate: &Value) -> Table {
+                aggregate::table(aggregate)
+            }
+            fn exclusion_on_submit(&self, answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
+                attention(answered)
+            }
+            fn admin_page(&self) -> Option<&'static str> {
+                Some("a100")
+            }
+            fn shuffle_items(&self, config: &Value) -> bool {
+                parse_config(config).map(|c| c.shuffle_questions).unwrap_or(true)
+            }
+            fn background(&self, config: &Value) -> Vec<crate::core::profiles::BackgroundQuestion> {
+                parse_config(config).map(|c| c.background).unwrap_or_default()
+            }
+        }
+    };
+}
+
+a100_kind!(Lat, "a100-lat", "A100 LAT (crowd aesthetic test)", false);
+a100_kind!(Aat, "a100-aat", "A100 AAT (expert-keyed aesthetic test)", true);

@@ -1,0 +1,145 @@
+//! The A100 page of a campaign: questions by consistency with their vote
+//! distributions, and models scored side by side.
+
+use super::{render, OnPage, PageResult};
+use crate::core::{campaigns, ground_truth, Error};
+use crate::http::extract::{Admin, Path};
+use crate::http::{csrf, AppState};
+use crate::kinds::a100::models;
+use askama::Template;
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::get;
+use axum::{Form, Router};
+use serde_json::Value;
+use std::collections::HashMap;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/admin/campaigns/{id}/a100", get(page).post(score))
+}
+
+/// One question row: id, participants, consistency, majority, and
+/// (choice, votes, percent) bars.
+struct Row {
+    id: String,
+    participants: u64,
+    consistency: f64,
+    majority: String,
+    bars: Vec<(String, u64, u32)>,
+}
+
+/// One model row: name, headline scores, then per-dimension indexes.
+struct ModelRow {
+    model: String,
+    headline: Vec<(String, f64)>,
+    indexes: Vec<(String, f64)>,
+}
+
+#[derive(Template)]
+#[template(path = "admin_a100.html")]
+struct A100Page {
+    campaign: campaigns::Campaign,
+    rows: Vec<Row>,
+    models: Vec<ModelRow>,
+    dimensions: Vec<String>,
+    csrf_token: String,
+    error: Option<String>,
+}
+
+async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let gt = ground_truth::aggregate(&s.pool, id).await?;
+    let mut rows: Vec<Row> = gt["questions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| {
+            let participants = q["participants"].as_u64().unwrap_or(0);
+            let bars = q["choices"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|c| {
+                    let v = q["votes"][c].as_u64().unwrap_or(0);
+                    (c.to_owned(), v, (v * 100).checked_div(participants).unwrap_or(0) as u32)
+                })
+                .collect();
+            let majority = match q["majority"].as_str() {
+                Some(m) => m.to_owned(),
+                None if participants > 0 => format!(
+                    "tie: {}",
+                    q["tied"].as_array().into_iter().flatten().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
+                ),
+                None => "no votes".to_owned(),
+            };
+            Row {
+                id: q["id"].as_str().unwrap_or_default().to_owned(),
+                participants,
+                consistency: q["consistency"].as_f64().unwrap_or(0.0),
+                majority,
+                bars,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| b.consistency.total_cmp(&a.consistency).then_with(|| a.id.cmp(&b.id)));
+    let scored = models::list(&s.pool, id).await?;
+    let mut dimensions: Vec<String> = scored
+        .iter()
+        .flat_map(|m| m.result["indexes"].as_object().into_iter().flatten().map(|(k, _)| k.clone()))
+        .collect();
+    dimensions.sort();
+    dimensions.dedup();
+    let models = scored
+        .iter()
+        .map(|m| {
+            let headline = ["lats", "mlats", "aats"]
+                .iter()
+                .filter_map(|k| Some(((*k).to_owned(), m.result[*k].as_f64()?)))
+                .collect();
+            let indexes =
+                dimensions.iter().map(|d| (d.clone(), m.result["indexes"][d].as_f64().unwrap_or(f64::NAN))).collect();
+            ModelRow { model: m.model.clone(), headline, indexes }
+        })
+        .collect();
+    render(&A100Page { campaign, rows, models, dimensions, csrf_token: csrf::token(session).await?, error })
+}
+
+async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    build(&s, id, &session, None).await
+}
+
+#[derive(serde::Deserialize)]
+struct ScoreForm {
+    model: String,
+    answers: String,
+}
+
+/// Scores a model from a pasted `question_id,choice_id` CSV.
+async fn score(
+    OnPage(Admin(admin)): OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Form(form): Form<ScoreForm>,
+) -> PageResult {
+    let mut answers = HashMap::new();
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(form.answers.as_bytes());
+    for (i, record) in reader.records().enumerate() {
+        let line = i + 2;
+        let parsed = record.ok().filter(|r| r.len() == 2).map(|r| (r[0].trim().to_owned(), r[1].trim().to_owned()));
+        let Some((q, c)) = parsed else {
+            return build(&s, id, &session, Some(format!("line {line}: expected `question_id,choice_id`"))).await;
+        };
+        if answers.insert(q.clone(), c).is_some() {
+            return build(&s, id, &session, Some(format!("line {line}: question `{q}` answered twice"))).await;
+        }
+    }
+    match models::score(&s.pool, id, admin.id, &form.model, &answers).await {
+        Ok(_) => Ok(Redirect::to(&format!("/admin/campaigns/{id}/a100")).into_response()),
+        Err(Error::Invalid { message, .. }) => build(&s, id, &session, Some(message)).await,
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,94 @@
+//! A100 ground truth from the participants' answers: votes, shares, the
+//! majority (ties reported, never broken) and consistency per question. The
+//! result is also the ground-truth file `atelier a100 score` reads.
+
+use super::question::from_item;
+use crate::core::kind::{AggregationInput, Table};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Per question: votes per choice id.
+fn tally(input: &AggregationInput) -> HashMap<uuid::Uuid, BTreeMap<String, u64>> {
+    let mut votes: HashMap<uuid::Uuid, BTreeMap<String, u64>> = HashMap::new();
+    for r in &input.responses {
+        if let Some(c) = r.answer.get("choice").and_then(Value::as_str) {
+            *votes.entry(r.item_id).or_default().entry(c.to_owned()).or_default() += 1;
+        }
+    }
+    votes
+}
+
+/// Builds the ground truth of a LAT (`aat = false`) or an AAT.
+pub fn aggregate(input: &AggregationInput, aat: bool) -> Value {
+    let votes = tally(input);
+    let mut questions = Vec::new();
+    for item in &input.items {
+        let Ok(q) = from_item(&item.payload, item.gold.as_ref()) else { continue };
+        if q.attention_check {
+            continue;
+        }
+        let choices: Vec<&str> = q.choices.iter().map(|c| c.id.as_str()).collect();
+        let counts = votes.get(&item.id).cloned().unwrap_or_default();
+        let participants: u64 = counts.values().sum();
+        let top = counts.values().copied().max().unwrap_or(0);
+        let tied: Vec<&String> = counts.iter().filter(|(_, &v)| v == top && top > 0).map(|(k, _)| k).collect();
+        let shares: Map<String, Value> = choices
+            .iter()
+            .map(|c| {
+                let v = counts.get(*c).copied().unwrap_or(0);
+                ((*c).to_owned(), json!(if participants > 0 { v as f64 / participants as f64 } else { 0.0 }))
+            })
+            .collect();
+        let all_votes: Map<String, Value> =
+            choices.iter().map(|c| ((*c).to_owned(), json!(counts.get(*c).copied().unwrap_or(0)))).collect();
+        let mut entry = json!({
+            "id": q.id,
+            "choices": choices,
+            "votes": all_votes,
+            "participants": participants,
+            "shares": shares,
+            "majority": if tied.len() == 1 { json!(tied[0]) } else { Value::Null },
+            "tied": if tied.len() > 1 { json!(tied) } else { json!([]) },
+            "consistency": if participants > 0 { top as f64 / participants as f64 } else { 0.0 },
+            "blank_category": q.blank_category,
+            "images": q.choices.iter().map(|c| (c.id.clone(), c.image.clone())).collect::<BTreeMap<_, _>>(),
+        });
+        if aat {
+            let right = q.answer.as_ref().and_then(|a| counts.get(a)).copied().unwrap_or(0);
+            if let Some(obj) = entry.as_object_mut() {
+                obj.insert("answer".into(), json!(q.answer));
+                obj.insert("dimension".into(), json!(q.dimension));
+                obj.insert("sub_dimension".into(), json!(q.sub_dimension));
+                obj.insert(
+                    "human_accuracy".into(),
+                    if participants > 0 { json!(right as f64 / participants as f64) } else { Value::Null },
+                );
+            }
+        }
+        questions.push(entry);
+    }
+    json!({ "test": if aat { "aat" } else { "lat" }, "questions": questions })
+}
+
+/// Long table: one row per question and choice.
+pub fn table(aggregate: &Value) -> Table {
+    let header = ["question", "choice", "votes", "share", "majority", "participants", "consistency"];
+    let mut rows = Vec::new();
+    for q in aggregate["questions"].as_array().into_iter().flatten() {
+        for c in q["choices"].as_array().into_iter().flatten() {
+            let c = c.as_str().unwrap_or_default();
+            let majority =
+                q["majority"].as_str() == Some(c) || q["tied"].as_array().is_some_and(|t| t.iter().any(|x| x == c));
+            rows.push(vec![
+                q["id"].as_str().unwrap_or_default().to_owned(),
+                c.to_owned(),
+                q["votes"][c].to_string(),
+                q["shares"][c].to_string(),
+                majority.to_string(),
+                q["participants"].to_string(),
+                q["consistency"].to_string(),
+            ]);
+        }
+    }
+    Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
+}

@@ -1,0 +1,255 @@
+//! A100 in the service: import with the outfit rules, shuffled
+//! questionnaires, attention checks, ground truth, exports and model scores.
+
+use crate::cli_stats::{atelier, write};
+use crate::fixtures::{admin_token, api, join};
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+/// A valid question: top + pants + the blank shoes.
+pub fn question(id: &str) -> Value {
+    json!({
+        "id": id,
+        "outfit": [{"image": format!("/img/{id}/top.png"), "category": "Tops"}, {"image": format!("/img/{id}/pants.png"), "category": "Pants"}],
+        "blank_category": "Shoes",
+        "choices": (1..=5).map(|c| json!({"id": format!("{id}-c{c}"), "image": format!("/img/{id}/c{c}.png"), "category": "Shoes"})).collect::<Vec<_>>(),
+    })
+}
+
+pub async fn a100_campaign(
+    app: &TestApp,
+    token: &str,
+    kind: &str,
+    questions: Vec<Value>,
+    config: Value,
+) -> (String, String) {
+    let (status, c) = api(
+        app,
+        token,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": kind, "name": "A100 test", "config": config})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{c}");
+    let id = c["id"].as_str().expect("id").to_owned();
+    let (status, body) = api(
+        app,
+        token,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/a100/questions"),
+        Some(json!({"questions": questions})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    for (path, body) in [("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))] {
+        let (status, b) =
+            api(app, token, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), Some(body)).await;
+        assert!(status.is_success(), "{b}");
+    }
+    let (_, inv) = api(app, token, Method::POST, &format!("/api/v1/admin/campaigns/{id}/invitations"), None).await;
+    (id, inv["token"].as_str().expect("token").to_owned())
+}
+
+#[tokio::test]
+async fn import_reports_each_rule_failure_with_the_question_id_and_accepts_overrides() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (status, c) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "a100-lat", "name": "rules"})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = c["id"].as_str().expect("id");
+    let mut layered = question("layered");
+    layered["outfit"].as_array_mut().expect("outfit").push(json!({"image": "/img/coat.png", "category": "Tops"}));
+    let mut four = question("four-choices");
+    four["choices"].as_array_mut().expect("choices").pop();
+    let path = format!("/api/v1/admin/campaigns/{id}/a100/questions");
+    let (status, body) =
+        api(&app, &admin, Method::POST, &path, Some(json!({"questions": [question("fine"), layered.clone(), four]})))
+            .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let message = body["error"]["message"].as_str().expect("message");
+    assert!(message.contains("layered") && message.contains("one_per_clothing"), "{message}");
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(items, 0, "nothing is imported when one question fails");
+
+    layered["overrides"] = json!([{"rule": "one_per_clothing", "reason": "layering is intended here"}]);
+    let (status, body) =
+        api(&app, &admin, Method::POST, &path, Some(json!({"questions": [question("fine"), layered]}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let reason: String =
+        sqlx::query_scalar("SELECT payload->'overrides'->0->>'reason' FROM items WHERE external_id = 'layered'")
+            .fetch_one(&app.pool)
+            .await
+            .expect("reason");
+    assert_eq!(reason, "layering is intended here");
+}
+
+#[tokio::test]
+async fn lat_ground_truth_undoes_shuffling_excludes_failed_attention_checks_and_scores_models() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let mut check = question("check");
+    check["attention_check"] = json!(true);
+    check["answer"] = json!("check-c1");
+    let (campaign, invitation) = a100_campaign(
+        &app,
+        &admin,
+        "a100-lat",
+        vec![question("q1"), question("q2"), question("q3"), check],
+        json!({"participants": 4}),
+    )
+    .await;
+
+    // Participants pick by choice *id*; where it sits on their screen varies.
+    let picks = [
+        ("p1", ["q1-c1", "q2-c2", "q3-c3"], "check-c1"),
+        ("p2", ["q1-c1", "q2-c3", "q3-c3"], "check-c1"),
+        ("p3", ["q1-c2", "q2-c2", "q3-c4"], "check-c1"),
+        ("p4", ["q1-c5", "q2-c5", "q3-c5"], "check-c4"),
+    ];
+    let mut orders = std::collections::HashSet::new();
+    for (who, answers, check_answer) in picks {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let id = view["assignment"]["id"].as_str().expect("id").to_owned();
+        let text = view.to_string();
+        assert!(!text.contains("attention_check") && !text.contains("\"answer\""), "no hint of the check: {text}");
+        for item in view["items"].as_array().expect("items") {
+            let choices: Vec<&str> = item["payload"]["choices"]
+                .as_array()
+                .expect("choices")
+                .iter()
+                .map(|c| c["id"].as_str().expect("id"))
+                .collect();
+            orders.insert(choices.join(","));
+            let qid = choices[0].split('-').next().expect("question");
+            let pick = if qid == "check" { check_answer } else { answers[qid[1..].parse::<usize>().expect("n") - 1] };
+            let (status, b) = w
+                .post(
+                    &app,
+                    &format!("/api/v1/work/assignments/{id}/responses"),
+                    json!({"item_id": item["id"], "answer": {"choice": pick}}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{b}");
+        }
+        let (status, b) = w.post(&app, &format!("/api/v1/work/assignments/{id}/complete"), json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{b}");
+    }
+    assert!(orders.len() > 4, "choice order is shuffled per participant");
+
+    let (_, gt) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    assert_eq!(gt["test"], "lat");
+    let qs = gt["questions"].as_array().expect("questions");
+    assert_eq!(qs.len(), 3, "attention checks are not part of the ground truth");
+    let q1 = qs.iter().find(|q| q["id"] == "q1").expect("q1");
+    assert_eq!(
+        q1["votes"],
+        json!({"q1-c1": 2, "q1-c2": 1, "q1-c3": 0, "q1-c4": 0, "q1-c5": 0}),
+        "p4 failed the check and is excluded"
+    );
+    assert_eq!(q1["participants"], 3);
+    assert_eq!(q1["majority"], "q1-c1");
+    assert!((q1["consistency"].as_f64().expect("c") - 2.0 / 3.0).abs() < 1e-12);
+    let q2 = qs.iter().find(|q| q["id"] == "q2").expect("q2");
+    assert_eq!(q2["majority"], "q2-c2");
+    let q3 = qs.iter().find(|q| q["id"] == "q3").expect("q3");
+    assert_eq!(q3["majority"], "q3-c3");
+    let excluded: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM responses WHERE excluded_reason = 'attention_check_failed'")
+            .fetch_one(&app.pool)
+            .await
+            .expect("count");
+    assert_eq!(excluded, 4, "all of p4's answers are kept, marked");
+
+    // Raw export: choice ids (shuffling undone), exclusions marked.
+    let raw = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/responses.csv")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("csv")
+        .text()
+        .await
+        .expect("text");
+    assert!(raw.contains("q1-c5") && raw.contains("attention_check_failed"));
+
+    // A model scored in the service gets what the offline scorer computes on the exported file.
+    let model = json!({"q1": "q1-c1", "q2": "q2-c3", "q3": "q3-c4"});
+    let (status, scored) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/a100/models"),
+        Some(json!({"model": "m1", "answers": model})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{scored}");
+    // LATs: q1 majority (1), q2 no (0), q3 no (0) -> 1/3. mLATs: (2/3 + 1/3 + 1/3) / 3.
+    assert!((scored["result"]["lats"].as_f64().expect("lats") - 1.0 / 3.0).abs() < 1e-12);
+    assert!((scored["result"]["mlats"].as_f64().expect("mlats") - (4.0 / 3.0) / 3.0).abs() < 1e-12);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gt_file = write(&dir, "gt.json", &gt.to_string());
+    let answers = write(&dir, "answers.csv", "question_id,choice_id\nq1,q1-c1\nq2,q2-c3\nq3,q3-c4\n");
+    let (ok, out, err) = atelier(&["a100", "score", "--ground-truth", &gt_file, "--answers", &answers, "--json"]);
+    assert!(ok, "{err}");
+    let offline: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(offline["lats"], scored["result"]["lats"]);
+    assert_eq!(offline["mlats"], scored["result"]["mlats"]);
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/a100/models"),
+        Some(json!({"model": "m2", "answers": {"q1": "q2-c1"}})),
+    )
+    .await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_choice")));
+    let (_, list) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/a100/models"), None).await;
+    assert_eq!(list.as_array().expect("models").len(), 1);
+    let page = reqwest::Client::new()
+        .get(app.at(&format!("/admin/campaigns/{campaign}/a100")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("page");
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.expect("html");
+    assert!(html.contains("m1") && html.contains("Questions by consistency"));
+}
+
+#[tokio::test]
+async fn aat_ground_truth_keeps_the_key_for_admins_only() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let mut q = question("a1");
+    q["answer"] = json!("a1-c2");
+    q["dimension"] = json!("Color");
+    q["sub_dimension"] = json!("Warm Tone");
+    let (campaign, invitation) = a100_campaign(&app, &admin, "a100-aat", vec![q], json!({"participants": 2})).await;
+    let w = join(&app, &invitation, "taker").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    assert!(!view.to_string().contains("Warm Tone") && !view.to_string().contains("\"answer\""), "{view}");
+    w.finish_with(&app, &view, |_| json!({"choice": "a1-c2"})).await;
+    let (_, gt) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    assert_eq!(gt["test"], "aat");
+    assert_eq!(gt["questions"][0]["answer"], "a1-c2");
+    assert_eq!(gt["questions"][0]["human_accuracy"], 1.0);
+    let (_, scored) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/a100/models"),
+        Some(json!({"model": "m", "answers": {"a1": "a1-c2"}})),
+    )
+    .await;
+    assert_eq!(scored["result"]["aats"], 1.0);
+    assert_eq!(scored["result"]["indexes"]["Color"], 1.0);
+    assert_eq!(scored["result"]["sub_indexes"]["Color/Warm Tone"], 1.0);
+}
