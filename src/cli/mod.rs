@@ -57,6 +57,9 @@ pub struct ServeArgs {
     /// Mark cookies Secure (set when serving over HTTPS).
     #[arg(long, env = "ATELIER_SECURE_COOKIES")]
     pub secure_cookies: bool,
+    /// Directory for uploaded images.
+    #[arg(long, env = "ATELIER_UPLOAD_DIR", default_value = "./data/uploads")]
+    pub upload_dir: std::path::PathBuf,
     /// Database location.
     #[command(flatten)]
     pub db: DatabaseArgs,
@@ -184,6 +187,7 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
             }
         }
     }
-    let config = crate::http::HttpConfig { public_url, secure_cookies: args.secure_cookies };
+    let config =
+        crate::http::HttpConfig { public_url, secure_cookies: args.secure_cookies, upload_dir: args.upload_dir };
     crate::server::serve(db, listener, config).await
 }

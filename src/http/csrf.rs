@@ -43,6 +43,13 @@ async fn check(req: Request) -> Result<Request, AppError> {
         return Ok(req);
     }
     let session = req.extensions().get::<Session>().cloned().ok_or(AppError::Csrf)?;
+    // Without a logged-in user a cookie carries no authority to abuse, so the
+    // request goes on (and protected routes answer 401). Logging in is the
+    // exception: a forged login would sign the victim into the attacker's account.
+    let logged_in = session.get::<uuid::Uuid>(super::extract::USER_KEY).await?.is_some();
+    if !logged_in && req.uri().path() != "/login" {
+        return Ok(req);
+    }
     let expected = session.get::<String>(CSRF_KEY).await?.ok_or(AppError::Csrf)?;
     if let Some(sent) = req.headers().get(HEADER).and_then(|v| v.to_str().ok()) {
         return if constant_time_eq(sent, &expected) { Ok(req) } else { Err(AppError::Csrf) };

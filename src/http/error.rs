@@ -43,6 +43,7 @@ impl AppError {
     pub fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
             AppError::Core(e) => match e {
+                Error::Invalid { code: "image_too_large", .. } => (StatusCode::PAYLOAD_TOO_LARGE, "image_too_large"),
                 Error::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
                 Error::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
                 Error::Conflict { code, .. } => (StatusCode::CONFLICT, code),

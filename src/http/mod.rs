@@ -36,6 +36,8 @@ pub struct HttpConfig {
     pub public_url: String,
     /// Mark cookies `Secure` (when served over HTTPS).
     pub secure_cookies: bool,
+    /// Where uploaded images are stored (served under `/images/`).
+    pub upload_dir: std::path::PathBuf,
 }
 
 /// Shared state of every handler.
@@ -64,6 +66,14 @@ pub fn app(state: AppState) -> Router {
     let static_files = Router::new().nest_service("/static", ServeDir::new(static_dir())).layer(
         SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600")),
     );
+    // Uploaded images are content-addressed: a name never changes content.
+    let images = Router::new()
+        .nest_service("/images", ServeDir::new(&state.config.upload_dir))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=31536000, immutable"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")));
     Router::new()
         .merge(api)
         .merge(pages::router())
@@ -71,6 +81,7 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn(csrf::protect))
         .layer(sessions)
         .merge(static_files)
+        .merge(images)
         .merge(api::meta_router())
         .with_state(state)
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -111,3 +111,50 @@ async fn experts_land_on_their_campaign_list() {
     assert!(page.text().await.expect("html").contains("Your campaigns"));
     assert_eq!(client.get(app.at("/admin")).send().await.expect("admin").status(), StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn admins_upload_images_that_are_checked_and_served_with_caching_headers() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let client = reqwest::Client::new();
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR fake but well-started".to_vec();
+    let upload = |body: Vec<u8>, content_type: &'static str| {
+        client
+            .post(app.at("/api/v1/admin/images"))
+            .bearer_auth(&admin)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    let resp = upload(png.clone(), "image/png").await.expect("upload");
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    let stored: serde_json::Value = resp.json().await.expect("json");
+    let url = stored["url"].as_str().expect("url");
+    assert!(url.starts_with("/images/") && url.ends_with(".png"));
+    let served = client.get(app.at(url)).send().await.expect("get");
+    assert_eq!(served.status(), StatusCode::OK);
+    assert_eq!(served.headers()["content-type"], "image/png");
+    assert!(served.headers()["cache-control"].to_str().expect("header").contains("immutable"));
+    assert_eq!(served.bytes().await.expect("bytes").to_vec(), png);
+
+    // A script posing as an image, SVG, and oversized files are refused.
+    let resp = upload(b"<script>alert(1)</script>".to_vec(), "image/png").await.expect("upload");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let resp = upload(b"<svg xmlns='http://www.w3.org/2000/svg'/>".to_vec(), "image/svg+xml").await.expect("upload");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let mut big = png.clone();
+    big.resize(5 * 1024 * 1024 + 1, 0);
+    let resp = upload(big, "image/png").await.expect("upload");
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body: serde_json::Value = resp.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "image_too_large");
+    // Only admins upload.
+    let resp = client
+        .post(app.at("/api/v1/admin/images"))
+        .header("content-type", "image/png")
+        .body(png)
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+}

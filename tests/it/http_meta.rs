@@ -52,6 +52,7 @@ async fn openapi_document_lists_every_api_route() {
         "/api/v1/admin/campaigns/{id}/ground-truth.csv",
         "/api/v1/admin/responses/{id}/exclude",
         "/api/v1/admin/users",
+        "/api/v1/admin/images",
         "/api/v1/admin/campaigns/{id}/a100/questions",
         "/api/v1/admin/campaigns/{id}/a100/models",
         "/api/v1/admin/a100/pilot",

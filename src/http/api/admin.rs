@@ -319,3 +319,19 @@ pub async fn responses_csv(
     let table = crate::core::ground_truth::raw_responses(&s.pool, id).await?;
     csv_response(&table, &format!("responses-{id}.csv"))
 }
+
+/// Upload an image (PNG, JPEG, GIF or WebP; at most 5 MB) as the raw request
+/// body with its Content-Type; returns the URL to use in item payloads.
+#[utoipa::path(post, path = "/api/v1/admin/images", tag = "admin",
+    request_body(content = Vec<u8>, content_type = "image/png", description = "The image bytes"),
+    responses((status = 201, body = crate::core::images::StoredImage), (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn upload_image(
+    _: Admin,
+    State(s): State<AppState>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> AppResult<(StatusCode, axum::Json<crate::core::images::StoredImage>)> {
+    let content_type = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let stored = crate::core::images::store(&s.config.upload_dir, content_type, &body).await?;
+    Ok((StatusCode::CREATED, axum::Json(stored)))
+}

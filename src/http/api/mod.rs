@@ -60,6 +60,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::exclude_response))
         .routes(routes!(admin::create_user))
         .routes(routes!(admin::create_token))
+        .routes(routes!(admin::upload_image))
         .routes(routes!(a100::import_questions))
         .routes(routes!(a100::score_model, a100::list_models))
         .routes(routes!(a100::pilot_ranking))

@@ -84,7 +84,11 @@ impl TestApp {
         let state = AppState {
             pool: pool.clone(),
             limiter: LoginLimiter::default(),
-            config: Arc::new(HttpConfig { public_url: url.clone(), secure_cookies: false }),
+            config: Arc::new(HttpConfig {
+                public_url: url.clone(),
+                secure_cookies: false,
+                upload_dir: std::env::temp_dir().join(format!("atelier-uploads-{database}")),
+            }),
         };
         tokio::spawn(async move {
             axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>()).await.expect("serve");
