@@ -51,3 +51,18 @@ pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> 
     tx.commit().await?;
     Ok(plans.len())
 }
+
+/// Opens a batch to more annotators: its overlap becomes the number of
+/// completed assignments plus `more`. Used to re-queue questionnaires whose
+/// answers curation dropped.
+pub async fn requeue(pool: &PgPool, batch_id: Uuid, more: i32) -> Result<()> {
+    sqlx::query(
+        "UPDATE batches SET overlap = (SELECT count(*) FROM assignments WHERE batch_id = $1 AND state = 'completed')::int + $2
+         WHERE id = $1 AND overlap IS NOT NULL",
+    )
+    .bind(batch_id)
+    .bind(more.max(0))
+    .execute(pool)
+    .await?;
+    Ok(())
+}

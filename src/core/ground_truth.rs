@@ -7,7 +7,9 @@ use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// Loads what the kind needs to aggregate a campaign.
+/// Loads what the kind needs to aggregate a campaign. Responses excluded by
+/// an earlier curation run (reason `curation:...`) are included: curation
+/// recomputes those exclusions itself, so re-running it gives the same result.
 pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let items = super::items::list(pool, campaign_id)
@@ -18,7 +20,8 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
     let responses = sqlx::query_as::<_, ResponseRecord>(
         "SELECT a.batch_id, r.item_id, r.annotator_id, r.answer FROM responses r
          JOIN assignments a ON a.id = r.assignment_id
-         WHERE r.campaign_id = $1 AND r.excluded_reason IS NULL ORDER BY r.created_at, r.id",
+         WHERE r.campaign_id = $1 AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')
+         ORDER BY r.created_at, r.id",
     )
     .bind(campaign_id)
     .fetch_all(pool)

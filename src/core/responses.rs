@@ -210,3 +210,39 @@ pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<(
     }
     Ok(())
 }
+
+/// Replaces the exclusions of the campaign's curation: every earlier
+/// `curation:` reason is cleared, then each (batch, annotator) given here has
+/// its responses in that batch marked `curation:<rule>`. Other exclusions
+/// (expired leases, manual ones) are left alone. Returns responses marked.
+pub async fn set_curation_exclusions(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    exclusions: &[(Uuid, Uuid, String)],
+) -> Result<u64> {
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL
+         WHERE campaign_id = $1 AND excluded_reason LIKE 'curation:%'",
+    )
+    .bind(campaign_id)
+    .execute(&mut *tx)
+    .await?;
+    let batches: Vec<Uuid> = exclusions.iter().map(|e| e.0).collect();
+    let annotators: Vec<Uuid> = exclusions.iter().map(|e| e.1).collect();
+    let reasons: Vec<String> = exclusions.iter().map(|e| format!("curation:{}", e.2)).collect();
+    let marked = sqlx::query(
+        "UPDATE responses r SET excluded_reason = x.reason, excluded_at = now()
+         FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(batch_id, annotator_id, reason), assignments a
+         WHERE r.campaign_id = $1 AND a.id = r.assignment_id AND a.batch_id = x.batch_id
+           AND r.annotator_id = x.annotator_id AND r.excluded_reason IS NULL",
+    )
+    .bind(campaign_id)
+    .bind(&batches)
+    .bind(&annotators)
+    .bind(&reasons)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(marked.rows_affected())
+}

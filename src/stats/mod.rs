@@ -7,6 +7,7 @@
 pub mod aggregate;
 pub mod agreement;
 pub mod alpha;
+pub mod bootstrap;
 pub mod correlation;
 pub mod dawid_skene;
 pub mod questionnaire;

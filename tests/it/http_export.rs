@@ -63,7 +63,7 @@ async fn vton_ground_truth_curates_and_exports_json_and_csv() {
         .expect("csv");
     assert!(csv.headers()["content-type"].to_str().expect("type").starts_with("text/csv"));
     let text = csv.text().await.expect("text");
-    assert!(text.starts_with("image,vton_model_id,category,dataset,tryon,garment,person,reference,mean,reward,n_annotation,votes_1,votes_2,votes_3\n"), "{text}");
+    assert!(text.starts_with("image,vton_model_id,category,dataset,tryon,garment,person,reference,mean,reward,n_annotation,votes_1,votes_2,votes_3,annotators\n"), "{text}");
     assert_eq!(text.lines().count(), 6);
 
     // Raw responses: everyone's answers, including the sanity task.

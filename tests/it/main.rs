@@ -16,3 +16,4 @@ mod http_roles;
 mod stats_properties;
 mod stats_reference;
 mod vton_curation;
+mod vton_service;

@@ -3,9 +3,10 @@
 //! missing from it).
 
 mod a100;
-mod admin;
+pub mod admin;
 pub mod annotate;
 mod meta;
+mod vton;
 
 use super::AppState;
 use axum::routing::get;
@@ -64,6 +65,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(a100::import_questions))
         .routes(routes!(a100::score_model, a100::list_models))
         .routes(routes!(a100::pilot_ranking))
+        .routes(routes!(vton::import_triplets))
+        .routes(routes!(vton::run_curation))
+        .routes(routes!(vton::requeue))
+        .routes(routes!(vton::predictor))
+        .routes(routes!(vton::questionnaires_csv))
         .routes(routes!(annotate::work_next))
         .routes(routes!(annotate::work_view))
         .routes(routes!(annotate::work_respond))

@@ -4,7 +4,9 @@
 mod a100;
 mod admin;
 mod auth;
+mod charts;
 mod expert;
+mod vton;
 mod work;
 
 use super::error::AppError;
@@ -23,6 +25,7 @@ pub fn router() -> Router<AppState> {
         .merge(admin::router())
         .merge(expert::router())
         .merge(a100::router())
+        .merge(vton::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
 }
 

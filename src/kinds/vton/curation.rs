@@ -185,6 +185,26 @@ pub fn curate(answers: &[Answer], sanity: &HashMap<String, u8>, t: &Thresholds) 
     }
 }
 
+/// The answers curation keeps: kept annotators of kept questionnaires,
+/// sanity tasks excluded.
+pub fn kept_answers<'a>(answers: &'a [Answer], sanity: &HashMap<String, u8>, c: &Curation) -> Vec<&'a Answer> {
+    let kept_q: BTreeSet<&str> = c.questionnaires.iter().filter(|q| q.kept).map(|q| q.questionnaire.as_str()).collect();
+    let kept_a: BTreeSet<(&str, &str)> = c
+        .annotators
+        .iter()
+        .filter(|a| a.excluded_by.is_none())
+        .map(|a| (a.questionnaire.as_str(), a.annotator.as_str()))
+        .collect();
+    answers
+        .iter()
+        .filter(|a| {
+            kept_q.contains(a.questionnaire.as_str())
+                && kept_a.contains(&(a.questionnaire.as_str(), a.annotator.as_str()))
+                && !sanity.contains_key(&a.task)
+        })
+        .collect()
+}
+
 type Ratings<'a> = BTreeMap<&'a str, u8>;
 
 /// Stage 1 for one questionnaire: the first rule catching each annotator.

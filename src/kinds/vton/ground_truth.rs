@@ -1,14 +1,29 @@
 //! VTON ground truth: curation over the campaign's questionnaires, then one
 //! record per image in a layout close to the released benchmark's
-//! (`reward`, `votes`, `n_annotation`, `vton_model_id`, image paths).
+//! (`reward`, `votes`, `n_annotation`, `vton_model_id`, image paths), model
+//! rankings with bootstrap intervals, and the human ceiling.
 
-use super::curation::{curate, Answer, Thresholds};
+use super::curation::{curate, kept_answers, Answer, Thresholds};
 use crate::core::kind::{AggregationInput, Table};
 use crate::stats::aggregate::normalize_score;
+use crate::stats::bootstrap::mean_ci;
+use crate::stats::correlation::{pairwise_accuracy, pearson, r_squared, spearman};
+use crate::stats::split_half::{split_half, Rating};
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-/// Curates the campaign and scores every image.
+/// Repetitions of the split-half human ceiling (as in the benchmark).
+const SPLIT_HALF_REPETITIONS: usize = 10;
+/// Bootstrap resamples for model intervals.
+const BOOTSTRAP_RESAMPLES: usize = 2000;
+
+/// The garment-person pair an image belongs to (pairwise accuracy compares
+/// try-ons of the same pair).
+fn group(payload: &Value) -> String {
+    format!("{}|{}", payload["garment"].as_str().unwrap_or_default(), payload["person"].as_str().unwrap_or_default())
+}
+
+/// Curates the campaign and scores every image and model.
 pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
     let by_id: HashMap<_, _> = input.items.iter().map(|i| (i.id, i)).collect();
     let sanity: HashMap<String, u8> = input
@@ -29,12 +44,17 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
         })
         .collect();
     let curation = curate(&answers, &sanity, thresholds);
-    let items: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
+    let kept = kept_answers(&answers, &sanity, &curation);
+    let mut annotators_of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for a in &kept {
+        annotators_of.entry(a.task.as_str()).or_default().push(a.annotator.as_str());
+    }
+    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
     let images: Vec<Value> = curation
         .scores
         .iter()
         .map(|s| {
-            let p = items.get(s.task.as_str()).copied().unwrap_or(&Value::Null);
+            let p = payloads.get(s.task.as_str()).copied().unwrap_or(&Value::Null);
             json!({
                 "image": s.task,
                 "vton_model_id": p.get("model"),
@@ -44,14 +64,84 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
                 "garment": p.get("garment"),
                 "person": p.get("person"),
                 "reference": p.get("reference"),
+                "group": group(p),
                 "mean": s.mean,
                 "reward": normalize_score(s.mean, 3),
                 "votes": s.votes,
                 "n_annotation": s.n,
+                "annotators": annotators_of.get(s.task.as_str()).cloned().unwrap_or_default(),
             })
         })
         .collect();
-    json!({ "thresholds": thresholds, "curation": curation, "images": images })
+    let ratings: Vec<Rating> = kept
+        .iter()
+        .map(|a| Rating {
+            image: a.task.clone(),
+            group: payloads.get(a.task.as_str()).map(|p| group(p)).unwrap_or_default(),
+            annotator: a.annotator.clone(),
+            value: f64::from(a.rating),
+        })
+        .collect();
+    json!({
+        "thresholds": thresholds,
+        "curation": curation,
+        "images": images,
+        "models": models(&images),
+        "human_ceiling": split_half(&ratings, SPLIT_HALF_REPETITIONS, 2026),
+    })
+}
+
+/// Per try-on model: mean image score with a 95 % bootstrap interval and
+/// rank, overall and per garment category and dataset.
+fn models(images: &[Value]) -> Value {
+    let mut by: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
+    for img in images {
+        let model = img["vton_model_id"].as_str().unwrap_or("unknown").to_owned();
+        let mean = img["mean"].as_f64().unwrap_or(0.0);
+        for (slice, value) in [
+            ("all", "all"),
+            ("category", img["category"].as_str().unwrap_or("")),
+            ("dataset", img["dataset"].as_str().unwrap_or("")),
+        ] {
+            by.entry((slice.to_owned(), value.to_owned(), model.clone())).or_default().push(mean);
+        }
+    }
+    let mut out: BTreeMap<String, BTreeMap<String, Vec<Value>>> = BTreeMap::new();
+    for ((slice, value, model), scores) in &by {
+        let Some((mean, lo, hi)) = mean_ci(scores, 0.95, BOOTSTRAP_RESAMPLES, 7) else { continue };
+        out.entry(slice.clone()).or_default().entry(value.clone()).or_default().push(json!({
+            "model": model, "mean": mean, "ci95": [lo, hi], "images": scores.len(),
+        }));
+    }
+    for table in out.values_mut().flat_map(|m| m.values_mut()) {
+        table.sort_by(|a, b| b["mean"].as_f64().unwrap_or(0.0).total_cmp(&a["mean"].as_f64().unwrap_or(0.0)));
+        for (rank, row) in table.iter_mut().enumerate() {
+            row["rank"] = json!(rank + 1);
+        }
+    }
+    json!(out)
+}
+
+/// Scores a quality predictor (`image -> score`) against the curated human
+/// scores: PLCC, SRCC, R² and pairwise accuracy within garment-person pairs.
+pub fn score_predictor(aggregate: &Value, predictions: &HashMap<String, f64>) -> Value {
+    let (mut human, mut predicted, mut groups) = (Vec::new(), Vec::new(), Vec::new());
+    for img in aggregate["images"].as_array().into_iter().flatten() {
+        let Some(p) = img["image"].as_str().and_then(|id| predictions.get(id)) else { continue };
+        human.push(img["mean"].as_f64().unwrap_or(0.0));
+        predicted.push(*p);
+        groups.push(img["group"].as_str().unwrap_or_default().to_owned());
+    }
+    let pw = pairwise_accuracy(&groups, &human, &predicted);
+    json!({
+        "images": human.len(),
+        "plcc": pearson(&human, &predicted),
+        "srcc": spearman(&human, &predicted),
+        "r2": r_squared(&human, &predicted),
+        "pairwise_micro": pw.micro,
+        "pairwise_macro": pw.macro_,
+        "human_ceiling": aggregate["human_ceiling"],
+    })
 }
 
 /// One CSV row per image.
@@ -71,6 +161,7 @@ pub fn table(aggregate: &Value) -> Table {
         "votes_1",
         "votes_2",
         "votes_3",
+        "annotators",
     ];
     let cell = |v: &Value| match v {
         Value::Null => String::new(),
@@ -85,6 +176,9 @@ pub fn table(aggregate: &Value) -> Table {
                 .map(|img| {
                     let mut row: Vec<String> = header[..11].iter().map(|h| cell(&img[*h])).collect();
                     row.extend((0..3).map(|i| cell(&img["votes"][i])));
+                    let annotators: Vec<&str> =
+                        img["annotators"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                    row.push(annotators.join(" "));
                     row
                 })
                 .collect()

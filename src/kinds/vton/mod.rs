@@ -3,7 +3,8 @@
 
 mod batches;
 pub mod curation;
-mod ground_truth;
+pub mod ground_truth;
+pub mod service;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
 use askama::Template;
@@ -57,7 +58,8 @@ fn default_lease() -> i64 {
 }
 
 impl VtonConfig {
-    fn parse(config: &Value) -> Result<Self, Invalid> {
+    /// Parses and checks a campaign's configuration.
+    pub fn parse(config: &Value) -> Result<Self, Invalid> {
         let config = if config.is_null() { json!({}) } else { config.clone() };
         let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
         if c.tasks_per_questionnaire == 0 || c.sanity_per_questionnaire >= c.tasks_per_questionnaire {
@@ -156,6 +158,10 @@ impl TaskKind for Vton {
             }
         }
         Value::Object(shown)
+    }
+
+    fn admin_page(&self) -> Option<&'static str> {
+        Some("vton")
     }
 
     fn shuffle_items(&self, _config: &Value) -> bool {

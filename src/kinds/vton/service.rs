@@ -1,0 +1,116 @@
+//! VTON operations on a running campaign: import triplets, run curation
+//! (marking what it excludes), re-queue dropped questionnaires.
+
+use super::VtonConfig;
+use crate::core::items::NewItem;
+use crate::core::{batches, campaigns, ground_truth, responses, Error, Result};
+use serde_json::{json, Value};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// A try-on triplet to rate (with its reference image), or a sanity task
+/// when `expected` is given.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Triplet {
+    /// Image id, unique in the campaign.
+    pub id: String,
+    /// Garment product image.
+    pub garment: String,
+    /// Person image.
+    pub person: String,
+    /// Try-on result to rate.
+    pub tryon: String,
+    /// The garment worn by a real person (context for length and fit).
+    pub reference: String,
+    /// Try-on model that produced the image.
+    #[serde(default)]
+    pub model: String,
+    /// Garment category (tops, bottoms, dresses).
+    #[serde(default)]
+    pub category: String,
+    /// Source dataset.
+    #[serde(default)]
+    pub dataset: String,
+    /// For sanity tasks: the known rating (1, 2 or 3).
+    #[serde(default)]
+    pub expected: Option<u8>,
+}
+
+impl Triplet {
+    /// The item to import.
+    pub fn to_item(&self) -> NewItem {
+        NewItem {
+            external_id: self.id.clone(),
+            payload: json!({
+                "garment": self.garment, "person": self.person, "tryon": self.tryon, "reference": self.reference,
+                "model": self.model, "category": self.category, "dataset": self.dataset,
+            }),
+            gold: self.expected.map(|e| json!({ "rating": e })),
+        }
+    }
+}
+
+/// Parses triplets from CSV with a header naming the columns
+/// (`id,garment,person,tryon,reference,model,category,dataset[,expected]`).
+pub fn parse_csv(text: &str) -> Result<Vec<Triplet>> {
+    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
+    let mut out = Vec::new();
+    for (i, row) in reader.deserialize::<Triplet>().enumerate() {
+        out.push(row.map_err(|e| Error::invalid("invalid_csv", format!("line {}: {e}", i + 2)))?);
+    }
+    Ok(out)
+}
+
+/// Runs curation and records its decisions on the responses (re-runnable:
+/// earlier curation marks are replaced). Returns the summary.
+pub async fn run_curation(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
+    let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
+    let curation = &aggregate["curation"];
+    let parse = |v: &Value| v.as_str().and_then(|s| s.parse::<Uuid>().ok());
+    let mut exclusions = Vec::new();
+    let dropped: Vec<Uuid> = curation["questionnaires"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|q| q["kept"] == false)
+        .filter_map(|q| parse(&q["questionnaire"]))
+        .collect();
+    for a in curation["annotators"].as_array().into_iter().flatten() {
+        let (Some(batch), Some(annotator)) = (parse(&a["questionnaire"]), parse(&a["annotator"])) else { continue };
+        if let Some(rule) = a["excluded_by"].as_str() {
+            exclusions.push((batch, annotator, rule.to_owned()));
+        } else if dropped.contains(&batch) {
+            exclusions.push((batch, annotator, "questionnaire_dropped".to_owned()));
+        }
+    }
+    let marked = responses::set_curation_exclusions(pool, campaign_id, &exclusions).await?;
+    Ok(json!({
+        "responses_excluded": marked,
+        "annotators_excluded": exclusions.iter().filter(|e| e.2 != "questionnaire_dropped").count(),
+        "questionnaires_dropped": dropped.len(),
+        "alpha_mean_before": curation["alpha_mean_before"],
+        "alpha_mean_after": curation["alpha_mean_after"],
+        "alpha_mean_kept": curation["alpha_mean_kept"],
+    }))
+}
+
+/// Opens every questionnaire that has fewer reliable annotators than the
+/// target to new workers, until the target can be met. Returns how many
+/// questionnaires were re-queued.
+pub async fn requeue_dropped(pool: &PgPool, campaign_id: Uuid) -> Result<usize> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let config = VtonConfig::parse(&campaign.config).map_err(Error::from)?;
+    let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
+    let mut requeued = 0;
+    for q in aggregate["curation"]["questionnaires"].as_array().into_iter().flatten() {
+        let Some(batch) = q["questionnaire"].as_str().and_then(|s| s.parse::<Uuid>().ok()) else { continue };
+        let reliable = if q["kept"] == true { q["annotators_kept"].as_i64().unwrap_or(0) as i32 } else { 0 };
+        let missing = config.annotators_per_questionnaire - reliable;
+        if missing > 0 {
+            batches::requeue(pool, batch, missing).await?;
+            requeued += 1;
+        }
+    }
+    Ok(requeued)
+}

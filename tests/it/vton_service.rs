@@ -1,0 +1,182 @@
+//! VTON in the service: CSV import, curation recorded on the responses,
+//! model rankings, human ceiling, predictor scoring and re-queueing.
+
+use crate::fixtures::{admin_token, api, join};
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+fn triplets_csv() -> String {
+    let mut csv = String::from("id,garment,person,tryon,reference,model,category,dataset,expected\n");
+    for n in 0..10usize {
+        csv.push_str(&format!(
+            "img-{n},/g/{}.png,/p/{}.png,/t/{n}.png,/r/{n}.png,{},tops,vitonhd,\n",
+            n / 2,
+            n / 2,
+            if n.is_multiple_of(2) { "good-model" } else { "bad-model" }
+        ));
+    }
+    csv.push_str("sanity-1,/g/s.png,/p/s.png,/t/s.png,/r/s.png,good-model,tops,vitonhd,1\n");
+    csv
+}
+
+/// Honest rating of image n: good-model images look natural.
+fn honest(n: usize) -> u8 {
+    if n.is_multiple_of(2) {
+        3
+    } else if n % 4 == 1 {
+        1
+    } else {
+        2
+    }
+}
+
+#[tokio::test]
+async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config =
+        json!({"tasks_per_questionnaire": 6, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 4});
+    let (_, c) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "service", "config": config})),
+    )
+    .await;
+    let id = c["id"].as_str().expect("id").to_owned();
+    let resp = reqwest::Client::new()
+        .post(app.at(&format!("/api/v1/admin/campaigns/{id}/vton/triplets")))
+        .bearer_auth(&admin)
+        .header("content-type", "text/csv")
+        .body(triplets_csv())
+        .send()
+        .await
+        .expect("import");
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    let bad = reqwest::Client::new()
+        .post(app.at(&format!("/api/v1/admin/campaigns/{id}/vton/triplets")))
+        .bearer_auth(&admin)
+        .header("content-type", "text/csv")
+        .body("id,garment,person,tryon,reference,model,category,dataset,expected\nx,/g,/p,/t,/r,m,tops,d,7\n")
+        .send()
+        .await
+        .expect("import");
+    assert_eq!(bad.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    for (path, body) in [("batches", json!({"seed": 5})), ("state", json!({"state": "open"}))] {
+        let (status, b) =
+            api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), Some(body)).await;
+        assert!(status.is_success(), "{b}");
+    }
+    let (_, inv) = api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/invitations"), None).await;
+    let invitation = inv["token"].as_str().expect("token").to_owned();
+
+    // Per questionnaire: three honest workers and one who answers 3 to everything.
+    let mut i = 0;
+    loop {
+        let straight = i % 4 == 3;
+        let w = join(&app, &invitation, &format!("w{i}")).await;
+        i += 1;
+        let (_, view) = w.next(&app, &id).await;
+        if view.is_null() {
+            break;
+        }
+        w.finish_with(&app, &view, |item| {
+            let tryon = item["payload"]["tryon"].as_str().expect("tryon");
+            let rating = match (straight, tryon.trim_start_matches("/t/").trim_end_matches(".png").parse::<usize>()) {
+                (true, _) => 3,
+                (false, Ok(n)) => honest(n),
+                (false, Err(_)) => 1, // the sanity task
+            };
+            json!({"rating": rating})
+        })
+        .await;
+    }
+    assert_eq!(i, 9, "2 questionnaires x 4 workers, then nothing left");
+
+    let (status, summary) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/vton/curation"), None).await;
+    assert_eq!(status, StatusCode::OK, "{summary}");
+    assert_eq!(summary["annotators_excluded"], 2);
+    assert_eq!(summary["questionnaires_dropped"], 0);
+    assert_eq!(summary["responses_excluded"], 12);
+    let reasons: Vec<String> =
+        sqlx::query_scalar("SELECT DISTINCT excluded_reason FROM responses WHERE excluded_reason IS NOT NULL")
+            .fetch_all(&app.pool)
+            .await
+            .expect("reasons");
+    assert_eq!(reasons, vec!["curation:sanity".to_owned()]);
+    // Re-running gives the same result.
+    let (_, again) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/vton/curation"), None).await;
+    assert_eq!(again, summary);
+
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    let ranking = gt["models"]["all"]["all"].as_array().expect("ranking");
+    assert_eq!(ranking[0]["model"], "good-model");
+    assert_eq!(ranking[0]["rank"], 1);
+    assert_eq!(ranking[0]["mean"], 3.0);
+    let ci = ranking[1]["ci95"].as_array().expect("ci");
+    assert!(ci[0].as_f64().expect("lo") <= ranking[1]["mean"].as_f64().expect("mean"));
+    assert!(gt["models"]["dataset"]["vitonhd"].is_array());
+    assert_eq!(gt["human_ceiling"]["repetitions"], 10);
+    assert!(
+        (gt["human_ceiling"]["plcc"]["mean"].as_f64().expect("plcc") - 1.0).abs() < 1e-9,
+        "honest raters agree perfectly"
+    );
+    assert_eq!(gt["images"][0]["annotators"].as_array().expect("ids").len(), 3);
+
+    // A predictor that knows the truth reaches the ceiling.
+    let scores: String = (0..10).map(|n| format!("img-{n},{}\n", honest(n))).collect();
+    let resp = reqwest::Client::new()
+        .post(app.at(&format!("/api/v1/admin/campaigns/{id}/vton/predictor")))
+        .bearer_auth(&admin)
+        .header("content-type", "text/csv")
+        .body(format!("image_id,score\n{scores}"))
+        .send()
+        .await
+        .expect("predictor");
+    assert_eq!(resp.status(), StatusCode::OK);
+    let metrics: Value = resp.json().await.expect("json");
+    assert!((metrics["plcc"].as_f64().expect("plcc") - 1.0).abs() < 1e-9);
+    assert_eq!(metrics["pairwise_micro"], 1.0);
+    assert_eq!(metrics["images"], 10);
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/vton/predictor"),
+        Some(json!({"scores": {"nope": 1.0}})),
+    )
+    .await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_image")));
+
+    // Each questionnaire has 3 reliable annotators of the 4 wanted: re-queue opens one more slot each.
+    let (_, requeued) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/vton/requeue"), None).await;
+    assert_eq!(requeued["requeued"], 2);
+    let fresh = join(&app, &invitation, "late-worker").await;
+    let (_, view) = fresh.next(&app, &id).await;
+    assert!(view["assignment"].is_object(), "a re-queued questionnaire goes to a new worker");
+
+    let page = reqwest::Client::new()
+        .get(app.at(&format!("/admin/campaigns/{id}/vton")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("page");
+    let html = page.text().await.expect("html");
+    assert!(html.contains("<svg") && html.contains("annotators: sanity") && html.contains("good-model"), "{html}");
+    let csv = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{id}/vton/questionnaires.csv")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("csv")
+        .text()
+        .await
+        .expect("text");
+    assert!(csv.starts_with("questionnaire,alpha_before,alpha_after,annotators_kept,kept\n"));
+    assert_eq!(csv.lines().count(), 3);
+}
