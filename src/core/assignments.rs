@@ -93,6 +93,18 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
         tx.commit().await?;
         return Ok(Some(current));
     }
+    let blocked: Option<String> =
+        sqlx::query_scalar("SELECT reason FROM annotator_blocks WHERE campaign_id = $1 AND annotator_id = $2")
+            .bind(campaign_id)
+            .bind(annotator_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if blocked.is_some() {
+        tx.commit().await?;
+        return Err(Error::Forbidden(
+            "you cannot take further batches in this campaign; thank you for your work".into(),
+        ));
+    }
     let mut skipped: Vec<Uuid> = Vec::new();
     loop {
         let candidate: Option<(Uuid, Option<i32>)> = sqlx::query_as(
@@ -245,11 +257,22 @@ pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Ass
     .bind(id)
     .fetch_all(&mut *tx)
     .await?;
-    if let Some(reason) = kind.exclusion_on_submit(&answered) {
+    let verdict = kind.on_submit(&campaign.config, &answered);
+    if let Some(reason) = verdict.exclude {
         sqlx::query(
             "UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE assignment_id = $1 AND excluded_reason IS NULL",
         )
         .bind(id)
+        .bind(reason)
+        .execute(&mut *tx)
+        .await?;
+    }
+    if let Some(reason) = verdict.block {
+        sqlx::query(
+            "INSERT INTO annotator_blocks (campaign_id, annotator_id, reason) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        )
+        .bind(assignment.campaign_id)
+        .bind(annotator_id)
         .bind(reason)
         .execute(&mut *tx)
         .await?;

@@ -89,10 +89,17 @@ pub trait TaskKind: Send + Sync + 'static {
     fn export_table(&self, aggregate: &Value) -> Table;
 
     /// Called when an annotator submits a batch, with each item's gold answer
-    /// (if any) and the annotator's answer. Returning a reason marks all of
-    /// the batch's responses excluded with it (kept, not deleted), e.g. a
-    /// failed attention check.
-    fn exclusion_on_submit(&self, _answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
+    /// (if any), payload and the annotator's answer. The kind may exclude the
+    /// batch's responses (kept, marked with the reason), e.g. after a failed
+    /// attention check, and may stop the annotator from getting further
+    /// batches of the campaign.
+    fn on_submit(&self, _config: &Value, _answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+        SubmitVerdict::default()
+    }
+
+    /// HTML shown on the landing page before the first task (instructions,
+    /// examples); `None` for the generic text only.
+    fn instructions(&self) -> Option<&'static str> {
         None
     }
 
@@ -111,6 +118,15 @@ pub trait TaskKind: Send + Sync + 'static {
     fn shuffle_items(&self, _config: &Value) -> bool {
         false
     }
+}
+
+/// What happens after a batch is submitted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubmitVerdict {
+    /// Mark the batch's responses excluded with this reason.
+    pub exclude: Option<String>,
+    /// Stop the annotator from receiving further batches, for this reason.
+    pub block: Option<String>,
 }
 
 /// An item with its hidden answer, for aggregation.

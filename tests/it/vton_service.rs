@@ -180,3 +180,58 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     assert!(csv.starts_with("questionnaire,alpha_before,alpha_after,annotators_kept,kept\n"));
     assert_eq!(csv.lines().count(), 3);
 }
+
+#[tokio::test]
+async fn in_live_mode_a_worker_who_fails_the_sanity_tasks_gets_no_further_questionnaires() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = crate::fixtures::open_vton_campaign(
+        &app,
+        &admin,
+        8,
+        1,
+        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2, "stop_sanity_failures": true}),
+    )
+    .await;
+    // The fixture's sanity task expects 1.
+    let answer = |wrong: bool| {
+        move |item: &Value| {
+            let sanity = item["payload"]["tryon"].as_str().is_some_and(|t| t.contains("/1000."));
+            json!({"rating": if sanity && wrong { 3 } else if sanity { 1 } else { 2 }})
+        }
+    };
+    let careless = join(&app, &invitation, "careless").await;
+    let (_, view) = careless.next(&app, &campaign).await;
+    careless.finish_with(&app, &view, answer(true)).await;
+    let (status, body) = careless.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body["error"]["message"].as_str().expect("message").contains("thank you"));
+    let page = careless
+        .client
+        .post(app.at(&format!("/work/{campaign}/start")))
+        .form(&[("csrf_token", careless.csrf.as_str())])
+        .send()
+        .await
+        .expect("start");
+    assert_eq!(page.status(), StatusCode::FORBIDDEN);
+    let reason: String =
+        sqlx::query_scalar("SELECT reason FROM annotator_blocks").fetch_one(&app.pool).await.expect("block");
+    assert!(reason.contains("sanity"));
+
+    let careful = join(&app, &invitation, "careful").await;
+    let landing = careful
+        .client
+        .get(app.at(&format!("/work/{campaign}")))
+        .send()
+        .await
+        .expect("landing")
+        .text()
+        .await
+        .expect("html");
+    assert!(landing.contains("Completely natural") && landing.contains("reference"), "instructions come first");
+    let (_, view) = careful.next(&app, &campaign).await;
+    careful.finish_with(&app, &view, answer(false)).await;
+    let (status, view) = careful.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(view["assignment"].is_object(), "careful workers continue");
+}

@@ -79,6 +79,7 @@ struct Landing {
     current: Option<(i64, i64)>,
     finished: i64,
     background: Vec<crate::core::profiles::BackgroundQuestion>,
+    instructions: Option<&'static str>,
 }
 
 async fn landing(
@@ -123,6 +124,7 @@ async fn landing(
         current,
         finished,
         background,
+        instructions: kind.instructions(),
     })
 }
 

@@ -9,7 +9,7 @@ pub mod outfit;
 pub mod pilot;
 pub mod question;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
 use askama::Template;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -181,8 +181,8 @@ macro_rules! a100_kind {
             fn export_table(&self, aggregate: &Value) -> Table {
                 aggregate::table(aggregate)
             }
-            fn exclusion_on_submit(&self, answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
-                attention(answered)
+            fn on_submit(&self, _config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+                SubmitVerdict { exclude: attention(answered), block: None }
             }
             fn admin_page(&self) -> Option<&'static str> {
                 Some("a100")

@@ -69,6 +69,7 @@ mod tests {
             annotators_per_questionnaire: 3,
             lease_minutes: 60,
             curation: Default::default(),
+            stop_sanity_failures: false,
         };
         let all = items(24, 3);
         let sanity: HashSet<Uuid> = all.iter().filter(|i| i.has_gold).map(|i| i.id).collect();
@@ -97,6 +98,7 @@ mod tests {
             annotators_per_questionnaire: 3,
             lease_minutes: 60,
             curation: Default::default(),
+            stop_sanity_failures: false,
         };
         assert!(form(&config, &items(10, 2), &mut StdRng::seed_from_u64(1)).is_err());
     }

@@ -6,7 +6,7 @@ pub mod curation;
 pub mod ground_truth;
 pub mod service;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
 use askama::Template;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
@@ -39,6 +39,10 @@ pub struct VtonConfig {
     /// Curation thresholds (the benchmark's by default).
     #[serde(default)]
     pub curation: curation::Thresholds,
+    /// Live mode: stop a worker who fails the sanity tasks (more than
+    /// `curation.max_sanity_failures`) from receiving further questionnaires.
+    #[serde(default)]
+    pub stop_sanity_failures: bool,
 }
 
 fn default_tasks() -> usize {
@@ -162,6 +166,21 @@ impl TaskKind for Vton {
 
     fn admin_page(&self) -> Option<&'static str> {
         Some("vton")
+    }
+
+    fn on_submit(&self, config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+        let Ok(c) = VtonConfig::parse(config) else { return SubmitVerdict::default() };
+        let failures = answered
+            .iter()
+            .filter(|(gold, _, answer)| gold.as_ref().is_some_and(|g| rating(g) != rating(answer)))
+            .count();
+        let block = (c.stop_sanity_failures && failures > c.curation.max_sanity_failures)
+            .then(|| format!("failed {failures} sanity task(s)"));
+        SubmitVerdict { exclude: None, block }
+    }
+
+    fn instructions(&self) -> Option<&'static str> {
+        Some(include_str!("../../../templates/kinds/vton_instructions.html"))
     }
 
     fn shuffle_items(&self, _config: &Value) -> bool {
