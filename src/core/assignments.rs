@@ -8,6 +8,8 @@
 //! * an annotator never gets the same batch twice (unique constraint) nor a
 //!   batch holding a non-gold item they already answered (shared sanity
 //!   items may recur: they test the annotator, they are not data);
+//! * nobody reviews their own work: a review batch never goes to the
+//!   annotator of the assignment it reviews;
 //! * an annotator has at most one active assignment per campaign (a
 //!   transaction-level advisory lock per annotator serialises their own
 //!   double clicks without blocking anyone else).
@@ -111,10 +113,11 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
             "SELECT b.id, b.overlap FROM batches b
              WHERE b.campaign_id = $1 AND NOT (b.id = ANY($3))
                AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
-               AND NOT EXISTS (SELECT 1 FROM batch_items bi
+               AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
                                JOIN items i ON i.id = bi.item_id AND i.gold IS NULL
                                JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
-                               WHERE bi.batch_id = b.id)
+                               WHERE bi.batch_id = b.id))
+               AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)
                AND (b.overlap IS NULL OR b.overlap > (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id
                      AND (a.state = 'completed' OR (a.state = 'active' AND a.leased_until > now()))))
              ORDER BY b.position
@@ -153,7 +156,7 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
         .await?;
         let mut rng = rand::rngs::StdRng::from_os_rng();
         let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
-        if kind.shuffle_items(&campaign.config) {
+        if kind.shuffle_items(&campaign.kind_config()) {
             use rand::seq::SliceRandom;
             order.shuffle(&mut rng);
         }
@@ -198,6 +201,54 @@ async fn expire_stale(tx: &mut Transaction<'_, Postgres>, batch_id: Uuid) -> Res
         .await?;
     }
     Ok(())
+}
+
+/// Queues a review of a completed assignment by a different annotator,
+/// unless the assignment is itself a review.
+async fn create_review_batch(tx: &mut Transaction<'_, Postgres>, done: &Assignment) -> Result<()> {
+    let is_review: Option<Uuid> = sqlx::query_scalar("SELECT review_of FROM batches WHERE id = $1")
+        .bind(done.batch_id)
+        .fetch_one(&mut **tx)
+        .await?;
+    if is_review.is_some() {
+        return Ok(());
+    }
+    // Positions are unique per campaign: serialise concurrent completions.
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(done.campaign_id).execute(&mut **tx).await?;
+    let batch_id = Uuid::new_v4();
+    sqlx::query(
+        "INSERT INTO batches (id, campaign_id, position, overlap, review_of)
+         SELECT $1, $2, COALESCE(max(position), 0) + 1, 1, $3 FROM batches WHERE campaign_id = $2",
+    )
+    .bind(batch_id)
+    .bind(done.campaign_id)
+    .bind(done.id)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("INSERT INTO batch_items (batch_id, position, item_id) SELECT $1, position, item_id FROM batch_items WHERE batch_id = $2")
+        .bind(batch_id)
+        .bind(done.batch_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The answers under review in a review assignment (by item), without
+/// saying whose they are; `None` for an ordinary assignment.
+pub async fn reviewed_answers(
+    pool: &PgPool,
+    assignment: &Assignment,
+) -> Result<Option<std::collections::BTreeMap<Uuid, Value>>> {
+    let reviewed: Option<Uuid> = sqlx::query_scalar("SELECT review_of FROM batches WHERE id = $1")
+        .bind(assignment.batch_id)
+        .fetch_one(pool)
+        .await?;
+    let Some(reviewed) = reviewed else { return Ok(None) };
+    let rows: Vec<(Uuid, Value)> = sqlx::query_as("SELECT item_id, answer FROM responses WHERE assignment_id = $1")
+        .bind(reviewed)
+        .fetch_all(pool)
+        .await?;
+    Ok(Some(rows.into_iter().collect()))
 }
 
 /// Loads an assignment that must belong to the annotator (others get 404,
@@ -257,7 +308,10 @@ pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Ass
     .bind(id)
     .fetch_all(&mut *tx)
     .await?;
-    let verdict = kind.on_submit(&campaign.config, &answered);
+    if campaigns::review(&campaign.config) {
+        create_review_batch(&mut tx, &done).await?;
+    }
+    let verdict = kind.on_submit(&campaign.kind_config(), &answered);
     if let Some(reason) = verdict.exclude {
         sqlx::query(
             "UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE assignment_id = $1 AND excluded_reason IS NULL",

@@ -19,7 +19,7 @@ pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> 
     let refs: Vec<ItemRef> =
         items.iter().map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() }).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let plans = kind.form_batches(&campaign.config, &refs, &mut rng)?;
+    let plans = kind.form_batches(&campaign.kind_config(), &refs, &mut rng)?;
     let mut tx = pool.begin().await?;
     // Serialise formation per campaign, so two admins cannot both form batches.
     sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;

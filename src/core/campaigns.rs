@@ -27,12 +27,28 @@ pub struct Campaign {
     pub created_at: DateTime<Utc>,
 }
 
+impl Campaign {
+    /// The configuration as the kind sees it: without the core's own keys.
+    pub fn kind_config(&self) -> Value {
+        let mut c = self.config.clone();
+        if let Some(obj) = c.as_object_mut() {
+            obj.remove("review");
+        }
+        c
+    }
+}
+
 /// The states a campaign moves through.
 pub const STATES: [&str; 3] = ["draft", "open", "closed"];
 
 /// Minutes an assignment is leased before it returns to the pool.
 pub fn lease_minutes(config: &Value) -> i64 {
     config.get("lease_minutes").and_then(Value::as_i64).filter(|m| *m > 0).unwrap_or(60)
+}
+
+/// Whether every completed assignment is reviewed by a different annotator.
+pub fn review(config: &Value) -> bool {
+    config.get("review").and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// Creates a campaign after the kind has validated its configuration.
@@ -44,7 +60,15 @@ pub async fn create(pool: &PgPool, kind: &str, name: &str, config: &Value) -> Re
     if name.is_empty() || name.len() > 200 {
         return Err(Error::invalid("invalid_name", "name must be 1 to 200 characters"));
     }
-    let mut config = plugin.validate_config(config)?;
+    // `review` is the core's setting, not the kind's: take it out before the
+    // kind validates the rest, and put it back after.
+    let mut config = config.clone();
+    let review = match config.as_object_mut().and_then(|o| o.remove("review")) {
+        None => false,
+        Some(serde_json::Value::Bool(b)) => b,
+        Some(_) => return Err(Error::invalid("invalid_config", "review must be true or false")),
+    };
+    let mut config = plugin.validate_config(&config)?;
     let lease = config.get("lease_minutes").cloned().unwrap_or(Value::from(60));
     if !lease.as_i64().is_some_and(|m| (1..=7 * 24 * 60).contains(&m)) {
         return Err(Error::invalid(
@@ -54,6 +78,9 @@ pub async fn create(pool: &PgPool, kind: &str, name: &str, config: &Value) -> Re
     }
     if let Some(obj) = config.as_object_mut() {
         obj.insert("lease_minutes".into(), lease);
+        if review {
+            obj.insert("review".into(), Value::Bool(true));
+        }
     }
     let code = crate::auth::tokens::random_code(10);
     let campaign = sqlx::query_as::<_, Campaign>(

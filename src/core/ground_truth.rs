@@ -26,7 +26,7 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
     .bind(campaign_id)
     .fetch_all(pool)
     .await?;
-    Ok(AggregationInput { config: campaign.config, items, responses })
+    Ok(AggregationInput { config: campaign.kind_config(), items, responses })
 }
 
 /// The campaign's ground truth as its kind computes it. Runs the

@@ -32,6 +32,9 @@ pub struct AssignmentView {
     pub answers: BTreeMap<Uuid, Value>,
     /// Progress.
     pub progress: AssignmentProgress,
+    /// In a review assignment: the answers under review, by item id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewing: Option<BTreeMap<Uuid, Value>>,
 }
 
 /// The result of a submission.
@@ -63,7 +66,8 @@ pub async fn view(pool: &PgPool, assignment: Assignment) -> AppResult<Assignment
     let answers =
         responses::own_in_assignment(pool, assignment.id).await?.into_iter().map(|r| (r.item_id, r.answer)).collect();
     let progress = progress::of_assignment(pool, assignment.id, assignment.batch_id).await?;
-    Ok(AssignmentView { assignment, items, answers, progress })
+    let reviewing = assignments::reviewed_answers(pool, &assignment).await?;
+    Ok(AssignmentView { assignment, items, answers, progress, reviewing })
 }
 
 /// Checks that the campaign is for this kind of annotator (and, for a
@@ -105,7 +109,7 @@ async fn next_for(
 ) -> AppResult<Option<AssignmentView>> {
     check_access(pool, user, campaign_id, session).await?;
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let questions = kinds_of(&campaign)?.background(&campaign.config);
+    let questions = kinds_of(&campaign)?.background(&campaign.kind_config());
     if !questions.is_empty() && !crate::core::profiles::exists(pool, campaign_id, user.id).await? {
         let fields: Vec<(String, String)> =
             request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();

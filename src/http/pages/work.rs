@@ -115,7 +115,7 @@ async fn landing(
     let background = if crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
         Vec::new()
     } else {
-        kind.background(&campaign.config)
+        kind.background(&campaign.kind_config())
     };
     render(&Landing {
         campaign,
@@ -144,7 +144,7 @@ async fn start(
     let user = annotator(user)?;
     annotate::check_access(&s.pool, &user, campaign_id, Some(&session)).await?;
     let campaign = campaigns::get(&s.pool, campaign_id).await?;
-    let questions = kinds_of(&campaign)?.background(&campaign.config);
+    let questions = kinds_of(&campaign)?.background(&campaign.kind_config());
     if !questions.is_empty() && !crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
         let answers = crate::core::profiles::validate(&questions, &fields)?;
         crate::core::profiles::save(&s.pool, campaign_id, user.id, &answers).await?;
@@ -172,6 +172,7 @@ struct TaskPage {
     body: String,
     previous: Option<usize>,
     next: Option<usize>,
+    under_review: Option<String>,
 }
 
 #[derive(Template)]
@@ -237,6 +238,7 @@ async fn task(
         body,
         previous: (index > 0).then_some(index),
         next: (index + 1 < total && answer.is_some()).then_some(index + 2),
+        under_review: view.reviewing.as_ref().and_then(|r| r.get(&item.id)).map(Value::to_string),
     })
 }
 

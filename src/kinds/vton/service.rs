@@ -100,7 +100,7 @@ pub async fn run_curation(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
 /// questionnaires were re-queued.
 pub async fn requeue_dropped(pool: &PgPool, campaign_id: Uuid) -> Result<usize> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = VtonConfig::parse(&campaign.config).map_err(Error::from)?;
+    let config = VtonConfig::parse(&campaign.kind_config()).map_err(Error::from)?;
     let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
     let mut requeued = 0;
     for q in aggregate["curation"]["questionnaires"].as_array().into_iter().flatten() {
