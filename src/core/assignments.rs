@@ -264,6 +264,17 @@ pub async fn get_own(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assi
 
 /// Submits the batch: every item must be answered. Idempotent.
 pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
+    // Everything needed from other tables is read before the transaction:
+    // taking a second connection while holding one starves the pool under load.
+    let campaign_id: Uuid =
+        sqlx::query_scalar("SELECT campaign_id FROM assignments WHERE id = $1 AND annotator_id = $2")
+            .bind(id)
+            .bind(annotator_id)
+            .fetch_optional(pool)
+            .await?
+            .ok_or(Error::NotFound("assignment"))?;
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
     let mut tx = pool.begin().await?;
     let assignment =
         sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2 FOR UPDATE")
@@ -299,8 +310,6 @@ pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Ass
     .bind(id)
     .fetch_one(&mut *tx)
     .await?;
-    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
     // (gold, payload, answer) of every item, for the kind's submit check.
     let answered: Vec<(Option<Value>, Value, Value)> = sqlx::query_as(
         "SELECT i.gold, i.payload, r.answer FROM responses r JOIN items i ON i.id = r.item_id WHERE r.assignment_id = $1",

@@ -29,12 +29,22 @@ pub async fn token(session: &Session) -> Result<String, AppError> {
     Ok(t)
 }
 
-/// Middleware: rejects state-changing cookie requests without the right token.
+/// Middleware: rejects state-changing cookie requests without the right token
+/// (as a page for browser forms, as JSON for scripts).
 pub async fn protect(req: Request, next: Next) -> Response {
+    let is_form = is_form(&req);
     match check(req).await {
         Ok(req) => next.run(req).await,
+        Err(e) if is_form => super::pages::PageError(e).into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+fn is_form(req: &Request) -> bool {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"))
 }
 
 async fn check(req: Request) -> Result<Request, AppError> {
@@ -54,12 +64,7 @@ async fn check(req: Request) -> Result<Request, AppError> {
     if let Some(sent) = req.headers().get(HEADER).and_then(|v| v.to_str().ok()) {
         return if constant_time_eq(sent, &expected) { Ok(req) } else { Err(AppError::Csrf) };
     }
-    let is_form = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-    if !is_form {
+    if !is_form(&req) {
         return Err(AppError::Csrf);
     }
     let (parts, body) = req.into_parts();

@@ -158,3 +158,23 @@ impl WorkerSession {
         body
     }
 }
+
+/// The CSRF token in a page's form.
+pub fn csrf_in(html: &str) -> String {
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker).expect("a form with a CSRF token") + marker.len();
+    html[start..start + 32].to_owned()
+}
+
+/// Opens the login page in a fresh browser-like client; returns it and the form's CSRF token.
+pub async fn login_page(app: &TestApp) -> (Client, String) {
+    let client = app.client();
+    let html = client.get(app.at("/login")).send().await.expect("login page").text().await.expect("html");
+    let csrf = csrf_in(&html);
+    (client, csrf)
+}
+
+/// GETs a text document (CSV, HTML) with a bearer token.
+pub async fn get_text(app: &TestApp, token: &str, path: &str) -> String {
+    reqwest::Client::new().get(app.at(path)).bearer_auth(token).send().await.expect("get").text().await.expect("text")
+}

@@ -94,11 +94,8 @@ async fn experts_land_on_their_campaign_list() {
     atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, "erin", "expert-password")
         .await
         .expect("expert");
-    let client = app.client();
-    let html = client.get(app.at("/login")).send().await.expect("login").text().await.expect("html");
-    let marker = "name=\"csrf_token\" value=\"";
-    let start = html.find(marker).expect("csrf") + marker.len();
-    let csrf = &html[start..start + 32];
+    let (client, csrf) = crate::fixtures::login_page(&app).await;
+    let csrf = csrf.as_str();
     let resp = client
         .post(app.at("/login"))
         .form(&[("csrf_token", csrf), ("name", "erin"), ("password", "expert-password")])
