@@ -13,11 +13,20 @@ use tokio::net::TcpListener;
 pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> anyhow::Result<()> {
     let state = AppState { pool: db.pool.clone(), limiter: LoginLimiter::default(), config: Arc::new(config) };
     let addr = listener.local_addr()?;
+    // Expired sessions are deleted hourly, so the table does not grow forever.
+    let store = tower_sessions_sqlx_store::PostgresStore::new(db.pool.clone());
+    let cleanup = tokio::spawn(async move {
+        use tower_sessions::ExpiredDeletion;
+        if let Err(e) = store.continuously_delete_expired(std::time::Duration::from_secs(3600)).await {
+            tracing::warn!(error = %e, "session cleanup stopped");
+        }
+    });
     tracing::info!(%addr, "serving");
     let result = axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
         .await;
     tracing::info!("shutting down");
+    cleanup.abort();
     db.close().await;
     result.map_err(Into::into)
 }
