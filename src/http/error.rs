@@ -21,6 +21,9 @@ pub enum AppError {
         /// Explanation.
         message: String,
     },
+    /// The request body is over the size limit.
+    #[error("the request body is too large (at most {} MB)", super::MAX_BODY / 1024 / 1024)]
+    TooLarge,
     /// The CSRF token is missing or wrong.
     #[error("missing or invalid CSRF token; reload the page and try again")]
     Csrf,
@@ -55,6 +58,7 @@ impl AppError {
             },
             AppError::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
             AppError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
+            AppError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
             AppError::Session(_) | AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }

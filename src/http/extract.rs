@@ -31,6 +31,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
 }
 
 fn json_rejection(e: JsonRejection) -> AppError {
+    if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        return AppError::TooLarge;
+    }
     if let JsonRejection::JsonDataError(_) = e {
         // Well-formed JSON of the wrong shape: unprocessable, like any invalid input.
         return AppError::Core(Error::invalid("invalid_body", e.body_text()));

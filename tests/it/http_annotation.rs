@@ -147,6 +147,19 @@ async fn invalid_input_gets_a_clear_4xx_and_stores_nothing() {
         .expect("post");
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 0);
+    // Bodies over the limit are refused before anything is parsed.
+    let huge = format!("{{\"items\": [\"{}\"]}}", "x".repeat(9 * 1024 * 1024));
+    let resp = reqwest::Client::new()
+        .post(app.at(&format!("/api/v1/admin/campaigns/{campaign}/items")))
+        .bearer_auth(&admin)
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body: Value = resp.json().await.expect("json error");
+    assert_eq!(body["error"]["code"], "body_too_large");
 
     // An import with one bad item imports nothing and names the item.
     let (status, body) =
