@@ -1,13 +1,15 @@
-//! Login rate limiting: a few attempts per minute per client address and
-//! per account name, so neither guessing one password nor spraying many
-//! accounts from one address gets far.
+//! Login rate limiting per client address and per account name, so neither
+//! guessing one password nor spraying many accounts from one address gets
+//! far: a burst of 10 attempts, then one more per minute.
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
-/// Attempts allowed per key per minute.
-const PER_MINUTE: u32 = 10;
+/// Attempts allowed at once per key.
+const BURST: u32 = 10;
+/// After the burst, one more attempt per this period.
+const REFILL: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Shared limiter for login attempts.
 #[derive(Clone)]
@@ -17,7 +19,8 @@ pub struct LoginLimiter {
 
 impl Default for LoginLimiter {
     fn default() -> Self {
-        let quota = Quota::per_minute(NonZeroU32::new(PER_MINUTE).unwrap_or(NonZeroU32::MIN));
+        let burst = NonZeroU32::new(BURST).unwrap_or(NonZeroU32::MIN);
+        let quota = Quota::with_period(REFILL).map_or_else(|| Quota::per_minute(burst), |q| q.allow_burst(burst));
         Self { limiter: Arc::new(RateLimiter::keyed(quota)) }
     }
 }

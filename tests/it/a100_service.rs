@@ -167,15 +167,8 @@ async fn lat_ground_truth_undoes_shuffling_excludes_failed_attention_checks_and_
     assert_eq!(excluded, 4, "all of p4's answers are kept, marked");
 
     // Raw export: choice ids (shuffling undone), exclusions marked.
-    let raw = reqwest::Client::new()
-        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/responses.csv")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("csv")
-        .text()
-        .await
-        .expect("text");
+    let raw =
+        crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/responses.csv")).await;
     assert!(raw.contains("q1-c5") && raw.contains("attention_check_failed"));
 
     // A model scored in the service gets what the offline scorer computes on the exported file.

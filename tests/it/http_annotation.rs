@@ -10,6 +10,19 @@ async fn count(app: &TestApp, sql: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(&app.pool).await.expect("count")
 }
 
+/// A small campaign and one worker holding its first questionnaire: the
+/// worker, the responses path, the first item's id and the campaign id.
+async fn one_open_assignment(app: &TestApp, admin: &str) -> (crate::fixtures::WorkerSession, String, Value, String) {
+    let (campaign, invitation) =
+        open_vton_campaign(app, admin, 4, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let w = join(app, &invitation, "w").await;
+    let (_, view) = w.next(app, &campaign).await;
+    let path = format!("/api/v1/work/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
+    let item = view["items"][0]["id"].clone();
+    (w, path, item, campaign)
+}
+
 #[tokio::test]
 async fn a_worker_joins_resumes_and_gets_a_completion_code() {
     let app = TestApp::spawn().await;
@@ -73,13 +86,7 @@ async fn a_worker_joins_resumes_and_gets_a_completion_code() {
 async fn resubmitting_is_idempotent_and_changes_are_explicit_and_audited() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, invitation) =
-        open_vton_campaign(&app, &admin, 4, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
-            .await;
-    let w = join(&app, &invitation, "w").await;
-    let (_, view) = w.next(&app, &campaign).await;
-    let path = format!("/api/v1/work/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
-    let item = view["items"][0]["id"].clone();
+    let (w, path, item, _) = one_open_assignment(&app, &admin).await;
 
     let (status, first) =
         w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 1}, "time_on_task_ms": 1500})).await;
@@ -108,13 +115,7 @@ async fn resubmitting_is_idempotent_and_changes_are_explicit_and_audited() {
 async fn invalid_input_gets_a_clear_4xx_and_stores_nothing() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, invitation) =
-        open_vton_campaign(&app, &admin, 4, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
-            .await;
-    let w = join(&app, &invitation, "w").await;
-    let (_, view) = w.next(&app, &campaign).await;
-    let path = format!("/api/v1/work/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
-    let item = view["items"][0]["id"].clone();
+    let (w, path, item, campaign) = one_open_assignment(&app, &admin).await;
 
     for (body, status, code) in [
         (json!({"item_id": item, "answer": {"rating": 4}}), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),

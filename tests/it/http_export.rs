@@ -71,15 +71,8 @@ async fn vton_ground_truth_curates_and_exports_json_and_csv() {
         .execute(&app.pool)
         .await
         .expect("exclude");
-    let raw = reqwest::Client::new()
-        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/responses.csv")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("csv")
-        .text()
-        .await
-        .expect("text");
+    let raw =
+        crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/responses.csv")).await;
     assert_eq!(raw.lines().count(), 1 + 3 * 6);
     assert!(raw.contains("manual: test"));
     // Workers cannot download any of it.

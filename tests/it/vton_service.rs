@@ -160,23 +160,10 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     let (_, view) = fresh.next(&app, &id).await;
     assert!(view["assignment"].is_object(), "a re-queued questionnaire goes to a new worker");
 
-    let page = reqwest::Client::new()
-        .get(app.at(&format!("/admin/campaigns/{id}/vton")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("page");
-    let html = page.text().await.expect("html");
+    let html = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{id}/vton")).await;
     assert!(html.contains("<svg") && html.contains("annotators: sanity") && html.contains("good-model"), "{html}");
-    let csv = reqwest::Client::new()
-        .get(app.at(&format!("/api/v1/admin/campaigns/{id}/vton/questionnaires.csv")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("csv")
-        .text()
-        .await
-        .expect("text");
+    let csv =
+        crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/vton/questionnaires.csv")).await;
     assert!(csv.starts_with("questionnaire,alpha_before,alpha_after,annotators_kept,kept\n"));
     assert_eq!(csv.lines().count(), 3);
 }
