@@ -133,6 +133,9 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
             tx.commit().await?;
             return Ok(None);
         };
+        // Expire run-out leases first: this waits for an annotator who is
+        // renewing theirs right now, so the recount below sees the outcome.
+        expire_stale(&mut tx, batch_id).await?;
         // Recount under the lock: the first count used a snapshot taken
         // before a concurrent assigner may have committed.
         let live: i64 = sqlx::query_scalar(
@@ -146,7 +149,6 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
             skipped.push(batch_id);
             continue;
         }
-        expire_stale(&mut tx, batch_id).await?;
         let items: Vec<(Uuid, Value)> = sqlx::query_as(
             "SELECT i.id, i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
              WHERE bi.batch_id = $1 ORDER BY bi.position",

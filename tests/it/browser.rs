@@ -32,11 +32,7 @@ fn chromedriver() -> Option<(Driver, u16)> {
             std::env::var("ATELIER_REQUIRE_BROWSER").is_err(),
             "chromedriver not found but ATELIER_REQUIRE_BROWSER is set (apt-get install chromium chromium-driver)"
         );
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED browser tests: chromedriver not found (apt-get install chromium chromium-driver)"
-        );
+        crate::support::say_skipped("browser tests: chromedriver not found (apt-get install chromium chromium-driver)");
         return None;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();

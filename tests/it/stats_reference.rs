@@ -55,8 +55,9 @@ fn read_wide(path: &Path) -> ReliabilityData {
 fn alpha_matches_the_shared_reference_files_when_present() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/alpha");
     let Ok(expected) = std::fs::read_to_string(dir.join("expected.json")) else {
-        eprintln!(
-            "SKIPPED: ../shared/reference/alpha not found; the published values are also checked in src/stats/alpha.rs"
+        crate::support::say_skipped(
+            "alpha_matches_the_shared_reference_files_when_present: ../shared/reference/alpha not found \
+             (the published values are also checked in src/stats/alpha.rs)",
         );
         return;
     };

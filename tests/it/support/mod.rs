@@ -138,3 +138,16 @@ impl Drop for TestApp {
         .join();
     }
 }
+
+/// Tells whoever runs the tests that something was skipped. Written to the
+/// process's stderr directly: the test harness swallows the output of
+/// passing tests, and a skip must not go unnoticed.
+pub fn say_skipped(message: &str) {
+    use std::io::Write;
+    match std::fs::OpenOptions::new().write(true).open("/dev/stderr") {
+        Ok(mut tty) => {
+            let _ = writeln!(tty, "SKIPPED {message}");
+        }
+        Err(_) => eprintln!("SKIPPED {message}"),
+    }
+}
