@@ -12,6 +12,45 @@ use std::path::PathBuf;
 pub enum A100Command {
     /// Score a model's answers: LATs and mLATs, or AATs with dimension indexes.
     Score(ScoreArgs),
+    /// Import a question set (JSON, as for the API) into a campaign.
+    Import(ImportArgs),
+}
+
+/// Arguments of `a100 import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The campaign (an a100-lat or a100-aat campaign).
+    #[arg(long)]
+    pub campaign: uuid::Uuid,
+    /// Database location.
+    #[command(flatten)]
+    pub db: crate::db::DatabaseArgs,
+    /// The question set: `{"questions": [...]}`.
+    pub file: PathBuf,
+}
+
+/// Imports a question set through the core, with the same validation as the API.
+pub async fn import(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(&args.file).map_err(|source| InputError::Io { path: args.file.clone(), source })?;
+    let items = crate::kinds::a100::question::parse_set(&text)
+        .map_err(|e| InputError::File { path: args.file.clone(), message: e.0 })?;
+    let db = crate::db::Database::open(&args.db, 2).await?;
+    let result = async {
+        db.migrate().await?;
+        let campaign = crate::core::campaigns::get(&db.pool, args.campaign).await?;
+        anyhow::ensure!(
+            campaign.kind.starts_with("a100-"),
+            "campaign {} is a {} campaign, not A100",
+            campaign.id,
+            campaign.kind
+        );
+        Ok(crate::core::items::import(&db.pool, args.campaign, &items).await?)
+    }
+    .await;
+    db.close().await;
+    writeln!(out, "imported {} questions", result?)?;
+    Ok(())
 }
 
 /// Arguments of `a100 score`.
@@ -29,8 +68,8 @@ pub struct ScoreArgs {
 }
 
 /// Runs an `a100` subcommand.
-pub fn run(cmd: &A100Command, out: &mut dyn Write) -> anyhow::Result<()> {
-    let A100Command::Score(args) = cmd;
+pub fn run(cmd: &ScoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let args = cmd;
     let text = std::fs::read_to_string(&args.ground_truth)
         .map_err(|source| InputError::Io { path: args.ground_truth.clone(), source })?;
     let gt =

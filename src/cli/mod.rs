@@ -113,7 +113,8 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Stats(cmd) => stats::run(&cmd, out),
         Command::Vton(cmd) => vton::run(&cmd, out),
-        Command::A100(cmd) => a100::run(&cmd, out),
+        Command::A100(a100::A100Command::Score(args)) => a100::run(&args, out),
+        Command::A100(a100::A100Command::Import(args)) => a100::import(&args, out).await,
         Command::Serve(args) => serve(args, false, out).await,
         Command::Demo(args) => serve(args, true, out).await,
         Command::Migrate(db) => {

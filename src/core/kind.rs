@@ -103,6 +103,21 @@ pub trait TaskKind: Send + Sync + 'static {
         None
     }
 
+    /// Parses an import file pasted or uploaded by an admin into items. The
+    /// default reads the generic `{"items": [{"external_id", "payload", "gold"}]}`.
+    fn parse_import(&self, text: &str) -> Result<Vec<super::items::NewItem>, Invalid> {
+        #[derive(serde::Deserialize)]
+        struct Items {
+            items: Vec<super::items::NewItem>,
+        }
+        serde_json::from_str::<Items>(text).map(|i| i.items).map_err(|e| Invalid(format!("line {}: {e}", e.line())))
+    }
+
+    /// What the import form expects, shown on the campaign page.
+    fn import_hint(&self) -> &'static str {
+        "JSON: {\"items\": [{\"external_id\", \"payload\", \"gold\"}]}"
+    }
+
     /// Background questions asked before a participant's first task.
     fn background(&self, _config: &Value) -> Vec<super::profiles::BackgroundQuestion> {
         Vec::new()

@@ -64,7 +64,7 @@ pub fn app(state: AppState) -> Router {
         .with_secure(state.config.secure_cookies)
         .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::hours(12)));
     let static_files = Router::new().nest_service("/static", ServeDir::new(static_dir())).layer(
-        SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600")),
+        SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=300")),
     );
     // Uploaded images are content-addressed: a name never changes content.
     let images = Router::new()

@@ -246,3 +246,37 @@ async fn aat_ground_truth_keeps_the_key_for_admins_only() {
     assert_eq!(scored["result"]["indexes"]["Color"], 1.0);
     assert_eq!(scored["result"]["sub_indexes"]["Color/Warm Tone"], 1.0);
 }
+
+#[tokio::test]
+async fn questions_import_from_the_command_line_and_the_campaign_page() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, c) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "a100-lat", "name": "cli"})))
+            .await;
+    let id = c["id"].as_str().expect("id").to_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut broken = question("bad");
+    broken["blank_category"] = json!("Capes");
+    let bad = write(&dir, "bad.json", &json!({"questions": [question("ok"), broken]}).to_string());
+    let url = app.database_url();
+    let (ok, _, err) = atelier(&["a100", "import", "--campaign", &id, "--database-url", &url, &bad]);
+    assert!(!ok && err.contains("bad") && err.contains("Capes"), "{err}");
+    let good = write(&dir, "good.json", &json!({"questions": [question("ok"), question("ok2")]}).to_string());
+    let (ok, out, err) = atelier(&["a100", "import", "--campaign", &id, "--database-url", &url, &good]);
+    assert!(ok, "{err}");
+    assert!(out.contains("imported 2 questions"));
+
+    // The campaign page's import form takes the same format.
+    let resp = app
+        .client()
+        .post(app.at(&format!("/admin/campaigns/{id}/import")))
+        .bearer_auth(&admin)
+        .form(&[("content", json!({"questions": [question("ok3")]}).to_string())])
+        .send()
+        .await
+        .expect("import");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(n, 3);
+}

@@ -23,6 +23,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/state", post(set_state))
         .route("/admin/campaigns/{id}/batches", post(form_batches))
         .route("/admin/campaigns/{id}/invitations", post(invite))
+        .route("/admin/campaigns/{id}/import", post(import))
 }
 
 #[derive(Template)]
@@ -64,6 +65,7 @@ async fn create(_: OnPage<Admin>, State(s): State<AppState>, Form(form): Form<Cr
 struct CampaignPage {
     campaign: campaigns::Campaign,
     kind_title: &'static str,
+    import_hint: &'static str,
     kind_page: Option<&'static str>,
     config: String,
     progress: CampaignProgress,
@@ -81,6 +83,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         .collect();
     render(&CampaignPage {
         kind_title: kind.title(),
+        import_hint: kind.import_hint(),
         kind_page: kind.admin_page(),
         config: serde_json::to_string_pretty(&campaign.config).unwrap_or_default(),
         progress: progress::of_campaign(&s.pool, id).await?,
@@ -113,5 +116,23 @@ async fn form_batches(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Pat
 async fn invite(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
     campaigns::get(&s.pool, id).await?;
     invitations::create(&s.pool, id, admin.id).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+#[derive(serde::Deserialize)]
+struct ImportForm {
+    content: String,
+}
+
+/// Imports items pasted into the campaign page, in the kind's import format.
+async fn import(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Form(form): Form<ImportForm>,
+) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let items = kinds_of(&campaign)?.parse_import(&form.content).map_err(crate::core::Error::from)?;
+    crate::core::items::import(&s.pool, id, &items).await?;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }

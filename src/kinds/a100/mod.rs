@@ -187,6 +187,12 @@ macro_rules! a100_kind {
             fn admin_page(&self) -> Option<&'static str> {
                 Some("a100")
             }
+            fn parse_import(&self, text: &str) -> Result<Vec<crate::core::items::NewItem>, Invalid> {
+                question::parse_set(text)
+            }
+            fn import_hint(&self) -> &'static str {
+                "A100 question set JSON: {\"questions\": [{\"id\", \"outfit\", \"blank_category\", \"choices\", ...}]} (see README)"
+            }
             fn shuffle_items(&self, config: &Value) -> bool {
                 parse_config(config).map(|c| c.shuffle_questions).unwrap_or(true)
             }

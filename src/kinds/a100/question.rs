@@ -154,6 +154,20 @@ pub fn to_item(q: &Question) -> (Value, Option<Value>) {
     (payload, q.answer.as_ref().map(|a| json!({ "answer": a })))
 }
 
+/// Parses a question-set file into items to import.
+pub fn parse_set(text: &str) -> Result<Vec<crate::core::items::NewItem>, crate::core::kind::Invalid> {
+    let set: QuestionSet =
+        serde_json::from_str(text).map_err(|e| crate::core::kind::Invalid(format!("line {}: {e}", e.line())))?;
+    Ok(set
+        .questions
+        .iter()
+        .map(|q| {
+            let (payload, gold) = to_item(q);
+            crate::core::items::NewItem { external_id: q.id.clone(), payload, gold }
+        })
+        .collect())
+}
+
 /// Reads a stored payload back into a question (with its gold answer).
 pub fn from_item(payload: &Value, gold: Option<&Value>) -> Result<Question, String> {
     let mut v = payload.clone();

@@ -168,6 +168,14 @@ impl TaskKind for Vton {
         Some("vton")
     }
 
+    fn parse_import(&self, text: &str) -> Result<Vec<crate::core::items::NewItem>, Invalid> {
+        service::parse_triplets(text).map_err(|e| Invalid(e.to_string()))
+    }
+
+    fn import_hint(&self) -> &'static str {
+        "CSV with header id,garment,person,tryon,reference,model,category,dataset,expected (expected only for sanity tasks), or JSON {\"triplets\": [...]}"
+    }
+
     fn on_submit(&self, config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
         let Ok(c) = VtonConfig::parse(config) else { return SubmitVerdict::default() };
         let failures = answered

@@ -62,6 +62,22 @@ pub fn parse_csv(text: &str) -> Result<Vec<Triplet>> {
     Ok(out)
 }
 
+/// Parses triplets from CSV or JSON (`{"triplets": [...]}`) into items.
+pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
+    #[derive(serde::Deserialize)]
+    struct Triplets {
+        triplets: Vec<Triplet>,
+    }
+    let triplets = if text.trim_start().starts_with('{') {
+        serde_json::from_str::<Triplets>(text)
+            .map_err(|e| Error::invalid("invalid_body", format!("line {}: {e}", e.line())))?
+            .triplets
+    } else {
+        parse_csv(text)?
+    };
+    Ok(triplets.iter().map(Triplet::to_item).collect())
+}
+
 /// Runs curation and records its decisions on the responses (re-runnable:
 /// earlier curation marks are replaced). Returns the summary.
 pub async fn run_curation(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
