@@ -280,3 +280,38 @@ async fn questions_import_from_the_command_line_and_the_campaign_page() {
     let n: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
     assert_eq!(n, 3);
 }
+
+#[tokio::test]
+async fn the_pilot_page_compares_rounds() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let mut rounds = Vec::new();
+    for (r, picks) in [(1, ["q1-c1", "q2-c1"]), (2, ["q1-c1", "q2-c2"])] {
+        let (campaign, invitation) =
+            a100_campaign(&app, &admin, "a100-lat", vec![question("q1"), question("q2")], json!({"participants": 1}))
+                .await;
+        let w = join(&app, &invitation, &format!("round{r}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, |item| {
+            let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
+            json!({"choice": if first.starts_with("q1") { picks[0] } else { picks[1] }})
+        })
+        .await;
+        rounds.push(campaign);
+    }
+    let html = crate::fixtures::get_text(
+        &app,
+        &admin,
+        &format!("/admin/campaigns/{}/a100/pilot?round={}", rounds[0], rounds[1]),
+    )
+    .await;
+    assert!(html.contains("Compare 2 round(s)"), "{html}");
+    let q2 = html.find("<td>q2</td>").expect("q2 row");
+    assert!(html[q2..].contains("<b>no</b>"), "q2's majority changed between rounds");
+    let (status, api_rank) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/a100/pilot?rounds={},{}", rounds[0], rounds[1]), None)
+            .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(api_rank[0]["id"], "q1");
+    assert_eq!(api_rank[0]["stable"], true);
+}

@@ -17,7 +17,54 @@ use tower_sessions::Session;
 use uuid::Uuid;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/admin/campaigns/{id}/a100", get(page).post(score))
+    Router::new()
+        .route("/admin/campaigns/{id}/a100", get(page).post(score))
+        .route("/admin/campaigns/{id}/a100/pilot", get(pilot_page))
+}
+
+#[derive(Template)]
+#[template(path = "admin_a100_pilot.html")]
+struct PilotPage {
+    campaign: campaigns::Campaign,
+    /// Other A100 campaigns that can be rounds: (id, name, selected).
+    candidates: Vec<(Uuid, String, bool)>,
+    rows: Vec<crate::kinds::a100::pilot::PilotQuestion>,
+    rounds: usize,
+}
+
+/// Pilot curation: this campaign and the chosen others as rounds, questions
+/// ranked by consistency across participants and rounds.
+async fn pilot_page(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    // Repeated `round=` parameters: read the raw query (Query cannot collect them).
+    query: axum::extract::RawQuery,
+) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let chosen: Vec<Uuid> = query
+        .0
+        .as_deref()
+        .map(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).unwrap_or_default())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(k, _)| k == "round")
+        .filter_map(|(_, v)| v.parse().ok())
+        .collect();
+    let mut candidates = Vec::new();
+    let mut rounds = vec![ground_truth::aggregate(&s.pool, id).await?];
+    for c in campaigns::list(&s.pool).await? {
+        if c.id == id || !c.kind.starts_with("a100-") {
+            continue;
+        }
+        let selected = chosen.contains(&c.id);
+        if selected {
+            rounds.push(ground_truth::aggregate(&s.pool, c.id).await?);
+        }
+        candidates.push((c.id, c.name, selected));
+    }
+    let rows = crate::kinds::a100::pilot::rank(&rounds);
+    render(&PilotPage { campaign, candidates, rows, rounds: rounds.len() })
 }
 
 /// One question row: id, participants, consistency, majority, and
