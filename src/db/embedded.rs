@@ -271,20 +271,26 @@ pub fn socket_dir_for(data_dir: &Path) -> PathBuf {
 
 /// Finds the directory holding `initdb`, `pg_ctl` and `postgres`.
 pub fn find_bin_dir() -> Option<PathBuf> {
+    let pg_config = Command::new("pg_config")
+        .arg("--bindir")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    find_bin_dir_in(std::env::var_os("PATH").as_deref(), pg_config.as_deref(), Path::new("/usr/lib/postgresql"))
+}
+
+/// The search itself: `PATH` first, then `pg_config --bindir`, then the
+/// newest `<versions_root>/<major>/bin` (Debian's layout).
+fn find_bin_dir_in(path: Option<&std::ffi::OsStr>, pg_config: Option<&Path>, versions_root: &Path) -> Option<PathBuf> {
     let has_tools = |d: &Path| d.join("initdb").is_file() && d.join("pg_ctl").is_file() && d.join("postgres").is_file();
-    if let Some(path) = std::env::var_os("PATH") {
-        if let Some(d) = std::env::split_paths(&path).find(|d| has_tools(d)) {
-            return Some(d);
-        }
+    if let Some(d) = path.and_then(|p| std::env::split_paths(p).find(|d| has_tools(d))) {
+        return Some(d);
     }
-    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
-        let d = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        if out.status.success() && has_tools(&d) {
-            return Some(d);
-        }
+    if let Some(d) = pg_config.filter(|d| has_tools(d)) {
+        return Some(d.to_owned());
     }
-    // Debian keeps server binaries per major version; prefer the newest.
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir(versions_root)
         .ok()?
         .flatten()
         .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
@@ -330,4 +336,49 @@ fn check_traversable(dir: &Path) -> Result<(), EmbeddedError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_bin(dir: &Path) {
+        std::fs::create_dir_all(dir).expect("dir");
+        for tool in ["initdb", "pg_ctl", "postgres"] {
+            std::fs::write(dir.join(tool), "").expect("tool");
+        }
+    }
+
+    #[test]
+    fn finds_the_newest_debian_version_after_path_and_pg_config() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let versions = root.path().join("lib");
+        fake_bin(&versions.join("13/bin"));
+        fake_bin(&versions.join("15/bin"));
+        std::fs::create_dir_all(versions.join("16/bin")).expect("incomplete install");
+        assert_eq!(find_bin_dir_in(None, None, &versions), Some(versions.join("15/bin")));
+        let on_path = root.path().join("path-bin");
+        fake_bin(&on_path);
+        let path = std::env::join_paths([root.path().join("nothing"), on_path.clone()]).expect("path");
+        assert_eq!(find_bin_dir_in(Some(&path), None, &versions), Some(on_path.clone()));
+        let configured = root.path().join("configured");
+        fake_bin(&configured);
+        assert_eq!(find_bin_dir_in(None, Some(&configured), &versions), Some(configured));
+        assert_eq!(
+            find_bin_dir_in(None, None, &root.path().join("absent")),
+            None,
+            "then the caller explains how to fix it"
+        );
+    }
+
+    #[test]
+    fn long_data_directories_get_a_short_stable_socket_directory() {
+        let short = Path::new("/srv/atelier/pg");
+        assert_eq!(socket_dir_for(short), short);
+        let long = PathBuf::from(format!("/home/someone/{}/data/postgres", "very-long-project-name".repeat(4)));
+        let socket = socket_dir_for(&long);
+        assert!(socket.to_string_lossy().starts_with("/tmp/atelier-pg-"));
+        assert!(socket.join(".s.PGSQL.5432").as_os_str().len() < 100);
+        assert_eq!(socket_dir_for(&long), socket, "every process finds the same socket");
+    }
 }
