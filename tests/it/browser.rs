@@ -176,6 +176,11 @@ async fn a_participant_answers_an_a100_questionnaire_with_keys_1_to_5_enter_and_
     press(&browser, "2").await;
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 2 of 3").await;
+    // Closing the tab and opening the link again resumes at question 2.
+    browser.goto(&app.at(&format!("/join/{invitation}?worker_id=keyboard"))).await.expect("rejoin");
+    wait_text(&browser, "You have answered 1 of 3 tasks").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 2 of 3").await;
     expected.push(choice_at(&browser, 4).await);
     press(&browser, "4").await;
     press(&browser, ENTER).await;
