@@ -1,7 +1,7 @@
 //! A100 admin routes: import a question set, score models, pilot rounds.
 
-use crate::core::items::{self, NewItem};
-use crate::core::{campaigns, ground_truth, kinds_of, Error};
+use crate::core::items;
+use crate::core::{campaigns, ground_truth, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path};
 use crate::http::AppState;
@@ -14,11 +14,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 async fn a100_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    let c = campaigns::get(&s.pool, id).await?;
-    if kinds_of(&c)?.admin_page() != Some("a100") {
-        return Err(Error::invalid("not_a100", "this is not an A100 campaign").into());
-    }
-    Ok(c)
+    super::campaign_with_page(s, id, "a100", "not_a100", "an A100").await
 }
 
 /// How many questions were imported.
@@ -39,15 +35,7 @@ pub async fn import_questions(
     Json(set): Json<QuestionSet>,
 ) -> AppResult<(StatusCode, axum::Json<QuestionsImported>)> {
     a100_campaign(&s, id).await?;
-    let items: Vec<NewItem> = set
-        .questions
-        .iter()
-        .map(|q| {
-            let (payload, gold) = question::to_item(q);
-            NewItem { external_id: q.id.clone(), payload, gold }
-        })
-        .collect();
-    let imported = items::import(&s.pool, id, &items).await?;
+    let imported = items::import(&s.pool, id, &question::to_items(&set)).await?;
     Ok((StatusCode::CREATED, axum::Json(QuestionsImported { imported })))
 }
 

@@ -41,6 +41,22 @@ impl Modify for SecurityAddon {
     }
 }
 
+/// A campaign whose kind has the given admin page (`a100`, `vton`); any
+/// other campaign is a 422 with `code`, naming what was expected.
+async fn campaign_with_page(
+    s: &AppState,
+    id: uuid::Uuid,
+    page: &str,
+    code: &'static str,
+    what: &str,
+) -> crate::http::error::AppResult<crate::core::campaigns::Campaign> {
+    let c = crate::core::campaigns::get(&s.pool, id).await?;
+    if crate::core::kinds_of(&c)?.admin_page() != Some(page) {
+        return Err(crate::core::Error::invalid(code, format!("this is not {what} campaign")).into());
+    }
+    Ok(c)
+}
+
 /// Every documented route.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())

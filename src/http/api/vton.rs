@@ -1,12 +1,12 @@
 //! VTON admin routes: import triplets, run curation, re-queue, score a
 //! quality predictor, and the questionnaire table.
 
-use crate::core::{campaigns, ground_truth, items, kinds_of, Error};
+use crate::core::{campaigns, ground_truth, items, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Path};
 use crate::http::AppState;
 use crate::kinds::vton::ground_truth::score_predictor;
-use crate::kinds::vton::service::{self, Triplet};
+use crate::kinds::vton::service::{self, Triplets};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
@@ -15,11 +15,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 async fn vton_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    let c = campaigns::get(&s.pool, id).await?;
-    if kinds_of(&c)?.admin_page() != Some("vton") {
-        return Err(Error::invalid("not_vton", "this is not a VTON campaign").into());
-    }
-    Ok(c)
+    super::campaign_with_page(s, id, "vton", "not_vton", "a VTON").await
 }
 
 fn is_csv(headers: &HeaderMap) -> bool {
@@ -28,13 +24,6 @@ fn is_csv(headers: &HeaderMap) -> bool {
 
 fn utf8(body: &Bytes) -> AppResult<&str> {
     std::str::from_utf8(body).map_err(|_| Error::invalid("invalid_body", "the body is not UTF-8").into())
-}
-
-/// Triplets as JSON.
-#[derive(serde::Deserialize, utoipa::ToSchema)]
-pub struct Triplets {
-    /// The triplets; sanity tasks carry `expected`.
-    pub triplets: Vec<Triplet>,
 }
 
 /// Import try-on triplets (JSON `{"triplets": [...]}` or `text/csv` with
@@ -46,16 +35,11 @@ pub async fn import_triplets(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     vton_campaign(&s, id).await?;
-    let triplets = if is_csv(&headers) {
-        service::parse_csv(utf8(&body)?)?
-    } else {
-        serde_json::from_slice::<Triplets>(&body).map_err(|e| Error::invalid("invalid_body", e.to_string()))?.triplets
-    };
-    let new: Vec<_> = triplets.iter().map(Triplet::to_item).collect();
+    // The same parser as the campaign page's import box: JSON or CSV by content.
+    let new = service::parse_triplets(utf8(&body)?)?;
     let imported = items::import(&s.pool, id, &new).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "imported": imported }))))
 }

@@ -158,14 +158,18 @@ pub fn to_item(q: &Question) -> (Value, Option<Value>) {
 pub fn parse_set(text: &str) -> Result<Vec<crate::core::items::NewItem>, crate::core::kind::Invalid> {
     let set: QuestionSet =
         serde_json::from_str(text).map_err(|e| crate::core::kind::Invalid(format!("line {}: {e}", e.line())))?;
-    Ok(set
-        .questions
+    Ok(to_items(&set))
+}
+
+/// The items to import for a question set.
+pub fn to_items(set: &QuestionSet) -> Vec<crate::core::items::NewItem> {
+    set.questions
         .iter()
         .map(|q| {
             let (payload, gold) = to_item(q);
             crate::core::items::NewItem { external_id: q.id.clone(), payload, gold }
         })
-        .collect())
+        .collect()
 }
 
 /// Reads a stored payload back into a question (with its gold answer).

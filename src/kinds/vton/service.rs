@@ -62,12 +62,15 @@ pub fn parse_csv(text: &str) -> Result<Vec<Triplet>> {
     Ok(out)
 }
 
+/// Triplets as JSON.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+pub struct Triplets {
+    /// The triplets; sanity tasks carry `expected`.
+    pub triplets: Vec<Triplet>,
+}
+
 /// Parses triplets from CSV or JSON (`{"triplets": [...]}`) into items.
 pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
-    #[derive(serde::Deserialize)]
-    struct Triplets {
-        triplets: Vec<Triplet>,
-    }
     let triplets = if text.trim_start().starts_with('{') {
         serde_json::from_str::<Triplets>(text)
             .map_err(|e| Error::invalid("invalid_body", format!("line {}: {e}", e.line())))?
