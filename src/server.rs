@@ -1,17 +1,16 @@
 //! Running the service: bind, serve, and shut down gracefully on SIGINT or
 //! SIGTERM (in-flight requests finish, then the database is closed).
 
-use crate::auth::rate_limit::LoginLimiter;
 use crate::db::Database;
 use crate::http::{app, AppState, HttpConfig};
 use std::net::SocketAddr;
-use std::sync::Arc;
 use tokio::net::TcpListener;
 
 /// Serves until a shutdown signal, then closes the database (stopping the
 /// embedded cluster if this process started it).
 pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> anyhow::Result<()> {
-    let state = AppState { pool: db.pool.clone(), limiter: LoginLimiter::default(), config: Arc::new(config) };
+    let state = AppState::new(db.pool.clone(), config);
+    let tasks = state.tasks.clone();
     let addr = listener.local_addr()?;
     // Expired sessions are deleted hourly, so the table does not grow forever.
     let store = tower_sessions_sqlx_store::PostgresStore::new(db.pool.clone());
@@ -27,6 +26,9 @@ pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> a
         .await;
     tracing::info!("shutting down");
     cleanup.abort();
+    // Requests whose clients left are still running on their own tasks.
+    tasks.close();
+    tasks.wait().await;
     db.close().await;
     result.map_err(Into::into)
 }

@@ -119,6 +119,11 @@ impl EmbeddedCluster {
         &self.data_dir
     }
 
+    /// The server's log file (each line names its database: `db=<name>`).
+    pub fn log_file(&self) -> PathBuf {
+        self.data_dir.join("server.log")
+    }
+
     /// Whether this process started the server.
     pub fn started_here(&self) -> bool {
         self.started_here
@@ -168,7 +173,8 @@ impl EmbeddedCluster {
     fn pg_ctl_start(&self) -> Result<(), EmbeddedError> {
         tracing::info!(socket = %self.socket_dir.display(), "starting embedded PostgreSQL");
         let options = format!(
-            "-c listen_addresses='' -k {} -p {PORT} -c unix_socket_permissions=0700 -c max_connections=200 -c fsync=on",
+            "-c listen_addresses='' -k {} -p {PORT} -c unix_socket_permissions=0700 -c max_connections=200 -c fsync=on \
+             -c log_line_prefix='%m [%p] db=%d '",
             self.socket_dir.display()
         );
         let out = self
@@ -178,14 +184,14 @@ impl EmbeddedCluster {
             .arg(&self.data_dir)
             .arg("-w")
             .arg("-l")
-            .arg(self.data_dir.join("server.log"))
+            .arg(self.log_file())
             .arg("-o")
             .arg(options)
             .stdin(Stdio::null())
             .output()
             .map_err(io("running pg_ctl start"))?;
         if !out.status.success() {
-            let log = std::fs::read_to_string(self.data_dir.join("server.log")).unwrap_or_default();
+            let log = std::fs::read_to_string(self.log_file()).unwrap_or_default();
             let tail: Vec<&str> = log.lines().rev().take(10).collect();
             let detail = format!(
                 "{}{}\nlast lines of server.log:\n{}",

@@ -2,6 +2,7 @@
 //! and running migrations.
 
 pub mod embedded;
+pub mod release_guard;
 
 use embedded::EmbeddedCluster;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -85,9 +86,13 @@ impl Database {
     }
 }
 
-/// Pool settings used everywhere: bounded, and failing fast when exhausted.
+/// Pool settings used everywhere: bounded, failing fast when exhausted, and
+/// never handing out a connection left inside a transaction.
 pub fn pool_options(max_connections: u32) -> PgPoolOptions {
-    PgPoolOptions::new().max_connections(max_connections).acquire_timeout(Duration::from_secs(5))
+    PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .after_release(release_guard::after_release)
 }
 
 /// Runs the embedded migrations and the session store's own.

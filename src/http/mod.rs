@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod csrf;
+pub mod detach;
 pub mod error;
 pub mod extract;
 pub mod metrics;
@@ -49,6 +50,20 @@ pub struct AppState {
     pub limiter: LoginLimiter,
     /// Settings.
     pub config: Arc<HttpConfig>,
+    /// Every request's task; shutdown waits for them (see [`detach`]).
+    pub tasks: tokio_util::task::TaskTracker,
+}
+
+impl AppState {
+    /// State for a pool and settings, with a fresh limiter and task tracker.
+    pub fn new(pool: PgPool, config: HttpConfig) -> Self {
+        Self {
+            pool,
+            limiter: LoginLimiter::default(),
+            config: Arc::new(config),
+            tasks: tokio_util::task::TaskTracker::new(),
+        }
+    }
 }
 
 /// The whole application, as the binary serves it and the tests drive it.
@@ -83,8 +98,10 @@ pub fn app(state: AppState) -> Router {
         .merge(static_files)
         .merge(images)
         .merge(api::meta_router())
-        .with_state(state)
+        .with_state(state.clone())
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        // Inside the timeout: a request that times out still finishes its work.
+        .layer(middleware::from_fn_with_state(state.tasks.clone(), detach::run_to_completion))
         .layer(TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, Duration::from_secs(60)))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {

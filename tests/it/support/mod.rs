@@ -4,20 +4,21 @@
 
 #![allow(dead_code)]
 
-use atelier::auth::rate_limit::LoginLimiter;
 use atelier::db::embedded::EmbeddedCluster;
 use atelier::http::{app, AppState, HttpConfig};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, PgPool};
 use std::net::SocketAddr;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 /// Where test databases are created.
 struct Server {
     /// Options for the maintenance database; `.database(name)` for others.
     options: PgConnectOptions,
     template: String,
+    /// The embedded cluster's log file, when the tests run their own cluster.
+    log: Option<std::path::PathBuf>,
     /// Keeps the embedded cluster's watchdog alive for the process lifetime.
     _watchdog: Option<Mutex<std::process::ChildStdin>>,
 }
@@ -31,14 +32,15 @@ fn server() -> &'static Server {
 }
 
 fn setup() -> Server {
-    let (options, watchdog) = match std::env::var("DATABASE_URL") {
-        Ok(url) => (PgConnectOptions::from_str(&url).expect("valid DATABASE_URL"), None),
+    let (options, watchdog, log) = match std::env::var("DATABASE_URL") {
+        Ok(url) => (PgConnectOptions::from_str(&url).expect("valid DATABASE_URL"), None, None),
         Err(_) => {
             let dir = std::env::temp_dir().join(format!("atelier-test-{}", std::process::id()));
             let cluster = EmbeddedCluster::start(&dir).unwrap_or_else(|e| panic!("embedded PostgreSQL: {e}"));
             let options = cluster.connect_options("postgres");
+            let log = cluster.log_file();
             let watchdog = cluster.remove_on_exit().expect("watchdog");
-            (options, Some(Mutex::new(watchdog)))
+            (options, Some(Mutex::new(watchdog)), Some(log))
         }
     };
     let template = format!("atelier_tpl_{}", std::process::id());
@@ -51,7 +53,7 @@ fn setup() -> Server {
         atelier::db::migrate(&pool).await.expect("migrations");
         pool.close().await;
     });
-    Server { options, template, _watchdog: watchdog }
+    Server { options, template, log, _watchdog: watchdog }
 }
 
 /// A running application on its own database.
@@ -81,15 +83,14 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let url = format!("http://{addr}");
-        let state = AppState {
-            pool: pool.clone(),
-            limiter: LoginLimiter::default(),
-            config: Arc::new(HttpConfig {
+        let state = AppState::new(
+            pool.clone(),
+            HttpConfig {
                 public_url: url.clone(),
                 secure_cookies: false,
                 upload_dir: std::env::temp_dir().join(format!("atelier-uploads-{database}")),
-            }),
-        };
+            },
+        );
         tokio::spawn(async move {
             axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>()).await.expect("serve");
         });
@@ -137,6 +138,11 @@ impl Drop for TestApp {
         })
         .join();
     }
+}
+
+/// PostgreSQL's log (lines carry `db=<database>`), when the tests run their own cluster.
+pub fn server_log() -> Option<std::path::PathBuf> {
+    server().log.clone()
 }
 
 /// Tells whoever runs the tests that something was skipped. Written to the
