@@ -92,7 +92,7 @@ async fn seed_a100(pool: &PgPool, admin: uuid::Uuid, name: &str, aat: bool) -> R
         image: format!("/demo/images/{}/{n}.svg", category.to_lowercase()),
         category: category.into(),
     };
-    let dims = [("Color", "Warm Tone"), ("Style", "Casual"), ("Season", "Winter"), ("Balance", "Proportion")];
+    let dims = [("Color", "Warm Tone"), ("Style", "Minimal"), ("Season", "Winter"), ("Balance", "Proportion")];
     let blanks = ["Shoes", "Bags", "Shoes", "Watches"];
     let questions: Vec<Question> = (0..4)
         .map(|q| {

@@ -2,6 +2,7 @@
 
 use super::input::{CsvFile, InputError};
 use crate::kinds::a100::gt_file::GroundTruth;
+use crate::stats::questionnaire::TieCredit;
 use clap::{Args, Subcommand};
 use std::collections::HashMap;
 use std::io::Write;
@@ -65,6 +66,9 @@ pub struct ScoreArgs {
     /// Print JSON (with per-question detail).
     #[arg(long)]
     pub json: bool,
+    /// LATs credit for choosing one of t tied majority choices: 1/t, 0, or 1.
+    #[arg(long, value_enum, default_value_t = TieCredit::Fraction)]
+    pub tie_credit: TieCredit,
 }
 
 /// Runs an `a100` subcommand.
@@ -93,7 +97,7 @@ pub fn run(cmd: &ScoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         answers.insert(f[0].to_owned(), f[1].to_owned());
         Ok(())
     })?;
-    let mut result = gt.score(&answers);
+    let mut result = gt.score(&answers, args.tie_credit);
     if args.json {
         writeln!(out, "{result}")?;
         return Ok(());

@@ -168,6 +168,10 @@ pub struct ResponseRecord {
     pub annotator_id: Uuid,
     /// The answer.
     pub answer: Value,
+    /// Whether its questionnaire (assignment) was submitted; answers of
+    /// questionnaires still in progress are in the input too, and each kind
+    /// decides whether they count.
+    pub submitted: bool,
 }
 
 /// What a kind aggregates: the campaign's configuration, items and the

@@ -25,6 +25,19 @@ pub struct AatQuestion {
     pub sub_dimension: String,
 }
 
+/// How a model choosing one of t tied majority choices is credited in LATs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TieCredit {
+    /// 1/t (the default: a tie is split evenly among the tied choices).
+    #[default]
+    Fraction,
+    /// 0: a tie has no majority to match.
+    None,
+    /// 1: any of the tied choices is the majority.
+    Full,
+}
+
 /// A model's per-question credit on a LAT.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LatCredit {
@@ -32,9 +45,11 @@ pub struct LatCredit {
     pub id: String,
     /// The model's choice, if it answered.
     pub answer: Option<String>,
-    /// LATs credit: 1 for the majority choice, 1/t within a t-way tie, else 0.
+    /// LATs credit: 1 for the majority choice, within a t-way tie as the
+    /// [`TieCredit`] says (1/t by default), else 0.
     pub lats: f64,
-    /// mLATs credit: share of votes for the model's choice.
+    /// mLATs credit: votes for the model's choice divided by the number of
+    /// people who took the test (the paper's Eq. 2).
     pub mlats: f64,
 }
 
@@ -50,16 +65,29 @@ pub struct LatScore {
 }
 
 /// Scores a model's answers (question id -> choice id) on a LAT. Unanswered
-/// questions count 0; an empty question set scores 0.
-pub fn score_lat(questions: &[LatQuestion], answers: &HashMap<String, String>) -> LatScore {
+/// questions count 0; an empty question set scores 0. `participants` is x of
+/// the paper's Eq. 2, the number of people who took the test; without it each
+/// question's own vote total is used (the same when everyone answered
+/// everything).
+pub fn score_lat(
+    questions: &[LatQuestion],
+    answers: &HashMap<String, String>,
+    participants: Option<u64>,
+    ties: TieCredit,
+) -> LatScore {
     let mut detail = Vec::with_capacity(questions.len());
     for q in questions {
         let answer = answers.get(&q.id).cloned();
-        let total: u64 = q.votes.values().sum();
+        let total = participants.unwrap_or_else(|| q.votes.values().sum());
         let top = q.votes.values().copied().max().unwrap_or(0);
         let tied = q.votes.values().filter(|&&v| v == top).count();
         let chosen = answer.as_ref().and_then(|a| q.votes.get(a)).copied().unwrap_or(0);
-        let lats = if top > 0 && chosen == top { 1.0 / tied as f64 } else { 0.0 };
+        let lats = match (top > 0 && chosen == top, tied, ties) {
+            (false, _, _) => 0.0,
+            (true, 1, _) | (true, _, TieCredit::Full) => 1.0,
+            (true, _, TieCredit::None) => 0.0,
+            (true, t, TieCredit::Fraction) => 1.0 / t as f64,
+        };
         let mlats = if total > 0 { chosen as f64 / total as f64 } else { 0.0 };
         detail.push(LatCredit { id: q.id.clone(), answer, lats, mlats });
     }
@@ -142,10 +170,28 @@ mod tests {
         ];
         // q1: majority -> 1, mLATs 6/10. q2: one of a 2-way tie -> 1/2, mLATs 4/10.
         // q3: unanswered -> 0, 0.
-        let s = score_lat(&qs, &answers(&[("q1", "a"), ("q2", "b")]));
+        let s = score_lat(&qs, &answers(&[("q1", "a"), ("q2", "b")]), None, TieCredit::Fraction);
         assert!((s.lats - 1.5 / 3.0).abs() < 1e-12);
         assert!((s.mlats - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(s.questions[1].lats, 0.5);
+        let none = score_lat(&qs, &answers(&[("q1", "a"), ("q2", "b")]), None, TieCredit::None);
+        assert!((none.lats - 1.0 / 3.0).abs() < 1e-12);
+        let full = score_lat(&qs, &answers(&[("q1", "a"), ("q2", "b")]), None, TieCredit::Full);
+        assert!((full.lats - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn mlats_divide_by_the_people_who_took_the_test() {
+        // 12 people took the test; q1 got 10 answers, q2 all 12.
+        let qs = vec![
+            LatQuestion { id: "q1".into(), votes: votes(&[("a", 6), ("b", 4)]) },
+            LatQuestion { id: "q2".into(), votes: votes(&[("a", 3), ("b", 9)]) },
+        ];
+        let a = answers(&[("q1", "a"), ("q2", "b")]);
+        let s = score_lat(&qs, &a, Some(12), TieCredit::Fraction);
+        assert!((s.mlats - (6.0 / 12.0 + 9.0 / 12.0) / 2.0).abs() < 1e-12);
+        let per_question = score_lat(&qs, &a, None, TieCredit::Fraction);
+        assert!((per_question.mlats - (6.0 / 10.0 + 9.0 / 12.0) / 2.0).abs() < 1e-12);
     }
 
     #[test]

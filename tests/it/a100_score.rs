@@ -18,11 +18,43 @@ const AAT: &str = r#"{"test": "aat", "questions": [
 ]}"#;
 
 fn score(gt: &str, answers: &str) -> (bool, Value, String) {
+    score_with(gt, answers, &[])
+}
+
+fn score_with(gt: &str, answers: &str, extra: &[&str]) -> (bool, Value, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let g = write(&dir, "gt.json", gt);
     let a = write(&dir, "answers.csv", answers);
-    let (ok, out, err) = atelier(&["a100", "score", "--ground-truth", &g, "--answers", &a, "--json"]);
+    let mut args = vec!["a100", "score", "--ground-truth", &g, "--answers", &a, "--json"];
+    args.extend_from_slice(extra);
+    let (ok, out, err) = atelier(&args);
     (ok, serde_json::from_str(&out).unwrap_or(Value::Null), err)
+}
+
+#[test]
+fn mlats_divide_by_the_participants_of_the_file_when_it_names_them() {
+    // Eq. 2 of the paper: x = 12 people took the test (not every one answered q1..q4).
+    let with_x = LAT.replacen(r#"{"test": "lat","#, r#"{"test": "lat", "participants": 12,"#, 1);
+    let (ok, r, err) = score(&with_x, "question_id,choice_id\nq1,a\nq2,g\nq3,k\n");
+    assert!(ok, "{err}");
+    assert_eq!(r["participants"], 12);
+    assert!((r["mlats"].as_f64().expect("mlats") - (6.0 + 4.0 + 1.0) / 12.0 / 4.0).abs() < 1e-12);
+    assert!((r["lats"].as_f64().expect("lats") - 1.5 / 4.0).abs() < 1e-12, "LATs do not depend on x");
+}
+
+#[test]
+fn tie_credit_is_a_choice_of_the_user() {
+    // q2: g in a 2-way tie; q4: p in a 2-way tie. q1 a clear majority.
+    let answers = "question_id,choice_id\nq1,a\nq2,g\nq4,p\n";
+    for (credit, lats) in [(None, 2.0), (Some("fraction"), 2.0), (Some("none"), 1.0), (Some("full"), 3.0)] {
+        let extra: Vec<&str> = credit.map(|c| vec!["--tie-credit", c]).unwrap_or_default();
+        let (ok, r, err) = score_with(LAT, answers, &extra);
+        assert!(ok, "{err}");
+        assert!((r["lats"].as_f64().expect("lats") - lats / 4.0).abs() < 1e-12, "{credit:?}: {r}");
+        assert_eq!(r["tie_credit"], credit.unwrap_or("fraction"));
+    }
+    let (ok, _, err) = score_with(LAT, answers, &["--tie-credit", "half"]);
+    assert!(!ok && err.contains("half"), "{err}");
 }
 
 #[test]

@@ -217,6 +217,69 @@ async fn lat_ground_truth_undoes_shuffling_excludes_failed_attention_checks_and_
 }
 
 #[tokio::test]
+async fn only_submitted_counted_questionnaires_make_the_ground_truth_and_the_scores() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let mut check = question("check");
+    check["attention_check"] = json!(true);
+    check["answer"] = json!("check-c1");
+    let (campaign, invitation) = a100_campaign(
+        &app,
+        &admin,
+        "a100-lat",
+        vec![question("q1"), question("q2"), check],
+        json!({"participants": 6, "shuffle_questions": false}),
+    )
+    .await;
+    let answer = |item: &Value, picks: &[(&str, &str)]| {
+        let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
+        let q = first.split('-').next().expect("question");
+        json!({"choice": picks.iter().find(|(k, _)| *k == q).expect("pick").1})
+    };
+    // Three finished participants: q1 -> c1, c1, c2; q2 -> c3 x3.
+    for (who, q1) in [("p1", "q1-c1"), ("p2", "q1-c1"), ("p3", "q1-c2")] {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let picks = [("q1", q1), ("q2", "q2-c3"), ("check", "check-c1")];
+        w.finish_with(&app, &view, |item| answer(item, &picks)).await;
+    }
+    // One half-finished participant and one who failed the check, neither submitted.
+    for (who, check_answer) in [("halfway", None), ("inattentive", Some("check-c5"))] {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let id = view["assignment"]["id"].as_str().expect("id");
+        for item in view["items"].as_array().expect("items") {
+            let picks = [("q1", "q1-c2"), ("q2", "q2-c4"), ("check", check_answer.unwrap_or("skip"))];
+            let a = answer(item, &picks);
+            if a["choice"] == "skip" {
+                continue;
+            }
+            let path = format!("/api/v1/work/assignments/{id}/responses");
+            let (status, b) = w.post(&app, &path, json!({"item_id": item["id"], "answer": a})).await;
+            assert_eq!(status, StatusCode::OK, "{b}");
+        }
+    }
+    let (_, gt) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    assert_eq!(gt["participants"], 3, "x counts submitted, counted participants");
+    let q1 = gt["questions"].as_array().expect("questions").iter().find(|q| q["id"] == "q1").expect("q1");
+    assert_eq!(q1["votes"], json!({"q1-c1": 2, "q1-c2": 1, "q1-c3": 0, "q1-c4": 0, "q1-c5": 0}));
+    assert_eq!(q1["majority"], "q1-c1");
+    let (_, scored) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/a100/models"),
+        Some(json!({"model": "m", "answers": {"q1": "q1-c1", "q2": "q2-c4"}})),
+    )
+    .await;
+    // LATs: q1 majority (1), q2 not (0). mLATs: (2/3 + 0/3) / 2.
+    assert_eq!(scored["result"]["lats"], 0.5);
+    assert!((scored["result"]["mlats"].as_f64().expect("mlats") - 1.0 / 3.0).abs() < 1e-12, "{scored}");
+    assert_eq!(scored["result"]["participants"], 3);
+}
+
+#[tokio::test]
 async fn aat_ground_truth_keeps_the_key_for_admins_only() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;

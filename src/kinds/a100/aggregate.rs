@@ -1,16 +1,20 @@
 //! A100 ground truth from the participants' answers: votes, shares, the
 //! majority (ties reported, never broken) and consistency per question. The
 //! result is also the ground-truth file `atelier a100 score` reads.
+//!
+//! Only submitted, counted questionnaires make the ground truth: answers of a
+//! participant still answering (or who failed an attention check and has not
+//! submitted yet) would move majorities and scores that are then published.
 
 use super::question::from_item;
 use crate::core::kind::{AggregationInput, Table};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// Per question: votes per choice id.
+/// Per question: votes per choice id, from submitted questionnaires.
 fn tally(input: &AggregationInput) -> HashMap<uuid::Uuid, BTreeMap<String, u64>> {
     let mut votes: HashMap<uuid::Uuid, BTreeMap<String, u64>> = HashMap::new();
-    for r in &input.responses {
+    for r in input.responses.iter().filter(|r| r.submitted) {
         if let Some(c) = r.answer.get("choice").and_then(Value::as_str) {
             *votes.entry(r.item_id).or_default().entry(c.to_owned()).or_default() += 1;
         }
@@ -67,7 +71,10 @@ pub fn aggregate(input: &AggregationInput, aat: bool) -> Value {
         }
         questions.push(entry);
     }
-    json!({ "test": if aat { "aat" } else { "lat" }, "questions": questions })
+    // x of the paper's Eq. 2: the people who took the test (submitted and counted).
+    let participants: HashSet<uuid::Uuid> =
+        input.responses.iter().filter(|r| r.submitted).map(|r| r.annotator_id).collect();
+    json!({ "test": if aat { "aat" } else { "lat" }, "participants": participants.len(), "questions": questions })
 }
 
 /// Long table: one row per question and choice.

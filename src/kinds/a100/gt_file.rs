@@ -1,12 +1,13 @@
 //! The A100 ground-truth file: exported by the service, read by
 //! `atelier a100 score`. A stable interface for model developers.
 //!
-//! * LAT: `{"test": "lat", "questions": [{"id", "choices": [5 ids], "votes": {choice: count}}]}`
+//! * LAT: `{"test": "lat", "participants": x, "questions": [{"id", "choices": [5 ids], "votes": {choice: count}}]}`
+//!   (`participants`, the number of people who took the test, is optional)
 //! * AAT: `{"test": "aat", "questions": [{"id", "choices", "answer", "dimension", "sub_dimension"}]}`
 //!
 //! Extra fields are allowed and ignored.
 
-use crate::stats::questionnaire::{score_aat, score_lat, AatQuestion, LatQuestion};
+use crate::stats::questionnaire::{score_aat, score_lat, AatQuestion, LatQuestion, TieCredit};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -43,6 +44,10 @@ pub struct AatEntry {
 pub enum GroundTruth {
     /// Liberalism Aesthetic Test: crowd votes.
     Lat {
+        /// The number of people who took the test (x of the paper's Eq. 2);
+        /// absent in older files, then each question's vote total stands in.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        participants: Option<u64>,
         /// Questions.
         questions: Vec<LatEntry>,
     },
@@ -72,7 +77,7 @@ impl GroundTruth {
             Ok(())
         };
         match &gt {
-            GroundTruth::Lat { questions } => {
+            GroundTruth::Lat { questions, .. } => {
                 for q in questions {
                     check(&q.id, &q.choices, q.votes.keys().collect(), &mut ids)?;
                 }
@@ -89,7 +94,7 @@ impl GroundTruth {
     /// Question ids and their choices, for validating answers.
     pub fn choices(&self) -> HashMap<&str, Vec<&str>> {
         match self {
-            GroundTruth::Lat { questions } => {
+            GroundTruth::Lat { questions, .. } => {
                 questions.iter().map(|q| (q.id.as_str(), q.choices.iter().map(String::as_str).collect())).collect()
             }
             GroundTruth::Aat { questions } => {
@@ -99,10 +104,11 @@ impl GroundTruth {
     }
 
     /// Scores a model's answers (question id -> choice id, already
-    /// validated) into the JSON the scorer prints.
-    pub fn score(&self, answers: &HashMap<String, String>) -> Value {
+    /// validated) into the JSON the scorer prints; `ties` says how a choice
+    /// within a tied majority is credited in LATs.
+    pub fn score(&self, answers: &HashMap<String, String>, ties: TieCredit) -> Value {
         match self {
-            GroundTruth::Lat { questions } => {
+            GroundTruth::Lat { questions, participants } => {
                 let qs: Vec<LatQuestion> = questions
                     .iter()
                     .map(|q| LatQuestion {
@@ -110,9 +116,11 @@ impl GroundTruth {
                         votes: q.votes.iter().map(|(k, v)| (k.clone(), *v)).collect(),
                     })
                     .collect();
-                let s = score_lat(&qs, answers);
+                let s = score_lat(&qs, answers, *participants, ties);
                 json!({
                     "test": "lat",
+                    "participants": participants,
+                    "tie_credit": ties,
                     "questions": questions.len(),
                     "answered": s.questions.iter().filter(|q| q.answer.is_some()).count(),
                     "lats": s.lats,

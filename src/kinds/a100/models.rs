@@ -53,7 +53,7 @@ pub async fn score(
             return Err(Error::invalid("unknown_choice", format!("question `{q}`: `{c}` is not one of its choices")));
         }
     }
-    let result = gt.score(answers);
+    let result = gt.score(answers, crate::stats::questionnaire::TieCredit::default());
     let stored = sqlx::query_as::<_, ModelScore>(
         "INSERT INTO model_scores (id, campaign_id, model, answers, result, created_by) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (campaign_id, model) DO UPDATE SET answers = EXCLUDED.answers, result = EXCLUDED.result,

@@ -47,8 +47,8 @@ const ACCESSORIES: [&str; 12] = [
     "Brooch",
 ];
 
-/// A rule a question can break; admins may override any of the outfit rules
-/// for one question with a recorded reason.
+/// A rule a question can break; admins may override any of them for one
+/// question with a recorded reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
@@ -70,6 +70,8 @@ pub enum Rule {
     OnePerAccessory,
     /// 2 to 8 items in the completed outfit.
     ItemCount,
+    /// An AAT sub-dimension is one of the paper's Table 2 for its dimension.
+    KnownSubDimension,
 }
 
 impl Rule {
@@ -85,6 +87,7 @@ impl Rule {
             Rule::OneBag => "one_bag",
             Rule::OnePerAccessory => "one_per_accessory",
             Rule::ItemCount => "item_count",
+            Rule::KnownSubDimension => "known_sub_dimension",
         }
     }
 }

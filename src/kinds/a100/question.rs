@@ -7,6 +7,21 @@ use std::collections::HashSet;
 /// The six aesthetic dimensions of the AAT.
 pub const DIMENSIONS: [&str; 6] = ["Color", "Style", "Occasion", "Season", "Material", "Balance"];
 
+/// The AAT's sub-dimensions per dimension, as in the A100 paper's Table 2.
+pub const SUB_DIMENSIONS: [(&str, &[&str]); 6] = [
+    ("Color", &["Same Color", "Warm Tone", "Cool Tone", "Contrast Color"]),
+    ("Style", &["Street-wear", "Modern", "Vintage", "Sweet", "Elegant", "Sporty", "Minimal", "Bohemian"]),
+    ("Occasion", &["Formal", "Cocktail", "Smart Casual", "Casual", "Party"]),
+    ("Season", &["Spring", "Summer", "Autumn", "Winter"]),
+    ("Material", &["Element", "Pattern", "Texture"]),
+    ("Balance", &["Silhouette", "Simple & Complicated", "Proportion"]),
+];
+
+/// The sub-dimensions of a dimension (empty for an unknown dimension).
+pub fn sub_dimensions(dimension: &str) -> &'static [&'static str] {
+    SUB_DIMENSIONS.iter().find(|(d, _)| *d == dimension).map_or(&[], |(_, subs)| subs)
+}
+
 /// An item of the partial outfit.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct OutfitItem {
@@ -125,8 +140,21 @@ pub fn validate(q: &Question, aat: bool) -> Result<(), String> {
             Some(d) => problems.push(format!("unknown dimension `{d}` (one of {})", DIMENSIONS.join(", "))),
             None => problems.push("AAT questions need a `dimension`".into()),
         }
-        if q.sub_dimension.as_deref().is_none_or(|s| s.trim().is_empty()) {
-            problems.push("AAT questions need a `sub_dimension`".into());
+        match (q.dimension.as_deref(), q.sub_dimension.as_deref()) {
+            (_, None) => problems.push("AAT questions need a `sub_dimension`".into()),
+            (_, Some(s)) if s.trim().is_empty() => problems.push("AAT questions need a `sub_dimension`".into()),
+            (Some(d), Some(s))
+                if DIMENSIONS.contains(&d)
+                    && !sub_dimensions(d).contains(&s)
+                    && !overridden.contains(&Rule::KnownSubDimension) =>
+            {
+                problems.push(format!(
+                    "rule `{}`: `{s}` is not a sub-dimension of {d} (one of {})",
+                    Rule::KnownSubDimension.name(),
+                    sub_dimensions(d).join(", ")
+                ));
+            }
+            _ => {}
         }
     } else if q.attention_check != q.answer.is_some() {
         problems.push("in a LAT only attention checks have an `answer`, and they must have one".into());
@@ -237,5 +265,24 @@ mod tests {
         q.dimension = Some("Vibes".into());
         q.answer = Some("c1".into());
         assert!(validate(&q, true).is_err_and(|e| e.contains("Vibes")));
+    }
+
+    #[test]
+    fn aat_sub_dimensions_follow_table_2_unless_overridden_with_a_reason() {
+        let mut q = question();
+        for (dimension, subs) in SUB_DIMENSIONS {
+            for sub in subs {
+                q.dimension = Some(dimension.into());
+                q.sub_dimension = Some((*sub).into());
+                assert_eq!(validate(&q, true), Ok(()), "{dimension}/{sub}");
+            }
+        }
+        assert_eq!(SUB_DIMENSIONS.iter().map(|(_, s)| s.len()).sum::<usize>(), 27);
+        q.dimension = Some("Color".into());
+        q.sub_dimension = Some("Casual".into());
+        let err = validate(&q, true).expect_err("Casual is an Occasion");
+        assert!(err.contains("known_sub_dimension") && err.contains("Warm Tone"), "{err}");
+        q.overrides.push(Override { rule: Rule::KnownSubDimension, reason: "pilot taxonomy".into() });
+        assert_eq!(validate(&q, true), Ok(()));
     }
 }
