@@ -84,20 +84,31 @@ impl CsvFile {
 
     /// Reads a file whose first line is a header that must contain `columns`;
     /// calls `f` with each data line and the fields in the order of `columns`.
-    pub fn for_each_with_header<F>(&mut self, columns: &[&str], mut f: F) -> Result<(), InputError>
+    pub fn for_each_with_header<F>(&mut self, columns: &[&str], f: F) -> Result<(), InputError>
     where
         F: FnMut(u64, &[&str]) -> Result<(), InputError>,
     {
-        let mut positions: Option<Vec<usize>> = None;
+        self.for_each_with_optional(columns, &[], f)
+    }
+
+    /// Like [`for_each_with_header`](Self::for_each_with_header), with
+    /// optional columns after the required ones: an absent optional column
+    /// reads as empty fields.
+    pub fn for_each_with_optional<F>(&mut self, columns: &[&str], optional: &[&str], mut f: F) -> Result<(), InputError>
+    where
+        F: FnMut(u64, &[&str]) -> Result<(), InputError>,
+    {
+        let mut positions: Option<Vec<Option<usize>>> = None;
         let path = self.path.clone();
+        let names: Vec<&str> = columns.iter().chain(optional).copied().collect();
         self.for_each(|line, record| {
             let Some(pos) = &positions else {
                 let header: Vec<String> =
                     record.iter().map(|h| String::from_utf8_lossy(h).trim().to_ascii_lowercase()).collect();
-                let mut found = Vec::with_capacity(columns.len());
+                let mut found = Vec::with_capacity(names.len());
                 for col in columns {
                     match header.iter().position(|h| h == col) {
-                        Some(p) => found.push(p),
+                        Some(p) => found.push(Some(p)),
                         None => {
                             return Err(InputError::Line {
                                 path: path.clone(),
@@ -107,20 +118,25 @@ impl CsvFile {
                         }
                     }
                 }
+                found.extend(optional.iter().map(|col| header.iter().position(|h| h == col)));
                 positions = Some(found);
                 return Ok(());
             };
-            let mut fields: Vec<&str> = Vec::with_capacity(columns.len());
-            for (i, &p) in pos.iter().enumerate() {
+            let mut fields: Vec<&str> = Vec::with_capacity(names.len());
+            for (i, p) in pos.iter().enumerate() {
+                let Some(p) = *p else {
+                    fields.push("");
+                    continue;
+                };
                 let raw = record.get(p).ok_or_else(|| InputError::Line {
                     path: path.clone(),
                     line,
-                    message: format!("missing field `{}`", columns[i]),
+                    message: format!("missing field `{}`", names[i]),
                 })?;
                 let text = std::str::from_utf8(raw).map_err(|_| InputError::Line {
                     path: path.clone(),
                     line,
-                    message: format!("field `{}` is not valid UTF-8", columns[i]),
+                    message: format!("field `{}` is not valid UTF-8", names[i]),
                 })?;
                 fields.push(text.trim());
             }

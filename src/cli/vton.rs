@@ -1,7 +1,8 @@
 //! `atelier vton curate`: the service's VTON curation on files collected elsewhere.
 
 use super::input::{CsvFile, InputError};
-use crate::kinds::vton::curation::{curate, Answer, Thresholds};
+use crate::kinds::vton::curation::{curate, Answer, Preset, SanityTask, SanityTasks, Thresholds};
+use crate::kinds::vton::curation_code::CodeThresholds;
 use clap::{Args, Subcommand};
 use std::collections::HashMap;
 use std::io::Write;
@@ -17,25 +18,32 @@ pub enum VtonCommand {
 /// Arguments of `vton curate`.
 #[derive(Debug, Args)]
 pub struct CurateArgs {
-    /// CSV with header `questionnaire,annotator,task,rating` (rating 1, 2 or 3).
+    /// CSV with header `questionnaire,annotator,task,rating[,position]` (rating 1, 2 or 3;
+    /// position 1-based in the questionnaire, else the file's order).
     #[arg(long)]
     pub answers: PathBuf,
-    /// CSV with header `task,expected`: the sanity tasks and their answers.
+    /// CSV with header `task,expected[,tolerance]`: the sanity tasks and their answers.
     #[arg(long)]
     pub sanity: Option<PathBuf>,
+    /// The rules: `paper` (the paper's text) or `vton-qbench-code` (the released code's).
+    #[arg(long, value_enum, default_value_t = Preset::Paper)]
+    pub preset: Preset,
+    /// vton-qbench-code: seed of the bootstrapped alpha.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// Remove annotators failing more sanity tasks than this.
     #[arg(long, default_value_t = 0)]
     pub max_sanity_failures: usize,
     /// Remove annotators whose most frequent rating covers more than this share.
     #[arg(long, default_value_t = 0.8)]
     pub max_identical: f64,
-    /// Remove annotators differing from the others' strict majority more often than this.
+    /// Remove annotators differing from the others' plurality rating (unique most frequent) more often than this.
     #[arg(long, default_value_t = 0.6)]
     pub max_disagreement: f64,
-    /// Drop questionnaires with ordinal alpha at or below this.
+    /// Drop questionnaires with ordinal alpha at or below this (vton-qbench-code: bootstrapped alpha below this).
     #[arg(long, default_value_t = 0.4)]
     pub min_alpha: f64,
-    /// Drop questionnaires with fewer kept annotators.
+    /// Drop questionnaires with fewer kept annotators (vton-qbench-code: fewer than 3 responses).
     #[arg(long, default_value_t = 2)]
     pub min_annotators: usize,
     /// Print the full result as JSON.
@@ -53,36 +61,52 @@ fn rating(file: &CsvFile, line: u64, column: &str, text: &str) -> Result<u8, Inp
 /// Runs a `vton` subcommand.
 pub fn run(cmd: &VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
     let VtonCommand::Curate(args) = cmd;
-    let mut sanity = HashMap::new();
+    let mut sanity = SanityTasks::new();
     if let Some(path) = &args.sanity {
         let mut file = CsvFile::open(path)?;
         let mut rows = Vec::new();
-        file.for_each_with_header(&["task", "expected"], |line, f| {
-            rows.push((line, f[0].to_owned(), f[1].to_owned()));
+        file.for_each_with_optional(&["task", "expected"], &["tolerance"], |line, f| {
+            rows.push((line, f[0].to_owned(), f[1].to_owned(), f[2].to_owned()));
             Ok(())
         })?;
-        for (line, task, expected) in rows {
-            let r = rating(&file, line, "expected", &expected)?;
-            if sanity.insert(task.clone(), r).is_some() {
+        for (line, task, expected, tolerance) in rows {
+            let expected = rating(&file, line, "expected", &expected)?;
+            let tolerance =
+                match tolerance.as_str() {
+                    "" => 0,
+                    t => t.parse::<u8>().ok().filter(|t| *t <= 2).ok_or_else(|| {
+                        file.line_error(line, format!("tolerance: `{t}` is not a tolerance (0, 1 or 2)"))
+                    })?,
+                };
+            if sanity.insert(task.clone(), SanityTask { expected, tolerance }).is_some() {
                 return Err(file.line_error(line, format!("task `{task}` is listed twice")).into());
             }
         }
     }
     let mut file = CsvFile::open(&args.answers)?;
     let mut rows = Vec::new();
-    file.for_each_with_header(&["questionnaire", "annotator", "task", "rating"], |line, f| {
-        rows.push((line, [f[0].to_owned(), f[1].to_owned(), f[2].to_owned(), f[3].to_owned()]));
+    file.for_each_with_optional(&["questionnaire", "annotator", "task", "rating"], &["position"], |line, f| {
+        rows.push((line, [f[0].to_owned(), f[1].to_owned(), f[2].to_owned(), f[3].to_owned(), f[4].to_owned()]));
         Ok(())
     })?;
     let mut seen: HashMap<(String, String, String), u64> = HashMap::new();
     let mut answers = Vec::with_capacity(rows.len());
-    for (line, [q, a, task, r]) in rows {
+    for (line, [q, a, task, r, position]) in rows {
         let rating = rating(&file, line, "rating", &r)?;
         for (name, value) in [("questionnaire", &q), ("annotator", &a), ("task", &task)] {
             if value.is_empty() {
                 return Err(file.line_error(line, format!("{name} is empty")).into());
             }
         }
+        let position = match position.as_str() {
+            "" => None,
+            p => Some(
+                p.parse::<u32>()
+                    .ok()
+                    .filter(|p| *p > 0)
+                    .ok_or_else(|| file.line_error(line, format!("position: `{p}` is not a position (1, 2, ...)")))?,
+            ),
+        };
         if let Some(first) = seen.insert((q.clone(), a.clone(), task.clone()), line) {
             return Err(file
                 .line_error(
@@ -91,12 +115,14 @@ pub fn run(cmd: &VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
                 )
                 .into());
         }
-        answers.push(Answer { questionnaire: q, annotator: a, task, rating });
+        answers.push(Answer { questionnaire: q, annotator: a, task, rating, position });
     }
     for (name, v) in [("max-identical", args.max_identical), ("max-disagreement", args.max_disagreement)] {
         anyhow::ensure!((0.0..=1.0).contains(&v), "--{name} must be between 0 and 1");
     }
     let thresholds = Thresholds {
+        preset: args.preset,
+        code: CodeThresholds { seed: args.seed, ..CodeThresholds::default() },
         max_sanity_failures: args.max_sanity_failures,
         max_identical: args.max_identical,
         max_disagreement: args.max_disagreement,
@@ -112,7 +138,11 @@ pub fn run(cmd: &VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
         |rule: &str| result.annotators.iter().filter(|a| a.excluded_by.map(|r| r.name()) == Some(rule)).count();
     let show = |v: Option<f64>| v.map_or_else(|| "undefined".to_owned(), |x| format!("{x:.3}"));
     writeln!(out, "annotator-questionnaire pairs: {}", result.annotators.len())?;
-    for rule in ["sanity", "identical", "disagreement"] {
+    let rules: &[&str] = match args.preset {
+        Preset::Paper => &["sanity", "identical", "disagreement"],
+        Preset::VtonQbenchCode => &["run", "variance", "sanity", "troll"],
+    };
+    for rule in rules {
         writeln!(out, "  removed by {rule}: {}", removed(rule))?;
     }
     let kept = result.questionnaires.iter().filter(|q| q.kept).count();

@@ -7,7 +7,8 @@
 //!   after locking;
 //! * an annotator never gets the same batch twice (unique constraint) nor a
 //!   batch holding a non-gold item they already answered (shared sanity
-//!   items may recur: they test the annotator, they are not data);
+//!   items may recur unless the kind says otherwise: they test the
+//!   annotator, they are not data), nor more batches than the kind allows;
 //! * nobody reviews their own work: a review batch never goes to the
 //!   annotator of the assignment it reviews;
 //! * an annotator has at most one active assignment per campaign (a
@@ -107,6 +108,22 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
             "you cannot take further batches in this campaign; thank you for your work".into(),
         ));
     }
+    let config = campaign.kind_config();
+    if let Some(max) = kind.max_batches_per_annotator(&config) {
+        let taken: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM assignments a JOIN batches b ON b.id = a.batch_id
+             WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state <> 'expired' AND b.review_of IS NULL",
+        )
+        .bind(campaign_id)
+        .bind(annotator_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if taken >= max {
+            tx.commit().await?;
+            return Ok(None);
+        }
+    }
+    let check_gold = !kind.gold_may_repeat(&config);
     let mut skipped: Vec<Uuid> = Vec::new();
     loop {
         let candidate: Option<(Uuid, Option<i32>)> = sqlx::query_as(
@@ -114,7 +131,7 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
              WHERE b.campaign_id = $1 AND NOT (b.id = ANY($3))
                AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
                AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
-                               JOIN items i ON i.id = bi.item_id AND i.gold IS NULL
+                               JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $4)
                                JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
                                WHERE bi.batch_id = b.id))
                AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)
@@ -127,6 +144,7 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
         .bind(campaign_id)
         .bind(annotator_id)
         .bind(&skipped)
+        .bind(check_gold)
         .fetch_optional(&mut *tx)
         .await?;
         let Some((batch_id, overlap)) = candidate else {
@@ -158,7 +176,7 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
         .await?;
         let mut rng = rand::rngs::StdRng::from_os_rng();
         let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
-        if kind.shuffle_items(&campaign.kind_config()) {
+        if kind.shuffle_items(&config) {
             use rand::seq::SliceRandom;
             order.shuffle(&mut rng);
         }

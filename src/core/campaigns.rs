@@ -110,6 +110,27 @@ pub async fn list(pool: &PgPool) -> Result<Vec<Campaign>> {
     Ok(sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns ORDER BY created_at DESC").fetch_all(pool).await?)
 }
 
+/// Replaces the kind's part of a campaign's configuration, validated by the
+/// kind as at creation; the core's own settings (lease, review) stay.
+pub async fn set_kind_config(pool: &PgPool, id: Uuid, kind_config: &Value) -> Result<Campaign> {
+    let campaign = get(pool, id).await?;
+    let plugin =
+        kinds::find(&campaign.kind).ok_or_else(|| Error::Internal(format!("unknown kind {}", campaign.kind)))?;
+    let mut config = plugin.validate_config(kind_config)?;
+    if let (Some(new), Some(old)) = (config.as_object_mut(), campaign.config.as_object()) {
+        for key in ["lease_minutes", "review"] {
+            if let Some(v) = old.get(key) {
+                new.insert(key.into(), v.clone());
+            }
+        }
+    }
+    Ok(sqlx::query_as::<_, Campaign>("UPDATE campaigns SET config = $2 WHERE id = $1 RETURNING *")
+        .bind(id)
+        .bind(&config)
+        .fetch_one(pool)
+        .await?)
+}
+
 /// Moves a campaign to another state. Opening needs at least one batch.
 pub async fn set_state(pool: &PgPool, id: Uuid, state: &str) -> Result<Campaign> {
     if !STATES.contains(&state) {

@@ -18,8 +18,11 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
         .map(|i| ItemRecord { id: i.id, external_id: i.external_id, payload: i.payload, gold: i.gold })
         .collect();
     let responses = sqlx::query_as::<_, ResponseRecord>(
-        "SELECT a.batch_id, r.item_id, r.annotator_id, r.answer, a.state = 'completed' AS submitted FROM responses r
+        "SELECT a.batch_id, r.item_id, r.annotator_id, r.answer, a.state = 'completed' AS submitted,
+                bi.position + 1 AS position
+         FROM responses r
          JOIN assignments a ON a.id = r.assignment_id
+         LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
          WHERE r.campaign_id = $1 AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')
          ORDER BY r.created_at, r.id",
     )

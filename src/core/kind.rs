@@ -133,6 +133,18 @@ pub trait TaskKind: Send + Sync + 'static {
     fn shuffle_items(&self, _config: &Value) -> bool {
         false
     }
+
+    /// How many batches one annotator may take in a campaign (`None`: no limit).
+    fn max_batches_per_annotator(&self, _config: &Value) -> Option<i64> {
+        None
+    }
+
+    /// Whether gold items (sanity tasks) may meet an annotator again in a
+    /// later batch. When they may not, an annotator never gets a batch
+    /// holding any item they already answered.
+    fn gold_may_repeat(&self, _config: &Value) -> bool {
+        true
+    }
 }
 
 /// What happens after a batch is submitted.
@@ -172,6 +184,9 @@ pub struct ResponseRecord {
     /// questionnaires still in progress are in the input too, and each kind
     /// decides whether they count.
     pub submitted: bool,
+    /// The item's 1-based position in its batch (as formed, before any
+    /// per-annotator shuffle).
+    pub position: Option<i32>,
 }
 
 /// What a kind aggregates: the campaign's configuration, items and the

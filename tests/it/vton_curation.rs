@@ -139,3 +139,57 @@ fn curate_rejects_bad_input_naming_the_line() {
     let (_, _, err) = atelier(&["vton", "curate", "--answers", &file]);
     assert!(err.contains("line 2"), "{err}");
 }
+
+#[test]
+fn the_help_names_the_disagreement_rule_for_what_it_is_a_plurality() {
+    let (ok, out, err) = atelier(&["vton", "curate", "--help"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("plurality") && !out.contains("strict majority"), "{out}");
+    assert!(out.contains("--preset") && out.contains("vton-qbench-code"), "{out}");
+}
+
+#[test]
+fn the_released_code_preset_reads_positions_and_tolerances_from_the_files() {
+    // One form of 20 positions: three consistent responses, one whose answers
+    // in position order are one long run (the file lists them shuffled), and
+    // one that misses the attention task at position 5 by 1 (tolerance 1).
+    let pattern = |i: usize| [1, 2, 3, 2, 1][i % 5];
+    let mut csv = String::from("questionnaire,annotator,task,rating,position\n");
+    for who in ["a", "b", "c", "near"] {
+        for i in 0..20 {
+            let r = if who == "near" && i == 4 { 2 } else { pattern(i) };
+            csv.push_str(&format!("f1,{who},t{},{r},{}\n", i + 1, i + 1));
+        }
+    }
+    for i in (0..20).rev() {
+        let r = if i < 17 { 2 } else { pattern(i) };
+        csv.push_str(&format!("f1,runner,t{},{r},{}\n", i + 1, i + 1));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let answers = write(&dir, "answers.csv", &csv);
+    let sanity = write(&dir, "sanity.csv", "task,expected,tolerance\nt5,1,1\n");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["vton", "curate", "--answers", &answers, "--sanity", &sanity, "--json"];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = atelier(&args);
+        assert!(ok, "{err}");
+        serde_json::from_str::<Value>(&out).expect("json")
+    };
+    let rule = |result: &Value, who: &str| {
+        result["annotators"].as_array().expect("annotators").iter().find(|a| a["annotator"] == who).expect("who")
+            ["excluded_by"]
+            .clone()
+    };
+    let code = run(&["--preset", "vton-qbench-code", "--min-alpha=-1"]);
+    assert_eq!(rule(&code, "runner"), "run", "17 of 20 identical in position order");
+    assert_eq!(rule(&code, "near"), Value::Null, "within the attention task's tolerance");
+    assert_eq!(rule(&code, "a"), Value::Null);
+    assert_eq!(code["questionnaires"][0]["kept"], true);
+    let paper = run(&[]);
+    assert_ne!(rule(&paper, "runner"), "run", "the paper preset has no run rule");
+    let (ok, _, err) = atelier(&["vton", "curate", "--answers", &answers, "--preset", "majority"]);
+    assert!(!ok && err.contains("majority"), "{err}");
+    let bad = write(&dir, "bad.csv", "questionnaire,annotator,task,rating,position\nf,a,t,2,zero\n");
+    let (ok, _, err) = atelier(&["vton", "curate", "--answers", &bad]);
+    assert!(!ok && err.contains(":2:") && err.contains("position"), "{err}");
+}

@@ -176,15 +176,23 @@ async fn in_live_mode_a_worker_who_fails_the_sanity_tasks_gets_no_further_questi
         &app,
         &admin,
         8,
-        1,
-        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2, "stop_sanity_failures": true}),
+        2,
+        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2,
+               "stop_sanity_failures": true, "max_questionnaires_per_worker": 2}),
     )
     .await;
-    // The fixture's sanity task expects 1.
+    // The fixture's sanity tasks expect 1 (/1000.) and 3 (/1001.); questionnaires alternate between them.
     let answer = |wrong: bool| {
         move |item: &Value| {
-            let sanity = item["payload"]["tryon"].as_str().is_some_and(|t| t.contains("/1000."));
-            json!({"rating": if sanity && wrong { 3 } else if sanity { 1 } else { 2 }})
+            let tryon = item["payload"]["tryon"].as_str().unwrap_or_default();
+            let expected = if tryon.contains("/1000.") {
+                Some(1)
+            } else if tryon.contains("/1001.") {
+                Some(3)
+            } else {
+                None
+            };
+            json!({"rating": match expected { Some(e) if wrong => 4 - e, Some(e) => e, None => 2 }})
         }
     };
     let careless = join(&app, &invitation, "careless").await;
@@ -221,4 +229,86 @@ async fn in_live_mode_a_worker_who_fails_the_sanity_tasks_gets_no_further_questi
     let (status, view) = careful.next(&app, &campaign).await;
     assert_eq!(status, StatusCode::OK);
     assert!(view["assignment"].is_object(), "careful workers continue");
+}
+
+#[tokio::test]
+async fn questionnaires_follow_the_protocol_full_length_fixed_sanity_positions_one_per_worker() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // The protocol's defaults: 50 tasks, 5 sanity tasks at 5, 15, 25, 35, 45.
+    let (campaign, invitation) = crate::fixtures::open_vton_campaign(&app, &admin, 100, 5, json!({})).await;
+    let (_, c) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert_eq!(
+        c["campaign"]["config"]["annotators_per_questionnaire"], 7,
+        "the release's density: about 7 ratings per image"
+    );
+    let sizes: Vec<i64> = sqlx::query_scalar(
+        "SELECT count(*) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id GROUP BY b.id ORDER BY b.position",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .expect("sizes");
+    assert_eq!(sizes, vec![50, 50, 50], "the last questionnaire is filled up");
+    let sanity_at: Vec<(i32, String)> = sqlx::query_as(
+        "SELECT DISTINCT bi.position + 1, i.external_id FROM batch_items bi JOIN items i ON i.id = bi.item_id
+         WHERE i.gold IS NOT NULL ORDER BY 1",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .expect("positions");
+    let positions: Vec<i32> = sanity_at.iter().map(|(p, _)| *p).collect();
+    assert_eq!(positions, vec![5, 15, 25, 35, 45], "the same sanity task at the same place everywhere: {sanity_at:?}");
+
+    let w = join(&app, &invitation, "once").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let items = view["items"].as_array().expect("items");
+    assert_eq!(items.len(), 50);
+    let sanity_seen: Vec<usize> = items
+        .iter()
+        .enumerate()
+        // The fixture numbers sanity images from 1000 (`/img/t/1000.png`).
+        .filter(|(_, i)| {
+            let tryon = i["payload"]["tryon"].as_str().unwrap_or_default();
+            tryon.trim_start_matches("/img/t/").trim_end_matches(".png").parse::<usize>().is_ok_and(|n| n >= 1000)
+        })
+        .map(|(n, _)| n + 1)
+        .collect();
+    assert_eq!(sanity_seen, vec![5, 15, 25, 35, 45]);
+    w.finish(&app, &view, 2).await;
+    let (status, next) = w.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(next["assignment"].is_null(), "one questionnaire per worker by default: {next}");
+}
+
+#[tokio::test]
+async fn the_curation_preset_is_chosen_through_the_api_and_the_page() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = crate::fixtures::open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    for who in ["w1", "w2", "w3"] {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish(&app, &view, 1).await;
+    }
+    let path = format!("/api/v1/admin/campaigns/{campaign}/vton/curation");
+    let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"preset": "vton-qbench-code"}))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["preset"], "vton-qbench-code");
+    // Everyone answered 1 everywhere: a run over all positions, caught by the released code's rule.
+    let reasons: Vec<String> =
+        sqlx::query_scalar("SELECT DISTINCT excluded_reason FROM responses").fetch_all(&app.pool).await.expect("r");
+    assert_eq!(reasons, vec!["curation:run".to_owned()]);
+    let html = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/vton")).await;
+    assert!(html.contains("Rules in use: <b>vton-qbench-code</b>") && html.contains("annotators: troll"), "{html}");
+    let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"preset": "paper"}))).await;
+    assert_eq!((status, body["preset"].as_str()), (StatusCode::OK, Some("paper")));
+    let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"preset": "lenient"}))).await;
+    assert_eq!(status.as_u16() / 100, 4, "{body}");
 }

@@ -44,11 +44,29 @@ pub async fn import_triplets(
     Ok((StatusCode::CREATED, axum::Json(json!({ "imported": imported }))))
 }
 
-/// Run curation and record which responses it excludes (re-runnable).
+/// Which curation rules to run.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+pub struct CurationRequest {
+    /// `paper` or `vton-qbench-code`; kept as the campaign's preset.
+    #[schema(value_type = Option<String>)]
+    pub preset: Option<crate::kinds::vton::curation::Preset>,
+}
+
+/// Run curation and record which responses it excludes (re-runnable). An
+/// optional `{"preset": "paper" | "vton-qbench-code"}` first changes the
+/// campaign's preset.
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/curation", tag = "vton", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Object)))]
-pub async fn run_curation(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Value>> {
+    request_body(content = Option<CurationRequest>), responses((status = 200, body = Object)))]
+pub async fn run_curation(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    body: Option<axum::Json<CurationRequest>>,
+) -> AppResult<axum::Json<Value>> {
     vton_campaign(&s, id).await?;
+    if let Some(preset) = body.and_then(|b| b.0.preset) {
+        service::set_preset(&s.pool, id, preset).await?;
+    }
     Ok(axum::Json(service::run_curation(&s.pool, id).await?))
 }
 

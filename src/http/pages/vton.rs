@@ -25,6 +25,7 @@ pub fn router() -> Router<AppState> {
 #[derive(Template)]
 #[template(path = "admin_vton.html")]
 struct VtonPage {
+    preset: String,
     campaign: campaigns::Campaign,
     csrf_token: String,
     rules: Vec<(String, usize)>,
@@ -47,10 +48,14 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     let gt = ground_truth::aggregate(&s.pool, id).await?;
     let c = &gt["curation"];
     let annotators = c["annotators"].as_array().cloned().unwrap_or_default();
-    let rules = ["sanity", "identical", "disagreement"]
-        .iter()
-        .map(|r| ((*r).to_owned(), annotators.iter().filter(|a| a["excluded_by"] == *r).count()))
-        .collect();
+    let preset = gt["thresholds"]["preset"].as_str().unwrap_or("paper").to_owned();
+    let names: &[&str] = if preset == "vton-qbench-code" {
+        &["run", "variance", "sanity", "troll"]
+    } else {
+        &["sanity", "identical", "disagreement"]
+    };
+    let rules =
+        names.iter().map(|r| ((*r).to_owned(), annotators.iter().filter(|a| a["excluded_by"] == *r).count())).collect();
     let qs = c["questionnaires"].as_array().cloned().unwrap_or_default();
     let min_annotators = gt["thresholds"]["min_annotators"].as_u64().unwrap_or(2);
     let dropped_total = qs.iter().filter(|q| q["kept"] == false).count();
@@ -92,6 +97,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     .map(|(label, key)| ((*label).to_owned(), format!("{} ± {}", fmt(&h[*key]["mean"]), fmt(&h[*key]["sd"]))))
     .collect();
     render(&VtonPage {
+        preset,
         campaign,
         csrf_token: csrf::token(&session).await?,
         rules,
@@ -120,7 +126,20 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     })
 }
 
-async fn curate(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+#[derive(serde::Deserialize)]
+struct CurateForm {
+    preset: Option<crate::kinds::vton::curation::Preset>,
+}
+
+async fn curate(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    axum::Form(form): axum::Form<CurateForm>,
+) -> PageResult {
+    if let Some(preset) = form.preset {
+        crate::kinds::vton::service::set_preset(&s.pool, id, preset).await?;
+    }
     crate::kinds::vton::service::run_curation(&s.pool, id).await?;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())
 }

@@ -2,12 +2,41 @@
 //! unreliable annotators per questionnaire, then drop questionnaires whose
 //! agreement (ordinal Krippendorff's alpha) stays too low.
 //!
-//! Pure: the service and `atelier vton curate` both call [`curate`].
+//! Two presets: `paper` (the rules as the paper states them, the default) and
+//! `vton-qbench-code` (the rules of the released code, in
+//! [`super::curation_code`]). Pure: the service and `atelier vton curate`
+//! both call [`curate`].
 
 use crate::stats::aggregate::{mean_score, MeanScore};
 use crate::stats::agreement::unique_mode;
 use crate::stats::alpha::{alpha, Level, ReliabilityData};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A sanity (attention) task: the expected rating, and how far off an
+/// answer may be and still pass (0: only the expected rating passes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SanityTask {
+    /// The known rating (1-3).
+    pub expected: u8,
+    /// |rating - expected| <= tolerance passes.
+    #[serde(default)]
+    pub tolerance: u8,
+}
+
+impl SanityTask {
+    /// A sanity task that only its expected rating passes.
+    pub fn exact(expected: u8) -> Self {
+        Self { expected, tolerance: 0 }
+    }
+
+    /// Whether a rating passes.
+    pub fn passes(&self, rating: u8) -> bool {
+        rating.abs_diff(self.expected) <= self.tolerance
+    }
+}
+
+/// Sanity tasks by task id.
+pub type SanityTasks = HashMap<String, SanityTask>;
 
 /// One rating: annotator `annotator` gave `rating` (1-3) to `task` in `questionnaire`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,27 +49,55 @@ pub struct Answer {
     pub task: String,
     /// 1 Unnatural, 2 Slightly unnatural, 3 Completely natural.
     pub rating: u8,
+    /// 1-based position in the questionnaire, when known (the released
+    /// code's run rule reads answers in this order; otherwise input order).
+    pub position: Option<u32>,
+}
+
+/// Which set of curation rules runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// The paper's rules (sanity, identical share, plurality disagreement, alpha).
+    #[default]
+    Paper,
+    /// The released VTON-QBench code's rules (runs, variance, attention,
+    /// trolls, at least 3 responses, bootstrapped alpha).
+    VtonQbenchCode,
 }
 
 /// Thresholds; the defaults are the benchmark's.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
+    /// The rule set.
+    pub preset: Preset,
     /// An annotator failing more sanity tasks than this is removed.
     pub max_sanity_failures: usize,
     /// Removed when the share of their most frequent rating exceeds this.
     pub max_identical: f64,
-    /// Removed when they differ from the others' strict majority more often than this.
+    /// Removed when they differ from the others' plurality rating (their
+    /// unique most frequent rating, not necessarily over half) more often than this.
     pub max_disagreement: f64,
     /// Questionnaires with alpha at or below this are dropped.
     pub min_alpha: f64,
     /// Questionnaires with fewer kept annotators are dropped.
     pub min_annotators: usize,
+    /// The `vton-qbench-code` preset's own thresholds.
+    pub code: super::curation_code::CodeThresholds,
 }
 
 impl Default for Thresholds {
     fn default() -> Self {
-        Self { max_sanity_failures: 0, max_identical: 0.8, max_disagreement: 0.6, min_alpha: 0.4, min_annotators: 2 }
+        Self {
+            preset: Preset::Paper,
+            max_sanity_failures: 0,
+            max_identical: 0.8,
+            max_disagreement: 0.6,
+            min_alpha: 0.4,
+            min_annotators: 2,
+            code: Default::default(),
+        }
     }
 }
 
@@ -52,8 +109,14 @@ pub enum Rule {
     Sanity,
     /// Gave (almost) the same answer to everything.
     Identical,
-    /// Disagreed with the others' majority too often.
+    /// Disagreed with the others' plurality rating too often.
     Disagreement,
+    /// Released code: the longest run of identical consecutive answers is too long.
+    Run,
+    /// Released code: the ratings vary too little.
+    Variance,
+    /// Released code: answered the opposite extreme of a clear majority too often.
+    Troll,
 }
 
 impl Rule {
@@ -63,6 +126,9 @@ impl Rule {
             Rule::Sanity => "sanity",
             Rule::Identical => "identical",
             Rule::Disagreement => "disagreement",
+            Rule::Run => "run",
+            Rule::Variance => "variance",
+            Rule::Troll => "troll",
         }
     }
 }
@@ -127,13 +193,14 @@ pub struct Curation {
 /// 0.4" is dropped despite rounding in the arithmetic.
 const ALPHA_TOLERANCE: f64 = 1e-12;
 
-/// Runs both stages. `sanity` maps sanity task ids to the expected rating.
-pub fn curate(answers: &[Answer], sanity: &HashMap<String, u8>, t: &Thresholds) -> Curation {
-    // questionnaire -> annotator -> task -> rating
-    let mut data: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, u8>>> = BTreeMap::new();
-    for a in answers {
-        data.entry(&a.questionnaire).or_default().entry(&a.annotator).or_default().insert(&a.task, a.rating);
+/// Runs both stages of the configured preset. `sanity` maps sanity task ids
+/// to their expected rating and tolerance.
+pub fn curate(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds) -> Curation {
+    if t.preset == Preset::VtonQbenchCode {
+        return super::curation_code::curate(answers, sanity, t);
     }
+    // questionnaire -> annotator -> task -> rating
+    let data = by_questionnaire(answers);
     let mut annotators = Vec::new();
     let mut questionnaires = Vec::new();
     let mut kept_ratings: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
@@ -167,6 +234,27 @@ pub fn curate(answers: &[Answer], sanity: &HashMap<String, u8>, t: &Thresholds) 
             kept: keep,
         });
     }
+    summarise(annotators, questionnaires, kept_ratings)
+}
+
+/// questionnaire -> annotator -> task -> rating.
+pub(super) type ByQuestionnaire<'a> = BTreeMap<&'a str, BTreeMap<&'a str, Ratings<'a>>>;
+
+/// Groups answers by questionnaire and annotator.
+pub(super) fn by_questionnaire(answers: &[Answer]) -> ByQuestionnaire<'_> {
+    let mut data: ByQuestionnaire = BTreeMap::new();
+    for a in answers {
+        data.entry(&a.questionnaire).or_default().entry(&a.annotator).or_default().insert(&a.task, a.rating);
+    }
+    data
+}
+
+/// The result from the verdicts and the kept ratings: mean alphas and curated scores.
+pub(super) fn summarise(
+    annotators: Vec<AnnotatorVerdict>,
+    questionnaires: Vec<QuestionnaireVerdict>,
+    kept_ratings: BTreeMap<&str, Vec<u8>>,
+) -> Curation {
     let mean = |values: Vec<f64>| (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
     let scores = kept_ratings
         .into_iter()
@@ -187,7 +275,7 @@ pub fn curate(answers: &[Answer], sanity: &HashMap<String, u8>, t: &Thresholds) 
 
 /// The answers curation keeps: kept annotators of kept questionnaires,
 /// sanity tasks excluded.
-pub fn kept_answers<'a>(answers: &'a [Answer], sanity: &HashMap<String, u8>, c: &Curation) -> Vec<&'a Answer> {
+pub fn kept_answers<'a>(answers: &'a [Answer], sanity: &SanityTasks, c: &Curation) -> Vec<&'a Answer> {
     let kept_q: BTreeSet<&str> = c.questionnaires.iter().filter(|q| q.kept).map(|q| q.questionnaire.as_str()).collect();
     let kept_a: BTreeSet<(&str, &str)> = c
         .annotators
@@ -205,19 +293,19 @@ pub fn kept_answers<'a>(answers: &'a [Answer], sanity: &HashMap<String, u8>, c: 
         .collect()
 }
 
-type Ratings<'a> = BTreeMap<&'a str, u8>;
+pub(super) type Ratings<'a> = BTreeMap<&'a str, u8>;
 
 /// Stage 1 for one questionnaire: the first rule catching each annotator.
 fn annotator_rules<'a>(
     by_annotator: &BTreeMap<&'a str, Ratings<'a>>,
-    sanity: &HashMap<String, u8>,
+    sanity: &SanityTasks,
     t: &Thresholds,
 ) -> Vec<(&'a str, Option<Rule>)> {
     let mut verdicts: Vec<(&str, Option<Rule>)> = by_annotator
         .iter()
         .map(|(&a, ratings)| {
             let failures =
-                ratings.iter().filter(|(task, r)| sanity.get(**task).is_some_and(|expected| expected != *r)).count();
+                ratings.iter().filter(|(task, r)| sanity.get(**task).is_some_and(|s| !s.passes(**r))).count();
             if failures > t.max_sanity_failures {
                 return (a, Some(Rule::Sanity));
             }
@@ -262,10 +350,10 @@ fn annotator_rules<'a>(
 }
 
 /// Ordinal alpha over the non-sanity tasks of a questionnaire, for the given annotators.
-fn questionnaire_alpha<'a>(
+pub(super) fn questionnaire_alpha<'a>(
     by_annotator: &BTreeMap<&'a str, Ratings<'a>>,
     who: impl Iterator<Item = &'a str>,
-    sanity: &HashMap<String, u8>,
+    sanity: &SanityTasks,
 ) -> Option<f64> {
     let mut units: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for a in who {
@@ -291,6 +379,7 @@ mod tests {
                     annotator: (*a).into(),
                     task: (*t).into(),
                     rating: *r,
+                    position: None,
                 })
             })
             .collect()
@@ -307,12 +396,35 @@ mod tests {
             max_disagreement: 1.0,
             min_alpha: -1.0,
             min_annotators: 1,
+            ..Thresholds::default()
         }
     }
 
     #[test]
+    fn a_sanity_task_with_a_tolerance_passes_answers_within_it() {
+        let sanity: SanityTasks = [("s".to_owned(), SanityTask { expected: 3, tolerance: 1 })].into();
+        let data = answers("q", &[("near", &[("s", 2), ("t", 2)]), ("far", &[("s", 1), ("t", 2)])]);
+        let c = curate(&data, &sanity, &lenient());
+        assert_eq!(rule_of(&c, "near"), None, "|2 - 3| <= 1 passes");
+        assert_eq!(rule_of(&c, "far"), Some(Rule::Sanity));
+    }
+
+    #[test]
+    fn disagreement_compares_with_a_plurality_that_is_not_a_majority() {
+        // On every task the four others answer 1, 1, 2, 3: 1 is the plurality
+        // (unique most frequent) though only half; `odd` answering 3 differs.
+        let tasks = ["a", "b", "c", "d"];
+        let rows = |r: u8| tasks.iter().map(|t| (*t, r)).collect::<Vec<_>>();
+        let (one, one2, two, three, odd) = (rows(1), rows(1), rows(2), rows(3), rows(3));
+        let data = answers("q", &[("o1", &one), ("o2", &one2), ("o3", &two), ("o4", &three), ("odd", &odd)]);
+        let c = curate(&data, &SanityTasks::new(), &Thresholds { max_disagreement: 0.6, ..lenient() });
+        assert_eq!(rule_of(&c, "odd"), Some(Rule::Disagreement));
+    }
+
+    #[test]
     fn sanity_rule_counts_failures_against_the_threshold() {
-        let sanity: HashMap<String, u8> = [("s1".to_owned(), 1), ("s2".to_owned(), 3)].into();
+        let sanity: SanityTasks =
+            [("s1".to_owned(), SanityTask::exact(1)), ("s2".to_owned(), SanityTask::exact(3))].into();
         let data =
             answers("q", &[("ok", &[("s1", 1), ("s2", 3), ("t", 2)]), ("one_fail", &[("s1", 2), ("s2", 3), ("t", 2)])]);
         let c = curate(&data, &sanity, &lenient());
@@ -327,13 +439,13 @@ mod tests {
         let at = [("a", 2), ("b", 2), ("c", 2), ("d", 2), ("e", 1)];
         let above = [("a", 2), ("b", 2), ("c", 2), ("d", 2), ("e", 2)];
         let data = [answers("q", &[("at", &at)]), answers("q", &[("above", &above)])].concat();
-        let c = curate(&data, &HashMap::new(), &Thresholds { max_identical: 0.8, ..lenient() });
+        let c = curate(&data, &SanityTasks::new(), &Thresholds { max_identical: 0.8, ..lenient() });
         assert_eq!(rule_of(&c, "at"), None, "4 of 5 = 80 % is not more than 80 %");
         assert_eq!(rule_of(&c, "above"), Some(Rule::Identical));
     }
 
     #[test]
-    fn disagreement_rule_uses_strict_majorities_of_the_others_kept_after_rules_one_and_two() {
+    fn disagreement_rule_uses_the_plurality_of_the_others_kept_after_rules_one_and_two() {
         let tasks = ["a", "b", "c", "d", "e"];
         let rows = |rs: [u8; 5]| tasks.iter().zip(rs).map(|(t, r)| (*t, r)).collect::<Vec<_>>();
         let (x, y, z, odd, flat) = (
@@ -344,7 +456,8 @@ mod tests {
             rows([3, 3, 3, 3, 3]),
         );
         let data = answers("q", &[("x", &x), ("y", &y), ("z", &z), ("odd", &odd), ("flat", &flat)]);
-        let c = curate(&data, &HashMap::new(), &Thresholds { max_identical: 0.8, max_disagreement: 0.6, ..lenient() });
+        let c =
+            curate(&data, &SanityTasks::new(), &Thresholds { max_identical: 0.8, max_disagreement: 0.6, ..lenient() });
         assert_eq!(rule_of(&c, "flat"), Some(Rule::Identical), "caught by rule 2 first");
         // The others kept (x, y, z) agree on every task: odd differs on 5 of 5.
         assert_eq!(rule_of(&c, "odd"), Some(Rule::Disagreement));
@@ -360,7 +473,7 @@ mod tests {
             "q",
             &[("a", &[("t1", 2), ("t2", 2)]), ("b", &[("t1", 1), ("t2", 1)]), ("c", &[("t1", 3), ("t2", 3)])],
         );
-        let c = curate(&data, &HashMap::new(), &Thresholds { max_disagreement: 0.0, ..lenient() });
+        let c = curate(&data, &SanityTasks::new(), &Thresholds { max_disagreement: 0.0, ..lenient() });
         assert_eq!(rule_of(&c, "a"), None);
     }
 
@@ -371,21 +484,21 @@ mod tests {
         let second = [("t1", 3), ("t2", 1), ("t3", 3), ("t4", 3), ("t5", 1)];
         let data = answers("q", &[("a", &first), ("b", &second)]);
         let t = Thresholds { min_alpha: 0.4, min_annotators: 2, ..lenient() };
-        let c = curate(&data, &HashMap::new(), &t);
+        let c = curate(&data, &SanityTasks::new(), &t);
         let q = &c.questionnaires[0];
         assert!((q.alpha_after.expect("defined") - 0.4).abs() < 1e-12);
         assert!(!q.kept, "alpha <= 0.4 is dropped");
         assert!(c.scores.is_empty());
-        let c = curate(&data, &HashMap::new(), &Thresholds { min_alpha: 0.39, ..t.clone() });
+        let c = curate(&data, &SanityTasks::new(), &Thresholds { min_alpha: 0.39, ..t.clone() });
         assert!(c.questionnaires[0].kept);
         // Too few annotators left also drops it.
-        let c = curate(&data, &HashMap::new(), &Thresholds { min_alpha: 0.39, min_annotators: 3, ..t });
+        let c = curate(&data, &SanityTasks::new(), &Thresholds { min_alpha: 0.39, min_annotators: 3, ..t });
         assert!(!c.questionnaires[0].kept);
     }
 
     #[test]
     fn scores_use_kept_annotators_of_kept_questionnaires_without_sanity_tasks() {
-        let sanity: HashMap<String, u8> = [("s".to_owned(), 1)].into();
+        let sanity: SanityTasks = [("s".to_owned(), SanityTask::exact(1))].into();
         let good = [("s", 1), ("t1", 3), ("t2", 1), ("t3", 2)];
         let also = [("s", 1), ("t1", 3), ("t2", 1), ("t3", 3)];
         let bad = [("s", 3), ("t1", 1), ("t2", 3), ("t3", 1)];

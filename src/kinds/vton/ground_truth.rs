@@ -3,7 +3,7 @@
 //! (`reward`, `votes`, `n_annotation`, `vton_model_id`, image paths), model
 //! rankings with bootstrap intervals, and the human ceiling.
 
-use super::curation::{curate, kept_answers, Answer, Thresholds};
+use super::curation::{curate, kept_answers, Answer, SanityTasks, Thresholds};
 use crate::core::kind::{AggregationInput, Table};
 use crate::stats::aggregate::normalize_score;
 use crate::stats::bootstrap::mean_ci;
@@ -26,10 +26,10 @@ fn group(payload: &Value) -> String {
 /// Curates the campaign and scores every image and model.
 pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
     let by_id: HashMap<_, _> = input.items.iter().map(|i| (i.id, i)).collect();
-    let sanity: HashMap<String, u8> = input
+    let sanity: SanityTasks = input
         .items
         .iter()
-        .filter_map(|i| Some((i.external_id.clone(), i.gold.as_ref()?.get("rating")?.as_u64()? as u8)))
+        .filter_map(|i| Some((i.external_id.clone(), super::sanity_task(i.gold.as_ref()?)?)))
         .collect();
     let answers: Vec<Answer> = input
         .responses
@@ -40,6 +40,7 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
                 annotator: r.annotator_id.to_string(),
                 task: by_id.get(&r.item_id)?.external_id.clone(),
                 rating: r.answer.get("rating")?.as_u64()? as u8,
+                position: r.position.and_then(|p| u32::try_from(p).ok()),
             })
         })
         .collect();
@@ -124,11 +125,13 @@ fn models(images: &[Value]) -> Value {
 
 /// Scores a quality predictor (`image -> score`) against the curated human
 /// scores: PLCC, SRCC, R² and pairwise accuracy within garment-person pairs.
+/// The human score is the paper's reward in [-1, 1] (mean rating − 2): R²
+/// depends on the scale, and a predictor is trained to output the reward.
 pub fn score_predictor(aggregate: &Value, predictions: &HashMap<String, f64>) -> Value {
     let (mut human, mut predicted, mut groups) = (Vec::new(), Vec::new(), Vec::new());
     for img in aggregate["images"].as_array().into_iter().flatten() {
         let Some(p) = img["image"].as_str().and_then(|id| predictions.get(id)) else { continue };
-        human.push(img["mean"].as_f64().unwrap_or(0.0));
+        human.push(img["reward"].as_f64().unwrap_or(0.0));
         predicted.push(*p);
         groups.push(img["group"].as_str().unwrap_or_default().to_owned());
     }
@@ -185,4 +188,27 @@ pub fn table(aggregate: &Value) -> Table {
         })
         .unwrap_or_default();
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r2_compares_a_predictor_with_the_reward_on_the_papers_scale() {
+        let image = |id: &str, mean: f64, group: &str| json!({"image": id, "mean": mean, "reward": normalize_score(mean, 3), "group": group});
+        let aggregate = json!({"images": [
+            image("a", 1.0, "g1"), image("b", 2.5, "g1"), image("c", 3.0, "g2"), image("d", 1.5, "g2"),
+        ]});
+        // A perfect predictor outputs the reward (mean rating - 2).
+        let perfect: HashMap<String, f64> =
+            [("a", -1.0), ("b", 0.5), ("c", 1.0), ("d", -0.5)].iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
+        let scored = score_predictor(&aggregate, &perfect);
+        assert_eq!(scored["r2"], 1.0);
+        assert_eq!(scored["plcc"], 1.0);
+        assert_eq!(scored["pairwise_micro"], 1.0);
+        // Outputting the 1-3 mean instead is off by 2 everywhere: R² far below 0.
+        let means: HashMap<String, f64> = perfect.iter().map(|(k, v)| (k.clone(), v + 2.0)).collect();
+        assert!(score_predictor(&aggregate, &means)["r2"].as_f64().expect("r2") < -5.0);
+    }
 }

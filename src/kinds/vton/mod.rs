@@ -3,6 +3,7 @@
 
 mod batches;
 pub mod curation;
+pub mod curation_code;
 pub mod ground_truth;
 pub mod service;
 
@@ -43,6 +44,19 @@ pub struct VtonConfig {
     /// `curation.max_sanity_failures`) from receiving further questionnaires.
     #[serde(default)]
     pub stop_sanity_failures: bool,
+    /// 1-based positions of the sanity tasks in every questionnaire; by
+    /// default evenly spaced (5, 15, 25, 35, 45 of 50, as in VTON-QBench).
+    #[serde(default)]
+    pub sanity_positions: Option<Vec<usize>>,
+    /// Fill the last questionnaire up to `tasks_per_questionnaire` with
+    /// images of other questionnaires (which then get more ratings).
+    #[serde(default = "default_true")]
+    pub fill_last_questionnaire: bool,
+    /// Questionnaires one worker may take. Sanity tasks repeat across
+    /// questionnaires, so with more than one a worker draws from a pool of
+    /// sanity sets and never sees a sanity image twice.
+    #[serde(default = "default_one")]
+    pub max_questionnaires_per_worker: usize,
 }
 
 fn default_tasks() -> usize {
@@ -54,31 +68,65 @@ fn default_sanity() -> usize {
 fn default_one() -> usize {
     1
 }
+/// VTON-QBench has 431,800 ratings of 62,688 images, about 6.9 per image.
 fn default_annotators() -> i32 {
-    3
+    7
 }
 fn default_lease() -> i64 {
     60
 }
+fn default_true() -> bool {
+    true
+}
 
 impl VtonConfig {
-    /// Parses and checks a campaign's configuration.
+    /// Parses and checks a campaign's configuration. Given sanity positions
+    /// and no count, the count is the number of positions.
     pub fn parse(config: &Value) -> Result<Self, Invalid> {
-        let config = if config.is_null() { json!({}) } else { config.clone() };
+        let mut config = if config.is_null() { json!({}) } else { config.clone() };
+        let positions = config.get("sanity_positions").and_then(Value::as_array).map(Vec::len);
+        if let (Some(obj), Some(n)) = (config.as_object_mut(), positions) {
+            obj.entry("sanity_per_questionnaire").or_insert(json!(n));
+        }
         let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
         if c.tasks_per_questionnaire == 0 || c.sanity_per_questionnaire >= c.tasks_per_questionnaire {
             return Err(Invalid("configuration: tasks_per_questionnaire must exceed sanity_per_questionnaire".into()));
+        }
+        if let Some(p) = &c.sanity_positions {
+            let distinct: std::collections::BTreeSet<_> = p.iter().collect();
+            if p.len() != c.sanity_per_questionnaire
+                || distinct.len() != p.len()
+                || p.iter().any(|&x| x == 0 || x > c.tasks_per_questionnaire)
+            {
+                return Err(Invalid(format!(
+                    "configuration: sanity_positions must be {} distinct positions between 1 and {}",
+                    c.sanity_per_questionnaire, c.tasks_per_questionnaire
+                )));
+            }
         }
         let t = &c.curation;
         if !(0.0..=1.0).contains(&t.max_identical) || !(0.0..=1.0).contains(&t.max_disagreement) {
             return Err(Invalid("configuration: curation shares must be between 0 and 1".into()));
         }
-        if c.appearances == 0 || c.annotators_per_questionnaire < 1 {
+        if c.appearances == 0 || c.annotators_per_questionnaire < 1 || c.max_questionnaires_per_worker == 0 {
             return Err(Invalid(
-                "configuration: appearances and annotators_per_questionnaire must be at least 1".into(),
+                "configuration: appearances, annotators_per_questionnaire and max_questionnaires_per_worker must be at least 1"
+                    .into(),
             ));
         }
         Ok(c)
+    }
+
+    /// The 1-based sanity positions: configured, or evenly spaced (the
+    /// middle of each of S equal parts: 5, 15, 25, 35, 45 of 50).
+    pub fn sanity_positions(&self) -> Vec<usize> {
+        if let Some(p) = &self.sanity_positions {
+            let mut p = p.clone();
+            p.sort_unstable();
+            return p;
+        }
+        let (n, s) = (self.tasks_per_questionnaire, self.sanity_per_questionnaire);
+        (0..s).map(|i| ((2 * i + 1) * n / (2 * s)).max(1)).collect()
     }
 }
 
@@ -86,6 +134,15 @@ const IMAGE_FIELDS: [&str; 4] = ["tryon", "garment", "person", "reference"];
 
 fn rating(v: &Value) -> Option<u8> {
     v.get("rating").and_then(Value::as_u64).filter(|r| (1..=3).contains(r)).map(|r| r as u8)
+}
+
+/// A stored sanity answer, `{"rating": 1-3, "tolerance": 0-2}` (tolerance optional).
+pub fn sanity_task(gold: &Value) -> Option<curation::SanityTask> {
+    let tolerance = match gold.get("tolerance") {
+        None | Some(Value::Null) => 0,
+        Some(t) => t.as_u64().filter(|t| *t <= 2)? as u8,
+    };
+    Some(curation::SanityTask { expected: rating(gold)?, tolerance })
 }
 
 #[derive(Template)]
@@ -126,8 +183,10 @@ impl TaskKind for Vton {
             }
         }
         if let Some(g) = gold {
-            if rating(g).is_none() {
-                return Err(Invalid("gold must be {\"rating\": 1, 2 or 3}".into()));
+            if sanity_task(g).is_none() {
+                return Err(Invalid(
+                    "gold must be {\"rating\": 1, 2 or 3} with an optional \"tolerance\" of 0 to 2".into(),
+                ));
             }
         }
         Ok(())
@@ -180,7 +239,9 @@ impl TaskKind for Vton {
         let Ok(c) = VtonConfig::parse(config) else { return SubmitVerdict::default() };
         let failures = answered
             .iter()
-            .filter(|(gold, _, answer)| gold.as_ref().is_some_and(|g| rating(g) != rating(answer)))
+            .filter(|(gold, _, answer)| {
+                gold.as_ref().and_then(sanity_task).is_some_and(|s| rating(answer).is_none_or(|r| !s.passes(r)))
+            })
             .count();
         let block = (c.stop_sanity_failures && failures > c.curation.max_sanity_failures)
             .then(|| format!("failed {failures} sanity task(s)"));
@@ -194,6 +255,15 @@ impl TaskKind for Vton {
     fn shuffle_items(&self, _config: &Value) -> bool {
         // Questionnaire order is already random per questionnaire; workers of
         // one questionnaire see the same order, as in the benchmark.
+        false
+    }
+
+    fn max_batches_per_annotator(&self, config: &Value) -> Option<i64> {
+        VtonConfig::parse(config).ok().map(|c| c.max_questionnaires_per_worker as i64)
+    }
+
+    fn gold_may_repeat(&self, _config: &Value) -> bool {
+        // A worker who met a sanity image before would recognise it as one.
         false
     }
 

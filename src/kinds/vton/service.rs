@@ -1,6 +1,7 @@
 //! VTON operations on a running campaign: import triplets, run curation
 //! (marking what it excludes), re-queue dropped questionnaires.
 
+use super::curation::Preset;
 use super::VtonConfig;
 use crate::core::items::NewItem;
 use crate::core::{batches, campaigns, ground_truth, responses, Error, Result};
@@ -35,6 +36,9 @@ pub struct Triplet {
     /// For sanity tasks: the known rating (1, 2 or 3).
     #[serde(default)]
     pub expected: Option<u8>,
+    /// For sanity tasks: |rating - expected| <= tolerance passes (default 0).
+    #[serde(default)]
+    pub tolerance: Option<u8>,
 }
 
 impl Triplet {
@@ -46,13 +50,16 @@ impl Triplet {
                 "garment": self.garment, "person": self.person, "tryon": self.tryon, "reference": self.reference,
                 "model": self.model, "category": self.category, "dataset": self.dataset,
             }),
-            gold: self.expected.map(|e| json!({ "rating": e })),
+            gold: self.expected.map(|e| match self.tolerance {
+                Some(t) => json!({ "rating": e, "tolerance": t }),
+                None => json!({ "rating": e }),
+            }),
         }
     }
 }
 
 /// Parses triplets from CSV with a header naming the columns
-/// (`id,garment,person,tryon,reference,model,category,dataset[,expected]`).
+/// (`id,garment,person,tryon,reference,model,category,dataset[,expected[,tolerance]]`).
 pub fn parse_csv(text: &str) -> Result<Vec<Triplet>> {
     let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
     let mut out = Vec::new();
@@ -81,6 +88,16 @@ pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
     Ok(triplets.iter().map(Triplet::to_item).collect())
 }
 
+/// Chooses the campaign's curation preset (kept in its configuration, so the
+/// ground truth, exports and pages all use it).
+pub async fn set_preset(pool: &PgPool, campaign_id: Uuid, preset: Preset) -> Result<()> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let mut config = campaign.kind_config();
+    config["curation"]["preset"] = serde_json::to_value(preset).map_err(|e| Error::Internal(e.to_string()))?;
+    campaigns::set_kind_config(pool, campaign_id, &config).await?;
+    Ok(())
+}
+
 /// Runs curation and records its decisions on the responses (re-runnable:
 /// earlier curation marks are replaced). Returns the summary.
 pub async fn run_curation(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
@@ -105,6 +122,7 @@ pub async fn run_curation(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
     }
     let marked = responses::set_curation_exclusions(pool, campaign_id, &exclusions).await?;
     Ok(json!({
+        "preset": aggregate["thresholds"]["preset"],
         "responses_excluded": marked,
         "annotators_excluded": exclusions.iter().filter(|e| e.2 != "questionnaire_dropped").count(),
         "questionnaires_dropped": dropped.len(),
