@@ -200,16 +200,39 @@ pub fn curate(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds) -> Curat
         return super::curation_code::curate(answers, sanity, t);
     }
     // questionnaire -> annotator -> task -> rating
+    run(answers, sanity, |_, by_annotator| {
+        let verdicts = annotator_rules(by_annotator, sanity, t);
+        let kept: Vec<&str> = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(a, _)| *a).collect();
+        let alpha_after = questionnaire_alpha(by_annotator, kept.iter().copied(), sanity);
+        let keep = alpha_after.is_some_and(|a| a > t.min_alpha + ALPHA_TOLERANCE) && kept.len() >= t.min_annotators;
+        Decision { verdicts, alpha_after, keep }
+    })
+}
+
+/// What a preset decides for one questionnaire.
+pub(super) struct Decision<'a> {
+    /// Per annotator, the rule that removed them (or `None`).
+    pub verdicts: Vec<(&'a str, Option<Rule>)>,
+    /// The questionnaire's alpha with the kept annotators, as the preset measures it.
+    pub alpha_after: Option<f64>,
+    /// Whether the questionnaire's data is used.
+    pub keep: bool,
+}
+
+/// Runs a preset's `decide` on every questionnaire and gathers the verdicts,
+/// alphas and the curated scores of the kept annotators of kept questionnaires.
+pub(super) fn run<'a>(
+    answers: &'a [Answer],
+    sanity: &SanityTasks,
+    decide: impl Fn(&'a str, &BTreeMap<&'a str, Ratings<'a>>) -> Decision<'a>,
+) -> Curation {
     let data = by_questionnaire(answers);
     let mut annotators = Vec::new();
     let mut questionnaires = Vec::new();
     let mut kept_ratings: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
     for (&q, by_annotator) in &data {
-        let verdicts = annotator_rules(by_annotator, sanity, t);
+        let Decision { verdicts, alpha_after, keep } = decide(q, by_annotator);
         let kept: Vec<&str> = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(a, _)| *a).collect();
-        let alpha_before = questionnaire_alpha(by_annotator, by_annotator.keys().copied(), sanity);
-        let alpha_after = questionnaire_alpha(by_annotator, kept.iter().copied(), sanity);
-        let keep = alpha_after.is_some_and(|a| a > t.min_alpha + ALPHA_TOLERANCE) && kept.len() >= t.min_annotators;
         if keep {
             for a in &kept {
                 for (&task, &r) in &by_annotator[a] {
@@ -228,7 +251,7 @@ pub fn curate(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds) -> Curat
         }
         questionnaires.push(QuestionnaireVerdict {
             questionnaire: q.to_owned(),
-            alpha_before,
+            alpha_before: questionnaire_alpha(by_annotator, by_annotator.keys().copied(), sanity),
             alpha_after,
             annotators_kept: kept.len(),
             kept: keep,
@@ -250,7 +273,7 @@ pub(super) fn by_questionnaire(answers: &[Answer]) -> ByQuestionnaire<'_> {
 }
 
 /// The result from the verdicts and the kept ratings: mean alphas and curated scores.
-pub(super) fn summarise(
+fn summarise(
     annotators: Vec<AnnotatorVerdict>,
     questionnaires: Vec<QuestionnaireVerdict>,
     kept_ratings: BTreeMap<&str, Vec<u8>>,

@@ -16,10 +16,7 @@
 //!    draws of `bootstrap_size` responses without replacement, seeded per
 //!    form from `seed`) is below `min_alpha` are dropped.
 
-use super::curation::{
-    by_questionnaire, questionnaire_alpha, summarise, AnnotatorVerdict, Answer, Curation, QuestionnaireVerdict, Rule,
-    SanityTasks, Thresholds,
-};
+use super::curation::{questionnaire_alpha, run, Answer, Curation, Decision, Rule, SanityTasks, Thresholds};
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use std::collections::{BTreeMap, HashMap};
@@ -72,12 +69,8 @@ impl Default for CodeThresholds {
 /// Runs the released code's curation.
 pub fn curate(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds) -> Curation {
     let c = &t.code;
-    let data = by_questionnaire(answers);
     let sequences = sequences(answers);
-    let mut annotators = Vec::new();
-    let mut questionnaires = Vec::new();
-    let mut kept_ratings: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
-    for (&q, by_annotator) in &data {
+    run(answers, sanity, |q, by_annotator| {
         let mut verdicts: BTreeMap<&str, Option<Rule>> = BTreeMap::new();
         for (&a, ratings) in by_annotator {
             let sequence = sequences.get(&(q, a)).map(Vec::as_slice).unwrap_or_default();
@@ -97,34 +90,10 @@ pub fn curate(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds) -> Curat
             verdicts.insert(a, Some(Rule::Troll));
         }
         let kept: Vec<&str> = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(a, _)| *a).collect();
-        let alpha_before = questionnaire_alpha(by_annotator, by_annotator.keys().copied(), sanity);
         let alpha_after = bootstrapped_alpha(by_annotator, &kept, sanity, c, q);
         let keep = kept.len() >= c.min_responses && alpha_after.is_some_and(|a| a >= t.min_alpha);
-        if keep {
-            for a in &kept {
-                for (&task, &r) in &by_annotator[a] {
-                    if !sanity.contains_key(task) {
-                        kept_ratings.entry(task).or_default().push(r);
-                    }
-                }
-            }
-        }
-        for (a, rule) in verdicts {
-            annotators.push(AnnotatorVerdict {
-                questionnaire: q.to_owned(),
-                annotator: a.to_owned(),
-                excluded_by: rule,
-            });
-        }
-        questionnaires.push(QuestionnaireVerdict {
-            questionnaire: q.to_owned(),
-            alpha_before,
-            alpha_after,
-            annotators_kept: kept.len(),
-            kept: keep,
-        });
-    }
-    summarise(annotators, questionnaires, kept_ratings)
+        Decision { verdicts: verdicts.into_iter().collect(), alpha_after, keep }
+    })
 }
 
 /// A rating with what orders it: (position, input index, rating).
