@@ -40,7 +40,7 @@ pub enum Command {
     /// A100 tools: score a model against a released ground truth.
     #[command(subcommand)]
     A100(a100::A100Command),
-    /// VTON tools on your own files.
+    /// VTON tools: curation on your own files, importing a VTON-QBench release.
     #[command(subcommand)]
     Vton(vton::VtonCommand),
 }
@@ -112,6 +112,7 @@ pub enum TokenCommand {
 pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Stats(cmd) => stats::run(&cmd, out),
+        Command::Vton(vton::VtonCommand::ImportQbench(args)) => vton::import_qbench(&args, out).await,
         Command::Vton(cmd) => vton::run(&cmd, out),
         Command::A100(a100::A100Command::Score(args)) => a100::run(&args, out),
         Command::A100(a100::A100Command::Import(args)) => a100::import(&args, out).await,

@@ -13,6 +13,65 @@ use std::path::PathBuf;
 pub enum VtonCommand {
     /// Remove unreliable annotators and low-agreement questionnaires; print scores.
     Curate(CurateArgs),
+    /// Import a VTON-QBench release (answers.csv, images.csv) into an empty VTON campaign.
+    ImportQbench(ImportQbenchArgs),
+}
+
+/// Arguments of `vton import-qbench`.
+#[derive(Debug, Args)]
+pub struct ImportQbenchArgs {
+    /// The VTON campaign (without items yet).
+    #[arg(long)]
+    pub campaign: uuid::Uuid,
+    /// The release's answers.csv.
+    #[arg(long)]
+    pub answers: PathBuf,
+    /// The release's images.csv.
+    #[arg(long)]
+    pub images: PathBuf,
+    /// Attention positions and expected ratings, e.g. `5=1,15=3,25=1:1` (`:tolerance` optional).
+    #[arg(long, default_value = "")]
+    pub attention: String,
+    /// Database location.
+    #[command(flatten)]
+    pub db: crate::db::DatabaseArgs,
+}
+
+/// Parses `--attention 5=1,15=3:1`.
+fn attention(spec: &str) -> anyhow::Result<std::collections::BTreeMap<usize, SanityTask>> {
+    let mut out = std::collections::BTreeMap::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || anyhow::anyhow!("--attention: `{part}` is not POSITION=EXPECTED[:TOLERANCE] (e.g. 5=1 or 25=3:1)");
+        let (position, rest) = part.split_once('=').ok_or_else(bad)?;
+        let (expected, tolerance) = rest.split_once(':').unwrap_or((rest, "0"));
+        let position: usize = position.parse().ok().filter(|p| *p > 0).ok_or_else(bad)?;
+        let expected: u8 = expected.parse().ok().filter(|e| (1..=3).contains(e)).ok_or_else(bad)?;
+        let tolerance: u8 = tolerance.parse().ok().filter(|t| *t <= 2).ok_or_else(bad)?;
+        anyhow::ensure!(
+            out.insert(position, SanityTask { expected, tolerance }).is_none(),
+            "--attention: position {position} given twice"
+        );
+    }
+    Ok(out)
+}
+
+/// Imports a release through the same code as the API.
+pub async fn import_qbench(args: &ImportQbenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let read =
+        |path: &PathBuf| std::fs::read_to_string(path).map_err(|source| InputError::Io { path: path.clone(), source });
+    let attention = attention(&args.attention)?;
+    let release = crate::kinds::vton::qbench::parse(&read(&args.answers)?, &read(&args.images)?)?;
+    let db = crate::db::Database::open(&args.db, 2).await?;
+    let result = async {
+        db.migrate().await?;
+        let campaign = crate::core::campaigns::get(&db.pool, args.campaign).await?;
+        anyhow::ensure!(campaign.kind == "vton", "campaign {} is a {} campaign, not VTON", campaign.id, campaign.kind);
+        Ok(crate::kinds::vton::qbench::import(&db.pool, args.campaign, &release, &attention).await?)
+    }
+    .await;
+    db.close().await;
+    writeln!(out, "{}", result?)?;
+    Ok(())
 }
 
 /// Arguments of `vton curate`.
@@ -60,7 +119,9 @@ fn rating(file: &CsvFile, line: u64, column: &str, text: &str) -> Result<u8, Inp
 
 /// Runs a `vton` subcommand.
 pub fn run(cmd: &VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
-    let VtonCommand::Curate(args) = cmd;
+    let VtonCommand::Curate(args) = cmd else {
+        anyhow::bail!("this subcommand needs the database");
+    };
     let mut sanity = SanityTasks::new();
     if let Some(path) = &args.sanity {
         let mut file = CsvFile::open(path)?;

@@ -21,35 +21,59 @@ pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> 
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let plans = kind.form_batches(&campaign.kind_config(), &refs, &mut rng)?;
     let mut tx = pool.begin().await?;
-    // Serialise formation per campaign, so two admins cannot both form batches.
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
-    let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1")
-        .bind(campaign_id)
-        .fetch_one(&mut *tx)
-        .await?;
-    if existing > 0 {
-        return Err(Error::conflict("batches_exist", "batches have already been formed for this campaign"));
-    }
+    lock_without_batches(&mut tx, campaign_id, "batches have already been formed for this campaign").await?;
     for (position, plan) in plans.iter().enumerate() {
-        let batch_id = Uuid::new_v4();
-        sqlx::query("INSERT INTO batches (id, campaign_id, position, overlap) VALUES ($1, $2, $3, $4)")
-            .bind(batch_id)
-            .bind(campaign_id)
-            .bind(position as i32)
-            .bind(plan.overlap)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(
-            "INSERT INTO batch_items (batch_id, position, item_id)
-             SELECT $1, ord - 1, item FROM unnest($2::uuid[]) WITH ORDINALITY AS t(item, ord)",
-        )
-        .bind(batch_id)
-        .bind(&plan.items)
-        .execute(&mut *tx)
-        .await?;
+        insert(&mut tx, campaign_id, position, plan.overlap, None, &plan.items).await?;
     }
     tx.commit().await?;
     Ok(plans.len())
+}
+
+/// Locks the campaign row (so two admins cannot both form batches) and
+/// refuses with `message` when it has batches already.
+pub(super) async fn lock_without_batches(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    campaign_id: Uuid,
+    message: &str,
+) -> Result<()> {
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut **tx).await?;
+    let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1")
+        .bind(campaign_id)
+        .fetch_one(&mut **tx)
+        .await?;
+    if existing > 0 {
+        return Err(Error::conflict("batches_exist", message));
+    }
+    Ok(())
+}
+
+/// Inserts one batch with its items in order; returns its id.
+pub(super) async fn insert(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    campaign_id: Uuid,
+    position: usize,
+    overlap: Option<i32>,
+    external_id: Option<&str>,
+    items: &[Uuid],
+) -> Result<Uuid> {
+    let batch_id = Uuid::new_v4();
+    sqlx::query("INSERT INTO batches (id, campaign_id, position, overlap, external_id) VALUES ($1, $2, $3, $4, $5)")
+        .bind(batch_id)
+        .bind(campaign_id)
+        .bind(i32::try_from(position).map_err(|e| Error::Internal(e.to_string()))?)
+        .bind(overlap)
+        .bind(external_id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO batch_items (batch_id, position, item_id)
+         SELECT $1, ord - 1, item FROM unnest($2::uuid[]) WITH ORDINALITY AS t(item, ord)",
+    )
+    .bind(batch_id)
+    .bind(items)
+    .execute(&mut **tx)
+    .await?;
+    Ok(batch_id)
 }
 
 /// Opens a batch to more annotators: its overlap becomes the number of

@@ -7,6 +7,7 @@ pub mod batches;
 pub mod campaigns;
 mod error;
 pub mod ground_truth;
+pub mod history;
 pub mod images;
 pub mod items;
 pub mod kind;

@@ -35,8 +35,7 @@ fn honest(n: usize) -> u8 {
 async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let config =
-        json!({"tasks_per_questionnaire": 6, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 4});
+    let config = json!({"tasks_per_questionnaire": 6, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 4, "background": []});
     let (_, c) = api(
         &app,
         &admin,
@@ -311,4 +310,159 @@ async fn the_curation_preset_is_chosen_through_the_api_and_the_page() {
     assert_eq!((status, body["preset"].as_str()), (StatusCode::OK, Some("paper")));
     let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"preset": "lenient"}))).await;
     assert_eq!(status.as_u16() / 100, 4, "{body}");
+}
+
+#[tokio::test]
+async fn the_vton_qbench_layout_round_trips_out_of_one_campaign_and_into_another() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let background = json!([
+        {"id": "gender", "question": "Gender?", "options": ["female", "male"]},
+        {"id": "age", "question": "Age?", "options": ["18-24", "25-34"]},
+        {"id": "experience", "question": "Experience?", "options": ["none", "some"]},
+    ]);
+    let config = json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3,
+                        "background": background});
+    let (source, invitation) = crate::fixtures::open_vton_campaign(&app, &admin, 8, 1, config).await;
+    for n in 0..6usize {
+        let w = join(&app, &invitation, &format!("w{n}")).await;
+        let (gender, experience) = [("female", "none"), ("male", "some")][n % 2];
+        let bg = json!({"gender": gender, "age": "25-34", "experience": experience});
+        let (status, view) =
+            w.post(&app, &format!("/api/v1/work/campaigns/{source}/assignment"), json!({"background": bg})).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        w.finish_with(&app, &view, |item| {
+            let tryon = item["payload"]["tryon"].as_str().unwrap_or_default();
+            let k: usize = tryon.trim_start_matches("/img/t/").trim_end_matches(".png").parse().unwrap_or(0);
+            // Broad agreement (so curation keeps the questionnaires), one worker a little off.
+            let rating = if k >= 1000 {
+                1
+            } else if n == 0 && k.is_multiple_of(3) {
+                2
+            } else {
+                1 + k % 3
+            };
+            json!({"rating": rating})
+        })
+        .await;
+    }
+    let export = |campaign: String| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let answers = crate::fixtures::get_text(
+                app,
+                admin,
+                &format!("/api/v1/admin/campaigns/{campaign}/vton/qbench/answers.csv"),
+            )
+            .await;
+            let images = crate::fixtures::get_text(
+                app,
+                admin,
+                &format!("/api/v1/admin/campaigns/{campaign}/vton/qbench/images.csv"),
+            )
+            .await;
+            (answers, images)
+        }
+    };
+    let (answers, images) = export(source.clone()).await;
+    let lines: Vec<&str> = answers.lines().collect();
+    assert_eq!(lines[0], "form_id,answer_timestamp,gender,age,experience,response_id,1,2,3,4,5");
+    assert_eq!(lines.len(), 7, "one row per submitted questionnaire");
+    assert!(lines[1..].iter().all(|l| l.split(',').skip(6).all(|c| ["0", "1", "2"].contains(&c))), "{answers}");
+    assert!(answers.contains(",female,25-34,none,") && answers.contains(",male,25-34,some,"));
+    assert!(images.starts_with(
+        "form_id,answer_count,garment_type,dataset_type,vton_model_id,person_path,garment_path,ref_person_path,vton_path\n"
+    ));
+    assert_eq!(images.lines().count(), 1 + 2 * 5);
+    assert!(
+        images.lines().filter(|l| l.contains("/img/t/1000.png")).all(|l| l.split(',').nth(1) == Some("2")),
+        "{images}"
+    );
+
+    // Into an empty campaign: the same files come out again, and the same scores.
+    let (status, target) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "imported", "config": {"background": []}})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{target}");
+    let target = target["id"].as_str().expect("id").to_owned();
+    let body = json!({"answers": answers, "images": images, "attention": [{"position": 2, "expected": 1}]});
+    let (status, summary) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{target}/vton/qbench"), Some(body.clone()))
+            .await;
+    assert_eq!(status, StatusCode::CREATED, "{summary}");
+    assert_eq!(summary, json!({"images": 8, "attention_tasks": 1, "questionnaires": 2, "responses": 6}));
+    assert_eq!(export(target.clone()).await, (answers.clone(), images.clone()), "byte for byte");
+    let (status, again) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{target}/vton/qbench"), Some(body)).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{again}");
+    let scores = |campaign: String| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let (_, gt) =
+                api(app, admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+            let mut by_tryon: Vec<(String, String)> = gt["images"]
+                .as_array()
+                .expect("images")
+                .iter()
+                .map(|i| (i["tryon"].as_str().unwrap_or_default().to_owned(), i["mean"].to_string()))
+                .collect();
+            by_tryon.sort();
+            (by_tryon, gt["curation"]["alpha_mean_before"].clone())
+        }
+    };
+    let (source_scores, target_scores) = (scores(source).await, scores(target).await);
+    assert_eq!(source_scores.0.len(), 8);
+    assert_eq!(source_scores, target_scores);
+
+    // The command line imports the same files.
+    let (_, cli_target) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "cli", "config": {"background": []}})),
+    )
+    .await;
+    let cli_target = cli_target["id"].as_str().expect("id").to_owned();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = crate::cli_stats::write(&dir, "answers.csv", &answers);
+    let i = crate::cli_stats::write(&dir, "images.csv", &images);
+    let url = app.database_url();
+    let (ok, out, err) = crate::cli_stats::atelier(&[
+        "vton",
+        "import-qbench",
+        "--campaign",
+        &cli_target,
+        "--answers",
+        &a,
+        "--images",
+        &i,
+        "--attention",
+        "2=1",
+        "--database-url",
+        &url,
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"responses\":6"), "{out}");
+    assert_eq!(export(cli_target).await, (answers, images));
+    let (ok, _, err) = crate::cli_stats::atelier(&[
+        "vton",
+        "import-qbench",
+        "--campaign",
+        &uuid::Uuid::nil().to_string(),
+        "--answers",
+        &a,
+        "--images",
+        &i,
+        "--attention",
+        "2=7",
+        "--database-url",
+        &url,
+    ]);
+    assert!(!ok && err.contains("2=7"), "{err}");
 }

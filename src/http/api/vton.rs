@@ -6,6 +6,7 @@ use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Path};
 use crate::http::AppState;
 use crate::kinds::vton::ground_truth::score_predictor;
+use crate::kinds::vton::qbench;
 use crate::kinds::vton::service::{self, Triplets};
 use axum::body::Bytes;
 use axum::extract::State;
@@ -175,4 +176,98 @@ pub async fn questionnaires_csv(
     }
     let csv = ground_truth::to_csv(&table)?;
     Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
+}
+
+fn csv_response(table: &crate::core::kind::Table, name: &str) -> AppResult<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let csv = ground_truth::to_csv(table)?;
+    let disposition = format!("attachment; filename=\"{name}\"");
+    Ok((
+        [(header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()), (header::CONTENT_DISPOSITION, disposition)],
+        csv,
+    )
+        .into_response())
+}
+
+/// The campaign's submitted questionnaires in VTON-QBench's `answers.csv` layout.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vton/qbench/answers.csv", tag = "vton", params(("id" = Uuid, Path)),
+    responses((status = 200, content_type = "text/csv", body = String)))]
+pub async fn qbench_answers(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::response::Response> {
+    vton_campaign(&s, id).await?;
+    csv_response(&qbench::export_answers(&s.pool, id).await?, "answers.csv")
+}
+
+/// The campaign's questionnaires in VTON-QBench's `images.csv` layout.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vton/qbench/images.csv", tag = "vton", params(("id" = Uuid, Path)),
+    responses((status = 200, content_type = "text/csv", body = String)))]
+pub async fn qbench_images(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::response::Response> {
+    vton_campaign(&s, id).await?;
+    csv_response(&qbench::export_images(&s.pool, id).await?, "images.csv")
+}
+
+/// An attention position of the imported release.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+pub struct AttentionPosition {
+    /// 1-based position in every questionnaire.
+    pub position: usize,
+    /// The expected rating (1-3).
+    pub expected: u8,
+    /// |rating - expected| <= tolerance passes.
+    #[serde(default)]
+    pub tolerance: u8,
+}
+
+/// A VTON-QBench release to import.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+pub struct QbenchImport {
+    /// The text of `answers.csv`.
+    pub answers: String,
+    /// The text of `images.csv`.
+    pub images: String,
+    /// The attention positions and their expected answers (none: every position is rated).
+    #[serde(default)]
+    pub attention: Vec<AttentionPosition>,
+}
+
+/// Import a VTON-QBench release (`answers.csv` and `images.csv`) into an empty
+/// VTON campaign, to curate and score it here.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/qbench", tag = "vton", params(("id" = Uuid, Path)),
+    request_body = QbenchImport, responses((status = 201, body = Object), (status = 422, body = ErrorBody)))]
+pub async fn qbench_import(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    axum::Json(body): axum::Json<QbenchImport>,
+) -> AppResult<(StatusCode, axum::Json<Value>)> {
+    vton_campaign(&s, id).await?;
+    let attention = attention_map(&body.attention)?;
+    let release = qbench::parse(&body.answers, &body.images)?;
+    Ok((StatusCode::CREATED, axum::Json(qbench::import(&s.pool, id, &release, &attention).await?)))
+}
+
+fn attention_map(
+    positions: &[AttentionPosition],
+) -> Result<std::collections::BTreeMap<usize, crate::kinds::vton::curation::SanityTask>, Error> {
+    let mut out = std::collections::BTreeMap::new();
+    for a in positions {
+        if a.position == 0 || !(1..=3).contains(&a.expected) || a.tolerance > 2 {
+            return Err(Error::invalid(
+                "invalid_attention",
+                format!("attention position {}: positions start at 1, expected is 1-3, tolerance 0-2", a.position),
+            ));
+        }
+        let task = crate::kinds::vton::curation::SanityTask { expected: a.expected, tolerance: a.tolerance };
+        if out.insert(a.position, task).is_some() {
+            return Err(Error::invalid("invalid_attention", format!("attention position {} given twice", a.position)));
+        }
+    }
+    Ok(out)
 }

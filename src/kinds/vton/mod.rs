@@ -5,9 +5,11 @@ mod batches;
 pub mod curation;
 pub mod curation_code;
 pub mod ground_truth;
+pub mod qbench;
 pub mod service;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
+use crate::core::profiles::BackgroundQuestion;
 use askama::Template;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
@@ -52,6 +54,10 @@ pub struct VtonConfig {
     /// images of other questionnaires (which then get more ratings).
     #[serde(default = "default_true")]
     pub fill_last_questionnaire: bool,
+    /// Questions asked once before the first task; by default the three the
+    /// VTON-QBench release records (gender, age, experience).
+    #[serde(default = "default_background")]
+    pub background: Vec<BackgroundQuestion>,
     /// Questionnaires one worker may take. Sanity tasks repeat across
     /// questionnaires, so with more than one a worker draws from a pool of
     /// sanity sets and never sees a sanity image twice.
@@ -77,6 +83,18 @@ fn default_lease() -> i64 {
 }
 fn default_true() -> bool {
     true
+}
+fn default_background() -> Vec<BackgroundQuestion> {
+    let q = |id: &str, question: &str, options: &[&str]| BackgroundQuestion {
+        id: id.into(),
+        question: question.into(),
+        options: options.iter().map(|o| (*o).to_owned()).collect(),
+    };
+    vec![
+        q("gender", "Your gender?", &["female", "male", "non-binary", "prefer not to say"]),
+        q("age", "Your age?", &["18-24", "25-34", "35-44", "45-54", "55-64", "65+"]),
+        q("experience", "Your experience with fashion or image editing?", &["none", "some", "professional"]),
+    ]
 }
 
 impl VtonConfig {
@@ -256,6 +274,10 @@ impl TaskKind for Vton {
         // Questionnaire order is already random per questionnaire; workers of
         // one questionnaire see the same order, as in the benchmark.
         false
+    }
+
+    fn background(&self, config: &Value) -> Vec<BackgroundQuestion> {
+        VtonConfig::parse(config).map(|c| c.background).unwrap_or_default()
     }
 
     fn max_batches_per_annotator(&self, config: &Value) -> Option<i64> {
