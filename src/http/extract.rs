@@ -61,6 +61,20 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
     }
 }
 
+/// `axum::extract::Query` with our error body on rejection.
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| Query(q.0))
+            .map_err(|e| AppError::Core(Error::invalid("invalid_query", e.body_text())))
+    }
+}
+
 /// The caller: from a bearer token, else from the session cookie.
 #[derive(Debug, Clone)]
 pub struct CurrentUser(pub User);

@@ -59,40 +59,74 @@ pub struct PairwiseAccuracy {
     pub pairs: usize,
 }
 
+/// How a prediction that ties two items with different human scores counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PredictionTies {
+    /// Exactly equal predictions count 0 (the VTON-IQA paper's text).
+    #[default]
+    Zero,
+    /// Predictions within [`TIE_EPSILON`] count 0.5 (the released code).
+    Half,
+}
+
+/// Predictions closer than this tie under [`PredictionTies::Half`].
+pub const TIE_EPSILON: f64 = 1e-4;
+
+/// The credit of one comparable pair: 1 if the prediction orders `a` and
+/// `b` as the humans do, 0 if the other way, ties as `ties` says.
+pub fn pair_credit(human_a: f64, human_b: f64, predicted_a: f64, predicted_b: f64, ties: PredictionTies) -> f64 {
+    if ties == PredictionTies::Half && (predicted_a - predicted_b).abs() <= TIE_EPSILON {
+        return 0.5;
+    }
+    let model = predicted_a.total_cmp(&predicted_b);
+    if model != std::cmp::Ordering::Equal && (model == std::cmp::Ordering::Greater) == (human_a > human_b) {
+        1.0
+    } else {
+        0.0
+    }
+}
+
 /// For every two items of the same group whose human scores differ, whether
 /// the prediction orders them the same way. A tie in the prediction does not
 /// preserve the preference and counts as wrong.
 pub fn pairwise_accuracy<G: Ord + Clone>(groups: &[G], truth: &[f64], predicted: &[f64]) -> PairwiseAccuracy {
+    pairwise_accuracy_with(groups, truth, predicted, PredictionTies::Zero)
+}
+
+/// [`pairwise_accuracy`] with a choice of how prediction ties count.
+pub fn pairwise_accuracy_with<G: Ord + Clone>(
+    groups: &[G],
+    truth: &[f64],
+    predicted: &[f64],
+    ties: PredictionTies,
+) -> PairwiseAccuracy {
     let mut members: BTreeMap<G, Vec<usize>> = BTreeMap::new();
     for (i, g) in groups.iter().enumerate().take(truth.len().min(predicted.len())) {
         members.entry(g.clone()).or_default().push(i);
     }
-    let (mut correct, mut pairs) = (0usize, 0usize);
+    let (mut correct, mut pairs) = (0.0, 0usize);
     let (mut macro_sum, mut macro_groups) = (0.0, 0usize);
     for idx in members.values() {
-        let (mut c, mut p) = (0usize, 0usize);
+        let (mut c, mut p) = (0.0, 0usize);
         for (a_pos, &a) in idx.iter().enumerate() {
             for &b in &idx[a_pos + 1..] {
                 if truth[a] == truth[b] {
                     continue;
                 }
                 p += 1;
-                let human = truth[a] > truth[b];
-                let model = predicted[a].total_cmp(&predicted[b]);
-                if model != std::cmp::Ordering::Equal && (model == std::cmp::Ordering::Greater) == human {
-                    c += 1;
-                }
+                c += pair_credit(truth[a], truth[b], predicted[a], predicted[b], ties);
             }
         }
         if p > 0 {
-            macro_sum += c as f64 / p as f64;
+            macro_sum += c / p as f64;
             macro_groups += 1;
         }
         correct += c;
         pairs += p;
     }
     PairwiseAccuracy {
-        micro: (pairs > 0).then(|| correct as f64 / pairs as f64),
+        micro: (pairs > 0).then(|| correct / pairs as f64),
         macro_: (macro_groups > 0).then(|| macro_sum / macro_groups as f64),
         pairs,
     }

@@ -10,6 +10,7 @@ pub mod alpha;
 pub mod bootstrap;
 pub mod correlation;
 pub mod dawid_skene;
+pub mod pairwise;
 pub mod questionnaire;
 pub mod ranking;
 pub mod retrieval;

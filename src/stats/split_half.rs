@@ -62,27 +62,60 @@ pub struct SplitHalf {
     pub repetitions: usize,
 }
 
+/// Per image: the rating sums and counts within each half, and its group.
+type HalfSums<'a> = BTreeMap<&'a str, ([f64; 2], [usize; 2], &'a str)>;
+
+/// The random halvings (seeded): for each repetition, the annotators of the
+/// first half. The human ceiling and the half-label predictor scores use the
+/// same halvings for the same seed.
+fn halvings(ratings: &[Rating], repetitions: usize, seed: u64) -> Vec<BTreeSet<&str>> {
+    let annotators: Vec<&str> =
+        ratings.iter().map(|r| r.annotator.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..repetitions)
+        .map(|_| {
+            let mut shuffled = annotators.clone();
+            shuffled.shuffle(&mut rng);
+            shuffled[..shuffled.len() / 2].iter().copied().collect()
+        })
+        .collect()
+}
+
+fn half_sums<'a>(ratings: &'a [Rating], first: &BTreeSet<&str>) -> HalfSums<'a> {
+    let mut sums: HalfSums = BTreeMap::new();
+    for r in ratings {
+        let half = usize::from(!first.contains(r.annotator.as_str()));
+        let e = sums.entry(r.image.as_str()).or_insert(([0.0; 2], [0; 2], r.group.as_str()));
+        e.0[half] += r.value;
+        e.1[half] += 1;
+    }
+    sums
+}
+
+/// For each of the halvings [`split_half`] uses (same seed), every image's
+/// mean rating within the first half: labels from half of the annotators,
+/// for scoring a predictor on the same footing as the human ceiling.
+pub fn first_half_means(ratings: &[Rating], repetitions: usize, seed: u64) -> Vec<BTreeMap<String, f64>> {
+    halvings(ratings, repetitions, seed)
+        .iter()
+        .map(|first| {
+            half_sums(ratings, first)
+                .into_iter()
+                .filter(|(_, (_, n, _))| n[0] > 0)
+                .map(|(image, (s, n, _))| (image.to_owned(), s[0] / n[0] as f64))
+                .collect()
+        })
+        .collect()
+}
+
 /// Splits the annotators at random into two halves `repetitions` times
 /// (seeded, so the result is reproducible), scores each image by its mean
 /// rating within each half, and compares the halves on images rated in both.
 pub fn split_half(ratings: &[Rating], repetitions: usize, seed: u64) -> SplitHalf {
-    let annotators: Vec<&str> =
-        ratings.iter().map(|r| r.annotator.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut runs: [Vec<Option<f64>>; 5] = Default::default();
-    for _ in 0..repetitions {
-        let mut shuffled = annotators.clone();
-        shuffled.shuffle(&mut rng);
-        let first: BTreeSet<&str> = shuffled[..shuffled.len() / 2].iter().copied().collect();
-        let mut sums: BTreeMap<&str, ([f64; 2], [usize; 2], &str)> = BTreeMap::new();
-        for r in ratings {
-            let half = usize::from(!first.contains(r.annotator.as_str()));
-            let e = sums.entry(r.image.as_str()).or_insert(([0.0; 2], [0; 2], r.group.as_str()));
-            e.0[half] += r.value;
-            e.1[half] += 1;
-        }
+    for first in halvings(ratings, repetitions, seed) {
         let (mut a, mut b, mut groups) = (Vec::new(), Vec::new(), Vec::new());
-        for (s, n, g) in sums.values() {
+        for (s, n, g) in half_sums(ratings, &first).values() {
             if n[0] > 0 && n[1] > 0 {
                 a.push(s[0] / n[0] as f64);
                 b.push(s[1] / n[1] as f64);

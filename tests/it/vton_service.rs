@@ -150,6 +150,35 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     )
     .await;
     assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("unknown_image")));
+    // The paper's fair comparison (labels from half of the annotators), the
+    // released code's tie rule, the model-pair matrix and calibration.
+    let truth: serde_json::Map<String, Value> =
+        (0..10).map(|n| (format!("img-{n}"), json!(f64::from(honest(n)) - 2.0))).collect();
+    let (status, half) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/vton/predictor?labels=half&ties=half&known=good-model"),
+        Some(json!({"scores": truth})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{half}");
+    assert_eq!(half["labels"], "half");
+    assert_eq!(half["pairwise_micro"]["mean"], 1.0, "honest halves agree with the truth: {half}");
+    assert_eq!(half["r2"]["mean"], 1.0, "on the reward scale a predictor of the reward is perfect");
+    assert_eq!(half["model_pairs"][0]["a"], "bad-model");
+    assert_eq!(half["model_pairs_macro"], 1.0);
+    assert_eq!(half["blocks"]["KU"], 1.0);
+    assert!(!half["calibration"]["bins"].as_array().expect("bins").is_empty());
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/vton/predictor?labels=quarter"),
+        Some(json!({"scores": truth})),
+    )
+    .await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_query")));
 
     // Each questionnaire has 3 reliable annotators of the 4 wanted: re-queue opens one more slot each.
     let (_, requeued) =

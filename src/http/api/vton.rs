@@ -3,9 +3,9 @@
 
 use crate::core::{campaigns, ground_truth, items, Error};
 use crate::http::error::{AppResult, ErrorBody};
-use crate::http::extract::{Admin, Path};
+use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::AppState;
-use crate::kinds::vton::ground_truth::score_predictor;
+use crate::kinds::vton::predictor::PredictorOptions;
 use crate::kinds::vton::qbench;
 use crate::kinds::vton::service::{self, Triplets};
 use axum::body::Bytes;
@@ -62,10 +62,16 @@ pub async fn run_curation(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    body: Option<axum::Json<CurationRequest>>,
+    body: Bytes,
 ) -> AppResult<axum::Json<Value>> {
     vton_campaign(&s, id).await?;
-    if let Some(preset) = body.and_then(|b| b.0.preset) {
+    // The body is optional: empty means "with the campaign's preset".
+    let request: Option<CurationRequest> = if body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        Some(serde_json::from_slice(&body).map_err(|e| Error::invalid("invalid_body", e.to_string()))?)
+    };
+    if let Some(preset) = request.and_then(|r| r.preset) {
         service::set_preset(&s.pool, id, preset).await?;
     }
     Ok(axum::Json(service::run_curation(&s.pool, id).await?))
@@ -88,14 +94,21 @@ pub struct PredictorScores {
 
 /// Score a quality predictor against the curated human scores (JSON
 /// `{"scores": {...}}` or `text/csv` with header `image_id,score`), next to
-/// the human ceiling.
-#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/predictor", tag = "vton", params(("id" = Uuid, Path)),
+/// the human ceiling. Query options: `labels=all|half` (half: labels from
+/// half of the annotators, the split-half ceiling's halvings),
+/// `ties=zero|half` (prediction ties in pairwise accuracy), `known=m1,m2`
+/// (models seen in training: KK / UU / KU blocks), `temperature` (τ of the
+/// calibration table, default 0.5).
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/predictor", tag = "vton",
+    params(("id" = Uuid, Path), ("labels" = Option<String>, Query), ("ties" = Option<String>, Query),
+           ("known" = Option<String>, Query), ("temperature" = Option<f64>, Query)),
     request_body(content = PredictorScores, description = "JSON, or CSV with content type text/csv"),
     responses((status = 200, body = Object), (status = 422, body = ErrorBody)))]
 pub async fn predictor(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    Query(options): Query<PredictorOptions>,
     headers: HeaderMap,
     body: Bytes,
 ) -> AppResult<axum::Json<Value>> {
@@ -107,17 +120,7 @@ pub async fn predictor(
             .map_err(|e| Error::invalid("invalid_body", e.to_string()))?
             .scores
     };
-    let aggregate = ground_truth::aggregate(&s.pool, id).await?;
-    let known: std::collections::HashSet<&str> =
-        aggregate["images"].as_array().into_iter().flatten().filter_map(|i| i["image"].as_str()).collect();
-    let mut unknown: Vec<&String> = scores.keys().filter(|k| !known.contains(k.as_str())).collect();
-    unknown.sort();
-    if let Some(u) = unknown.first() {
-        return Err(
-            Error::invalid("unknown_image", format!("`{u}` has no curated human score in this campaign")).into()
-        );
-    }
-    Ok(axum::Json(score_predictor(&aggregate, &scores)))
+    Ok(axum::Json(service::score_predictor(&s.pool, id, &scores, &options).await?))
 }
 
 fn parse_scores(text: &str) -> Result<HashMap<String, f64>, Error> {
@@ -245,7 +248,7 @@ pub async fn qbench_import(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    axum::Json(body): axum::Json<QbenchImport>,
+    Json(body): Json<QbenchImport>,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     vton_campaign(&s, id).await?;
     let attention = attention_map(&body.attention)?;

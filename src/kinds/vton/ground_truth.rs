@@ -7,24 +7,25 @@ use super::curation::{curate, kept_answers, Answer, SanityTasks, Thresholds};
 use crate::core::kind::{AggregationInput, Table};
 use crate::stats::aggregate::normalize_score;
 use crate::stats::bootstrap::mean_ci;
-use crate::stats::correlation::{pairwise_accuracy, pearson, r_squared, spearman};
 use crate::stats::split_half::{split_half, Rating};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 
 /// Repetitions of the split-half human ceiling (as in the benchmark).
-const SPLIT_HALF_REPETITIONS: usize = 10;
+pub const SPLIT_HALF_REPETITIONS: usize = 10;
+/// Seed of the split-half halvings (the half-annotator labels use the same).
+pub const SPLIT_HALF_SEED: u64 = 2026;
 /// Bootstrap resamples for model intervals.
 const BOOTSTRAP_RESAMPLES: usize = 2000;
 
 /// The garment-person pair an image belongs to (pairwise accuracy compares
 /// try-ons of the same pair).
-fn group(payload: &Value) -> String {
+pub(super) fn group(payload: &Value) -> String {
     format!("{}|{}", payload["garment"].as_str().unwrap_or_default(), payload["person"].as_str().unwrap_or_default())
 }
 
-/// Curates the campaign and scores every image and model.
-pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
+/// The campaign's ratings as curation reads them, and its sanity tasks.
+fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
     let by_id: HashMap<_, _> = input.items.iter().map(|i| (i.id, i)).collect();
     let sanity: SanityTasks = input
         .items
@@ -44,6 +45,33 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
             })
         })
         .collect();
+    (answers, sanity)
+}
+
+/// The ratings curation keeps, each with its image's comparison group.
+fn ratings_of(kept: &[&Answer], payloads: &HashMap<&str, &Value>) -> Vec<Rating> {
+    kept.iter()
+        .map(|a| Rating {
+            image: a.task.clone(),
+            group: payloads.get(a.task.as_str()).map(|p| group(p)).unwrap_or_default(),
+            annotator: a.annotator.clone(),
+            value: f64::from(a.rating),
+        })
+        .collect()
+}
+
+/// The curated ratings of the campaign (kept annotators of kept
+/// questionnaires, sanity tasks left out), e.g. for half-annotator labels.
+pub fn curated_ratings(input: &AggregationInput, thresholds: &Thresholds) -> Vec<Rating> {
+    let (answers, sanity) = answers_and_sanity(input);
+    let curation = curate(&answers, &sanity, thresholds);
+    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
+    ratings_of(&kept_answers(&answers, &sanity, &curation), &payloads)
+}
+
+/// Curates the campaign and scores every image and model.
+pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
+    let (answers, sanity) = answers_and_sanity(input);
     let curation = curate(&answers, &sanity, thresholds);
     let kept = kept_answers(&answers, &sanity, &curation);
     let mut annotators_of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -74,21 +102,13 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
             })
         })
         .collect();
-    let ratings: Vec<Rating> = kept
-        .iter()
-        .map(|a| Rating {
-            image: a.task.clone(),
-            group: payloads.get(a.task.as_str()).map(|p| group(p)).unwrap_or_default(),
-            annotator: a.annotator.clone(),
-            value: f64::from(a.rating),
-        })
-        .collect();
+    let ratings = ratings_of(&kept, &payloads);
     json!({
         "thresholds": thresholds,
         "curation": curation,
         "images": images,
         "models": models(&images),
-        "human_ceiling": split_half(&ratings, SPLIT_HALF_REPETITIONS, 2026),
+        "human_ceiling": split_half(&ratings, SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED),
     })
 }
 
@@ -121,30 +141,6 @@ fn models(images: &[Value]) -> Value {
         }
     }
     json!(out)
-}
-
-/// Scores a quality predictor (`image -> score`) against the curated human
-/// scores: PLCC, SRCC, R² and pairwise accuracy within garment-person pairs.
-/// The human score is the paper's reward in [-1, 1] (mean rating − 2): R²
-/// depends on the scale, and a predictor is trained to output the reward.
-pub fn score_predictor(aggregate: &Value, predictions: &HashMap<String, f64>) -> Value {
-    let (mut human, mut predicted, mut groups) = (Vec::new(), Vec::new(), Vec::new());
-    for img in aggregate["images"].as_array().into_iter().flatten() {
-        let Some(p) = img["image"].as_str().and_then(|id| predictions.get(id)) else { continue };
-        human.push(img["reward"].as_f64().unwrap_or(0.0));
-        predicted.push(*p);
-        groups.push(img["group"].as_str().unwrap_or_default().to_owned());
-    }
-    let pw = pairwise_accuracy(&groups, &human, &predicted);
-    json!({
-        "images": human.len(),
-        "plcc": pearson(&human, &predicted),
-        "srcc": spearman(&human, &predicted),
-        "r2": r_squared(&human, &predicted),
-        "pairwise_micro": pw.micro,
-        "pairwise_macro": pw.macro_,
-        "human_ceiling": aggregate["human_ceiling"],
-    })
 }
 
 /// One CSV row per image.
@@ -188,27 +184,4 @@ pub fn table(aggregate: &Value) -> Table {
         })
         .unwrap_or_default();
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn r2_compares_a_predictor_with_the_reward_on_the_papers_scale() {
-        let image = |id: &str, mean: f64, group: &str| json!({"image": id, "mean": mean, "reward": normalize_score(mean, 3), "group": group});
-        let aggregate = json!({"images": [
-            image("a", 1.0, "g1"), image("b", 2.5, "g1"), image("c", 3.0, "g2"), image("d", 1.5, "g2"),
-        ]});
-        // A perfect predictor outputs the reward (mean rating - 2).
-        let perfect: HashMap<String, f64> =
-            [("a", -1.0), ("b", 0.5), ("c", 1.0), ("d", -0.5)].iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
-        let scored = score_predictor(&aggregate, &perfect);
-        assert_eq!(scored["r2"], 1.0);
-        assert_eq!(scored["plcc"], 1.0);
-        assert_eq!(scored["pairwise_micro"], 1.0);
-        // Outputting the 1-3 mean instead is off by 2 everywhere: R² far below 0.
-        let means: HashMap<String, f64> = perfect.iter().map(|(k, v)| (k.clone(), v + 2.0)).collect();
-        assert!(score_predictor(&aggregate, &means)["r2"].as_f64().expect("r2") < -5.0);
-    }
 }

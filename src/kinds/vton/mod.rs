@@ -5,6 +5,7 @@ mod batches;
 pub mod curation;
 pub mod curation_code;
 pub mod ground_truth;
+pub mod predictor;
 pub mod qbench;
 pub mod service;
 

@@ -88,6 +88,38 @@ pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
     Ok(triplets.iter().map(Triplet::to_item).collect())
 }
 
+/// Scores a quality predictor against the campaign's curated scores (see
+/// [`super::predictor`]); unknown images are refused.
+pub async fn score_predictor(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    predictions: &std::collections::HashMap<String, f64>,
+    options: &super::predictor::PredictorOptions,
+) -> Result<Value> {
+    let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
+    let known: std::collections::HashSet<&str> =
+        aggregate["images"].as_array().into_iter().flatten().filter_map(|i| i["image"].as_str()).collect();
+    let mut unknown: Vec<&String> = predictions.keys().filter(|k| !known.contains(k.as_str())).collect();
+    unknown.sort();
+    if let Some(u) = unknown.first() {
+        return Err(Error::invalid("unknown_image", format!("`{u}` has no curated human score in this campaign")));
+    }
+    if !(options.temperature.is_finite() && options.temperature > 0.0) {
+        return Err(Error::invalid("invalid_temperature", "temperature must be a positive number"));
+    }
+    let ratings = if options.labels == super::predictor::Labels::Half {
+        let campaign = campaigns::get(pool, campaign_id).await?;
+        let thresholds = VtonConfig::parse(&campaign.kind_config()).map(|c| c.curation).unwrap_or_default();
+        let input = ground_truth::input(pool, campaign_id).await?;
+        tokio::task::spawn_blocking(move || super::ground_truth::curated_ratings(&input, &thresholds))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?
+    } else {
+        Vec::new()
+    };
+    Ok(super::predictor::score(&aggregate, predictions, options, &ratings))
+}
+
 /// Chooses the campaign's curation preset (kept in its configuration, so the
 /// ground truth, exports and pages all use it).
 pub async fn set_preset(pool: &PgPool, campaign_id: Uuid, preset: Preset) -> Result<()> {
