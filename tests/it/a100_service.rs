@@ -345,36 +345,82 @@ async fn questions_import_from_the_command_line_and_the_campaign_page() {
 }
 
 #[tokio::test]
-async fn the_pilot_page_compares_rounds() {
+async fn the_pilot_follows_the_same_members_across_rounds_and_exports_the_selection() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
+    let questions = || vec![question("q1"), question("q2"), question("q3")];
+    // The same three members answer in both rounds: q1 always c1; q2 splits;
+    // q3 always c3 except m3 in round 2.
+    let picks = |round: usize, member: &str, q: &str| -> String {
+        match (q, member, round) {
+            ("q1", _, _) => "q1-c1".into(),
+            ("q2", "m1", 1) | ("q2", "m3", _) => "q2-c2".into(),
+            ("q2", _, _) => "q2-c1".into(),
+            ("q3", "m3", 1) => "q3-c4".into(),
+            _ => format!("{q}-c3"),
+        }
+    };
     let mut rounds = Vec::new();
-    for (r, picks) in [(1, ["q1-c1", "q2-c1"]), (2, ["q1-c1", "q2-c2"])] {
+    for round in 0..2 {
         let (campaign, invitation) =
-            a100_campaign(&app, &admin, "a100-lat", vec![question("q1"), question("q2")], json!({"participants": 1}))
-                .await;
-        let w = join(&app, &invitation, &format!("round{r}")).await;
-        let (_, view) = w.next(&app, &campaign).await;
-        w.finish_with(&app, &view, |item| {
-            let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
-            json!({"choice": if first.starts_with("q1") { picks[0] } else { picks[1] }})
-        })
-        .await;
+            a100_campaign(&app, &admin, "a100-lat", questions(), json!({"participants": 3})).await;
+        for member in ["m1", "m2", "m3"] {
+            let w = join(&app, &invitation, member).await;
+            let (_, view) = w.next(&app, &campaign).await;
+            w.finish_with(&app, &view, |item| {
+                let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
+                json!({"choice": picks(round, member, first.split('-').next().expect("q"))})
+            })
+            .await;
+        }
         rounds.push(campaign);
     }
+    let query = format!("rounds={},{}", rounds[0], rounds[1]);
+    let (status, report) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/a100/pilot/report?{query}&top=2"), None).await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    let ids: Vec<&str> =
+        report["questions"].as_array().expect("q").iter().map(|q| q["id"].as_str().expect("id")).collect();
+    assert_eq!(ids, vec!["q1", "q3", "q2"], "by consistency: 6/6, 5/6, 3/6");
+    assert_eq!(report["selected"], json!(["q1"]), "top 2, then only 100 % consistency");
+    let m3 = report["members"].as_array().expect("members").iter().find(|m| m["member"] == "m3").expect("m3");
+    assert!((m3["consistency"].as_f64().expect("c") - 2.0 / 3.0).abs() < 1e-12, "m3 changed q3: {m3}");
+    assert_eq!(report["incomplete_members"], json!([]));
+    let (_, ranked) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/a100/pilot?{query}"), None).await;
+    assert_eq!(ranked[0]["id"], "q1");
+    assert_eq!(ranked[2]["stable"], false);
+
+    // The selection downloads as a question set and imports as the final LAT.
+    let (status, set) = api(
+        &app,
+        &admin,
+        Method::GET,
+        &format!("/api/v1/admin/a100/pilot/selection?{query}&min_consistency=0.8"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{set}");
+    let chosen: Vec<&str> =
+        set["questions"].as_array().expect("qs").iter().map(|q| q["id"].as_str().expect("id")).collect();
+    assert_eq!(chosen, vec!["q1", "q3"]);
+    let (_, final_lat) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "a100-lat", "name": "final"})))
+            .await;
+    let final_id = final_lat["id"].as_str().expect("id");
+    let (status, imported) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{final_id}/a100/questions"), Some(set)).await;
+    assert_eq!((status, imported["imported"].as_u64()), (StatusCode::CREATED, Some(2)), "{imported}");
+
     let html = crate::fixtures::get_text(
         &app,
         &admin,
-        &format!("/admin/campaigns/{}/a100/pilot?round={}", rounds[0], rounds[1]),
+        &format!("/admin/campaigns/{}/a100/pilot?round={}&top=2", rounds[0], rounds[1]),
     )
     .await;
-    assert!(html.contains("Compare 2 round(s)"), "{html}");
-    let q2 = html.find("<td>q2</td>").expect("q2 row");
-    assert!(html[q2..].contains("<b>no</b>"), "q2's majority changed between rounds");
-    let (status, api_rank) =
-        api(&app, &admin, Method::GET, &format!("/api/v1/admin/a100/pilot?rounds={},{}", rounds[0], rounds[1]), None)
+    assert!(html.contains("Comparing 2 round(s)") && html.contains("Selected: <b>1</b> of 3"), "{html}");
+    assert!(html.contains("<td>m3</td>") && html.contains("/api/v1/admin/a100/pilot/selection?"), "{html}");
+    let (status, body) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/a100/pilot/report?{query}&min_consistency=2"), None)
             .await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(api_rank[0]["id"], "q1");
-    assert_eq!(api_rank[0]["stable"], true);
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_selection")));
 }

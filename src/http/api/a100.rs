@@ -1,14 +1,15 @@
 //! A100 admin routes: import a question set, score models, pilot rounds.
 
 use crate::core::items;
-use crate::core::{campaigns, ground_truth, Error};
+use crate::core::{campaigns, Error};
 use crate::http::error::{AppResult, ErrorBody};
-use crate::http::extract::{Admin, Json, Path};
+use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::AppState;
 use crate::kinds::a100::models::{self, ModelScore};
-use crate::kinds::a100::pilot::{self, PilotQuestion};
+use crate::kinds::a100::pilot::{self, PilotQuestion, PilotReport};
+use crate::kinds::a100::pilot_data;
 use crate::kinds::a100::question::{self, QuestionSet};
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -74,14 +75,41 @@ pub async fn list_models(
     Ok(axum::Json(models::list(&s.pool, id).await?))
 }
 
-/// Which campaigns are the pilot's rounds.
+/// Which campaigns are the pilot's rounds, and the selection's cut-offs.
 #[derive(serde::Deserialize, utoipa::IntoParams)]
 pub struct PilotRounds {
     /// Campaign ids of the rounds, comma-separated, in order.
     pub rounds: String,
+    /// Keep the N most consistent questions (default: all).
+    pub top: Option<usize>,
+    /// Of those, keep questions with at least this consistency (default 1.0, i.e. 100 %).
+    pub min_consistency: Option<f64>,
 }
 
-/// Rank questions by answer consistency across participants and pilot rounds.
+/// The rounds' answers and the selection asked for.
+async fn pilot_input(
+    s: &AppState,
+    q: &PilotRounds,
+) -> AppResult<(Vec<Uuid>, Vec<pilot::PilotAnswer>, pilot::Selection)> {
+    let mut rounds = Vec::new();
+    for raw in q.rounds.split(',').map(str::trim).filter(|r| !r.is_empty()) {
+        let id: Uuid =
+            raw.parse().map_err(|_| Error::invalid("invalid_round", format!("`{raw}` is not a campaign id")))?;
+        a100_campaign(s, id).await?;
+        rounds.push(id);
+    }
+    if rounds.is_empty() {
+        return Err(Error::invalid("no_rounds", "give the rounds' campaign ids in `rounds`").into());
+    }
+    let min_consistency = q.min_consistency.unwrap_or(1.0);
+    if !(0.0..=1.0).contains(&min_consistency) {
+        return Err(Error::invalid("invalid_selection", "min_consistency must be between 0 and 1").into());
+    }
+    let answers = pilot_data::answers(&s.pool, &rounds).await?;
+    Ok((rounds, answers, pilot::Selection { top: q.top, min_consistency }))
+}
+
+/// Rank questions by answer consistency across the pilot members and rounds.
 #[utoipa::path(get, path = "/api/v1/admin/a100/pilot", tag = "a100", params(PilotRounds),
     responses((status = 200, body = Vec<PilotQuestion>), (status = 422, body = ErrorBody)))]
 pub async fn pilot_ranking(
@@ -89,15 +117,36 @@ pub async fn pilot_ranking(
     State(s): State<AppState>,
     Query(q): Query<PilotRounds>,
 ) -> AppResult<axum::Json<Vec<PilotQuestion>>> {
-    let mut rounds = Vec::new();
-    for raw in q.rounds.split(',').map(str::trim).filter(|r| !r.is_empty()) {
-        let id: Uuid =
-            raw.parse().map_err(|_| Error::invalid("invalid_round", format!("`{raw}` is not a campaign id")))?;
-        a100_campaign(&s, id).await?;
-        rounds.push(ground_truth::aggregate(&s.pool, id).await?);
-    }
-    if rounds.is_empty() {
-        return Err(Error::invalid("no_rounds", "give the rounds' campaign ids in `rounds`").into());
-    }
-    Ok(axum::Json(pilot::rank(&rounds)))
+    let (rounds, answers, _) = pilot_input(&s, &q).await?;
+    Ok(axum::Json(pilot::rank(&answers, rounds.len())))
+}
+
+/// The pilot report: questions, members (by worker id) with their
+/// consistency across rounds, and the questions the cut-offs select.
+#[utoipa::path(get, path = "/api/v1/admin/a100/pilot/report", tag = "a100", params(PilotRounds),
+    responses((status = 200, body = PilotReport), (status = 422, body = ErrorBody)))]
+pub async fn pilot_report(
+    _: Admin,
+    State(s): State<AppState>,
+    Query(q): Query<PilotRounds>,
+) -> AppResult<axum::Json<PilotReport>> {
+    let (rounds, answers, selection) = pilot_input(&s, &q).await?;
+    Ok(axum::Json(pilot::report(&answers, rounds.len(), selection)))
+}
+
+/// The selected questions as a question set (`{"questions": [...]}`),
+/// ready to import as the final LAT.
+#[utoipa::path(get, path = "/api/v1/admin/a100/pilot/selection", tag = "a100", params(PilotRounds),
+    responses((status = 200, body = Object), (status = 422, body = ErrorBody)))]
+pub async fn pilot_selection(
+    _: Admin,
+    State(s): State<AppState>,
+    Query(q): Query<PilotRounds>,
+) -> AppResult<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let (rounds, answers, selection) = pilot_input(&s, &q).await?;
+    let report = pilot::report(&answers, rounds.len(), selection);
+    let set = pilot_data::selection_set(&s.pool, rounds[0], &report.selected).await?;
+    Ok(([(axum::http::header::CONTENT_DISPOSITION, "attachment; filename=\"lat-questions.json\"")], axum::Json(set))
+        .into_response())
 }

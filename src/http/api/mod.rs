@@ -81,6 +81,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(a100::import_questions))
         .routes(routes!(a100::score_model, a100::list_models))
         .routes(routes!(a100::pilot_ranking))
+        .routes(routes!(a100::pilot_report))
+        .routes(routes!(a100::pilot_selection))
         .routes(routes!(vton::import_triplets))
         .routes(routes!(vton::run_curation))
         .routes(routes!(vton::requeue))

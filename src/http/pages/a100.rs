@@ -28,12 +28,15 @@ struct PilotPage {
     campaign: campaigns::Campaign,
     /// Other A100 campaigns that can be rounds: (id, name, selected).
     candidates: Vec<(Uuid, String, bool)>,
-    rows: Vec<crate::kinds::a100::pilot::PilotQuestion>,
-    rounds: usize,
+    report: crate::kinds::a100::pilot::PilotReport,
+    /// The query string of the download link (rounds and cut-offs).
+    selection_query: String,
+    top: String,
 }
 
-/// Pilot curation: this campaign and the chosen others as rounds, questions
-/// ranked by consistency across participants and rounds.
+/// Pilot curation: this campaign and the chosen others as rounds (the same
+/// members, by worker id), questions ranked by consistency, members'
+/// consistency across rounds, and the paper's selection as cut-offs.
 async fn pilot_page(
     _: OnPage<Admin>,
     State(s): State<AppState>,
@@ -42,29 +45,46 @@ async fn pilot_page(
     query: axum::extract::RawQuery,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let chosen: Vec<Uuid> = query
+    let params: Vec<(String, String)> = query
         .0
         .as_deref()
         .map(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).unwrap_or_default())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(k, _)| k == "round")
-        .filter_map(|(_, v)| v.parse().ok())
-        .collect();
+        .unwrap_or_default();
+    let value = |key: &str| params.iter().find(|(k, _)| k == key).map(|(_, v)| v.trim().to_owned());
+    let chosen: Vec<Uuid> = params.iter().filter(|(k, _)| k == "round").filter_map(|(_, v)| v.parse().ok()).collect();
+    let top = value("top").and_then(|t| t.parse::<usize>().ok());
+    let min_consistency = value("min_consistency").and_then(|m| m.parse::<f64>().ok()).unwrap_or(1.0).clamp(0.0, 1.0);
     let mut candidates = Vec::new();
-    let mut rounds = vec![ground_truth::aggregate(&s.pool, id).await?];
+    let mut rounds = vec![id];
     for c in campaigns::list(&s.pool).await? {
-        if c.id == id || !c.kind.starts_with("a100-") {
+        if c.id == id || crate::core::kinds_of(&c)?.admin_page() != campaign_kind_page(&campaign)? {
             continue;
         }
         let selected = chosen.contains(&c.id);
         if selected {
-            rounds.push(ground_truth::aggregate(&s.pool, c.id).await?);
+            rounds.push(c.id);
         }
         candidates.push((c.id, c.name, selected));
     }
-    let rows = crate::kinds::a100::pilot::rank(&rounds);
-    render(&PilotPage { campaign, candidates, rows, rounds: rounds.len() })
+    let answers = crate::kinds::a100::pilot_data::answers(&s.pool, &rounds).await?;
+    let selection = crate::kinds::a100::pilot::Selection { top, min_consistency };
+    let report = crate::kinds::a100::pilot::report(&answers, rounds.len(), selection);
+    let ids: Vec<String> = rounds.iter().map(Uuid::to_string).collect();
+    let mut selection_query = format!("rounds={}&min_consistency={min_consistency}", ids.join(","));
+    if let Some(t) = top {
+        selection_query.push_str(&format!("&top={t}"));
+    }
+    render(&PilotPage {
+        campaign,
+        candidates,
+        report,
+        selection_query,
+        top: top.map(|t| t.to_string()).unwrap_or_default(),
+    })
+}
+
+fn campaign_kind_page(campaign: &campaigns::Campaign) -> Result<Option<&'static str>, crate::core::Error> {
+    Ok(crate::core::kinds_of(campaign)?.admin_page())
 }
 
 /// One question row: id, participants, consistency, majority, and

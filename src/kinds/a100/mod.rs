@@ -7,6 +7,7 @@ pub mod gt_file;
 pub mod models;
 pub mod outfit;
 pub mod pilot;
+pub mod pilot_data;
 pub mod question;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
