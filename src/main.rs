@@ -16,9 +16,15 @@ async fn main() -> std::process::ExitCode {
     let mut out = stdout.lock();
     match atelier::cli::run(cli, &mut out).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            std::process::ExitCode::from(2)
-        }
+        Err(e) => match e.downcast_ref::<atelier::cli::Failed>() {
+            Some(failed) => {
+                eprintln!("{}", failed.message);
+                std::process::ExitCode::from(failed.code)
+            }
+            None => {
+                eprintln!("error: {e:#}");
+                std::process::ExitCode::from(2)
+            }
+        },
     }
 }

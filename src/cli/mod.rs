@@ -2,6 +2,7 @@
 
 pub mod a100;
 pub mod input;
+pub mod release;
 pub mod stats;
 pub mod vton;
 
@@ -40,9 +41,23 @@ pub enum Command {
     /// A100 tools: score a model against a released ground truth.
     #[command(subcommand)]
     A100(a100::A100Command),
+    /// Ground-truth releases: cut one, verify an archive.
+    #[command(subcommand)]
+    Release(release::ReleaseCommand),
     /// VTON tools: curation on your own files, importing a VTON-QBench release.
     #[command(subcommand)]
     Vton(vton::VtonCommand),
+}
+
+/// A command that ran and found a problem it has already reported: the
+/// process exits with `code`.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Failed {
+    /// Exit code.
+    pub code: u8,
+    /// Summary for standard error.
+    pub message: String,
 }
 
 /// Arguments of `serve` and `demo`.
@@ -116,6 +131,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Vton(cmd) => vton::run(&cmd, out),
         Command::A100(a100::A100Command::Score(args)) => a100::run(&args, out),
         Command::A100(a100::A100Command::Import(args)) => a100::import(&args, out).await,
+        Command::Release(cmd) => release::run(cmd, out).await,
         Command::Serve(args) => serve(args, false, out).await,
         Command::Demo(args) => serve(args, true, out).await,
         Command::Migrate(db) => {

@@ -50,49 +50,42 @@ pub async fn table(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
 }
 
 /// Every response of the campaign, excluded ones with their reason, one row
-/// per annotator and item. Annotators appear under their pseudonymous id.
+/// per annotator and item.
 pub async fn raw_responses(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        batch_position: i32,
-        item: String,
-        annotator_id: Uuid,
-        answer: Value,
-        time_on_task_ms: Option<i32>,
-        created_at: chrono::DateTime<chrono::Utc>,
-        updated_at: chrono::DateTime<chrono::Utc>,
-        excluded_reason: Option<String>,
-    }
-    let rows = sqlx::query_as::<_, Row>(
-        "SELECT b.position AS batch_position, i.external_id AS item, r.annotator_id, r.answer, r.time_on_task_ms,
-                r.created_at, r.updated_at, r.excluded_reason
-         FROM responses r JOIN items i ON i.id = r.item_id
-         JOIN assignments a ON a.id = r.assignment_id JOIN batches b ON b.id = a.batch_id
-         WHERE r.campaign_id = $1 ORDER BY b.position, r.annotator_id, i.external_id",
-    )
-    .bind(campaign_id)
-    .fetch_all(pool)
-    .await?;
+    let snapshot = super::releases::Snapshot::load(pool, campaign_id, false).await?;
+    Ok(responses_table(&snapshot))
+}
+
+/// The responses of a snapshot as a table (the live export and a release's
+/// `responses.csv`): by batch position, annotator and item.
+pub fn responses_table(snapshot: &super::releases::Snapshot) -> Table {
+    let batch_position: std::collections::HashMap<Uuid, i32> =
+        snapshot.batches.iter().map(|b| (b.id, b.position)).collect();
+    let item_id: std::collections::HashMap<Uuid, &str> =
+        snapshot.items.iter().map(|i| (i.id, i.external_id.as_str())).collect();
+    let mut rows: Vec<(i32, String, &str, Vec<String>)> = snapshot
+        .responses
+        .iter()
+        .map(|r| {
+            let position = batch_position.get(&r.batch_id).copied().unwrap_or(-1);
+            let item = item_id.get(&r.item_id).copied().unwrap_or_default();
+            let row = vec![
+                position.to_string(),
+                item.to_owned(),
+                r.annotator.to_string(),
+                r.answer.to_string(),
+                r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
+                r.answered_at.clone(),
+                r.changed_at.clone(),
+                r.excluded_reason.clone().unwrap_or_default(),
+            ];
+            (position, r.annotator.to_string(), item, row)
+        })
+        .collect();
+    rows.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
     let header =
         ["batch", "item", "annotator", "answer", "time_on_task_ms", "answered_at", "changed_at", "excluded_reason"];
-    Ok(Table {
-        header: header.iter().map(|h| (*h).to_owned()).collect(),
-        rows: rows
-            .into_iter()
-            .map(|r| {
-                vec![
-                    r.batch_position.to_string(),
-                    r.item,
-                    r.annotator_id.to_string(),
-                    r.answer.to_string(),
-                    r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
-                    r.created_at.to_rfc3339(),
-                    r.updated_at.to_rfc3339(),
-                    r.excluded_reason.unwrap_or_default(),
-                ]
-            })
-            .collect(),
-    })
+    Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows: rows.into_iter().map(|r| r.3).collect() }
 }
 
 /// Writes a table as CSV.

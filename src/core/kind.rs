@@ -139,6 +139,40 @@ pub trait TaskKind: Send + Sync + 'static {
         None
     }
 
+    /// Files a release holds beyond `ground_truth.json` and
+    /// `ground_truth.csv` (e.g. a benchmark's own layout), computed from the
+    /// snapshot and the ground truth: the same code as the live exports.
+    fn release_files(
+        &self,
+        _snapshot: &super::releases::Snapshot,
+        _aggregate: &Value,
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
+        Ok(Vec::new())
+    }
+
+    /// Parameters fixed in code that shape the ground truth (seeds, tie
+    /// rules), recorded in a release's manifest next to the configuration.
+    fn release_parameters(&self, _config: &Value) -> Value {
+        Value::Null
+    }
+
+    /// The label of each item in a ground truth (item id -> label), for
+    /// comparing releases.
+    fn release_labels(&self, _aggregate: &Value) -> std::collections::BTreeMap<String, String> {
+        Default::default()
+    }
+
+    /// Markdown for a datasheet: what annotators were asked and the scale.
+    fn datasheet_task(&self, _config: &Value) -> String {
+        format!("Annotators completed {} tasks.", self.title())
+    }
+
+    /// Markdown for a datasheet: the kind's quality control and agreement,
+    /// read from the ground truth.
+    fn datasheet_quality(&self, _aggregate: &Value) -> String {
+        String::new()
+    }
+
     /// Whether gold items (sanity tasks) may meet an annotator again in a
     /// later batch. When they may not, an annotator never gets a batch
     /// holding any item they already answered.

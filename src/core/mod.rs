@@ -13,6 +13,7 @@ pub mod items;
 pub mod kind;
 pub mod profiles;
 pub mod progress;
+pub mod releases;
 pub mod responses;
 
 pub use error::{Error, Result};

@@ -6,6 +6,7 @@ mod a100;
 pub mod admin;
 pub mod annotate;
 mod meta;
+mod releases;
 mod vton;
 
 use super::AppState;
@@ -78,6 +79,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::create_user))
         .routes(routes!(admin::create_token))
         .routes(routes!(admin::upload_image))
+        .routes(routes!(releases::create_release, releases::list_releases))
+        .routes(routes!(releases::download_release))
+        .routes(routes!(releases::diff_releases))
+        .routes(routes!(releases::set_config))
         .routes(routes!(a100::import_questions))
         .routes(routes!(a100::score_model, a100::list_models))
         .routes(routes!(a100::pilot_ranking))

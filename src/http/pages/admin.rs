@@ -70,6 +70,7 @@ struct CampaignPage {
     config: String,
     progress: CampaignProgress,
     invitations: Vec<String>,
+    releases: Vec<crate::core::releases::ReleaseSummary>,
     csrf_token: String,
 }
 
@@ -87,6 +88,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         kind_page: kind.admin_page(),
         config: serde_json::to_string_pretty(&campaign.config).unwrap_or_default(),
         progress: progress::of_campaign(&s.pool, id).await?,
+        releases: crate::core::releases::list(&s.pool, id).await?,
         campaign,
         invitations,
         csrf_token: csrf::token(&session).await?,

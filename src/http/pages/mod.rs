@@ -6,6 +6,7 @@ mod admin;
 mod auth;
 mod charts;
 mod expert;
+mod releases;
 mod vton;
 mod work;
 
@@ -26,6 +27,7 @@ pub fn router() -> Router<AppState> {
         .merge(expert::router())
         .merge(a100::router())
         .merge(vton::router())
+        .merge(releases::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
 }
 

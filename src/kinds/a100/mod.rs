@@ -9,6 +9,7 @@ pub mod outfit;
 pub mod pilot;
 pub mod pilot_data;
 pub mod question;
+mod release;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
 use askama::Template;
@@ -187,6 +188,18 @@ macro_rules! a100_kind {
             }
             fn admin_page(&self) -> Option<&'static str> {
                 Some("a100")
+            }
+            fn release_parameters(&self, _config: &Value) -> Value {
+                release::parameters()
+            }
+            fn release_labels(&self, aggregate: &Value) -> std::collections::BTreeMap<String, String> {
+                release::labels(aggregate)
+            }
+            fn datasheet_task(&self, _config: &Value) -> String {
+                release::task($aat)
+            }
+            fn datasheet_quality(&self, aggregate: &Value) -> String {
+                release::quality(aggregate)
             }
             fn parse_import(&self, text: &str) -> Result<Vec<crate::core::items::NewItem>, Invalid> {
                 question::parse_set(text)

@@ -7,6 +7,7 @@ pub mod curation_code;
 pub mod ground_truth;
 pub mod predictor;
 pub mod qbench;
+mod release;
 pub mod service;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
@@ -279,6 +280,30 @@ impl TaskKind for Vton {
 
     fn background(&self, config: &Value) -> Vec<BackgroundQuestion> {
         VtonConfig::parse(config).map(|c| c.background).unwrap_or_default()
+    }
+
+    fn release_files(
+        &self,
+        snapshot: &crate::core::releases::Snapshot,
+        _aggregate: &Value,
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
+        release::files(snapshot).map_err(|e| Invalid(e.to_string()))
+    }
+
+    fn release_parameters(&self, _config: &Value) -> Value {
+        release::parameters()
+    }
+
+    fn release_labels(&self, aggregate: &Value) -> std::collections::BTreeMap<String, String> {
+        release::labels(aggregate)
+    }
+
+    fn datasheet_task(&self, _config: &Value) -> String {
+        release::task()
+    }
+
+    fn datasheet_quality(&self, aggregate: &Value) -> String {
+        release::quality(aggregate)
     }
 
     fn max_batches_per_annotator(&self, config: &Value) -> Option<i64> {

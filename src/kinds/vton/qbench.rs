@@ -15,6 +15,7 @@ use super::curation::SanityTask;
 use crate::core::history::{PastBatch, PastSubmission};
 use crate::core::items::NewItem;
 use crate::core::kind::Table;
+use crate::core::releases::snapshot::{SnapBatch, Snapshot};
 use crate::core::{Error, Result};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{json, Map, Value};
@@ -41,90 +42,81 @@ pub const BACKGROUND: [&str; 3] = ["gender", "age", "experience"];
 
 /// `answers.csv` of a campaign: every submitted questionnaire.
 pub async fn export_answers(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        form_id: String,
-        response_id: String,
-        completed_at: Option<DateTime<Utc>>,
-        background: Option<Value>,
-        ratings: Value,
-    }
-    let width: i64 = sqlx::query_scalar(
-        "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
-         WHERE b.campaign_id = $1 GROUP BY b.id) t",
-    )
-    .bind(campaign_id)
-    .fetch_one(pool)
-    .await?;
-    let rows = sqlx::query_as::<_, Row>(
-        "SELECT coalesce(b.external_id, b.id::text) AS form_id, coalesce(a.external_id, a.id::text) AS response_id,
-                a.completed_at, p.answers AS background,
-                coalesce(jsonb_object_agg((bi.position + 1)::text, r.answer->'rating') FILTER (WHERE r.id IS NOT NULL),
-                         '{}'::jsonb) AS ratings
-         FROM assignments a JOIN batches b ON b.id = a.batch_id
-         JOIN batch_items bi ON bi.batch_id = a.batch_id
-         LEFT JOIN responses r ON r.assignment_id = a.id AND r.item_id = bi.item_id
-         LEFT JOIN participant_profiles p ON p.campaign_id = a.campaign_id AND p.annotator_id = a.annotator_id
-         WHERE a.campaign_id = $1 AND a.state = 'completed' AND b.review_of IS NULL
-         GROUP BY a.id, b.id, p.answers ORDER BY b.position, a.completed_at, a.id",
-    )
-    .bind(campaign_id)
-    .fetch_all(pool)
-    .await?;
-    let mut header: Vec<String> = ANSWER_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
-    header.extend((1..=width).map(|p| p.to_string()));
-    let rows = rows
-        .into_iter()
-        .map(|r| {
-            let bg =
-                |k: &str| r.background.as_ref().and_then(|b| b.get(k)).and_then(Value::as_str).unwrap_or("").to_owned();
-            let mut row = vec![
-                r.form_id.clone(),
-                r.completed_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
-                bg("gender"),
-                bg("age"),
-                bg("experience"),
-                r.response_id.clone(),
-            ];
-            row.extend((1..=width).map(|p| {
-                r.ratings.get(p.to_string()).and_then(Value::as_u64).map(|v| (v - 1).to_string()).unwrap_or_default()
-            }));
-            row
-        })
-        .collect();
-    Ok(Table { header, rows })
+    Ok(answers_table(&Snapshot::load(pool, campaign_id, false).await?))
 }
 
 /// `images.csv` of a campaign: every position of every questionnaire.
 pub async fn export_images(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
-    let rows: Vec<(String, i32, Value)> = sqlx::query_as(
-        "SELECT coalesce(b.external_id, b.id::text), bi.position + 1, i.payload
-         FROM batches b JOIN batch_items bi ON bi.batch_id = b.id JOIN items i ON i.id = bi.item_id
-         WHERE b.campaign_id = $1 AND b.review_of IS NULL ORDER BY b.position, bi.position",
-    )
-    .bind(campaign_id)
-    .fetch_all(pool)
-    .await?;
+    Ok(images_table(&Snapshot::load(pool, campaign_id, false).await?))
+}
+
+fn form_id(b: &SnapBatch) -> String {
+    b.external_id.clone().unwrap_or_else(|| b.id.to_string())
+}
+
+/// `answers.csv` of a snapshot (the live export and a release's file).
+pub fn answers_table(s: &Snapshot) -> Table {
+    let width = s.batches.iter().map(|b| b.items.len()).max().unwrap_or(0);
+    let batches: HashMap<Uuid, &SnapBatch> = s.batches.iter().map(|b| (b.id, b)).collect();
+    let profiles: HashMap<Uuid, &Value> = s.profiles.iter().map(|p| (p.annotator, &p.answers)).collect();
+    let mut ratings: HashMap<Uuid, BTreeMap<i32, u64>> = HashMap::new();
+    for r in &s.responses {
+        if let (Some(p), Some(v)) = (r.position, r.answer.get("rating").and_then(Value::as_u64)) {
+            ratings.entry(r.assignment_id).or_default().insert(p, v);
+        }
+    }
+    let mut header: Vec<String> = ANSWER_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
+    header.extend((1..=width).map(|p| p.to_string()));
+    let rows = s
+        .assignments
+        .iter()
+        .filter(|a| a.state == "completed")
+        .filter_map(|a| {
+            let batch = batches.get(&a.batch_id)?;
+            let bg = |k: &str| {
+                profiles.get(&a.annotator).and_then(|b| b.get(k)).and_then(Value::as_str).unwrap_or("").to_owned()
+            };
+            let mut row = vec![
+                form_id(batch),
+                a.submitted_at.clone().unwrap_or_default(),
+                bg("gender"),
+                bg("age"),
+                bg("experience"),
+                a.external_id.clone().unwrap_or_else(|| a.id.to_string()),
+            ];
+            let mine = ratings.get(&a.id);
+            row.extend((1..=width).map(|p| {
+                let p = i32::try_from(p).unwrap_or(i32::MAX);
+                mine.and_then(|m| m.get(&p)).map(|v| v.saturating_sub(1).to_string()).unwrap_or_default()
+            }));
+            Some(row)
+        })
+        .collect();
+    Table { header, rows }
+}
+
+/// `images.csv` of a snapshot (the live export and a release's file).
+pub fn images_table(s: &Snapshot) -> Table {
+    let items: HashMap<Uuid, &Value> = s.items.iter().map(|i| (i.id, &i.payload)).collect();
     let field = |p: &Value, k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-    Ok(Table {
-        header: IMAGE_COLUMNS.iter().map(|c| (*c).to_owned()).collect(),
-        rows: rows
-            .into_iter()
-            .map(|(form, position, p)| {
-                vec![
-                    form,
-                    position.to_string(),
-                    field(&p, "category"),
-                    field(&p, "dataset"),
-                    field(&p, "model"),
-                    field(&p, "person"),
-                    field(&p, "garment"),
-                    field(&p, "reference"),
-                    field(&p, "tryon"),
-                ]
-            })
-            .collect(),
-    })
+    let mut rows = Vec::new();
+    for b in &s.batches {
+        for (i, item) in b.items.iter().enumerate() {
+            let p = items.get(item).copied().unwrap_or(&Value::Null);
+            rows.push(vec![
+                form_id(b),
+                (i + 1).to_string(),
+                field(p, "category"),
+                field(p, "dataset"),
+                field(p, "model"),
+                field(p, "person"),
+                field(p, "garment"),
+                field(p, "reference"),
+                field(p, "tryon"),
+            ]);
+        }
+    }
+    Table { header: IMAGE_COLUMNS.iter().map(|c| (*c).to_owned()).collect(), rows }
 }
 
 /// One position of a questionnaire in `images.csv`.

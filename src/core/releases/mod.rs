@@ -1,0 +1,168 @@
+//! Ground-truth releases: immutable, numbered snapshots of a campaign with
+//! the kind's ground-truth files, the raw responses (pseudonymous), a
+//! manifest and a datasheet, stored by the service as one `.tar.gz`.
+//!
+//! Releases are only ever inserted: a trigger refuses updates and deletes.
+
+pub mod archive;
+pub mod datasheet;
+pub mod diff;
+pub mod snapshot;
+
+pub use snapshot::Snapshot;
+
+use super::{campaigns, kinds_of, Error, Result};
+use archive::ReleaseInfo;
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{json, Value};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// A release as listed.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct ReleaseSummary {
+    /// Release number (1, 2, ...).
+    pub number: i32,
+    /// The admin's note.
+    pub note: String,
+    /// When it was cut.
+    pub created_at: DateTime<Utc>,
+    /// The campaign's state at the time (`open`: answers may still come in).
+    pub campaign_state: String,
+    /// Size of the archive in bytes.
+    pub size: i64,
+    /// The manifest's counts.
+    pub counts: Value,
+}
+
+/// Who cuts a release: an account, or a name given on the command line.
+#[derive(Debug, Clone)]
+pub enum Author {
+    /// A logged-in admin (or token).
+    User(Uuid),
+    /// A command-line user, by name.
+    Named(String),
+}
+
+/// Cuts the next release of a campaign: snapshot, derived files, manifest,
+/// archive, stored in one transaction that numbers it.
+pub async fn create(pool: &PgPool, campaign_id: Uuid, by: &Author, note: &str) -> Result<ReleaseSummary> {
+    let note = note.trim();
+    if note.len() > 2000 {
+        return Err(Error::invalid("invalid_note", "the note is limited to 2,000 characters"));
+    }
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
+    let (by, author) = match by {
+        Author::User(id) => {
+            let name: String =
+                sqlx::query_scalar("SELECT coalesce(name, external_id, id::text) FROM users WHERE id = $1")
+                    .bind(id)
+                    .fetch_one(pool)
+                    .await?;
+            (Some(*id), name)
+        }
+        Author::Named(name) => (None, name.clone()),
+    };
+    let mut tx = pool.begin().await?;
+    // Numbers are handed out under the campaign's lock: v1, v2, ... without gaps.
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
+    let number: i32 = sqlx::query_scalar("SELECT coalesce(max(number), 0) + 1 FROM releases WHERE campaign_id = $1")
+        .bind(campaign_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let snapshot = Snapshot::load(pool, campaign_id, true).await?;
+    let now = Utc::now();
+    let info = ReleaseInfo {
+        release: number,
+        note: note.to_owned(),
+        created_at: now.to_rfc3339_opts(SecondsFormat::Secs, true),
+        created_by: author,
+        atelier: json!({"version": env!("CARGO_PKG_VERSION"), "commit": env!("ATELIER_COMMIT")}),
+    };
+    let (manifest, archive_bytes) = tokio::task::spawn_blocking(move || -> Result<(Value, Vec<u8>)> {
+        let (manifest, files) = archive::build(kind, &snapshot, &info)?;
+        let root = format!("release-v{}", info.release);
+        let bytes = archive::pack(&root, &files, u64::try_from(now.timestamp()).unwrap_or(0))?;
+        Ok((manifest, bytes))
+    })
+    .await
+    .map_err(|e| Error::Internal(e.to_string()))??;
+    let summary = sqlx::query_as::<_, ReleaseSummary>(
+        "INSERT INTO releases (id, campaign_id, number, note, created_at, created_by, campaign_state, manifest, archive)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         RETURNING number, note, created_at, campaign_state, octet_length(archive)::bigint AS size, manifest->'counts' AS counts",
+    )
+    .bind(Uuid::new_v4())
+    .bind(campaign_id)
+    .bind(number)
+    .bind(note)
+    .bind(now)
+    .bind(by)
+    .bind(&campaign.state)
+    .bind(&manifest)
+    .bind(&archive_bytes)
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(summary)
+}
+
+/// A campaign's releases, newest first.
+pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ReleaseSummary>> {
+    Ok(sqlx::query_as::<_, ReleaseSummary>(
+        "SELECT number, note, created_at, campaign_state, octet_length(archive)::bigint AS size, manifest->'counts' AS counts
+         FROM releases WHERE campaign_id = $1 ORDER BY number DESC",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// The size of a release's archive, or not found.
+pub async fn archive_size(pool: &PgPool, campaign_id: Uuid, number: i32) -> Result<i64> {
+    sqlx::query_scalar("SELECT octet_length(archive)::bigint FROM releases WHERE campaign_id = $1 AND number = $2")
+        .bind(campaign_id)
+        .bind(number)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::NotFound("release"))
+}
+
+/// Bytes `[offset, offset + len)` of a release's archive, for streaming it
+/// out without holding it in memory.
+pub async fn archive_chunk(pool: &PgPool, campaign_id: Uuid, number: i32, offset: i64, len: i64) -> Result<Vec<u8>> {
+    sqlx::query_scalar(
+        "SELECT substring(archive FROM ($3 + 1)::int FOR $4::int) FROM releases WHERE campaign_id = $1 AND number = $2",
+    )
+    .bind(campaign_id)
+    .bind(number)
+    .bind(offset)
+    .bind(len)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::NotFound("release"))
+}
+
+/// A whole archive, unpacked.
+async fn unpacked(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    number: i32,
+) -> Result<std::collections::BTreeMap<String, Vec<u8>>> {
+    let bytes: Vec<u8> = sqlx::query_scalar("SELECT archive FROM releases WHERE campaign_id = $1 AND number = $2")
+        .bind(campaign_id)
+        .bind(number)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::NotFound("release"))?;
+    archive::unpack(&bytes).map_err(Error::Internal)
+}
+
+/// What changed from release `from` to release `to`.
+pub async fn diff(pool: &PgPool, campaign_id: Uuid, from: i32, to: i32) -> Result<Value> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
+    let (a, b) = (unpacked(pool, campaign_id, from).await?, unpacked(pool, campaign_id, to).await?);
+    diff::diff(kind, &a, &b).map_err(Error::Internal)
+}

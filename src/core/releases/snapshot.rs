@@ -1,0 +1,330 @@
+//! A campaign's raw data at one moment: what a release stores under `raw/`
+//! and every derived file is computed from. The live exports that a release
+//! repeats are computed from a snapshot too, so both come from one code path.
+
+use crate::core::kind::{AggregationInput, ItemRecord, ResponseRecord};
+use crate::core::{campaigns, Error, Result};
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::Value;
+use sqlx::PgPool;
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// The campaign as it was.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapCampaign {
+    /// Campaign id.
+    pub id: Uuid,
+    /// Name.
+    pub name: String,
+    /// Kind.
+    pub kind: String,
+    /// State when the snapshot was taken (`open`: answers may still come in).
+    pub state: String,
+    /// The whole configuration (core and kind settings).
+    pub config: Value,
+}
+
+/// An item with its hidden answer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapItem {
+    /// Item id.
+    pub id: Uuid,
+    /// The importer's id.
+    pub external_id: String,
+    /// Payload.
+    pub payload: Value,
+    /// Gold answer, if any.
+    pub gold: Option<Value>,
+}
+
+/// A batch (questionnaire) with its items in order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapBatch {
+    /// Batch id.
+    pub id: Uuid,
+    /// Its id in an imported source, if any.
+    pub external_id: Option<String>,
+    /// Position in the campaign.
+    pub position: i32,
+    /// Item ids in order.
+    pub items: Vec<Uuid>,
+}
+
+/// One annotator's take of a batch.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapAssignment {
+    /// Assignment id.
+    pub id: Uuid,
+    /// Its id in an imported source, if any.
+    pub external_id: Option<String>,
+    /// The batch.
+    pub batch_id: Uuid,
+    /// The annotator (pseudonymous in a release).
+    pub annotator: Uuid,
+    /// `active`, `completed` or `expired`.
+    pub state: String,
+    /// When it was submitted (RFC 3339, microseconds).
+    pub submitted_at: Option<String>,
+}
+
+/// One response.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapResponse {
+    /// The assignment it belongs to.
+    pub assignment_id: Uuid,
+    /// The batch.
+    pub batch_id: Uuid,
+    /// The item.
+    pub item_id: Uuid,
+    /// The annotator (pseudonymous in a release).
+    pub annotator: Uuid,
+    /// The answer.
+    pub answer: Value,
+    /// 1-based position of the item in its batch.
+    pub position: Option<i32>,
+    /// When it was given (RFC 3339).
+    pub answered_at: String,
+    /// When it was last changed (RFC 3339).
+    pub changed_at: String,
+    /// Time the annotator spent, as the page measured it.
+    pub time_on_task_ms: Option<i32>,
+    /// Why it does not count, if it does not.
+    pub excluded_reason: Option<String>,
+}
+
+/// Background answers of one annotator.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapProfile {
+    /// The annotator (pseudonymous in a release).
+    pub annotator: Uuid,
+    /// Their answers.
+    pub answers: Value,
+}
+
+/// Everything a release holds as raw data.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Snapshot {
+    /// The campaign.
+    pub campaign: SnapCampaign,
+    /// Items in import order.
+    pub items: Vec<SnapItem>,
+    /// Batches by position.
+    pub batches: Vec<SnapBatch>,
+    /// Assignments by batch position, then submission.
+    pub assignments: Vec<SnapAssignment>,
+    /// Responses in the order they were given.
+    pub responses: Vec<SnapResponse>,
+    /// Background answers by annotator.
+    pub profiles: Vec<SnapProfile>,
+}
+
+fn time(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+/// A stable pseudonym: the n-th annotator (by first submission) becomes
+/// `00000000-0000-0000-0000-00000000000n`. Nothing of the real id remains.
+fn pseudonym(n: usize) -> Uuid {
+    Uuid::from_u128(n as u128 + 1)
+}
+
+impl Snapshot {
+    /// Loads a campaign's data; with `pseudonymize`, annotator ids are
+    /// replaced by pseudonyms stable within the snapshot.
+    pub async fn load(pool: &PgPool, campaign_id: Uuid, pseudonymize: bool) -> Result<Self> {
+        let c = campaigns::get(pool, campaign_id).await?;
+        let items = crate::core::items::list(pool, campaign_id)
+            .await?
+            .into_iter()
+            .map(|i| SnapItem { id: i.id, external_id: i.external_id, payload: i.payload, gold: i.gold })
+            .collect();
+        let batches: Vec<(Uuid, Option<String>, i32, Vec<Uuid>)> = sqlx::query_as(
+            "SELECT b.id, b.external_id, b.position,
+                    coalesce(array_agg(bi.item_id ORDER BY bi.position) FILTER (WHERE bi.item_id IS NOT NULL), '{}')
+             FROM batches b LEFT JOIN batch_items bi ON bi.batch_id = b.id
+             WHERE b.campaign_id = $1 GROUP BY b.id ORDER BY b.position",
+        )
+        .bind(campaign_id)
+        .fetch_all(pool)
+        .await?;
+        type AssignmentRow = (Uuid, Option<String>, Uuid, Uuid, String, Option<DateTime<Utc>>);
+        let assignments: Vec<AssignmentRow> = sqlx::query_as(
+            "SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state, a.completed_at
+             FROM assignments a JOIN batches b ON b.id = a.batch_id
+             WHERE a.campaign_id = $1 ORDER BY b.position, a.completed_at NULLS LAST, a.created_at, a.id",
+        )
+        .bind(campaign_id)
+        .fetch_all(pool)
+        .await?;
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            assignment_id: Uuid,
+            batch_id: Uuid,
+            item_id: Uuid,
+            annotator_id: Uuid,
+            answer: Value,
+            position: Option<i32>,
+            created_at: DateTime<Utc>,
+            updated_at: DateTime<Utc>,
+            time_on_task_ms: Option<i32>,
+            excluded_reason: Option<String>,
+        }
+        let responses: Vec<Row> = sqlx::query_as(
+            "SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer, bi.position + 1 AS position,
+                    r.created_at, r.updated_at, r.time_on_task_ms, r.excluded_reason
+             FROM responses r JOIN assignments a ON a.id = r.assignment_id
+             LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
+             WHERE r.campaign_id = $1 ORDER BY r.created_at, r.id",
+        )
+        .bind(campaign_id)
+        .fetch_all(pool)
+        .await?;
+        let profiles: Vec<(Uuid, Value)> = sqlx::query_as(
+            "SELECT annotator_id, answers FROM participant_profiles WHERE campaign_id = $1 ORDER BY created_at, annotator_id",
+        )
+        .bind(campaign_id)
+        .fetch_all(pool)
+        .await?;
+        let mut names: BTreeMap<Uuid, Uuid> = BTreeMap::new();
+        let mut name = |real: Uuid| -> Uuid {
+            if !pseudonymize {
+                return real;
+            }
+            let next = pseudonym(names.len());
+            *names.entry(real).or_insert(next)
+        };
+        let assignments: Vec<SnapAssignment> = assignments
+            .into_iter()
+            .map(|(id, external_id, batch_id, annotator, state, completed)| SnapAssignment {
+                id,
+                external_id,
+                batch_id,
+                annotator: name(annotator),
+                state,
+                submitted_at: completed.map(time),
+            })
+            .collect();
+        let responses = responses
+            .into_iter()
+            .map(|r| SnapResponse {
+                assignment_id: r.assignment_id,
+                batch_id: r.batch_id,
+                item_id: r.item_id,
+                annotator: name(r.annotator_id),
+                answer: r.answer,
+                position: r.position,
+                answered_at: time(r.created_at),
+                changed_at: time(r.updated_at),
+                time_on_task_ms: r.time_on_task_ms,
+                excluded_reason: r.excluded_reason,
+            })
+            .collect();
+        let profiles = profiles
+            .into_iter()
+            .map(|(annotator, answers)| SnapProfile { annotator: name(annotator), answers })
+            .collect();
+        Ok(Self {
+            campaign: SnapCampaign {
+                id: c.id,
+                name: c.name.clone(),
+                kind: c.kind.clone(),
+                state: c.state.clone(),
+                config: c.config.clone(),
+            },
+            items,
+            batches: batches
+                .into_iter()
+                .map(|(id, external_id, position, items)| SnapBatch { id, external_id, position, items })
+                .collect(),
+            assignments,
+            responses,
+            profiles,
+        })
+    }
+
+    /// The kind's configuration (without the core's own settings).
+    pub fn kind_config(&self) -> Value {
+        let mut c = self.campaign.config.clone();
+        if let Some(obj) = c.as_object_mut() {
+            obj.remove("review");
+        }
+        c
+    }
+
+    /// What the kind aggregates, exactly as [`crate::core::ground_truth::input`]
+    /// selects it: responses not excluded, except by an earlier curation run.
+    pub fn aggregation_input(&self) -> AggregationInput {
+        let submitted: std::collections::HashSet<Uuid> =
+            self.assignments.iter().filter(|a| a.state == "completed").map(|a| a.id).collect();
+        AggregationInput {
+            config: self.kind_config(),
+            items: self
+                .items
+                .iter()
+                .map(|i| ItemRecord {
+                    id: i.id,
+                    external_id: i.external_id.clone(),
+                    payload: i.payload.clone(),
+                    gold: i.gold.clone(),
+                })
+                .collect(),
+            responses: self
+                .responses
+                .iter()
+                .filter(|r| r.excluded_reason.as_deref().is_none_or(|e| e.starts_with("curation:")))
+                .map(|r| ResponseRecord {
+                    batch_id: r.batch_id,
+                    item_id: r.item_id,
+                    annotator_id: r.annotator,
+                    answer: r.answer.clone(),
+                    submitted: submitted.contains(&r.assignment_id),
+                    position: r.position,
+                })
+                .collect(),
+        }
+    }
+
+    /// Distinct annotators who gave any response.
+    pub fn annotators(&self) -> usize {
+        self.responses.iter().map(|r| r.annotator).collect::<std::collections::BTreeSet<_>>().len()
+    }
+
+    /// The raw files of a release: the snapshot, split by table.
+    pub fn raw_files(&self) -> Result<Vec<(String, Vec<u8>)>> {
+        Ok(vec![
+            ("raw/campaign.json".into(), pretty_json(&self.campaign)?),
+            ("raw/items.json".into(), pretty_json(&self.items)?),
+            ("raw/batches.json".into(), pretty_json(&self.batches)?),
+            ("raw/assignments.json".into(), pretty_json(&self.assignments)?),
+            ("raw/responses.json".into(), pretty_json(&self.responses)?),
+            ("raw/background.json".into(), pretty_json(&self.profiles)?),
+        ])
+    }
+
+    /// Reads the raw files back (as [`raw_files`](Self::raw_files) wrote them).
+    pub fn from_raw_files(files: &BTreeMap<String, Vec<u8>>) -> std::result::Result<Self, String> {
+        fn read<T: serde::de::DeserializeOwned>(
+            files: &BTreeMap<String, Vec<u8>>,
+            name: &str,
+        ) -> std::result::Result<T, String> {
+            let bytes = files.get(name).ok_or_else(|| format!("{name} is missing"))?;
+            serde_json::from_slice(bytes).map_err(|e| format!("{name}: {e}"))
+        }
+        Ok(Self {
+            campaign: read(files, "raw/campaign.json")?,
+            items: read(files, "raw/items.json")?,
+            batches: read(files, "raw/batches.json")?,
+            assignments: read(files, "raw/assignments.json")?,
+            responses: read(files, "raw/responses.json")?,
+            profiles: read(files, "raw/background.json")?,
+        })
+    }
+}
+
+/// Pretty JSON with a final newline: how every JSON file of a release is written.
+pub fn pretty_json<T: serde::Serialize>(value: &T) -> Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| Error::Internal(e.to_string()))?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}

@@ -1,0 +1,112 @@
+//! Ground-truth releases: cut, list, download (streamed), compare; and the
+//! campaign's settings, which releases record.
+
+use crate::core::campaigns;
+use crate::core::releases::{self, Author, ReleaseSummary};
+use crate::http::error::{AppResult, ErrorBody};
+use crate::http::extract::{Admin, Json, Path};
+use crate::http::AppState;
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use uuid::Uuid;
+
+/// A release to cut.
+#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
+pub struct NewRelease {
+    /// A note stored with the release (what changed, why it was cut).
+    #[serde(default)]
+    pub note: String,
+}
+
+/// Cut the next release: an immutable, numbered snapshot of the ground truth,
+/// the raw responses (pseudonymous), a manifest and a datasheet.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/releases", tag = "releases", params(("id" = Uuid, Path)),
+    request_body = NewRelease, responses((status = 201, body = ReleaseSummary), (status = 404, body = ErrorBody)))]
+pub async fn create_release(
+    Admin(user): Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<NewRelease>,
+) -> AppResult<(StatusCode, axum::Json<ReleaseSummary>)> {
+    let release = releases::create(&s.pool, id, &Author::User(user.id), &body.note).await?;
+    Ok((StatusCode::CREATED, axum::Json(release)))
+}
+
+/// A campaign's releases, newest first.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/releases", tag = "releases", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<ReleaseSummary>), (status = 404, body = ErrorBody)))]
+pub async fn list_releases(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<Vec<ReleaseSummary>>> {
+    campaigns::get(&s.pool, id).await?;
+    Ok(axum::Json(releases::list(&s.pool, id).await?))
+}
+
+/// Chunk size when streaming an archive out of the database.
+const CHUNK: i64 = 1024 * 1024;
+
+/// Download a release as one `.tar.gz`, streamed.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/releases/{number}/archive", tag = "releases",
+    params(("id" = Uuid, Path), ("number" = i32, Path)),
+    responses((status = 200, content_type = "application/gzip", body = Vec<u8>), (status = 404, body = ErrorBody)))]
+pub async fn download_release(
+    _: Admin,
+    State(s): State<AppState>,
+    Path((id, number)): Path<(Uuid, i32)>,
+) -> AppResult<Response> {
+    let size = releases::archive_size(&s.pool, id, number).await?;
+    let pool = s.pool.clone();
+    let chunks = futures_util::stream::unfold(0i64, move |offset| {
+        let pool = pool.clone();
+        async move {
+            if offset >= size {
+                return None;
+            }
+            let chunk = releases::archive_chunk(&pool, id, number, offset, CHUNK)
+                .await
+                .map(axum::body::Bytes::from)
+                .map_err(|e| std::io::Error::other(e.to_string()));
+            Some((chunk, offset + CHUNK))
+        }
+    });
+    let name = format!("attachment; filename=\"release-{id}-v{number}.tar.gz\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/gzip".to_owned()),
+            (header::CONTENT_DISPOSITION, name),
+            (header::CONTENT_LENGTH, size.to_string()),
+        ],
+        axum::body::Body::from_stream(chunks),
+    )
+        .into_response())
+}
+
+/// What changed between two releases: items added or removed, parameters,
+/// and labels with the reasons (new votes, new exclusions, changed parameters).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/releases/{from}/diff/{to}", tag = "releases",
+    params(("id" = Uuid, Path), ("from" = i32, Path), ("to" = i32, Path)),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+pub async fn diff_releases(
+    _: Admin,
+    State(s): State<AppState>,
+    Path((id, from, to)): Path<(Uuid, i32, i32)>,
+) -> AppResult<axum::Json<Value>> {
+    Ok(axum::Json(releases::diff(&s.pool, id, from, to).await?))
+}
+
+/// Replace the kind's settings of a campaign (validated as at creation; the
+/// lease and review settings stay). Releases record the settings they used.
+#[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/config", tag = "admin", params(("id" = Uuid, Path)),
+    request_body = Object, responses((status = 200, body = campaigns::Campaign), (status = 422, body = ErrorBody)))]
+pub async fn set_config(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(config): Json<Value>,
+) -> AppResult<axum::Json<campaigns::Campaign>> {
+    Ok(axum::Json(campaigns::set_kind_config(&s.pool, id, &config).await?))
+}

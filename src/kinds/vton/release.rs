@@ -1,0 +1,72 @@
+//! What a VTON release records beyond its ground truth: the VTON-QBench
+//! files, the fixed seeds, the labels to compare releases by, and the
+//! datasheet's sections.
+
+use super::ground_truth::{SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED};
+use crate::core::ground_truth::to_csv;
+use crate::core::releases::Snapshot;
+use crate::core::Result;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// The release's `answers.csv` and `images.csv`, by the live exports' code.
+pub fn files(snapshot: &Snapshot) -> Result<Vec<(String, Vec<u8>)>> {
+    Ok(vec![
+        ("answers.csv".to_owned(), to_csv(&super::qbench::answers_table(snapshot))?.into_bytes()),
+        ("images.csv".to_owned(), to_csv(&super::qbench::images_table(snapshot))?.into_bytes()),
+    ])
+}
+
+/// Seeds and repetitions fixed in code (thresholds and the preset are in the configuration).
+pub fn parameters() -> Value {
+    json!({
+        "split_half": {"repetitions": SPLIT_HALF_REPETITIONS, "seed": SPLIT_HALF_SEED},
+        "model_bootstrap": {"resamples": 2000, "seed": 7, "level": 0.95},
+        "score": "mean rating of kept annotators of kept questionnaires; reward = mean - 2",
+    })
+}
+
+/// Image id -> mean rating (six decimals); dropped images have no label.
+pub fn labels(aggregate: &Value) -> BTreeMap<String, String> {
+    aggregate["images"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| Some((i["image"].as_str()?.to_owned(), format!("{:.6}", i["mean"].as_f64()?))))
+        .collect()
+}
+
+/// The task as workers saw it.
+pub fn task() -> String {
+    "Workers saw, one task at a time, a try-on result with the garment alone, the person before, and a reference \
+     photo of the garment worn by a real person, and rated how natural the try-on looks: 1 Unnatural, 2 Slightly \
+     unnatural but not noticeable, 3 Completely natural (keys 1/2/3). Questionnaires hid shared sanity tasks with \
+     an obvious answer at fixed positions; instructions with the scale came before the first task."
+        .to_owned()
+}
+
+/// Curation and agreement read from the ground truth.
+pub fn quality(aggregate: &Value) -> String {
+    let c = &aggregate["curation"];
+    let mut removed: BTreeMap<String, usize> = BTreeMap::new();
+    for a in c["annotators"].as_array().into_iter().flatten() {
+        if let Some(rule) = a["excluded_by"].as_str() {
+            *removed.entry(rule.to_owned()).or_default() += 1;
+        }
+    }
+    let qs = c["questionnaires"].as_array().cloned().unwrap_or_default();
+    let kept = qs.iter().filter(|q| q["kept"] == true).count();
+    let show = |v: &Value| v.as_f64().map_or_else(|| "undefined".to_owned(), |x| format!("{x:.4}"));
+    let rules: Vec<String> = removed.iter().map(|(r, n)| format!("`{r}` {n}")).collect();
+    format!(
+        "Curation preset `{}`. Annotator-questionnaire pairs removed by rule: {}. Questionnaires kept: {kept} of {}. \
+         Krippendorff's alpha (ordinal), mean over questionnaires: {} before curation, {} after the annotator rules, \
+         {} over the kept questionnaires.",
+        aggregate["thresholds"]["preset"].as_str().unwrap_or("paper"),
+        if rules.is_empty() { "none".to_owned() } else { rules.join(", ") },
+        qs.len(),
+        show(&c["alpha_mean_before"]),
+        show(&c["alpha_mean_after"]),
+        show(&c["alpha_mean_kept"]),
+    )
+}

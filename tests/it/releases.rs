@@ -1,0 +1,247 @@
+//! Ground-truth releases for every kind: cut, download, verify offline,
+//! tamper and fail, and compare two releases around a new vote and a
+//! changed parameter.
+
+use crate::a100_service::{a100_campaign, question};
+use crate::fixtures::{admin_token, api, join, open_vton_campaign};
+use crate::support::TestApp;
+use atelier::core::releases::archive;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::process::Command;
+
+/// Runs `atelier` and returns (exit code, stdout, stderr).
+fn atelier(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_atelier")).args(args).output().expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+async fn cut(app: &TestApp, admin: &str, campaign: &str, note: &str) -> Value {
+    let (status, release) = api(
+        app,
+        admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/releases"),
+        Some(json!({"note": note})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{release}");
+    release
+}
+
+async fn download(app: &TestApp, admin: &str, campaign: &str, number: i64) -> Vec<u8> {
+    let resp = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/releases/{number}/archive")))
+        .bearer_auth(admin)
+        .send()
+        .await
+        .expect("download");
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(resp.headers()["content-type"], "application/gzip");
+    resp.bytes().await.expect("bytes").to_vec()
+}
+
+/// Verifies the archive, flips one byte of `tamper`, and verifies again.
+fn verify_then_tamper(archive_bytes: &[u8], tamper: &str) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("release.tar.gz");
+    std::fs::write(&path, archive_bytes).expect("write");
+    let (code, out, err) = atelier(&["release", "verify", path.to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("OK "), "{out}");
+
+    let mut files: BTreeMap<String, Vec<u8>> = archive::unpack(archive_bytes).expect("unpack");
+    let bytes = files.get_mut(tamper).unwrap_or_else(|| panic!("{tamper} in the archive"));
+    let at = bytes.len() / 2;
+    bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
+    let list: Vec<(String, Vec<u8>)> = files.into_iter().collect();
+    let tampered = archive::pack("release", &list, 0).expect("pack");
+    let bad = dir.path().join("tampered.tar.gz");
+    std::fs::write(&bad, tampered).expect("write");
+    let (code, out, err) = atelier(&["release", "verify", bad.to_str().expect("path")]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&format!("DIFFERS {tamper}: SHA-256 differs")), "{out}");
+    assert!(out.contains(&format!("DIFFERS {tamper}: differs from the file recomputed")), "{out}");
+}
+
+#[tokio::test]
+async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        a100_campaign(&app, &admin, "a100-lat", vec![question("q1"), question("q2")], json!({"participants": 6})).await;
+    let vote = |q1: &'static str| {
+        move |item: &Value| {
+            let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
+            json!({"choice": if first.starts_with("q1") { q1 } else { "q2-c3" }})
+        }
+    };
+    for (who, q1) in [("PROLIFIC_AAA", "q1-c1"), ("PROLIFIC_BBB", "q1-c1"), ("PROLIFIC_CCC", "q1-c2")] {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, vote(q1)).await;
+    }
+    let v1 = cut(&app, &admin, &campaign, "first look").await;
+    assert_eq!(v1["number"], 1);
+    assert_eq!(v1["campaign_state"], "open");
+    let bytes = download(&app, &admin, &campaign, 1).await;
+    let files = archive::unpack(&bytes).expect("unpack");
+    for name in [
+        "manifest.json",
+        "DATASHEET.md",
+        "ground_truth.json",
+        "ground_truth.csv",
+        "responses.csv",
+        "raw/responses.json",
+    ] {
+        assert!(files.contains_key(name), "{name} in {:?}", files.keys().collect::<Vec<_>>());
+    }
+    let manifest: Value = serde_json::from_slice(&files["manifest.json"]).expect("manifest");
+    assert_eq!(manifest["campaign_state"], "open", "cut while answers may still come in");
+    assert_eq!(manifest["counts"]["annotators"], 3);
+    assert_eq!(manifest["parameters"]["config"]["participants"], 6);
+    assert!(manifest["parameters"]["kind"]["lats_tie_credit"].is_string());
+    assert_eq!(manifest["files"].as_array().expect("files").len(), files.len() - 1);
+    let everything: String = files.values().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
+    assert!(!everything.contains("PROLIFIC_"), "worker ids never enter a release");
+    let datasheet = String::from_utf8_lossy(&files["DATASHEET.md"]);
+    assert!(datasheet.contains("## Collection process") && datasheet.contains("partial outfit"), "{datasheet}");
+    verify_then_tamper(&bytes, "ground_truth.csv");
+
+    // Two more votes flip q1's majority; a setting changes too.
+    for who in ["PROLIFIC_DDD", "PROLIFIC_EEE"] {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, vote("q1-c2")).await;
+    }
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::PUT,
+        &format!("/api/v1/admin/campaigns/{campaign}/config"),
+        Some(json!({"participants": 8})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    cut(&app, &admin, &campaign, "after the late votes").await;
+    let (status, diff) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/releases/1/diff/2"), None).await;
+    assert_eq!(status, StatusCode::OK, "{diff}");
+    assert_eq!(diff["parameters_changed"], json!(["config.participants"]));
+    let changed = diff["labels_changed"].as_array().expect("labels");
+    assert_eq!(changed.len(), 1, "{diff}");
+    assert_eq!(
+        (changed[0]["item"].as_str(), changed[0]["from"].as_str(), changed[0]["to"].as_str()),
+        (Some("q1"), Some("q1-c1"), Some("q1-c2"))
+    );
+    let reasons = changed[0]["reasons"].to_string();
+    assert!(
+        reasons.contains("new votes: 3 counted responses, then 5") && reasons.contains("changed parameters"),
+        "{reasons}"
+    );
+
+    let html = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}")).await;
+    assert!(html.contains("after the late votes") && html.contains("Cut release v3"), "{html}");
+    let page =
+        crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/releases/diff?from=1&to=2"))
+            .await;
+    assert!(page.contains("<td>q1</td><td>q1-c1</td><td>q1-c2</td>"), "{page}");
+
+    // Releases are never changed or deleted, whoever asks.
+    let update = sqlx::query("UPDATE releases SET note = 'rewritten'").execute(&app.pool).await;
+    assert!(update.is_err(), "the database refuses to change a release");
+    let delete = sqlx::query("DELETE FROM releases").execute(&app.pool).await;
+    assert!(delete.is_err());
+    let (status, _) =
+        api(&app, &admin, Method::DELETE, &format!("/api/v1/admin/campaigns/{campaign}/releases/1/archive"), None)
+            .await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn a_vton_release_holds_the_benchmark_layout_and_records_curation_changes() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        6,
+        1,
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 4}),
+    )
+    .await;
+    let rate = |offset: usize| {
+        move |item: &Value| {
+            let tryon = item["payload"]["tryon"].as_str().unwrap_or_default();
+            let n: usize = tryon.trim_start_matches("/img/t/").trim_end_matches(".png").parse().unwrap_or(0);
+            json!({"rating": if n >= 1000 { 1 } else { 1 + (n + offset) % 3 }})
+        }
+    };
+    for (n, offset) in [0usize, 0, 0].iter().enumerate() {
+        for q in 0..2 {
+            let w = join(&app, &invitation, &format!("w{n}-{q}")).await;
+            let (_, view) = w.next(&app, &campaign).await;
+            w.finish_with(&app, &view, rate(*offset)).await;
+        }
+    }
+    cut(&app, &admin, &campaign, "").await;
+    let bytes = download(&app, &admin, &campaign, 1).await;
+    let files = archive::unpack(&bytes).expect("unpack");
+    assert!(files.contains_key("answers.csv") && files.contains_key("images.csv"), "the VTON-QBench layout");
+    let datasheet = String::from_utf8_lossy(&files["DATASHEET.md"]);
+    assert!(datasheet.contains("Krippendorff's alpha") && datasheet.contains("Curation preset `paper`"), "{datasheet}");
+    verify_then_tamper(&bytes, "answers.csv");
+
+    // One more worker per questionnaire (disagreeing), and a stricter alpha threshold.
+    for q in 0..2 {
+        let w = join(&app, &invitation, &format!("late-{q}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, rate(1)).await;
+    }
+    let (_, c) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    let mut config = c["campaign"]["config"].clone();
+    config["curation"]["min_alpha"] = json!(0.1);
+    let (status, body) =
+        api(&app, &admin, Method::PUT, &format!("/api/v1/admin/campaigns/{campaign}/config"), Some(config)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, out, err) = atelier(&[
+        "release",
+        "create",
+        "--campaign",
+        &campaign,
+        "--note",
+        "from the CLI",
+        "--database-url",
+        &app.database_url(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("release v2"), "{out}");
+    let (status, diff) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/releases/1/diff/2"), None).await;
+    assert_eq!(status, StatusCode::OK, "{diff}");
+    assert_eq!(diff["parameters_changed"], json!(["config.curation.min_alpha"]));
+    let changed = diff["labels_changed"].as_array().expect("labels");
+    assert!(!changed.is_empty(), "the late votes move image scores: {diff}");
+    assert!(changed.iter().all(|l| l["reasons"].to_string().contains("new votes")), "{diff}");
+    let v2 = download(&app, &admin, &campaign, 2).await;
+    let manifest: Value =
+        serde_json::from_slice(&archive::unpack(&v2).expect("unpack")["manifest.json"]).expect("json");
+    assert!(manifest["release"]["created_by"].as_str().expect("by").starts_with("cli:"));
+    let path = dir.path().join("v2.tar.gz");
+    std::fs::write(&path, &v2).expect("write");
+    let (code, out, _) = atelier(&["release", "verify", path.to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}");
+    let (status, list) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/releases"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        list.as_array().expect("list").iter().map(|r| r["number"].as_i64().expect("n")).collect::<Vec<_>>(),
+        vec![2, 1]
+    );
+}
