@@ -12,12 +12,20 @@ pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> a
     let state = AppState::new(db.pool.clone(), config);
     let tasks = state.tasks.clone();
     let addr = listener.local_addr()?;
-    // Expired sessions are deleted hourly, so the table does not grow forever.
+    // Expired sessions and old login failures are deleted hourly, so neither table grows forever.
     let store = tower_sessions_sqlx_store::PostgresStore::new(db.pool.clone());
+    let pool = db.pool.clone();
     let cleanup = tokio::spawn(async move {
-        use tower_sessions::ExpiredDeletion;
-        if let Err(e) = store.continuously_delete_expired(std::time::Duration::from_secs(3600)).await {
-            tracing::warn!(error = %e, "session cleanup stopped");
+        let mut hourly = tokio::time::interval(std::time::Duration::from_secs(3600));
+        loop {
+            hourly.tick().await;
+            use tower_sessions::session_store::ExpiredDeletion as _;
+            if let Err(e) = store.delete_expired().await {
+                tracing::warn!(error = %e, "deleting expired sessions failed");
+            }
+            if let Err(e) = crate::auth::rate_limit::LoginLimiter::prune(&pool).await {
+                tracing::warn!(error = %e, "pruning login failures failed");
+            }
         }
     });
     tracing::info!(%addr, "serving");

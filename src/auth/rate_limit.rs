@@ -1,35 +1,156 @@
-//! Login rate limiting per client address and per account name, so neither
-//! guessing one password nor spraying many accounts from one address gets
-//! far: a burst of 10 attempts, then one more per minute.
+//! Login limiting, kept in the database so that every service instance
+//! shares it and memory stays bounded.
+//!
+//! Only failures count. Per account name, the first failures are free, then
+//! each further attempt waits out an exponential backoff; per client
+//! address, the same with a larger allowance (colleagues behind one NAT log
+//! in successfully and cost nothing). A browser that has logged in as the
+//! account before (a "known device" cookie) is not held back by the name's
+//! backoff, so nobody can lock an account owner out by failing on purpose
+//! from many addresses; the address limit still applies to it.
 
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use std::num::NonZeroU32;
-use std::sync::Arc;
+use crate::core::{Error, Result};
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use uuid::Uuid;
 
-/// Attempts allowed at once per key.
-const BURST: u32 = 10;
-/// After the burst, one more attempt per this period.
-const REFILL: std::time::Duration = std::time::Duration::from_secs(60);
+/// Failures per account name before backoff.
+pub const NAME_FREE: i32 = 10;
+/// Failures per client address before backoff.
+pub const ADDRESS_FREE: i32 = 50;
+/// First backoff once the free failures are used, in seconds; it doubles
+/// with each further failure.
+const FIRST_BACKOFF_SECS: i32 = 30;
+/// Longest backoff, in seconds.
+const MAX_BACKOFF_SECS: i32 = 15 * 60;
+/// Longest login name accepted (names are at most 100 characters).
+pub const MAX_NAME: usize = 200;
+/// Longest password accepted (argon2 of megabytes is a denial of service).
+pub const MAX_PASSWORD: usize = 1024;
+/// The cookie marking a browser that logged in before.
+pub const DEVICE_COOKIE: &str = "atelier_device";
 
-/// Shared limiter for login attempts.
-#[derive(Clone)]
-pub struct LoginLimiter {
-    limiter: Arc<DefaultKeyedRateLimiter<String>>,
+fn name_key(name: &str) -> String {
+    format!("name:{}", name.trim().to_lowercase())
 }
 
-impl Default for LoginLimiter {
-    fn default() -> Self {
-        let burst = NonZeroU32::new(BURST).unwrap_or(NonZeroU32::MIN);
-        let quota = Quota::with_period(REFILL).map_or_else(|| Quota::per_minute(burst), |q| q.allow_burst(burst));
-        Self { limiter: Arc::new(RateLimiter::keyed(quota)) }
-    }
+fn address_key(address: &str) -> String {
+    format!("ip:{address}")
 }
+
+fn hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// The login limiter (state lives in the database).
+#[derive(Clone, Debug, Default)]
+pub struct LoginLimiter;
 
 impl LoginLimiter {
-    /// Records an attempt; false when the address or the name is over its limit.
-    pub fn allow(&self, address: &str, name: &str) -> bool {
-        let by_address = self.limiter.check_key(&format!("ip:{address}")).is_ok();
-        let by_name = self.limiter.check_key(&format!("name:{}", name.trim().to_lowercase())).is_ok();
-        by_address && by_name
+    /// Whether a login attempt may go ahead: refused when the address is in
+    /// backoff, or the name is and the browser is not a known device of that
+    /// account. Over-long names and passwords are refused outright.
+    pub async fn allow(
+        &self,
+        pool: &PgPool,
+        address: &str,
+        name: &str,
+        password: &str,
+        device: Option<&str>,
+    ) -> Result<bool> {
+        if name.len() > MAX_NAME || password.len() > MAX_PASSWORD {
+            return Err(Error::invalid("too_long", "the name or password is too long"));
+        }
+        let blocked: Vec<String> =
+            sqlx::query_scalar("SELECT key FROM login_failures WHERE key = ANY($1) AND blocked_until > now()")
+                .bind(vec![address_key(address), name_key(name)])
+                .fetch_all(pool)
+                .await?;
+        if blocked.contains(&address_key(address)) {
+            return Ok(false);
+        }
+        if blocked.contains(&name_key(name)) {
+            return Ok(match device {
+                Some(token) => Self::is_known_device(pool, name, token).await?,
+                None => false,
+            });
+        }
+        Ok(true)
+    }
+
+    async fn is_known_device(pool: &PgPool, name: &str, token: &str) -> Result<bool> {
+        let known: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM known_devices d JOIN users u ON u.id = d.user_id
+             WHERE d.token_hash = $1 AND lower(u.name) = lower($2)",
+        )
+        .bind(hash(token))
+        .bind(name.trim())
+        .fetch_optional(pool)
+        .await?;
+        Ok(known.is_some())
+    }
+
+    /// Records a failed attempt against the name and the address.
+    pub async fn failed(&self, pool: &PgPool, address: &str, name: &str) -> Result<()> {
+        for (key, free) in [(name_key(name), NAME_FREE), (address_key(address), ADDRESS_FREE)] {
+            // Failures older than an hour are forgotten; past the free ones
+            // each further failure doubles the wait, up to the maximum.
+            sqlx::query(
+                "INSERT INTO login_failures (key, failures, last_failure) VALUES ($1, 1, now())
+                 ON CONFLICT (key) DO UPDATE SET
+                     failures = CASE WHEN login_failures.last_failure < now() - interval '1 hour' THEN 1
+                                     ELSE login_failures.failures + 1 END,
+                     last_failure = now()
+                 RETURNING failures",
+            )
+            .bind(&key)
+            .execute(pool)
+            .await?;
+            sqlx::query(
+                "UPDATE login_failures SET blocked_until = now() + make_interval(secs =>
+                     LEAST($3::int, $4::int * power(2, LEAST(failures - $2, 16))::int))
+                 WHERE key = $1 AND failures >= $2",
+            )
+            .bind(&key)
+            .bind(free)
+            .bind(MAX_BACKOFF_SECS)
+            .bind(FIRST_BACKOFF_SECS)
+            .execute(pool)
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// A successful login: the name's failures are forgiven, and the browser
+    /// becomes a known device of the account (returns the new device token
+    /// to set as a cookie, unless the browser already is one).
+    pub async fn succeeded(
+        &self,
+        pool: &PgPool,
+        user: Uuid,
+        name: &str,
+        device: Option<&str>,
+    ) -> Result<Option<String>> {
+        sqlx::query("DELETE FROM login_failures WHERE key = $1").bind(name_key(name)).execute(pool).await?;
+        if let Some(token) = device {
+            if Self::is_known_device(pool, name, token).await? {
+                return Ok(None);
+            }
+        }
+        let token = super::tokens::random_code(32);
+        sqlx::query("INSERT INTO known_devices (token_hash, user_id) VALUES ($1, $2)")
+            .bind(hash(&token))
+            .bind(user)
+            .execute(pool)
+            .await?;
+        Ok(Some(token))
+    }
+
+    /// Forgets failures older than a day (run periodically).
+    pub async fn prune(pool: &PgPool) -> Result<u64> {
+        Ok(sqlx::query("DELETE FROM login_failures WHERE last_failure < now() - interval '1 day'")
+            .execute(pool)
+            .await?
+            .rows_affected())
     }
 }

@@ -75,6 +75,10 @@ pub struct ServeArgs {
     /// Directory for uploaded images.
     #[arg(long, env = "ATELIER_UPLOAD_DIR", default_value = "./data/uploads")]
     pub upload_dir: std::path::PathBuf,
+    /// Reverse proxies (addresses or CIDR ranges, comma-separated) whose
+    /// X-Forwarded-For header names the real client; by default none is trusted.
+    #[arg(long, env = "ATELIER_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Database location.
     #[command(flatten)]
     pub db: DatabaseArgs,
@@ -168,6 +172,14 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     }
 }
 
+/// An address (`10.0.0.1`) or a range (`10.0.0.0/8`).
+fn parse_net(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("`{text}` is not an address or CIDR range"))
+}
+
 /// Opens the database with a small pool and applies migrations.
 async fn open(args: &DatabaseArgs) -> anyhow::Result<Database> {
     let db = Database::open(args, 4).await?;
@@ -205,7 +217,11 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
             }
         }
     }
-    let config =
-        crate::http::HttpConfig { public_url, secure_cookies: args.secure_cookies, upload_dir: args.upload_dir };
+    let config = crate::http::HttpConfig {
+        public_url,
+        secure_cookies: args.secure_cookies,
+        upload_dir: args.upload_dir,
+        trusted_proxies: args.trusted_proxies,
+    };
     crate::server::serve(db, listener, config).await
 }

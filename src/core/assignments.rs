@@ -2,9 +2,12 @@
 //!
 //! Concurrency rules, all enforced in the database:
 //! * a batch never has more live assignments (active with a valid lease, or
-//!   completed) than its overlap: candidate batches are locked with
-//!   `FOR UPDATE SKIP LOCKED` (no one waits on another's lock) and recounted
-//!   after locking;
+//!   completed) than its overlap: the candidate batch is locked with
+//!   `FOR UPDATE` and recounted after locking. Annotators asking at the same
+//!   moment wait for each other briefly rather than skipping a locked batch:
+//!   skipping told most of them "no task left" at every campaign launch, on
+//!   a batch that still wanted them. Batches are locked in position order,
+//!   so waiting never deadlocks;
 //! * an annotator never gets the same batch twice (unique constraint) nor a
 //!   batch holding a non-gold item they already answered (shared sanity
 //!   items may recur unless the kind says otherwise: they test the
@@ -139,7 +142,7 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
                      AND (a.state = 'completed' OR (a.state = 'active' AND a.leased_until > now()))))
              ORDER BY b.position
              LIMIT 1
-             FOR UPDATE OF b SKIP LOCKED",
+             FOR UPDATE OF b",
         )
         .bind(campaign_id)
         .bind(annotator_id)

@@ -88,13 +88,24 @@ pub fn responses_table(snapshot: &super::releases::Snapshot) -> Table {
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows: rows.into_iter().map(|r| r.3).collect() }
 }
 
-/// Writes a table as CSV.
+/// A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or
+/// carriage return first) gets a leading `'`; numbers stay as they are.
+pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
+    let risky = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky && cell.parse::<f64>().is_err() {
+        std::borrow::Cow::Owned(format!("'{cell}"))
+    } else {
+        std::borrow::Cow::Borrowed(cell)
+    }
+}
+
+/// Writes a table as CSV, spreadsheet formulas neutralised.
 pub fn to_csv(table: &Table) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let internal = |e: csv::Error| super::Error::Internal(e.to_string());
-    w.write_record(&table.header).map_err(internal)?;
+    w.write_record(table.header.iter().map(|c| neutralise_formula(c).into_owned())).map_err(internal)?;
     for row in &table.rows {
-        w.write_record(row).map_err(internal)?;
+        w.write_record(row.iter().map(|c| neutralise_formula(c).into_owned())).map_err(internal)?;
     }
     let bytes = w.into_inner().map_err(|e| super::Error::Internal(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| super::Error::Internal(e.to_string()))

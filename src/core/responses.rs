@@ -148,7 +148,7 @@ pub async fn submit(pool: &PgPool, assignment: &Assignment, sub: &Submission) ->
                 .await?;
                 let changed = sqlx::query_as::<_, Response>(
                     "UPDATE responses SET answer = $2, updated_at = now(),
-                        time_on_task_ms = COALESCE(time_on_task_ms, 0) + COALESCE($3, 0)
+                        time_on_task_ms = LEAST(COALESCE(time_on_task_ms, 0)::bigint + COALESCE($3, 0), 2147483647)::int
                      WHERE id = $1
                      RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason",
                 )

@@ -18,6 +18,37 @@ const CSRF_KEY: &str = "csrf";
 pub const HEADER: &str = "x-csrf-token";
 /// Largest form body inspected for the token.
 const MAX_FORM: usize = 1 << 20;
+/// Cookie holding the login form's token: the login page stores no
+/// session for anonymous visitors, so the token is double-submitted
+/// (cookie and form field must match).
+pub const LOGIN_COOKIE: &str = "atelier_login_csrf";
+
+/// At login, the login form's token becomes the session's, so a page opened
+/// before logging in keeps working after.
+pub async fn adopt(session: &Session, token: &str) -> Result<(), AppError> {
+    session.insert(CSRF_KEY, token).await?;
+    Ok(())
+}
+
+/// A fresh token for the login form and the cookie that pairs with it.
+pub fn login_token(secure: bool) -> (String, String) {
+    let token = crate::auth::tokens::random_code(32);
+    let cookie = format!(
+        "{LOGIN_COOKIE}={token}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=3600{}",
+        if secure { "; Secure" } else { "" }
+    );
+    (token, cookie)
+}
+
+/// The login token the browser sent back in its cookie.
+fn login_cookie(req: &Request) -> Option<String> {
+    req.headers().get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(
+        |pair| {
+            let (k, v) = pair.trim().split_once('=')?;
+            (k == LOGIN_COOKIE).then(|| v.to_owned())
+        },
+    )
+}
 
 /// The session's CSRF token, created on first use.
 pub async fn token(session: &Session) -> Result<String, AppError> {
@@ -60,7 +91,11 @@ async fn check(req: Request) -> Result<Request, AppError> {
     if !logged_in && req.uri().path() != "/login" {
         return Ok(req);
     }
-    let expected = session.get::<String>(CSRF_KEY).await?.ok_or(AppError::Csrf)?;
+    let expected = if logged_in {
+        session.get::<String>(CSRF_KEY).await?.ok_or(AppError::Csrf)?
+    } else {
+        login_cookie(&req).ok_or(AppError::Csrf)?
+    };
     if let Some(sent) = req.headers().get(HEADER).and_then(|v| v.to_str().ok()) {
         return if constant_time_eq(sent, &expected) { Ok(req) } else { Err(AppError::Csrf) };
     }

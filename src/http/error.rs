@@ -24,6 +24,9 @@ pub enum AppError {
     /// The request body is over the size limit.
     #[error("the request body is too large (at most {} MB)", super::MAX_BODY / 1024 / 1024)]
     TooLarge,
+    /// The body's content type is not one the route reads.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// The CSRF token is missing or wrong.
     #[error("missing or invalid CSRF token; reload the page and try again")]
     Csrf,
@@ -54,18 +57,23 @@ impl AppError {
                 Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
                 Error::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
                 Error::Database(sqlx::Error::PoolTimedOut) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+                Error::Database(e) if is_unstorable_text(e) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_text"),
                 Error::Database(_) | Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
             AppError::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
             AppError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
             AppError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
+            AppError::UnsupportedMediaType(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
             AppError::Session(_) | AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
 
     /// The message shown to the client (generic for server errors).
     pub fn public_message(&self) -> String {
-        let (status, _) = self.status_and_code();
+        let (status, code) = self.status_and_code();
+        if code == "invalid_text" {
+            return "text may not contain NUL characters (\\u0000) or invalid UTF-8".into();
+        }
         if status.is_server_error() {
             if status == StatusCode::SERVICE_UNAVAILABLE {
                 return "the service is busy; try again shortly".into();
@@ -75,6 +83,15 @@ impl AppError {
         }
         self.to_string()
     }
+}
+
+/// Text PostgreSQL cannot store (a NUL character, an invalid byte
+/// sequence): the client's input, refused in one place for every path,
+/// query, form and JSON field that reaches the database.
+fn is_unstorable_text(e: &sqlx::Error) -> bool {
+    // 22021: character not in repertoire (NUL in text); 22P05: untranslatable
+    // character (\u0000 in JSON).
+    matches!(e, sqlx::Error::Database(d) if matches!(d.code().as_deref(), Some("22021" | "22P05")))
 }
 
 impl IntoResponse for AppError {

@@ -38,6 +38,9 @@ fn json_rejection(e: JsonRejection) -> AppError {
         // Well-formed JSON of the wrong shape: unprocessable, like any invalid input.
         return AppError::Core(Error::invalid("invalid_body", e.body_text()));
     }
+    if let JsonRejection::MissingJsonContentType(_) = e {
+        return AppError::UnsupportedMediaType(e.body_text());
+    }
     let code = match e {
         JsonRejection::MissingJsonContentType(_) => "unsupported_media_type",
         JsonRejection::JsonSyntaxError(_) => "malformed_json",

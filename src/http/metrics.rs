@@ -24,7 +24,11 @@ pub fn handle() -> PrometheusHandle {
 pub async fn track(req: Request, next: Next) -> Response {
     let start = Instant::now();
     let route = req.extensions().get::<MatchedPath>().map_or("unmatched", |p| p.as_str()).to_owned();
-    let method = req.method().to_string();
+    // Label values are bounded: arbitrary methods would grow /metrics without end.
+    let method = match req.method().as_str() {
+        m @ ("GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS") => m.to_owned(),
+        _ => "OTHER".to_owned(),
+    };
     let response = next.run(req).await;
     let labels = [("method", method), ("route", route), ("status", response.status().as_u16().to_string())];
     metrics::counter!("atelier_http_requests_total", &labels).increment(1);

@@ -6,6 +6,7 @@ pub mod api;
 pub mod csrf;
 pub mod detach;
 pub mod error;
+pub mod error_shape;
 pub mod extract;
 pub mod metrics;
 pub mod pages;
@@ -39,6 +40,29 @@ pub struct HttpConfig {
     pub secure_cookies: bool,
     /// Where uploaded images are stored (served under `/images/`).
     pub upload_dir: std::path::PathBuf,
+    /// Reverse proxies whose `X-Forwarded-For` is believed (none by default).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+}
+
+/// The client's address: the peer, or, when the peer is a trusted proxy, the
+/// right-most address in `X-Forwarded-For` that is not a trusted proxy.
+pub fn client_ip(
+    peer: std::net::IpAddr,
+    headers: &axum::http::HeaderMap,
+    trusted: &[ipnet::IpNet],
+) -> std::net::IpAddr {
+    let is_trusted = |ip: &std::net::IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let forwarded: Vec<std::net::IpAddr> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|a| a.trim().parse().ok())
+        .collect();
+    forwarded.into_iter().rev().find(|ip| !is_trusted(ip)).unwrap_or(peer)
 }
 
 /// Shared state of every handler.
@@ -57,12 +81,7 @@ pub struct AppState {
 impl AppState {
     /// State for a pool and settings, with a fresh limiter and task tracker.
     pub fn new(pool: PgPool, config: HttpConfig) -> Self {
-        Self {
-            pool,
-            limiter: LoginLimiter::default(),
-            config: Arc::new(config),
-            tasks: tokio_util::task::TaskTracker::new(),
-        }
+        Self { pool, limiter: LoginLimiter, config: Arc::new(config), tasks: tokio_util::task::TaskTracker::new() }
     }
 }
 
@@ -106,9 +125,45 @@ pub fn app(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req.extensions().get::<RequestId>().and_then(|r| r.header_value().to_str().ok()).unwrap_or("-");
-            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+            tracing::info_span!("request", method = %req.method(), path = %redacted_path(req.uri().path()), request_id = %id)
         }))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(middleware::from_fn(bound_request_id))
+        .layer(middleware::from_fn(error_shape::shape_errors))
+        .layer(SetResponseHeaderLayer::if_not_present(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP)))
+        .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        // Invitation links carry a token: never leak it in a Referer.
+        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
+}
+
+/// The Content-Security-Policy of every response: only our own scripts and
+/// styles run (images may come from anywhere over HTTPS: item payloads link
+/// to them), nothing may frame us.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; \
+                   object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The path as logged: invitation tokens are credentials and never reach the logs.
+pub fn redacted_path(path: &str) -> std::borrow::Cow<'_, str> {
+    match path.strip_prefix("/join/") {
+        Some(_) => std::borrow::Cow::Borrowed("/join/[redacted]"),
+        None => std::borrow::Cow::Borrowed(path),
+    }
+}
+
+/// Longest client-sent `X-Request-Id` kept; longer or odd ones are replaced.
+const MAX_REQUEST_ID: usize = 64;
+
+/// Middleware: drops a client's `X-Request-Id` that is too long or holds
+/// anything but letters, digits, `-`, `_` and `.` (a fresh one is made).
+async fn bound_request_id(mut req: Request, next: middleware::Next) -> axum::response::Response {
+    let ok = req.headers().get("x-request-id").is_none_or(|v| {
+        v.len() <= MAX_REQUEST_ID && v.as_bytes().iter().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b))
+    });
+    if !ok {
+        req.headers_mut().remove("x-request-id");
+    }
+    next.run(req).await
 }
 
 /// Where static files are: next to the binary's crate in development,

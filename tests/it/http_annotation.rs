@@ -371,3 +371,42 @@ async fn with_review_on_each_completed_batch_is_reviewed_by_someone_else() {
         api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_workers_asking_at_once_all_get_the_batch_that_wants_sixteen() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        2,
+        1,
+        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 16}),
+    )
+    .await;
+    let mut workers = Vec::new();
+    for n in 0..17 {
+        workers.push(join(&app, &invitation, &format!("launch-{n}")).await);
+    }
+    let late = workers.pop().expect("17th");
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(16));
+    let app = std::sync::Arc::new(app);
+    let mut set = tokio::task::JoinSet::new();
+    for w in workers {
+        let (app, campaign, barrier) = (app.clone(), campaign.clone(), barrier.clone());
+        set.spawn(async move {
+            barrier.wait().await;
+            w.next(&app, &campaign).await
+        });
+    }
+    let mut batches = std::collections::HashSet::new();
+    while let Some(r) = set.join_next().await {
+        let (status, view) = r.expect("task");
+        assert_eq!(status, StatusCode::OK, "{view}");
+        assert!(view["assignment"].is_object(), "every one of the 16 gets the batch: {view}");
+        batches.insert(view["assignment"]["batch_id"].as_str().expect("batch").to_owned());
+    }
+    assert_eq!(batches.len(), 1);
+    let (_, none) = late.next(&app, &campaign).await;
+    assert!(none["assignment"].is_null(), "the 17th finds the batch full: {none}");
+}

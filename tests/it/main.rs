@@ -15,6 +15,7 @@ mod http_disconnect;
 mod http_export;
 mod http_meta;
 mod http_roles;
+mod http_security;
 mod releases;
 mod stats_properties;
 mod stats_reference;

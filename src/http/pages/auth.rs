@@ -1,6 +1,7 @@
 //! Login and logout for admins and experts.
 
 use super::{render, PageResult};
+use crate::auth::rate_limit::DEVICE_COOKIE;
 use crate::auth::users;
 use crate::core::Error;
 use crate::http::extract::{current_user, USER_KEY};
@@ -45,8 +46,34 @@ async fn home(MaybeRole(role): MaybeRole) -> impl IntoResponse {
     }
 }
 
-async fn login_page(session: Session) -> PageResult {
-    render(&LoginPage { csrf_token: csrf::token(&session).await?, error: None, name: String::new() })
+/// The login page with a fresh double-submitted token; nothing is stored
+/// for an anonymous visitor.
+/// `existing` is the token the browser already holds (a failed attempt
+/// keeps it, so an open login form stays valid).
+fn login_form(
+    s: &AppState,
+    existing: Option<String>,
+    error: Option<String>,
+    name: String,
+    status: axum::http::StatusCode,
+) -> PageResult {
+    let (csrf_token, cookie) = match existing {
+        Some(token) => (token, None),
+        None => {
+            let (token, cookie) = csrf::login_token(s.config.secure_cookies);
+            (token, Some(cookie))
+        }
+    };
+    let mut response = render(&LoginPage { csrf_token, error, name })?;
+    *response.status_mut() = status;
+    if let Some(v) = cookie.and_then(|c| axum::http::HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().append(axum::http::header::SET_COOKIE, v);
+    }
+    Ok(response)
+}
+
+async fn login_page(State(s): State<AppState>) -> PageResult {
+    login_form(&s, None, None, String::new(), axum::http::StatusCode::OK)
 }
 
 #[derive(serde::Deserialize)]
@@ -55,32 +82,59 @@ struct LoginForm {
     password: String,
 }
 
+/// The value of one cookie in the request.
+fn cookie(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| {
+            let (k, v) = pair.trim().split_once('=')?;
+            (k == name).then(|| v.to_owned())
+        })
+}
+
 async fn login(
     State(s): State<AppState>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: axum::http::HeaderMap,
     session: Session,
     Form(form): Form<LoginForm>,
 ) -> PageResult {
-    let csrf_token = csrf::token(&session).await?;
-    if !s.limiter.allow(&addr.ip().to_string(), &form.name) {
-        let page = LoginPage { csrf_token, error: Some(Error::RateLimited.to_string()), name: form.name };
-        let mut response = render(&page)?;
-        *response.status_mut() = axum::http::StatusCode::TOO_MANY_REQUESTS;
-        return Ok(response);
+    let address = crate::http::client_ip(peer.ip(), &headers, &s.config.trusted_proxies).to_string();
+    let device = cookie(&headers, DEVICE_COOKIE);
+    let token = cookie(&headers, csrf::LOGIN_COOKIE);
+    if !s.limiter.allow(&s.pool, &address, &form.name, &form.password, device.as_deref()).await? {
+        let status = axum::http::StatusCode::TOO_MANY_REQUESTS;
+        return login_form(&s, token, Some(Error::RateLimited.to_string()), form.name, status);
     }
     match users::login(&s.pool, &form.name, &form.password).await? {
         Some(user) => {
             // A new session id at login defeats session fixation.
             session.cycle_id().await?;
             session.insert(USER_KEY, user.id).await?;
+            if let Some(t) = &token {
+                csrf::adopt(&session, t).await?;
+            }
+            let new_device = s.limiter.succeeded(&s.pool, user.id, &form.name, device.as_deref()).await?;
             let to = if user.role == "admin" { "/admin" } else { "/expert" };
-            Ok(Redirect::to(to).into_response())
+            let mut response = Redirect::to(to).into_response();
+            if let Some(token) = new_device {
+                let cookie = format!(
+                    "{DEVICE_COOKIE}={token}; Path=/login; HttpOnly; SameSite=Lax; Max-Age=31536000{}",
+                    if s.config.secure_cookies { "; Secure" } else { "" }
+                );
+                if let Ok(v) = axum::http::HeaderValue::from_str(&cookie) {
+                    response.headers_mut().append(axum::http::header::SET_COOKIE, v);
+                }
+            }
+            Ok(response)
         }
         None => {
-            let page = LoginPage { csrf_token, error: Some("Wrong name or password.".into()), name: form.name };
-            let mut response = render(&page)?;
-            *response.status_mut() = axum::http::StatusCode::UNAUTHORIZED;
-            Ok(response)
+            s.limiter.failed(&s.pool, &address, &form.name).await?;
+            let status = axum::http::StatusCode::UNAUTHORIZED;
+            login_form(&s, token, Some("Wrong name or password.".into()), form.name, status)
         }
     }
 }

@@ -68,6 +68,16 @@ impl IntoResponse for PageError {
     }
 }
 
+/// An error page with this status and message (for errors raised outside
+/// page handlers, e.g. by the framework).
+pub fn error_page(status: StatusCode, message: String) -> Response {
+    let page = ErrorPage { status: status.as_u16(), message };
+    match page.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(_) => (status, page.message).into_response(),
+    }
+}
+
 /// Wraps an API extractor so that its rejection becomes a page (anonymous
 /// visitors are sent to the login page instead of getting JSON).
 pub struct OnPage<E>(pub E);

@@ -51,8 +51,26 @@ async fn join(
         )
         .into());
     };
-    let worker = users::worker(&s.pool, &external_id).await?;
     let current: Option<Uuid> = session.get(USER_KEY).await?;
+    // An admin or expert opening a worker link would silently become that
+    // worker in this browser: refuse and say how to proceed instead.
+    if let Some(user) = match current {
+        Some(id) => users::get(&s.pool, id).await?,
+        None => None,
+    } {
+        if user.role != "worker" {
+            return Err(Error::conflict(
+                "signed_in_as_staff",
+                format!(
+                    "you are signed in as {} ({}); log out first, or open this worker link in a private window",
+                    user.name.as_deref().unwrap_or("an account"),
+                    user.role
+                ),
+            )
+            .into());
+        }
+    }
+    let worker = users::worker(&s.pool, &external_id).await?;
     if current != Some(worker.id) {
         session.cycle_id().await?;
         session.insert(USER_KEY, worker.id).await?;

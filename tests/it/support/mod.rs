@@ -89,6 +89,7 @@ impl TestApp {
                 public_url: url.clone(),
                 secure_cookies: false,
                 upload_dir: std::env::temp_dir().join(format!("atelier-uploads-{database}")),
+                trusted_proxies: vec!["127.0.0.1/32".parse().expect("net")],
             },
         );
         tokio::spawn(async move {

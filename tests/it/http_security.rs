@@ -1,0 +1,288 @@
+//! The holes a security audit found, each closed: login limiting that
+//! counts failures only and cannot lock an owner out, bounded metrics labels,
+//! NUL bytes, overflowing timers, staff opening worker links, errors in one
+//! shape, security headers, spreadsheet formulas in exports, and no stored
+//! session for an anonymous login page.
+
+use crate::fixtures::{admin_token, api, join, login_page, open_vton_campaign, ADMIN_PASSWORD};
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+async fn try_login(
+    app: &TestApp,
+    client: &reqwest::Client,
+    csrf: &str,
+    name: &str,
+    password: &str,
+    from: &str,
+) -> StatusCode {
+    client
+        .post(app.at("/login"))
+        .header("x-forwarded-for", from)
+        .form(&[("csrf_token", csrf), ("name", name), ("password", password)])
+        .send()
+        .await
+        .expect("login")
+        .status()
+}
+
+#[tokio::test]
+async fn only_failures_count_and_an_owner_with_a_known_browser_is_never_locked_out() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    // Twelve successful logins from one address (colleagues behind a NAT) cost nothing.
+    for _ in 0..12 {
+        let (client, csrf) = login_page(&app).await;
+        assert_eq!(
+            try_login(&app, &client, &csrf, "root-admin", ADMIN_PASSWORD, "198.51.100.1").await,
+            StatusCode::SEE_OTHER
+        );
+    }
+    // The owner's browser logs in once: it becomes a known device.
+    let (owner, owner_csrf) = login_page(&app).await;
+    assert_eq!(
+        try_login(&app, &owner, &owner_csrf, "root-admin", ADMIN_PASSWORD, "198.51.100.2").await,
+        StatusCode::SEE_OTHER
+    );
+    owner.post(app.at("/logout")).header("x-csrf-token", &owner_csrf).send().await.expect("logout");
+    // An attacker fails ten times, from ten addresses.
+    for n in 0..10 {
+        let (client, csrf) = login_page(&app).await;
+        let from = format!("203.0.113.{n}");
+        assert_eq!(try_login(&app, &client, &csrf, "root-admin", "guess", &from).await, StatusCode::UNAUTHORIZED);
+    }
+    let (stranger, csrf) = login_page(&app).await;
+    assert_eq!(
+        try_login(&app, &stranger, &csrf, "root-admin", ADMIN_PASSWORD, "203.0.113.99").await,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the name is in backoff for unknown browsers, even with the right password"
+    );
+    let html = owner.get(app.at("/login")).send().await.expect("page").text().await.expect("html");
+    let csrf = crate::fixtures::csrf_in(&html);
+    assert_eq!(
+        try_login(&app, &owner, &csrf, "root-admin", ADMIN_PASSWORD, "198.51.100.2").await,
+        StatusCode::SEE_OTHER,
+        "the owner's known browser still gets in"
+    );
+}
+
+#[tokio::test]
+async fn addresses_are_limited_per_client_behind_a_trusted_proxy_and_names_are_bounded() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    // 50 failures from one client address, spread over many names.
+    for n in 0..50 {
+        let (client, csrf) = login_page(&app).await;
+        let status = try_login(&app, &client, &csrf, &format!("nobody-{n}"), "x", "192.0.2.10").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {n}");
+    }
+    let (client, csrf) = login_page(&app).await;
+    assert_eq!(
+        try_login(&app, &client, &csrf, "root-admin", ADMIN_PASSWORD, "192.0.2.10").await,
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    // Another client behind the same (trusted) proxy is not affected.
+    assert_eq!(
+        try_login(&app, &client, &csrf, "root-admin", ADMIN_PASSWORD, "192.0.2.11").await,
+        StatusCode::SEE_OTHER
+    );
+    // A 2 MB name is refused before anything is stored.
+    let (client, csrf) = login_page(&app).await;
+    let huge = "n".repeat(2 * 1024 * 1024);
+    let status = try_login(&app, &client, &csrf, &huge, "x", "192.0.2.12").await;
+    assert!(status.is_client_error(), "{status}");
+    let longest: i32 = sqlx::query_scalar("SELECT coalesce(max(length(key)), 0) FROM login_failures")
+        .fetch_one(&app.pool)
+        .await
+        .expect("keys");
+    assert!(longest < 300, "no huge key was stored: {longest}");
+}
+
+#[test]
+fn x_forwarded_for_is_believed_only_from_trusted_proxies() {
+    use atelier::http::client_ip;
+    let mut headers = axum::http::HeaderMap::new();
+    headers.insert("x-forwarded-for", "203.0.113.5, 10.0.0.2".parse().expect("header"));
+    let proxy: std::net::IpAddr = "10.0.0.1".parse().expect("ip");
+    let trusted: Vec<ipnet::IpNet> = vec!["10.0.0.0/8".parse().expect("net")];
+    assert_eq!(client_ip(proxy, &headers, &trusted).to_string(), "203.0.113.5", "right-most untrusted hop");
+    assert_eq!(client_ip(proxy, &headers, &[]).to_string(), "10.0.0.1", "no trusted proxy: the peer");
+    let outsider: std::net::IpAddr = "198.51.100.9".parse().expect("ip");
+    assert_eq!(client_ip(outsider, &headers, &trusted), outsider, "a client cannot claim another address");
+    assert_eq!(atelier::http::redacted_path("/join/secret-token"), "/join/[redacted]");
+}
+
+#[tokio::test]
+async fn odd_methods_do_not_become_metric_labels() {
+    let app = TestApp::spawn().await;
+    let client = reqwest::Client::new();
+    for n in 0..5 {
+        let method = Method::from_bytes(format!("ODDMETHOD{n}").as_bytes()).expect("method");
+        client.request(method, app.at("/api/v1/me")).send().await.expect("odd");
+    }
+    let metrics = client.get(app.at("/metrics")).send().await.expect("metrics").text().await.expect("text");
+    assert!(!metrics.contains("ODDMETHOD"), "{metrics}");
+}
+
+#[tokio::test]
+async fn nul_bytes_and_overflowing_timers_get_a_4xx_and_change_nothing() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (status, body) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "vton", "name": "a\u{0}b"})))
+            .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_text")),
+        "{body}"
+    );
+    let campaigns: i64 = sqlx::query_scalar("SELECT count(*) FROM campaigns").fetch_one(&app.pool).await.expect("n");
+    assert_eq!(campaigns, 0);
+    let resp = reqwest::Client::new().get(app.at("/join/ab%00cd?worker_id=w%00x")).send().await.expect("join");
+    assert!(resp.status().is_client_error(), "{}", resp.status());
+
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 4, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let w = join(&app, &invitation, "timer").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let path = format!("/api/v1/work/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
+    let item = view["items"][0]["id"].clone();
+    let (status, _) =
+        w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 1}, "time_on_task_ms": 2_147_483_000})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = w
+        .post(
+            &app,
+            &path,
+            json!({"item_id": item, "answer": {"rating": 2}, "change": true, "time_on_task_ms": 2_000_000}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let stored: i32 =
+        sqlx::query_scalar("SELECT time_on_task_ms FROM responses").fetch_one(&app.pool).await.expect("t");
+    assert_eq!(stored, i32::MAX, "saturates instead of overflowing");
+    let resp =
+        reqwest::Client::new().get(app.at(&format!("/join/{invitation}?worker_id=w%00x"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY, "a NUL in a worker id");
+    let workers: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM users WHERE role = 'worker'").fetch_one(&app.pool).await.expect("n");
+    assert_eq!(workers, 1);
+}
+
+#[tokio::test]
+async fn an_admin_opening_a_worker_link_stays_an_admin() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, invitation) =
+        open_vton_campaign(&app, &admin, 4, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let (client, csrf) = login_page(&app).await;
+    assert_eq!(
+        try_login(&app, &client, &csrf, "root-admin", ADMIN_PASSWORD, "198.51.100.3").await,
+        StatusCode::SEE_OTHER
+    );
+    let resp = client.get(app.at(&format!("/join/{invitation}?worker_id=someone"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    assert!(resp.text().await.expect("html").contains("private window"));
+    let me: Value = client.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+    assert_eq!(me["user"]["role"], "admin", "{me}");
+    let workers: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM users WHERE role = 'worker'").fetch_one(&app.pool).await.expect("n");
+    assert_eq!(workers, 0);
+}
+
+#[tokio::test]
+async fn every_error_has_the_services_shape_and_pages_carry_security_headers() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let client = reqwest::Client::new();
+    let json_error = |resp: reqwest::Response| async move {
+        let status = resp.status();
+        let ct =
+            resp.headers().get("content-type").map(|v| v.to_str().unwrap_or_default().to_owned()).unwrap_or_default();
+        let body: Value = resp.json().await.unwrap_or(Value::Null);
+        (status, ct, body)
+    };
+    let big = vec![b'x'; 9 * 1024 * 1024];
+    let resp = client
+        .post(app.at("/api/v1/admin/images"))
+        .bearer_auth(&admin)
+        .header("content-type", "image/png")
+        .body(big)
+        .send()
+        .await
+        .expect("big");
+    let (status, ct, body) = json_error(resp).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(ct.starts_with("application/json") && body["error"]["code"].is_string(), "{ct} {body}");
+    for (method, path, want) in [
+        (Method::GET, "/api/v1/nothing-here", StatusCode::NOT_FOUND),
+        (Method::DELETE, "/api/v1/admin/campaigns", StatusCode::METHOD_NOT_ALLOWED),
+        (Method::GET, "/api/v1/admin/a100/pilot?rounds=1&top=many", StatusCode::UNPROCESSABLE_ENTITY),
+    ] {
+        let resp = client.request(method, app.at(path)).bearer_auth(&admin).send().await.expect("req");
+        let (status, ct, body) = json_error(resp).await;
+        assert_eq!(status, want, "{path}");
+        assert!(ct.starts_with("application/json") && body["error"]["message"].is_string(), "{path}: {ct} {body}");
+    }
+    let resp = client.post(app.at("/api/v1/admin/campaigns")).bearer_auth(&admin).body("{}").send().await.expect("415");
+    let (status, _, body) = json_error(resp).await;
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
+    assert!(body["error"]["code"].is_string());
+    // Browsers get pages.
+    for path in ["/nowhere", "/admin/campaigns/not-a-uuid"] {
+        let resp =
+            client.get(app.at(path)).bearer_auth(&admin).header("accept", "text/html").send().await.expect("page");
+        assert!(resp.status().is_client_error(), "{path}");
+        assert!(resp.headers()["content-type"].to_str().unwrap_or_default().starts_with("text/html"), "{path}");
+    }
+    let resp = client.get(app.at("/login")).header("x-request-id", "x".repeat(300)).send().await.expect("login");
+    let h = resp.headers();
+    assert!(h["content-security-policy"].to_str().unwrap_or_default().contains("script-src 'self'"));
+    assert_eq!(h["x-frame-options"], "DENY");
+    assert_eq!(h["x-content-type-options"], "nosniff");
+    assert_eq!(h["referrer-policy"], "no-referrer");
+    assert!(h["x-request-id"].len() <= 64, "an over-long client request id is replaced");
+}
+
+#[tokio::test]
+async fn exports_neutralise_spreadsheet_formulas_and_the_login_page_stores_no_session() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let sessions = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM tower_sessions.session")
+            .fetch_one(&app.pool)
+            .await
+            .expect("n")
+    };
+    let before = sessions().await;
+    for _ in 0..3 {
+        reqwest::Client::new().get(app.at("/login")).send().await.expect("login page");
+    }
+    assert_eq!(sessions().await, before, "an anonymous login page stores nothing");
+
+    let (status, c) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "a100-lat", "name": "csv"})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = c["id"].as_str().expect("id");
+    let evil = "=HYPERLINK(\"http://evil\")";
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/a100/questions"),
+        Some(json!({"questions": [crate::a100_service::question(evil)]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let csv = crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/ground-truth.csv")).await;
+    assert!(csv.lines().count() > 1, "{csv}");
+    assert!(csv.contains("'=HYPERLINK"), "{csv}");
+    assert!(csv.lines().all(|l| !l.starts_with('=') && !l.contains(",=")), "{csv}");
+    assert_eq!(atelier::core::ground_truth::neutralise_formula("=1+1"), "'=1+1");
+    assert_eq!(atelier::core::ground_truth::neutralise_formula("-0.5"), "-0.5", "numbers stay numbers");
+    assert_eq!(atelier::core::ground_truth::neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
+}
