@@ -57,34 +57,43 @@ pub async fn raw_responses(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
 }
 
 /// The responses of a snapshot as a table (the live export and a release's
-/// `responses.csv`): by batch position, annotator and item.
+/// `responses.csv`), by questionnaire position, annotator and item. Every
+/// export names things the same way: `questionnaire` is the batch id (as in
+/// the questionnaire tables and the worker API), `item` the importer's id,
+/// `annotator` the annotator's id; live exports for admins add the crowd
+/// platform's `worker_id`, releases never do.
 pub fn responses_table(snapshot: &super::releases::Snapshot) -> Table {
     let batch_position: std::collections::HashMap<Uuid, i32> =
         snapshot.batches.iter().map(|b| (b.id, b.position)).collect();
     let item_id: std::collections::HashMap<Uuid, &str> =
         snapshot.items.iter().map(|i| (i.id, i.external_id.as_str())).collect();
+    let with_workers = !snapshot.worker_ids.is_empty();
     let mut rows: Vec<(i32, String, &str, Vec<String>)> = snapshot
         .responses
         .iter()
         .map(|r| {
             let position = batch_position.get(&r.batch_id).copied().unwrap_or(-1);
             let item = item_id.get(&r.item_id).copied().unwrap_or_default();
-            let row = vec![
-                position.to_string(),
-                item.to_owned(),
-                r.annotator.to_string(),
+            let mut row = vec![r.batch_id.to_string(), position.to_string(), item.to_owned(), r.annotator.to_string()];
+            if with_workers {
+                row.push(snapshot.worker_ids.get(&r.annotator).cloned().unwrap_or_default());
+            }
+            row.extend([
                 r.answer.to_string(),
                 r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
                 r.answered_at.clone(),
                 r.changed_at.clone(),
                 r.excluded_reason.clone().unwrap_or_default(),
-            ];
+            ]);
             (position, r.annotator.to_string(), item, row)
         })
         .collect();
     rows.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
-    let header =
-        ["batch", "item", "annotator", "answer", "time_on_task_ms", "answered_at", "changed_at", "excluded_reason"];
+    let mut header = vec!["questionnaire", "questionnaire_position", "item", "annotator"];
+    if with_workers {
+        header.push("worker_id");
+    }
+    header.extend(["answer", "time_on_task_ms", "answered_at", "changed_at", "excluded_reason"]);
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows: rows.into_iter().map(|r| r.3).collect() }
 }
 

@@ -64,3 +64,14 @@ pub async fn of_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignPro
     .fetch_one(pool)
     .await?)
 }
+
+/// How many batches an annotator has submitted in a campaign.
+pub async fn submitted_by(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT count(*) FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'completed'",
+    )
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .fetch_one(pool)
+    .await?)
+}

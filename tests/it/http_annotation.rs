@@ -410,3 +410,43 @@ async fn sixteen_workers_asking_at_once_all_get_the_batch_that_wants_sixteen() {
     let (_, none) = late.next(&app, &campaign).await;
     assert!(none["assignment"].is_null(), "the 17th finds the batch full: {none}");
 }
+
+#[tokio::test]
+async fn a_worker_who_reopens_their_link_after_finishing_sees_the_completion_code_again() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 2, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let code: String =
+        sqlx::query_scalar("SELECT completion_code FROM campaigns").fetch_one(&app.pool).await.expect("code");
+    let w = join(&app, &invitation, "returning").await;
+    let landing =
+        w.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing").text().await.expect("html");
+    assert!(!landing.contains(&code), "no code before finishing");
+    let (_, view) = w.next(&app, &campaign).await;
+    w.finish(&app, &view, 1).await;
+    // Days later, in another browser.
+    let again = join(&app, &invitation, "returning").await;
+    let landing = again
+        .client
+        .get(app.at(&format!("/work/{campaign}")))
+        .send()
+        .await
+        .expect("landing")
+        .text()
+        .await
+        .expect("html");
+    assert!(landing.contains(&code), "{landing}");
+    let none = again
+        .client
+        .post(app.at(&format!("/work/{campaign}/start")))
+        .form(&[("csrf_token", again.csrf.as_str())])
+        .send()
+        .await
+        .expect("start")
+        .text()
+        .await
+        .expect("html");
+    assert!(none.contains("no task left") && none.contains(&code), "{none}");
+}

@@ -75,6 +75,14 @@ async fn vton_ground_truth_curates_and_exports_json_and_csv() {
         crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/responses.csv")).await;
     assert_eq!(raw.lines().count(), 1 + 3 * 6);
     assert!(raw.contains("manual: test"));
+    // Exports join up: the questionnaire is the same id everywhere, and admins see worker ids.
+    assert!(raw.starts_with("questionnaire,questionnaire_position,item,annotator,worker_id,answer,"), "{raw}");
+    assert!(raw.contains(",gt-0,") && raw.contains(",gt-2,"), "{raw}");
+    let table =
+        crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/vton/questionnaires.csv"))
+            .await;
+    let questionnaire = table.lines().nth(1).and_then(|l| l.split(',').next()).expect("a questionnaire");
+    assert!(raw.lines().skip(1).all(|l| l.starts_with(questionnaire)), "{raw}\n{table}");
     // Workers cannot download any of it.
     let w = join(&app, &invitation, "curious").await;
     let (status, _) = w.get(&app, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth")).await;

@@ -117,6 +117,10 @@ pub struct Snapshot {
     pub responses: Vec<SnapResponse>,
     /// Background answers by annotator.
     pub profiles: Vec<SnapProfile>,
+    /// The crowd platform's worker id (or account name) per annotator: only
+    /// in live snapshots for admins, never in a release.
+    #[serde(skip)]
+    pub worker_ids: BTreeMap<Uuid, String>,
 }
 
 fn time(t: DateTime<Utc>) -> String {
@@ -186,6 +190,19 @@ impl Snapshot {
         .bind(campaign_id)
         .fetch_all(pool)
         .await?;
+        let worker_ids: BTreeMap<Uuid, String> = if pseudonymize {
+            BTreeMap::new()
+        } else {
+            sqlx::query_as::<_, (Uuid, String)>(
+                "SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) FROM users u
+                 JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1",
+            )
+            .bind(campaign_id)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .collect()
+        };
         let mut names: BTreeMap<Uuid, Uuid> = BTreeMap::new();
         let mut name = |real: Uuid| -> Uuid {
             if !pseudonymize {
@@ -240,6 +257,7 @@ impl Snapshot {
             assignments,
             responses,
             profiles,
+            worker_ids,
         })
     }
 
@@ -318,6 +336,7 @@ impl Snapshot {
             assignments: read(files, "raw/assignments.json")?,
             responses: read(files, "raw/responses.json")?,
             profiles: read(files, "raw/background.json")?,
+            worker_ids: BTreeMap::new(),
         })
     }
 }

@@ -96,6 +96,7 @@ struct Landing {
     csrf_token: String,
     current: Option<(i64, i64)>,
     finished: i64,
+    completion_code: Option<String>,
     background: Vec<crate::core::profiles::BackgroundQuestion>,
     instructions: Option<&'static str>,
 }
@@ -123,19 +124,16 @@ async fn landing(
         }
         None => None,
     };
-    let finished: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'completed'",
-    )
-    .bind(campaign_id)
-    .bind(user.id)
-    .fetch_one(&s.pool)
-    .await?;
+    let finished = crate::core::progress::submitted_by(&s.pool, campaign_id, user.id).await?;
     let background = if crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
         Vec::new()
     } else {
         kind.background(&campaign.kind_config())
     };
+    // A worker who reopens their link after finishing sees their code again.
+    let completion_code = (kind.crowd() && finished > 0).then(|| campaign.completion_code.clone());
     render(&Landing {
+        completion_code,
         campaign,
         kind_title: kind.title(),
         csrf_token: csrf::token(&session).await?,
@@ -150,6 +148,7 @@ async fn landing(
 #[template(path = "work_none.html")]
 struct NoneLeft {
     campaign_name: String,
+    completion_code: Option<String>,
 }
 
 async fn start(
@@ -169,7 +168,12 @@ async fn start(
     }
     match assignments::next(&s.pool, campaign_id, user.id).await? {
         Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
-        None => render(&NoneLeft { campaign_name: campaigns::get(&s.pool, campaign_id).await?.name }),
+        None => {
+            let finished = crate::core::progress::submitted_by(&s.pool, campaign_id, user.id).await?;
+            let crowd = kinds_of(&campaign)?.crowd();
+            let completion_code = (crowd && finished > 0).then(|| campaign.completion_code.clone());
+            render(&NoneLeft { campaign_name: campaign.name, completion_code })
+        }
     }
 }
 
