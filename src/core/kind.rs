@@ -139,6 +139,12 @@ pub trait TaskKind: Send + Sync + 'static {
         None
     }
 
+    /// Whether an answer passed a quality check (an attention or sanity
+    /// task); `None` when the item is not a check. Used for payouts.
+    fn check_passed(&self, _payload: &Value, _gold: Option<&Value>, _answer: &Value) -> Option<bool> {
+        None
+    }
+
     /// Files a release holds beyond `ground_truth.json` and
     /// `ground_truth.csv` (e.g. a benchmark's own layout), computed from the
     /// snapshot and the ground truth: the same code as the live exports.

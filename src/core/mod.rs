@@ -11,6 +11,7 @@ pub mod history;
 pub mod images;
 pub mod items;
 pub mod kind;
+pub mod payouts;
 pub mod profiles;
 pub mod progress;
 pub mod releases;

@@ -16,6 +16,7 @@ mod http_export;
 mod http_meta;
 mod http_roles;
 mod http_security;
+mod payouts;
 mod releases;
 mod stats_properties;
 mod stats_reference;

@@ -6,6 +6,7 @@ mod a100;
 pub mod admin;
 pub mod annotate;
 mod meta;
+mod payouts;
 mod releases;
 mod vton;
 
@@ -83,6 +84,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(releases::download_release))
         .routes(routes!(releases::diff_releases))
         .routes(routes!(releases::set_config))
+        .routes(routes!(payouts::list_payouts))
+        .routes(routes!(payouts::export_payouts))
+        .routes(routes!(payouts::mark_paid))
+        .routes(routes!(payouts::background_csv))
         .routes(routes!(a100::import_questions))
         .routes(routes!(a100::score_model, a100::list_models))
         .routes(routes!(a100::pilot_ranking))

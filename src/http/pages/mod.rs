@@ -6,6 +6,7 @@ mod admin;
 mod auth;
 mod charts;
 mod expert;
+mod payouts;
 mod releases;
 mod vton;
 mod work;
@@ -28,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .merge(a100::router())
         .merge(vton::router())
         .merge(releases::router())
+        .merge(payouts::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
 }
 

@@ -189,6 +189,9 @@ macro_rules! a100_kind {
             fn admin_page(&self) -> Option<&'static str> {
                 Some("a100")
             }
+            fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
+                (payload["attention_check"] == true).then(|| gold.is_some_and(|g| g["answer"] == answer["choice"]))
+            }
             fn release_parameters(&self, _config: &Value) -> Value {
                 release::parameters()
             }

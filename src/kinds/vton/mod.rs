@@ -290,6 +290,11 @@ impl TaskKind for Vton {
         release::files(snapshot).map_err(|e| Invalid(e.to_string()))
     }
 
+    fn check_passed(&self, _payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
+        let task = sanity_task(gold?)?;
+        Some(rating(answer).is_some_and(|r| task.passes(r)))
+    }
+
     fn release_parameters(&self, _config: &Value) -> Value {
         release::parameters()
     }

@@ -1,0 +1,251 @@
+//! Payouts: every worker who submitted work in a campaign, with what they
+//! did, how they did on the attention and sanity checks, what was excluded
+//! and why, and a recommendation a crowd platform accepts.
+//!
+//! The rule: a worker who failed a check is recommended for rejection with
+//! the reason "failed N of M attention checks" (the reason Prolific and MTurk
+//! accept); everyone else is approved. Exclusions for disagreement or low
+//! agreement are reported but are no reason to withhold pay.
+
+use super::{campaigns, kinds_of, Error, Result};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::PgPool;
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// One worker's line.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct Payout {
+    /// The crowd platform's worker id.
+    pub worker_id: String,
+    /// Atelier's id for the worker.
+    pub annotator_id: Uuid,
+    /// Questionnaires submitted.
+    pub submitted: i64,
+    /// Time from taking to submitting each questionnaire, summed (seconds).
+    pub seconds: i64,
+    /// Attention / sanity checks passed.
+    pub checks_passed: usize,
+    /// Attention / sanity checks failed.
+    pub checks_failed: usize,
+    /// Excluded responses by reason.
+    pub exclusions: BTreeMap<String, usize>,
+    /// `approve` or `reject`.
+    pub recommendation: String,
+    /// Why, for a rejection (in words a platform accepts).
+    pub reason: Option<String>,
+    /// When the admin marked this worker paid.
+    pub paid_at: Option<DateTime<Utc>>,
+}
+
+/// The payout table of a campaign, by worker id.
+pub async fn table(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Payout>> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let kind = kinds_of(&campaign)?;
+    /// (annotator, worker id, submitted, seconds, paid at)
+    type WorkerRow = (Uuid, String, i64, i64, Option<DateTime<Utc>>);
+    let workers: Vec<WorkerRow> = sqlx::query_as(
+        "SELECT u.id, u.external_id, count(*),
+                coalesce(sum(extract(epoch FROM a.completed_at - a.created_at))::bigint, 0),
+                max(p.paid_at)
+         FROM assignments a JOIN users u ON u.id = a.annotator_id
+         LEFT JOIN payouts p ON p.campaign_id = a.campaign_id AND p.annotator_id = u.id
+         WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.role = 'worker'
+         GROUP BY u.id, u.external_id ORDER BY u.external_id",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?;
+    /// (annotator, payload, gold, answer, exclusion)
+    type ResponseRow = (Uuid, Value, Option<Value>, Value, Option<String>);
+    let responses: Vec<ResponseRow> = sqlx::query_as(
+        "SELECT r.annotator_id, i.payload, i.gold, r.answer, r.excluded_reason
+         FROM responses r JOIN items i ON i.id = r.item_id JOIN assignments a ON a.id = r.assignment_id
+         WHERE r.campaign_id = $1 AND a.state = 'completed'",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?;
+    let mut checks: BTreeMap<Uuid, (usize, usize)> = BTreeMap::new();
+    let mut exclusions: BTreeMap<Uuid, BTreeMap<String, usize>> = BTreeMap::new();
+    for (annotator, payload, gold, answer, excluded) in &responses {
+        if let Some(passed) = kind.check_passed(payload, gold.as_ref(), answer) {
+            let c = checks.entry(*annotator).or_default();
+            if passed {
+                c.0 += 1;
+            } else {
+                c.1 += 1;
+            }
+        }
+        if let Some(reason) = excluded {
+            *exclusions.entry(*annotator).or_default().entry(reason.clone()).or_default() += 1;
+        }
+    }
+    Ok(workers
+        .into_iter()
+        .map(|(id, worker_id, submitted, seconds, paid_at)| {
+            let (passed, failed) = checks.get(&id).copied().unwrap_or_default();
+            let reject = failed > 0;
+            Payout {
+                worker_id,
+                annotator_id: id,
+                submitted,
+                seconds,
+                checks_passed: passed,
+                checks_failed: failed,
+                exclusions: exclusions.remove(&id).unwrap_or_default(),
+                recommendation: if reject { "reject" } else { "approve" }.to_owned(),
+                reason: reject.then(|| format!("Failed {failed} of {} attention checks", passed + failed)),
+                paid_at,
+            }
+        })
+        .collect())
+}
+
+/// Marks workers (by worker id) as paid; returns how many were newly marked.
+pub async fn mark_paid(pool: &PgPool, campaign_id: Uuid, by: Uuid, worker_ids: &[String]) -> Result<u64> {
+    if worker_ids.is_empty() {
+        return Err(Error::invalid("no_workers", "name the worker ids to mark as paid"));
+    }
+    Ok(sqlx::query(
+        "INSERT INTO payouts (campaign_id, annotator_id, paid_by)
+         SELECT DISTINCT a.campaign_id, a.annotator_id, $3 FROM assignments a JOIN users u ON u.id = a.annotator_id
+         WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.external_id = ANY($2)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(campaign_id)
+    .bind(worker_ids)
+    .bind(by)
+    .execute(pool)
+    .await?
+    .rows_affected())
+}
+
+/// Background answers by worker id: (worker id, question -> answer).
+pub async fn background(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<(String, BTreeMap<String, String>)>> {
+    let rows: Vec<(String, Value)> = sqlx::query_as(
+        "SELECT coalesce(u.external_id, u.name, u.id::text), p.answers FROM participant_profiles p
+         JOIN users u ON u.id = p.annotator_id WHERE p.campaign_id = $1 ORDER BY 1",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(worker, answers)| {
+            let map = answers
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+                .collect();
+            (worker, map)
+        })
+        .collect())
+}
+
+/// The platforms' bulk-action shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every column, one row per worker.
+    Full,
+    /// Prolific: participant ids to approve, one per line.
+    ProlificApprove,
+    /// Prolific: `participant_id,amount` bonus lines (no header).
+    ProlificBonus,
+    /// MTurk: the batch results columns `WorkerId,Approve,Reject`.
+    Mturk,
+}
+
+/// The payout rows in a platform's shape; for the platform formats
+/// `unpaid_only` leaves out workers already marked paid (the full table has
+/// everyone); `bonus` is the amount per approved worker.
+pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<&str>) -> Result<String> {
+    let unpaid_only = unpaid_only && format != Format::Full;
+    let rows: Vec<&Payout> = rows.iter().filter(|p| !unpaid_only || p.paid_at.is_none()).collect();
+    let approved = || rows.iter().filter(|p| p.recommendation == "approve");
+    let table = match format {
+        Format::ProlificApprove => {
+            return Ok(approved().map(|p| format!("{}\n", p.worker_id)).collect());
+        }
+        Format::ProlificBonus => {
+            let amount = bonus
+                .ok_or_else(|| Error::invalid("missing_amount", "give the bonus per worker as `amount`, e.g. 0.50"))?;
+            let valid = amount.parse::<f64>().is_ok_and(|a| a.is_finite() && a > 0.0 && a < 100.0)
+                && amount.split_once('.').is_none_or(|(_, cents)| cents.len() <= 2);
+            if !valid {
+                return Err(Error::invalid(
+                    "invalid_amount",
+                    "the bonus is an amount like 0.50 (more than 0, below 100)",
+                ));
+            }
+            return Ok(approved().map(|p| format!("{},{amount}\n", p.worker_id)).collect());
+        }
+        Format::Mturk => super::kind::Table {
+            header: ["WorkerId", "Approve", "Reject"].iter().map(|h| (*h).to_owned()).collect(),
+            rows: rows
+                .iter()
+                .map(|p| match &p.reason {
+                    Some(reason) => vec![p.worker_id.clone(), String::new(), reason.clone()],
+                    None => vec![p.worker_id.clone(), "x".to_owned(), String::new()],
+                })
+                .collect(),
+        },
+        Format::Full => super::kind::Table {
+            header: [
+                "worker_id",
+                "annotator",
+                "questionnaires_submitted",
+                "seconds",
+                "checks_passed",
+                "checks_failed",
+                "exclusions",
+                "recommendation",
+                "reason",
+                "paid_at",
+            ]
+            .iter()
+            .map(|h| (*h).to_owned())
+            .collect(),
+            rows: rows
+                .iter()
+                .map(|p| {
+                    vec![
+                        p.worker_id.clone(),
+                        p.annotator_id.to_string(),
+                        p.submitted.to_string(),
+                        p.seconds.to_string(),
+                        p.checks_passed.to_string(),
+                        p.checks_failed.to_string(),
+                        p.exclusions.iter().map(|(r, n)| format!("{r}:{n}")).collect::<Vec<_>>().join(" "),
+                        p.recommendation.clone(),
+                        p.reason.clone().unwrap_or_default(),
+                        p.paid_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+                    ]
+                })
+                .collect(),
+        },
+    };
+    super::ground_truth::to_csv(&table)
+}
+
+/// Background answers as CSV: `worker_id` and one column per question.
+pub fn background_csv(rows: &[(String, BTreeMap<String, String>)]) -> Result<String> {
+    let questions: std::collections::BTreeSet<&String> = rows.iter().flat_map(|(_, a)| a.keys()).collect();
+    let mut header = vec!["worker_id".to_owned()];
+    header.extend(questions.iter().map(|q| (*q).clone()));
+    let table = super::kind::Table {
+        header,
+        rows: rows
+            .iter()
+            .map(|(w, answers)| {
+                let mut row = vec![w.clone()];
+                row.extend(questions.iter().map(|q| answers.get(*q).cloned().unwrap_or_default()));
+                row
+            })
+            .collect(),
+    };
+    super::ground_truth::to_csv(&table)
+}

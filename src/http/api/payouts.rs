@@ -1,0 +1,94 @@
+//! Payouts by worker id, in the shapes crowd platforms take, and the
+//! workers' background answers.
+
+use crate::core::campaigns;
+use crate::core::payouts::{self, Format, Payout};
+use crate::http::error::{AppResult, ErrorBody};
+use crate::http::extract::{Admin, Json, Path, Query};
+use crate::http::AppState;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use uuid::Uuid;
+
+/// Every worker who submitted work: time, checks, exclusions, recommendation.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/payouts", tag = "payouts", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<Payout>), (status = 404, body = ErrorBody)))]
+pub async fn list_payouts(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<Vec<Payout>>> {
+    Ok(axum::Json(payouts::table(&s.pool, id).await?))
+}
+
+/// Which export, for whom.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct ExportQuery {
+    /// `full` (default), `prolific-approve`, `prolific-bonus` or `mturk`.
+    pub format: Option<Format>,
+    /// Platform formats: include workers already marked paid (default: only unpaid ones).
+    #[serde(default)]
+    pub all: bool,
+    /// The bonus per approved worker, for `prolific-bonus` (e.g. `0.50`).
+    pub amount: Option<String>,
+}
+
+/// The payout table as a file for the crowd platform's bulk actions.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/payouts.csv", tag = "payouts", params(("id" = Uuid, Path), ExportQuery),
+    responses((status = 200, content_type = "text/csv", body = String), (status = 422, body = ErrorBody)))]
+pub async fn export_payouts(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Query(q): Query<ExportQuery>,
+) -> AppResult<Response> {
+    let rows = payouts::table(&s.pool, id).await?;
+    let format = q.format.unwrap_or(Format::Full);
+    let body = payouts::export(&rows, format, !q.all, q.amount.as_deref())?;
+    let (kind, name) = match format {
+        Format::ProlificApprove => ("text/plain; charset=utf-8", "prolific-approve.txt"),
+        Format::ProlificBonus => ("text/csv; charset=utf-8", "prolific-bonus.csv"),
+        Format::Mturk => ("text/csv; charset=utf-8", "mturk-results.csv"),
+        Format::Full => ("text/csv; charset=utf-8", "payouts.csv"),
+    };
+    let disposition = format!("attachment; filename=\"{name}\"");
+    Ok(([(header::CONTENT_TYPE, kind.to_owned()), (header::CONTENT_DISPOSITION, disposition)], body).into_response())
+}
+
+/// Workers to mark as paid.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+pub struct MarkPaid {
+    /// Their worker ids.
+    pub worker_ids: Vec<String>,
+}
+
+/// Mark workers' payouts as done.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/payouts/paid", tag = "payouts", params(("id" = Uuid, Path)),
+    request_body = MarkPaid, responses((status = 200, body = Object), (status = 422, body = ErrorBody)))]
+pub async fn mark_paid(
+    Admin(admin): Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<MarkPaid>,
+) -> AppResult<axum::Json<serde_json::Value>> {
+    campaigns::get(&s.pool, id).await?;
+    let marked = payouts::mark_paid(&s.pool, id, admin.id, &body.worker_ids).await?;
+    Ok(axum::Json(serde_json::json!({ "marked": marked })))
+}
+
+/// The background answers ("About you") by worker id, as CSV.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/background.csv", tag = "payouts", params(("id" = Uuid, Path)),
+    responses((status = 200, content_type = "text/csv", body = String), (status = 404, body = ErrorBody)))]
+pub async fn background_csv(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<Response> {
+    campaigns::get(&s.pool, id).await?;
+    let body = payouts::background_csv(&payouts::background(&s.pool, id).await?)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (header::CONTENT_DISPOSITION, "attachment; filename=\"background.csv\""),
+        ],
+        body,
+    )
+        .into_response())
+}

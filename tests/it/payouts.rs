@@ -1,0 +1,88 @@
+//! Payouts by worker id: recommendations, the platforms' bulk files,
+//! marking payouts done, and background answers by worker id.
+
+use crate::a100_service::{a100_campaign, question};
+use crate::fixtures::{admin_token, api, get_text, join};
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn payouts_recommend_by_attention_checks_and_export_for_prolific_and_mturk() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let mut check = question("check");
+    check["attention_check"] = json!(true);
+    check["answer"] = json!("check-c1");
+    let config = json!({"participants": 3, "background": [{"id": "fashion", "question": "Fashion background?", "options": ["yes", "no"]}]});
+    let (campaign, invitation) = a100_campaign(&app, &admin, "a100-lat", vec![question("q1"), check], config).await;
+    for (who, attention, fashion) in
+        [("PRO_1", "check-c1", "yes"), ("PRO_2", "check-c1", "no"), ("PRO_3", "check-c4", "no")]
+    {
+        let w = join(&app, &invitation, who).await;
+        let (status, view) = w
+            .post(
+                &app,
+                &format!("/api/v1/work/campaigns/{campaign}/assignment"),
+                json!({"background": {"fashion": fashion}}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        w.finish_with(&app, &view, |item| {
+            let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
+            json!({"choice": if first.starts_with("check") { attention } else { "q1-c2" }})
+        })
+        .await;
+    }
+    let (status, rows) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/payouts"), None).await;
+    assert_eq!(status, StatusCode::OK, "{rows}");
+    let row = |w: &str| rows.as_array().expect("rows").iter().find(|r| r["worker_id"] == w).expect("row").clone();
+    assert_eq!(row("PRO_1")["recommendation"], "approve");
+    assert_eq!(row("PRO_1")["checks_passed"], 1);
+    let third: Value = row("PRO_3");
+    assert_eq!(third["recommendation"], "reject");
+    assert_eq!(third["reason"], "Failed 1 of 1 attention checks");
+    assert_eq!(third["exclusions"]["attention_check_failed"], 2);
+    assert_eq!(third["submitted"], 1);
+
+    let base = format!("/api/v1/admin/campaigns/{campaign}/payouts.csv");
+    assert_eq!(get_text(&app, &admin, &format!("{base}?format=prolific-approve")).await, "PRO_1\nPRO_2\n");
+    assert_eq!(
+        get_text(&app, &admin, &format!("{base}?format=prolific-bonus&amount=0.50")).await,
+        "PRO_1,0.50\nPRO_2,0.50\n"
+    );
+    let mturk = get_text(&app, &admin, &format!("{base}?format=mturk")).await;
+    assert_eq!(mturk, "WorkerId,Approve,Reject\nPRO_1,x,\nPRO_2,x,\nPRO_3,,Failed 1 of 1 attention checks\n");
+    let (status, body) =
+        api(&app, &admin, Method::GET, &format!("{base}?format=prolific-bonus&amount=lots"), None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_amount")));
+    let full = get_text(&app, &admin, &base).await;
+    assert!(
+        full.starts_with("worker_id,annotator,questionnaires_submitted,seconds,checks_passed,checks_failed,"),
+        "{full}"
+    );
+
+    // Paid workers drop out of the next bulk file.
+    let (status, marked) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/payouts/paid"),
+        Some(json!({"worker_ids": ["PRO_1"]})),
+    )
+    .await;
+    assert_eq!((status, marked["marked"].as_u64()), (StatusCode::OK, Some(1)));
+    assert_eq!(get_text(&app, &admin, &format!("{base}?format=prolific-approve")).await, "PRO_2\n");
+    assert_eq!(get_text(&app, &admin, &format!("{base}?format=prolific-approve&all=true")).await, "PRO_1\nPRO_2\n");
+
+    let background = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/background.csv")).await;
+    assert_eq!(background, "worker_id,fashion\nPRO_1,yes\nPRO_2,no\nPRO_3,no\n");
+    let page = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/payouts")).await;
+    assert!(page.contains("<code>PRO_3</code>") && page.contains("Failed 1 of 1 attention checks"), "{page}");
+    assert!(page.contains("Mark the 1 approved, unpaid worker(s) as paid"), "{page}");
+    // Workers see none of it.
+    let w = join(&app, &invitation, "PRO_4").await;
+    let (status, _) = w.get(&app, &format!("/api/v1/admin/campaigns/{campaign}/payouts")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
