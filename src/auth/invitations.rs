@@ -34,3 +34,39 @@ pub async fn tokens_of(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<String>> 
     .fetch_all(pool)
     .await?)
 }
+
+/// An invitation link as listed.
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct InvitationInfo {
+    /// The token in the link.
+    pub token: String,
+    /// Created.
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// When it was revoked (the link no longer admits anyone).
+    pub revoked_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// Every invitation link of a campaign, revoked ones included.
+pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<InvitationInfo>> {
+    Ok(sqlx::query_as::<_, InvitationInfo>(
+        "SELECT token, created_at, revoked_at FROM invitations WHERE campaign_id = $1 ORDER BY created_at",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Revokes a link: nobody new can join through it, at once.
+pub async fn revoke(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<()> {
+    let done = sqlx::query(
+        "UPDATE invitations SET revoked_at = coalesce(revoked_at, now()) WHERE campaign_id = $1 AND token = $2",
+    )
+    .bind(campaign_id)
+    .bind(token)
+    .execute(pool)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(Error::NotFound("invitation"));
+    }
+    Ok(())
+}

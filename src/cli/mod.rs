@@ -121,6 +121,24 @@ pub enum TokenCommand {
         /// The user's login name.
         #[arg(long)]
         user: String,
+        /// Days until the token stops working by itself (default: never).
+        #[arg(long)]
+        expires_in_days: Option<u32>,
+        /// Database location.
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// List API tokens (id, user, created, last used, expiry, revoked).
+    List {
+        /// Database location.
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Revoke an API token by id; it stops working at once.
+    Revoke {
+        /// The token's id (from `atelier token list`).
+        #[arg(long)]
+        id: uuid::Uuid,
         /// Database location.
         #[command(flatten)]
         db: DatabaseArgs,
@@ -157,16 +175,44 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
             writeln!(out, "created {} `{}` ({})", user.role, name, user.id)?;
             Ok(())
         }
-        Command::Token(TokenCommand::Create { user, db }) => {
+        Command::Token(TokenCommand::Create { user, expires_in_days, db }) => {
             let db = open(&db).await?;
             let result = async {
                 let u =
                     users::by_name(&db.pool, &user).await?.ok_or_else(|| anyhow::anyhow!("no user named `{user}`"))?;
-                anyhow::Ok(tokens::create(&db.pool, u.id).await?)
+                anyhow::Ok(tokens::create_expiring(&db.pool, u.id, expires_in_days).await?)
             }
             .await;
             db.close().await;
-            writeln!(out, "{}", result?)?;
+            writeln!(out, "{}", result?.1)?;
+            Ok(())
+        }
+        Command::Token(TokenCommand::List { db }) => {
+            let db = open(&db).await?;
+            let result = tokens::list(&db.pool).await;
+            db.close().await;
+            let show = |t: Option<chrono::DateTime<chrono::Utc>>| t.map_or_else(|| "-".to_owned(), |t| t.to_rfc3339());
+            writeln!(out, "id\tuser\tcreated\tlast_used\texpires\trevoked")?;
+            for t in result? {
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}\t{}\t{}",
+                    t.id,
+                    t.user,
+                    t.created_at.to_rfc3339(),
+                    show(t.last_used_at),
+                    show(t.expires_at),
+                    show(t.revoked_at)
+                )?;
+            }
+            Ok(())
+        }
+        Command::Token(TokenCommand::Revoke { id, db }) => {
+            let db = open(&db).await?;
+            let result = tokens::revoke(&db.pool, id).await;
+            db.close().await;
+            let t = result?;
+            writeln!(out, "revoked token {} of {}", t.id, t.user)?;
             Ok(())
         }
     }

@@ -122,3 +122,107 @@ async fn workers_never_receive_gold_answers_or_other_workers_responses() {
     let (status, _) = other_campaign_worker.next(&app, &campaign).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn invitation_links_and_api_tokens_are_listed_revoked_at_once_and_may_expire() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        serde_json::json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}),
+    )
+    .await;
+    let (status, links) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/invitations"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(links[0]["token"], invitation.as_str());
+    let (status, links) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/invitations/{invitation}/revoke"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{links}");
+    assert!(links[0]["revoked_at"].is_string());
+    let resp = app.client().get(app.at(&format!("/join/{invitation}?worker_id=late"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND, "a revoked link admits nobody");
+
+    // Tokens: one for an expert with an expiry, listed, revoked, refused at once.
+    atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, "erin", "expert-password-1")
+        .await
+        .expect("expert");
+    let (status, made) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/tokens",
+        Some(serde_json::json!({"user": "erin", "expires_in_days": 30})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let erin = made["token"].as_str().expect("token").to_owned();
+    assert_eq!(api(&app, &erin, Method::GET, "/api/v1/expert/campaigns", None).await.0, StatusCode::OK);
+    let (_, list) = api(&app, &admin, Method::GET, "/api/v1/admin/tokens", None).await;
+    let listed = list.as_array().expect("tokens").iter().find(|t| t["id"] == made["id"]).expect("listed").clone();
+    assert_eq!(listed["user"], "erin");
+    assert!(listed["expires_at"].is_string() && !listed.to_string().contains(&erin), "{listed}");
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/tokens/{}/revoke", made["id"].as_str().expect("id")),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(api(&app, &erin, Method::GET, "/api/v1/expert/campaigns", None).await.0, StatusCode::UNAUTHORIZED);
+    // An expired token is refused too.
+    let (_, short) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/tokens",
+        Some(serde_json::json!({"user": "erin", "expires_in_days": 1})),
+    )
+    .await;
+    sqlx::query("UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1::uuid")
+        .bind(short["id"].as_str().expect("id"))
+        .execute(&app.pool)
+        .await
+        .expect("expire");
+    assert_eq!(
+        api(&app, short["token"].as_str().expect("t"), Method::GET, "/api/v1/expert/campaigns", None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    // No admin can mint a token that acts as another admin.
+    atelier::auth::users::create(&app.pool, atelier::auth::Role::Admin, "other-admin", "admin-password-2")
+        .await
+        .expect("admin");
+    let (status, body) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/tokens", Some(serde_json::json!({"user": "other-admin"}))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    // The command line revokes too.
+    let (_, cli) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/tokens", Some(serde_json::json!({"user": "erin"}))).await;
+    let url = app.database_url();
+    let (ok, out, err) = crate::cli_stats::atelier(&["token", "list", "--database-url", &url]);
+    assert!(ok && out.contains(cli["id"].as_str().expect("id")), "{out}{err}");
+    let (ok, out, err) = crate::cli_stats::atelier(&[
+        "token",
+        "revoke",
+        "--id",
+        cli["id"].as_str().expect("id"),
+        "--database-url",
+        &url,
+    ]);
+    assert!(ok && out.contains("revoked"), "{out}{err}");
+    assert_eq!(
+        api(&app, cli["token"].as_str().expect("t"), Method::GET, "/api/v1/expert/campaigns", None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+}

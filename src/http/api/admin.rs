@@ -245,14 +245,19 @@ pub async fn create_user(
 /// A request for an API token.
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 pub struct TokenRequest {
-    /// The user the token acts as (admins and experts); defaults to the caller.
+    /// The user the token acts as (the caller, or an expert); defaults to the caller.
     #[serde(default)]
     pub user: Option<String>,
+    /// Days until the token stops working by itself (default: never).
+    #[serde(default)]
+    pub expires_in_days: Option<u32>,
 }
 
 /// A new API token, shown once.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct NewToken {
+    /// The token's id, to list and revoke it.
+    pub id: Uuid,
     /// Send as `Authorization: Bearer <token>`.
     pub token: String,
 }
@@ -267,10 +272,14 @@ pub async fn create_token(
 ) -> AppResult<(StatusCode, axum::Json<NewToken>)> {
     let user = match body.user {
         Some(name) => users::by_name(&s.pool, &name).await?.ok_or(Error::NotFound("user"))?,
-        None => admin,
+        None => admin.clone(),
     };
-    let token = tokens::create(&s.pool, user.id).await?;
-    Ok((StatusCode::CREATED, axum::Json(NewToken { token })))
+    // A token acts as its user: minting one for another admin would be taking their identity.
+    if user.role == "admin" && user.id != admin.id {
+        return Err(Error::Forbidden("an admin cannot create a token for another admin".into()).into());
+    }
+    let (id, token) = tokens::create_expiring(&s.pool, user.id, body.expires_in_days).await?;
+    Ok((StatusCode::CREATED, axum::Json(NewToken { id, token })))
 }
 
 /// A CSV download.

@@ -3,6 +3,7 @@
 //! missing from it).
 
 mod a100;
+mod access;
 pub mod admin;
 pub mod annotate;
 mod meta;
@@ -71,14 +72,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::set_state))
         .routes(routes!(admin::list_items, admin::import_items))
         .routes(routes!(admin::form_batches))
-        .routes(routes!(admin::create_invitation))
+        .routes(routes!(admin::create_invitation, access::list_invitations))
+        .routes(routes!(access::revoke_invitation))
+        .routes(routes!(access::revoke_token))
         .routes(routes!(admin::list_responses))
         .routes(routes!(admin::responses_csv))
         .routes(routes!(admin::ground_truth))
         .routes(routes!(admin::ground_truth_csv))
         .routes(routes!(admin::exclude_response))
         .routes(routes!(admin::create_user))
-        .routes(routes!(admin::create_token))
+        .routes(routes!(admin::create_token, access::list_tokens))
         .routes(routes!(admin::upload_image))
         .routes(routes!(releases::create_release, releases::list_releases))
         .routes(routes!(releases::download_release))

@@ -23,6 +23,9 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/state", post(set_state))
         .route("/admin/campaigns/{id}/batches", post(form_batches))
         .route("/admin/campaigns/{id}/invitations", post(invite))
+        .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
+        .route("/admin/tokens", get(tokens_page))
+        .route("/admin/tokens/{id}/revoke", post(revoke_token))
         .route("/admin/campaigns/{id}/import", post(import))
 }
 
@@ -69,7 +72,8 @@ struct CampaignPage {
     kind_page: Option<&'static str>,
     config: String,
     progress: CampaignProgress,
-    invitations: Vec<String>,
+    /// (link, token, revoked)
+    invitations: Vec<(String, String, bool)>,
     releases: Vec<crate::core::releases::ReleaseSummary>,
     csrf_token: String,
 }
@@ -77,10 +81,10 @@ struct CampaignPage {
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = kinds_of(&campaign)?;
-    let invitations = invitations::tokens_of(&s.pool, id)
+    let invitations = invitations::list(&s.pool, id)
         .await?
         .into_iter()
-        .map(|t| format!("{}/join/{t}?worker_id=", s.config.public_url))
+        .map(|i| (format!("{}/join/{}?worker_id=", s.config.public_url, i.token), i.token, i.revoked_at.is_some()))
         .collect();
     render(&CampaignPage {
         kind_title: kind.title(),
@@ -119,6 +123,32 @@ async fn invite(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, 
     campaigns::get(&s.pool, id).await?;
     invitations::create(&s.pool, id, admin.id).await?;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+async fn revoke_invitation(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    Path((id, token)): Path<(Uuid, String)>,
+) -> PageResult {
+    invitations::revoke(&s.pool, id, &token).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "admin_tokens.html")]
+struct TokensPage {
+    tokens: Vec<crate::auth::tokens::TokenInfo>,
+    csrf_token: String,
+}
+
+/// Every API token, with a button to revoke it.
+async fn tokens_page(_: OnPage<Admin>, State(s): State<AppState>, session: Session) -> PageResult {
+    render(&TokensPage { tokens: crate::auth::tokens::list(&s.pool).await?, csrf_token: csrf::token(&session).await? })
+}
+
+async fn revoke_token(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    crate::auth::tokens::revoke(&s.pool, id).await?;
+    Ok(Redirect::to("/admin/tokens").into_response())
 }
 
 #[derive(serde::Deserialize)]

@@ -1,0 +1,2 @@
+-- API tokens may expire.
+ALTER TABLE api_tokens ADD COLUMN expires_at TIMESTAMPTZ;
