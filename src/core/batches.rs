@@ -10,7 +10,7 @@ use uuid::Uuid;
 /// Forms the campaign's batches with its kind's rule. Allowed once, before
 /// anyone is assigned; `seed` makes the formation reproducible.
 pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> {
-    let campaign = super::campaigns::get(pool, campaign_id).await?;
+    let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
     let kind = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
     let items = super::items::list(pool, campaign_id).await?;
     if items.is_empty() {

@@ -25,6 +25,8 @@ pub struct Campaign {
     pub completion_code: String,
     /// Creation time.
     pub created_at: DateTime<Utc>,
+    /// When it was archived (read-only, hidden from the default list).
+    pub archived_at: Option<DateTime<Utc>>,
 }
 
 impl Campaign {
@@ -110,10 +112,86 @@ pub async fn list(pool: &PgPool) -> Result<Vec<Campaign>> {
     Ok(sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns ORDER BY created_at DESC").fetch_all(pool).await?)
 }
 
+/// Campaigns without the archived ones (or only those), newest first.
+pub async fn list_by_archive(pool: &PgPool, archived: bool) -> Result<Vec<Campaign>> {
+    Ok(sqlx::query_as::<_, Campaign>(
+        "SELECT * FROM campaigns WHERE (archived_at IS NOT NULL) = $1 ORDER BY created_at DESC",
+    )
+    .bind(archived)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Refuses changes to an archived campaign (exports still work).
+pub async fn ensure_writable(pool: &PgPool, id: Uuid) -> Result<Campaign> {
+    let c = get(pool, id).await?;
+    if c.archived_at.is_some() {
+        return Err(Error::conflict(
+            "campaign_archived",
+            "this campaign is archived and read-only; unarchive it first",
+        ));
+    }
+    Ok(c)
+}
+
+/// Archives a campaign: closed, read-only, hidden from the default list.
+pub async fn archive(pool: &PgPool, id: Uuid, archived: bool) -> Result<Campaign> {
+    get(pool, id).await?;
+    Ok(sqlx::query_as::<_, Campaign>(
+        "UPDATE campaigns SET archived_at = CASE WHEN $2 THEN coalesce(archived_at, now()) END,
+                              state = CASE WHEN $2 THEN 'closed' ELSE state END
+         WHERE id = $1 RETURNING *",
+    )
+    .bind(id)
+    .bind(archived)
+    .fetch_one(pool)
+    .await?)
+}
+
+/// Deletes a campaign that has no responses and no releases, with its
+/// items, batches, invitations and empty assignments. Anything with
+/// answers is archived instead, never deleted.
+pub async fn delete(pool: &PgPool, id: Uuid) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::NotFound("campaign"))?;
+    let (responses, releases): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM responses WHERE campaign_id = $1), (SELECT count(*) FROM releases WHERE campaign_id = $1)",
+    )
+    .bind(id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if responses > 0 || releases > 0 {
+        return Err(Error::conflict(
+            "campaign_has_data",
+            "only campaigns without responses or releases can be deleted; archive this one instead",
+        ));
+    }
+    for statement in [
+        "DELETE FROM batch_items WHERE batch_id IN (SELECT id FROM batches WHERE campaign_id = $1)",
+        "DELETE FROM assignments WHERE campaign_id = $1",
+        "DELETE FROM batches WHERE campaign_id = $1",
+        "DELETE FROM items WHERE campaign_id = $1",
+        "DELETE FROM invitations WHERE campaign_id = $1",
+        "DELETE FROM participant_profiles WHERE campaign_id = $1",
+        "DELETE FROM annotator_blocks WHERE campaign_id = $1",
+        "DELETE FROM model_scores WHERE campaign_id = $1",
+        "DELETE FROM payouts WHERE campaign_id = $1",
+        "DELETE FROM campaigns WHERE id = $1",
+    ] {
+        sqlx::query(statement).bind(id).execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Replaces the kind's part of a campaign's configuration, validated by the
 /// kind as at creation; the core's own settings (lease, review) stay.
 pub async fn set_kind_config(pool: &PgPool, id: Uuid, kind_config: &Value) -> Result<Campaign> {
-    let campaign = get(pool, id).await?;
+    let campaign = ensure_writable(pool, id).await?;
     let plugin =
         kinds::find(&campaign.kind).ok_or_else(|| Error::Internal(format!("unknown kind {}", campaign.kind)))?;
     let mut config = plugin.validate_config(kind_config)?;
@@ -136,7 +214,7 @@ pub async fn set_state(pool: &PgPool, id: Uuid, state: &str) -> Result<Campaign>
     if !STATES.contains(&state) {
         return Err(Error::invalid("invalid_state", format!("state must be one of {}", STATES.join(", "))));
     }
-    let campaign = get(pool, id).await?;
+    let campaign = ensure_writable(pool, id).await?;
     if state == "open" {
         let batches: i64 =
             sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1").bind(id).fetch_one(pool).await?;

@@ -36,7 +36,7 @@ pub struct Item {
 /// Imports items all-or-nothing: every item is validated by the kind first,
 /// and the first problem is reported with its index and id.
 pub async fn import(pool: &PgPool, campaign_id: Uuid, items: &[NewItem]) -> Result<usize> {
-    let campaign = super::campaigns::get(pool, campaign_id).await?;
+    let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
     let kind = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
     if campaign.state == "closed" {
         return Err(Error::conflict("campaign_closed", "the campaign is closed"));

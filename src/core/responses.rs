@@ -200,11 +200,14 @@ pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<(
     if reason.is_empty() {
         return Err(Error::invalid("missing_reason", "an exclusion needs a reason"));
     }
-    let done = sqlx::query("UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE id = $1")
-        .bind(response_id)
-        .bind(reason)
-        .execute(pool)
-        .await?;
+    let done = sqlx::query(
+        "UPDATE responses SET excluded_reason = $2, excluded_at = now()
+         WHERE id = $1 AND campaign_id IN (SELECT id FROM campaigns WHERE archived_at IS NULL)",
+    )
+    .bind(response_id)
+    .bind(reason)
+    .execute(pool)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(Error::NotFound("response"));
     }
@@ -220,6 +223,7 @@ pub async fn set_curation_exclusions(
     campaign_id: Uuid,
     exclusions: &[(Uuid, Uuid, String)],
 ) -> Result<u64> {
+    super::campaigns::ensure_writable(pool, campaign_id).await?;
     let mut tx = pool.begin().await?;
     sqlx::query(
         "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL

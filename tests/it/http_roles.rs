@@ -226,3 +226,70 @@ async fn invitation_links_and_api_tokens_are_listed_revoked_at_once_and_may_expi
         StatusCode::UNAUTHORIZED
     );
 }
+
+#[tokio::test]
+async fn archived_campaigns_are_hidden_read_only_and_exportable_and_only_empty_ones_can_be_deleted() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        serde_json::json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}),
+    )
+    .await;
+    let w = join(&app, &invitation, "archivist").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    w.finish(&app, &view, 2).await;
+    let (status, archived) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{campaign}/archive"), None).await;
+    assert_eq!(status, StatusCode::OK, "{archived}");
+    assert_eq!(archived["state"], "closed");
+    let (_, list) = api(&app, &admin, Method::GET, "/api/v1/admin/campaigns", None).await;
+    assert!(list.as_array().expect("list").iter().all(|c| c["id"] != campaign.as_str()), "hidden by default");
+    let (_, list) = api(&app, &admin, Method::GET, "/api/v1/admin/campaigns?archived=true", None).await;
+    assert_eq!(list[0]["id"], campaign.as_str());
+    for (path, body) in [
+        ("items", json!({"items": [crate::fixtures::vton_item(77, None)]})),
+        ("state", json!({"state": "open"})),
+        ("invitations", json!({})),
+    ] {
+        let (status, body) =
+            api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{campaign}/{path}"), Some(body)).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (StatusCode::CONFLICT, Some("campaign_archived")),
+            "{path}"
+        );
+    }
+    let (status, _) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    assert_eq!(status, StatusCode::OK, "still exportable");
+    let (status, body) = api(&app, &admin, Method::DELETE, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("campaign_has_data")));
+    let (status, _) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{campaign}/unarchive"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{campaign}/invitations"), None).await;
+    assert_eq!(status, StatusCode::CREATED, "writable again");
+
+    let (_, empty) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "vton", "name": "empty"})))
+            .await;
+    let empty = empty["id"].as_str().expect("id").to_owned();
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{empty}/items"),
+        Some(json!({"items": [crate::fixtures::vton_item(1, None)]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _) = api(&app, &admin, Method::DELETE, &format!("/api/v1/admin/campaigns/{empty}"), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{empty}"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}

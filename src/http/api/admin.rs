@@ -27,11 +27,53 @@ pub struct NewCampaign {
     pub config: Value,
 }
 
-/// List campaigns.
-#[utoipa::path(get, path = "/api/v1/admin/campaigns", tag = "admin",
+/// Which campaigns to list.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+pub struct ListQuery {
+    /// `true`: the archived campaigns instead of the others.
+    #[serde(default)]
+    pub archived: bool,
+}
+
+/// List campaigns (archived ones only with `?archived=true`).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns", tag = "admin", params(ListQuery),
     responses((status = 200, body = Vec<Campaign>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
-pub async fn list_campaigns(_: Admin, State(s): State<AppState>) -> AppResult<axum::Json<Vec<Campaign>>> {
-    Ok(axum::Json(campaigns::list(&s.pool).await?))
+pub async fn list_campaigns(
+    _: Admin,
+    State(s): State<AppState>,
+    crate::http::extract::Query(q): crate::http::extract::Query<ListQuery>,
+) -> AppResult<axum::Json<Vec<Campaign>>> {
+    Ok(axum::Json(campaigns::list_by_archive(&s.pool, q.archived).await?))
+}
+
+/// Archive a campaign: closed, read-only, hidden from the default list, still exportable.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/archive", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Campaign), (status = 404, body = ErrorBody)))]
+pub async fn archive_campaign(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<Campaign>> {
+    Ok(axum::Json(campaigns::archive(&s.pool, id, true).await?))
+}
+
+/// Bring an archived campaign back (it stays closed).
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/unarchive", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Campaign), (status = 404, body = ErrorBody)))]
+pub async fn unarchive_campaign(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<Campaign>> {
+    Ok(axum::Json(campaigns::archive(&s.pool, id, false).await?))
+}
+
+/// Delete a campaign without responses or releases (others can only be archived).
+#[utoipa::path(delete, path = "/api/v1/admin/campaigns/{id}", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn delete_campaign(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<StatusCode> {
+    campaigns::delete(&s.pool, id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Create a campaign (state `draft`).

@@ -21,6 +21,9 @@ pub fn router() -> Router<AppState> {
         .route("/admin", get(list).post(create))
         .route("/admin/campaigns/{id}", get(page))
         .route("/admin/campaigns/{id}/state", post(set_state))
+        .route("/admin/campaigns/{id}/archive", post(archive))
+        .route("/admin/campaigns/{id}/unarchive", post(unarchive))
+        .route("/admin/campaigns/{id}/delete", post(delete))
         .route("/admin/campaigns/{id}/batches", post(form_batches))
         .route("/admin/campaigns/{id}/invitations", post(invite))
         .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
@@ -32,19 +35,32 @@ pub fn router() -> Router<AppState> {
 #[derive(Template)]
 #[template(path = "admin_campaigns.html")]
 struct ListPage {
+    archived: bool,
     admin: String,
     campaigns: Vec<(campaigns::Campaign, CampaignProgress)>,
     kinds: Vec<(&'static str, &'static str)>,
     csrf_token: String,
 }
 
-async fn list(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, session: Session) -> PageResult {
+#[derive(serde::Deserialize, Default)]
+struct ListQuery {
+    #[serde(default)]
+    archived: bool,
+}
+
+async fn list(
+    OnPage(Admin(admin)): OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    axum::extract::Query(q): axum::extract::Query<ListQuery>,
+) -> PageResult {
     let mut rows = Vec::new();
-    for c in campaigns::list(&s.pool).await? {
+    for c in campaigns::list_by_archive(&s.pool, q.archived).await? {
         let p = progress::of_campaign(&s.pool, c.id).await?;
         rows.push((c, p));
     }
     render(&ListPage {
+        archived: q.archived,
         admin: admin.display_name(),
         campaigns: rows,
         kinds: kinds::ALL.iter().map(|k| (k.name(), k.title())).collect(),
@@ -123,6 +139,21 @@ async fn invite(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, 
     campaigns::get(&s.pool, id).await?;
     invitations::create(&s.pool, id, admin.id).await?;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+async fn archive(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    campaigns::archive(&s.pool, id, true).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+async fn unarchive(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    campaigns::archive(&s.pool, id, false).await?;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+async fn delete(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+    campaigns::delete(&s.pool, id).await?;
+    Ok(Redirect::to("/admin").into_response())
 }
 
 async fn revoke_invitation(
