@@ -74,7 +74,20 @@ async fn connect(port: u16) -> fantoccini::Client {
     panic!("could not start a Chromium session");
 }
 
+/// Presses a key once the page takes answers (its images loaded and the
+/// short guard passed), as a person looking at the page would.
 async fn press(client: &fantoccini::Client, key: &str) {
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("body[data-ready]"))
+        .await
+        .expect("the page becomes ready for keys");
+    press_now(client, key).await;
+}
+
+/// Presses a key at once, ready or not.
+async fn press_now(client: &fantoccini::Client, key: &str) {
     client.find(Locator::Css("body")).await.expect("body").send_keys(key).await.expect("key press");
 }
 
@@ -103,8 +116,15 @@ async fn a_worker_completes_a_questionnaire_with_the_keyboard() {
     wait_text(&browser, "How it works").await;
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 1 of 3").await;
+    // A second key press right after the first (a double tap, a held key)
+    // must not answer the next task before it is shown and loaded.
     press(&browser, "2").await;
+    press_now(&browser, "3").await;
     wait_text(&browser, "Question 2 of 3").await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let answered: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(answered, 1, "the quick second press answered nothing");
+    assert!(browser.find(Locator::Css("button.choice.selected")).await.is_err(), "task 2 is still unanswered");
 
     // Reload the link: the worker resumes where they left off.
     browser.goto(&join_url).await.expect("rejoin");
