@@ -10,6 +10,8 @@ async fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| "atelier=info,tower_http=info".into()),
         )
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: log files and collectors get plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = atelier::cli::Cli::parse();
     let stdout = std::io::stdout();

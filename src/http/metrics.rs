@@ -20,18 +20,49 @@ pub fn handle() -> PrometheusHandle {
         .clone()
 }
 
+/// The route template a request matched (`/join/{token}`, never the token),
+/// left on the response for the request log.
+#[derive(Debug, Clone)]
+pub struct Route(pub String);
+
+/// A method as a label: the known ones, else `OTHER` (label values are
+/// bounded; arbitrary methods would grow /metrics without end).
+fn method_label(method: &axum::http::Method) -> String {
+    match method.as_str() {
+        m @ ("GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS") => m.to_owned(),
+        _ => "OTHER".to_owned(),
+    }
+}
+
 /// Middleware: counts requests and times them by matched route.
 pub async fn track(req: Request, next: Next) -> Response {
     let start = Instant::now();
     let route = req.extensions().get::<MatchedPath>().map_or("unmatched", |p| p.as_str()).to_owned();
-    // Label values are bounded: arbitrary methods would grow /metrics without end.
-    let method = match req.method().as_str() {
-        m @ ("GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS") => m.to_owned(),
-        _ => "OTHER".to_owned(),
-    };
-    let response = next.run(req).await;
+    let method = method_label(req.method());
+    let mut response = next.run(req).await;
+    response.extensions_mut().insert(Route(route.clone()));
     let labels = [("method", method), ("route", route), ("status", response.status().as_u16().to_string())];
     metrics::counter!("atelier_http_requests_total", &labels).increment(1);
     metrics::histogram!("atelier_http_request_duration_seconds", &labels).record(start.elapsed().as_secs_f64());
+    response
+}
+
+/// Middleware: one log line per request at info level: method, matched
+/// route (templates only: tokens in paths never reach the log), status,
+/// latency and request id.
+pub async fn log_request(req: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let method = method_label(req.method());
+    let request_id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-").to_owned();
+    let response = next.run(req).await;
+    let route = response.extensions().get::<Route>().map_or("unmatched", |r| r.0.as_str());
+    tracing::info!(
+        method = %method,
+        route = %route,
+        status = response.status().as_u16(),
+        latency_ms = start.elapsed().as_secs_f64() * 1000.0,
+        request_id = %request_id,
+        "request"
+    );
     response
 }

@@ -122,6 +122,7 @@ pub fn app(state: AppState) -> Router {
         // Inside the timeout: a request that times out still finishes its work.
         .layer(middleware::from_fn_with_state(state.tasks.clone(), detach::run_to_completion))
         .layer(TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, Duration::from_secs(60)))
+        .layer(middleware::from_fn(metrics::log_request))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
             let id = req.extensions().get::<RequestId>().and_then(|r| r.header_value().to_str().ok()).unwrap_or("-");

@@ -12,11 +12,21 @@ fn free_port() -> u16 {
 }
 
 fn start(data_dir: &str, port: u16) -> Child {
+    start_logging(data_dir, port, None)
+}
+
+/// Starts the service; its log (standard error) goes to `log` if given.
+fn start_logging(data_dir: &str, port: u16, log: Option<&std::path::Path>) -> Child {
+    let stderr = match log {
+        Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
+        None => Stdio::null(),
+    };
     Command::new(env!("CARGO_BIN_EXE_atelier"))
         .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--data-dir", data_dir])
         .env_remove("DATABASE_URL")
+        .env_remove("RUST_LOG")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("atelier serve starts")
 }
@@ -107,8 +117,12 @@ async fn serve_starts_its_own_postgres_stops_cleanly_and_restarts_with_data_inta
     assert!(!postgres_running_in(&data_dir), "no PostgreSQL left behind");
 
     let port = free_port();
-    let mut child = start(&data_dir, port);
+    let log = base.join("service.log");
+    let mut child = start_logging(&data_dir, port, Some(&log));
     wait_ready(port, &mut child).await;
+    // One log line per request, by route template: invitation tokens never reach the log.
+    let secret = "Tok3nThatMustNotBeLogged";
+    client.get(format!("http://127.0.0.1:{port}/join/{secret}?worker_id=w")).send().await.expect("join");
     let list: serde_json::Value = client
         .get(format!("http://127.0.0.1:{port}/api/v1/admin/campaigns"))
         .bearer_auth(&token)
@@ -120,6 +134,11 @@ async fn serve_starts_its_own_postgres_stops_cleanly_and_restarts_with_data_inta
         .expect("json");
     assert_eq!(list[0]["name"], "survives restarts");
     terminate(child);
+    let logged = std::fs::read_to_string(&log).expect("log");
+    assert!(!logged.contains(secret), "{logged}");
+    let line = logged.lines().find(|l| l.contains("route=/join/{token}")).unwrap_or_else(|| panic!("{logged}"));
+    assert!(line.contains("status=404") && line.contains("method=GET") && line.contains("request_id="), "{line}");
+    assert!(line.contains("latency_ms="), "{line}");
     assert!(!postgres_running_in(&data_dir));
     let _ = std::fs::remove_dir_all(&base);
 }
