@@ -8,6 +8,7 @@ pub mod detach;
 pub mod error;
 pub mod error_shape;
 pub mod extract;
+pub mod flash;
 pub mod metrics;
 pub mod pages;
 
@@ -113,6 +114,7 @@ pub fn app(state: AppState) -> Router {
         .merge(pages::router())
         .route_layer(middleware::from_fn(metrics::track))
         .layer(middleware::from_fn(csrf::protect))
+        .layer(middleware::from_fn(flash::show))
         .layer(sessions)
         .merge(static_files)
         .merge(images)

@@ -154,3 +154,54 @@ async fn api_tokens_authenticate_scripts_and_bad_tokens_get_401() {
         sqlx::query_scalar("SELECT token_hash FROM api_tokens").fetch_one(&app.pool).await.expect("hash");
     assert!(!stored.contains(&token[4..]));
 }
+
+#[tokio::test]
+async fn every_page_action_says_what_it_did() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let (client, csrf) = login_page(&app).await;
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let follow = |resp: reqwest::Response| {
+        let client = client.clone();
+        let app_url = app.url.clone();
+        async move {
+            let to = resp.headers()["location"].to_str().expect("location").to_owned();
+            client.get(format!("{app_url}{to}")).send().await.expect("page").text().await.expect("html")
+        }
+    };
+    let resp = client
+        .post(app.at("/admin"))
+        .form(&[("name", "Feedback"), ("kind", "vton"), ("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("create");
+    let page = follow(resp).await;
+    assert!(page.contains(r#"class="flash""#) && page.contains("Campaign “Feedback” created"), "{page}");
+    let id: String = sqlx::query_scalar("SELECT id::text FROM campaigns").fetch_one(&app.pool).await.expect("id");
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{id}/invitations")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("invite");
+    let page = follow(resp).await;
+    assert!(page.contains("Invitation link created"), "{page}");
+    // Shown once: a reload has no message.
+    let again =
+        client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
+    assert!(!again.contains(r#"class="flash""#));
+    let csv = "id,garment,person,tryon,reference,model,category,dataset,expected\na,/g,/p,/t,/r,m,tops,d,\nb,/g2,/p2,/t2,/r2,m,tops,d,\n";
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{id}/import")))
+        .form(&[("csrf_token", csrf.as_str()), ("content", csv)])
+        .send()
+        .await
+        .expect("import");
+    assert!(follow(resp).await.contains("2 item(s) imported."));
+}

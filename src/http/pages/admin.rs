@@ -6,7 +6,7 @@ use crate::auth::invitations;
 use crate::core::progress::{self, CampaignProgress};
 use crate::core::{batches, campaigns, kinds_of};
 use crate::http::extract::{Admin, Path};
-use crate::http::{csrf, AppState};
+use crate::http::{csrf, flash, AppState};
 use crate::kinds;
 use askama::Template;
 use axum::extract::State;
@@ -74,8 +74,14 @@ struct CreateForm {
     name: String,
 }
 
-async fn create(_: OnPage<Admin>, State(s): State<AppState>, Form(form): Form<CreateForm>) -> PageResult {
+async fn create(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Form(form): Form<CreateForm>,
+) -> PageResult {
     let c = campaigns::create(&s.pool, &form.kind, &form.name, &serde_json::Value::Null).await?;
+    flash::set(&session, format!("Campaign “{}” created with the default settings; adjust them below.", c.name)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{}", c.id)).into_response())
 }
 
@@ -123,45 +129,64 @@ struct StateForm {
 async fn set_state(
     _: OnPage<Admin>,
     State(s): State<AppState>,
+    session: Session,
     Path(id): Path<Uuid>,
     Form(form): Form<StateForm>,
 ) -> PageResult {
     campaigns::set_state(&s.pool, id, &form.state).await?;
+    flash::set(&session, format!("The campaign is now {}.", form.state)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
-async fn form_batches(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
-    batches::form(&s.pool, id, rand::random()).await?;
+async fn form_batches(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+) -> PageResult {
+    let formed = batches::form(&s.pool, id, rand::random()).await?;
+    flash::set(&session, format!("{formed} batch(es) formed.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
-async fn invite(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+async fn invite(
+    OnPage(Admin(admin)): OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+) -> PageResult {
     campaigns::get(&s.pool, id).await?;
     invitations::create(&s.pool, id, admin.id).await?;
+    flash::set(&session, "Invitation link created (listed below).").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
-async fn archive(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+async fn archive(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     campaigns::archive(&s.pool, id, true).await?;
+    flash::set(&session, "Campaign archived: closed, read-only, hidden from the list; exports still work.").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
-async fn unarchive(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+async fn unarchive(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     campaigns::archive(&s.pool, id, false).await?;
+    flash::set(&session, "Campaign unarchived (still closed).").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
-async fn delete(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+async fn delete(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     campaigns::delete(&s.pool, id).await?;
+    flash::set(&session, "Campaign deleted.").await;
     Ok(Redirect::to("/admin").into_response())
 }
 
 async fn revoke_invitation(
     _: OnPage<Admin>,
     State(s): State<AppState>,
+    session: Session,
     Path((id, token)): Path<(Uuid, String)>,
 ) -> PageResult {
     invitations::revoke(&s.pool, id, &token).await?;
+    flash::set(&session, "Invitation link revoked: nobody new can join through it.").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
@@ -177,8 +202,14 @@ async fn tokens_page(_: OnPage<Admin>, State(s): State<AppState>, session: Sessi
     render(&TokensPage { tokens: crate::auth::tokens::list(&s.pool).await?, csrf_token: csrf::token(&session).await? })
 }
 
-async fn revoke_token(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
-    crate::auth::tokens::revoke(&s.pool, id).await?;
+async fn revoke_token(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+) -> PageResult {
+    let t = crate::auth::tokens::revoke(&s.pool, id).await?;
+    flash::set(&session, format!("Token of {} revoked: it stops working at once.", t.user)).await;
     Ok(Redirect::to("/admin/tokens").into_response())
 }
 
@@ -191,11 +222,13 @@ struct ImportForm {
 async fn import(
     _: OnPage<Admin>,
     State(s): State<AppState>,
+    session: Session,
     Path(id): Path<Uuid>,
     Form(form): Form<ImportForm>,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let items = kinds_of(&campaign)?.parse_import(&form.content).map_err(crate::core::Error::from)?;
-    crate::core::items::import(&s.pool, id, &items).await?;
+    let n = crate::core::items::import(&s.pool, id, &items).await?;
+    flash::set(&session, format!("{n} item(s) imported.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }

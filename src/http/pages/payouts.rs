@@ -62,6 +62,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 async fn mark_all_paid(
     OnPage(Admin(admin)): OnPage<Admin>,
     State(s): State<AppState>,
+    session: Session,
     Path(id): Path<Uuid>,
 ) -> PageResult {
     let rows = payouts::table(&s.pool, id).await?;
@@ -73,5 +74,6 @@ async fn mark_all_paid(
     if !ids.is_empty() {
         payouts::mark_paid(&s.pool, id, admin.id, &ids).await?;
     }
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}/payouts?marked={}", ids.len())).into_response())
+    crate::http::flash::set(&session, format!("{} worker(s) marked as paid.", ids.len())).await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}/payouts")).into_response())
 }

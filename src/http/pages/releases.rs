@@ -28,10 +28,13 @@ struct CutForm {
 async fn cut(
     OnPage(Admin(admin)): OnPage<Admin>,
     State(s): State<AppState>,
+    session: tower_sessions::Session,
     Path(id): Path<Uuid>,
     Form(form): Form<CutForm>,
 ) -> PageResult {
-    releases::create(&s.pool, id, &Author::User(admin.id), &form.note).await?;
+    let r = releases::create(&s.pool, id, &Author::User(admin.id), &form.note).await?;
+    crate::http::flash::set(&session, format!("Release v{} cut ({} bytes); download it below.", r.number, r.size))
+        .await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}#releases")).into_response())
 }
 

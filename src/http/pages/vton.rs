@@ -134,17 +134,27 @@ struct CurateForm {
 async fn curate(
     _: OnPage<Admin>,
     State(s): State<AppState>,
+    session: Session,
     Path(id): Path<Uuid>,
     axum::Form(form): axum::Form<CurateForm>,
 ) -> PageResult {
     if let Some(preset) = form.preset {
         crate::kinds::vton::service::set_preset(&s.pool, id, preset).await?;
     }
-    crate::kinds::vton::service::run_curation(&s.pool, id).await?;
+    let summary = crate::kinds::vton::service::run_curation(&s.pool, id).await?;
+    let message = format!(
+        "Curation ({}) recorded: {} responses excluded ({} annotator-questionnaire pairs removed, {} questionnaires dropped).",
+        summary["preset"].as_str().unwrap_or("paper"),
+        summary["responses_excluded"],
+        summary["annotators_excluded"],
+        summary["questionnaires_dropped"]
+    );
+    crate::http::flash::set(&session, message).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())
 }
 
-async fn requeue(_: OnPage<Admin>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
-    crate::kinds::vton::service::requeue_dropped(&s.pool, id).await?;
+async fn requeue(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    let n = crate::kinds::vton::service::requeue_dropped(&s.pool, id).await?;
+    crate::http::flash::set(&session, format!("{n} questionnaire(s) re-queued for new workers.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())
 }
