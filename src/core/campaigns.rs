@@ -53,15 +53,9 @@ pub fn review(config: &Value) -> bool {
     config.get("review").and_then(Value::as_bool).unwrap_or(false)
 }
 
-/// Creates a campaign after the kind has validated its configuration.
-pub async fn create(pool: &PgPool, kind: &str, name: &str, config: &Value) -> Result<Campaign> {
-    let plugin = kinds::find(kind).ok_or_else(|| {
-        Error::invalid("unknown_kind", format!("unknown kind `{kind}`; known kinds: {}", kinds::names().join(", ")))
-    })?;
-    let name = name.trim();
-    if name.is_empty() || name.len() > 200 {
-        return Err(Error::invalid("invalid_name", "name must be 1 to 200 characters"));
-    }
+/// The whole configuration checked: the core's settings (`review`,
+/// `lease_minutes`) by the core, the rest by the kind, defaults filled in.
+fn validated(plugin: &dyn crate::core::kind::TaskKind, config: &Value) -> Result<Value> {
     // `review` is the core's setting, not the kind's: take it out before the
     // kind validates the rest, and put it back after.
     let mut config = config.clone();
@@ -84,6 +78,56 @@ pub async fn create(pool: &PgPool, kind: &str, name: &str, config: &Value) -> Re
             obj.insert("review".into(), Value::Bool(true));
         }
     }
+    Ok(config)
+}
+
+/// One setting as the settings form shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    /// Configuration key.
+    pub key: String,
+    /// Current value.
+    pub value: Value,
+    /// The value a new campaign gets.
+    pub default: Value,
+    /// What it means.
+    pub help: &'static str,
+}
+
+/// A campaign's settings with their defaults and meanings, for the form.
+pub fn settings(campaign: &Campaign) -> Result<Vec<Setting>> {
+    let plugin = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
+    let defaults = validated(plugin, &serde_json::json!({}))?;
+    let mut keys: std::collections::BTreeSet<String> =
+        defaults.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
+    keys.extend(campaign.config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
+    keys.insert("review".into());
+    let help = |key: &str| plugin.settings_help().iter().find(|(k, _)| *k == key).map_or("", |(_, h)| h);
+    Ok(keys
+        .into_iter()
+        .map(|key| Setting {
+            value: campaign
+                .config
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(|| defaults.get(&key).cloned().unwrap_or(Value::Bool(false))),
+            default: defaults.get(&key).cloned().unwrap_or(Value::Bool(false)),
+            help: help(&key),
+            key,
+        })
+        .collect())
+}
+
+/// Creates a campaign after the kind has validated its configuration.
+pub async fn create(pool: &PgPool, kind: &str, name: &str, config: &Value) -> Result<Campaign> {
+    let plugin = kinds::find(kind).ok_or_else(|| {
+        Error::invalid("unknown_kind", format!("unknown kind `{kind}`; known kinds: {}", kinds::names().join(", ")))
+    })?;
+    let name = name.trim();
+    if name.is_empty() || name.len() > 200 {
+        return Err(Error::invalid("invalid_name", "name must be 1 to 200 characters"));
+    }
+    let config = validated(plugin, config)?;
     let code = crate::auth::tokens::random_code(10);
     let campaign = sqlx::query_as::<_, Campaign>(
         "INSERT INTO campaigns (id, kind, name, config, completion_code) VALUES ($1, $2, $3, $4, $5) RETURNING *",
@@ -188,20 +232,22 @@ pub async fn delete(pool: &PgPool, id: Uuid) -> Result<()> {
     Ok(())
 }
 
-/// Replaces the kind's part of a campaign's configuration, validated by the
-/// kind as at creation; the core's own settings (lease, review) stay.
+/// Replaces a campaign's configuration, validated as at creation; the core's
+/// own settings (lease, review) stay as they were unless given.
 pub async fn set_kind_config(pool: &PgPool, id: Uuid, kind_config: &Value) -> Result<Campaign> {
     let campaign = ensure_writable(pool, id).await?;
     let plugin =
         kinds::find(&campaign.kind).ok_or_else(|| Error::Internal(format!("unknown kind {}", campaign.kind)))?;
-    let mut config = plugin.validate_config(kind_config)?;
+    // The core's settings stay as they were unless given.
+    let mut config = kind_config.clone();
     if let (Some(new), Some(old)) = (config.as_object_mut(), campaign.config.as_object()) {
         for key in ["lease_minutes", "review"] {
             if let Some(v) = old.get(key) {
-                new.insert(key.into(), v.clone());
+                new.entry(key).or_insert_with(|| v.clone());
             }
         }
     }
+    let config = validated(plugin, &config)?;
     Ok(sqlx::query_as::<_, Campaign>("UPDATE campaigns SET config = $2 WHERE id = $1 RETURNING *")
         .bind(id)
         .bind(&config)

@@ -139,6 +139,11 @@ pub trait TaskKind: Send + Sync + 'static {
         None
     }
 
+    /// What each configuration key means, for the settings form (key, meaning).
+    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
     /// Whether an answer passed a quality check (an attention or sanity
     /// task); `None` when the item is not a check. Used for payouts.
     fn check_passed(&self, _payload: &Value, _gold: Option<&Value>, _answer: &Value) -> Option<bool> {

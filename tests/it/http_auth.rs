@@ -205,3 +205,65 @@ async fn every_page_action_says_what_it_did() {
         .expect("import");
     assert!(follow(resp).await.contains("2 item(s) imported."));
 }
+
+#[tokio::test]
+async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_validated_like_the_api() {
+    let app = TestApp::spawn().await;
+    let token = admin_token(&app).await;
+    let (status, c) = api(
+        &app,
+        &token,
+        reqwest::Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(serde_json::json!({"kind": "vton", "name": "page settings"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = c["id"].as_str().expect("id").to_owned();
+    let page = crate::fixtures::get_text(&app, &token, &format!("/admin/campaigns/{id}")).await;
+    assert!(
+        page.contains("name=\"cfg.sanity_per_questionnaire\"") && page.contains("Default: <code>5</code>"),
+        "{page}"
+    );
+    assert!(page.contains("shared sanity tasks hidden in each questionnaire"), "{page}");
+    let (client, csrf) = login_page(&app).await;
+    client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    let save = |fields: Vec<(&'static str, String)>| {
+        let (client, csrf, url) = (client.clone(), csrf.clone(), app.at(&format!("/admin/campaigns/{id}/settings")));
+        async move {
+            let mut form = fields;
+            form.push(("csrf_token", csrf));
+            client.post(url).form(&form).send().await.expect("save")
+        }
+    };
+    let resp = save(vec![
+        ("cfg.tasks_per_questionnaire", "4".into()),
+        ("cfg.sanity_per_questionnaire", "1".into()),
+        ("cfg.stop_sanity_failures", "true".into()),
+        ("cfg.background", "[]".into()),
+    ])
+    .await;
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let (_, c) = api(&app, &token, reqwest::Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
+    let config = &c["campaign"]["config"];
+    assert_eq!(
+        (config["tasks_per_questionnaire"].as_i64(), config["sanity_per_questionnaire"].as_i64()),
+        (Some(4), Some(1))
+    );
+    assert_eq!(config["stop_sanity_failures"], true);
+    assert_eq!(config["background"], serde_json::json!([]));
+    // The same rules as the API: refused with a page, nothing changed.
+    let resp =
+        save(vec![("cfg.tasks_per_questionnaire", "1".into()), ("cfg.sanity_per_questionnaire", "1".into())]).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(resp.text().await.expect("html").contains("tasks_per_questionnaire must exceed"));
+    let resp = save(vec![("cfg.appearances", "many".into())]).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let (_, c) = api(&app, &token, reqwest::Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
+    assert_eq!(c["campaign"]["config"]["tasks_per_questionnaire"], 4);
+}

@@ -189,6 +189,15 @@ macro_rules! a100_kind {
             fn admin_page(&self) -> Option<&'static str> {
                 Some("a100")
             }
+            fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
+                &[
+                    ("participants", "people who answer the questionnaire (the ground truth is their majority)"),
+                    ("shuffle_questions", "show the questions in a random order per participant"),
+                    ("lease_minutes", "minutes before an unfinished questionnaire returns to the pool"),
+                    ("background", "questions asked once before the first task: [{\"id\", \"question\", \"options\": [..]}]"),
+                    ("review", "a different annotator reviews every submitted questionnaire (expert campaigns)"),
+                ]
+            }
             fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
                 (payload["attention_check"] == true).then(|| gold.is_some_and(|g| g["answer"] == answer["choice"]))
             }

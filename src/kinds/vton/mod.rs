@@ -290,6 +290,25 @@ impl TaskKind for Vton {
         release::files(snapshot).map_err(|e| Invalid(e.to_string()))
     }
 
+    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("tasks_per_questionnaire", "tasks in every questionnaire, sanity tasks included (the paper: 50)"),
+            ("sanity_per_questionnaire", "shared sanity tasks hidden in each questionnaire (the paper: 5)"),
+            (
+                "sanity_positions",
+                "1-based positions of the sanity tasks (default: evenly spaced, 5, 15, 25, 35, 45 of 50)",
+            ),
+            ("appearances", "questionnaires each image appears in"),
+            ("annotators_per_questionnaire", "workers per questionnaire (VTON-QBench: about 7 ratings per image)"),
+            ("max_questionnaires_per_worker", "questionnaires one worker may take (more need disjoint sanity sets)"),
+            ("fill_last_questionnaire", "fill the last questionnaire with images of others so every one is full"),
+            ("stop_sanity_failures", "live mode: a worker who fails the sanity tasks gets no further questionnaire"),
+            ("lease_minutes", "minutes before an unfinished questionnaire returns to the pool"),
+            ("background", "questions asked once before the first task (default: gender, age, experience)"),
+            ("curation", "curation preset (paper or vton-qbench-code) and thresholds"),
+        ]
+    }
+
     fn check_passed(&self, _payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
         let task = sanity_task(gold?)?;
         Some(rating(answer).is_some_and(|r| task.passes(r)))
