@@ -41,9 +41,11 @@ pub fn histogram(values: &[f64], bins: usize, lo: f64, hi: f64, title: &str, mea
     }
     if let Some(m) = mean {
         let x = x_of(m.clamp(lo, hi));
+        // Near the right edge the label runs leftwards, so it is never cut off.
+        let anchor = if (m.clamp(lo, hi) - lo) / (hi - lo) > 0.7 { "end" } else { "start" };
         let _ = write!(
             svg,
-            r##"<line x1="{x:.1}" y1="{pad}" x2="{x:.1}" y2="{:.1}" stroke="#c0392b" stroke-dasharray="4 3"/><text x="{x:.1}" y="{:.1}" font-size="10" fill="#c0392b">mean {m:.3}</text>"##,
+            r##"<line x1="{x:.1}" y1="{pad}" x2="{x:.1}" y2="{:.1}" stroke="#c0392b" stroke-dasharray="4 3"/><text x="{x:.1}" y="{:.1}" font-size="10" fill="#c0392b" text-anchor="{anchor}">mean {m:.3}</text>"##,
             h - pad,
             pad - 4.0
         );

@@ -40,7 +40,8 @@ struct VtonPage {
 }
 
 fn fmt(v: &Value) -> String {
-    v.as_f64().map_or_else(|| "undefined".to_owned(), |x| format!("{x:.3}"))
+    v.as_f64()
+        .map_or_else(|| "not defined (too few ratings, or every rating the same)".to_owned(), |x| format!("{x:.3}"))
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {

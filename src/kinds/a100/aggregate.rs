@@ -79,14 +79,19 @@ pub fn aggregate(input: &AggregationInput, aat: bool) -> Value {
 
 /// Long table: one row per question and choice.
 pub fn table(aggregate: &Value) -> Table {
-    let header = ["question", "choice", "votes", "share", "majority", "participants", "consistency"];
+    let aat = aggregate["test"] == "aat";
+    let mut header = vec!["question", "choice", "votes", "share", "majority", "participants", "consistency"];
+    if aat {
+        // The AAT's key and what it tests, next to how people answered.
+        header.extend(["correct", "answer", "dimension", "sub_dimension"]);
+    }
     let mut rows = Vec::new();
     for q in aggregate["questions"].as_array().into_iter().flatten() {
         for c in q["choices"].as_array().into_iter().flatten() {
             let c = c.as_str().unwrap_or_default();
             let majority =
                 q["majority"].as_str() == Some(c) || q["tied"].as_array().is_some_and(|t| t.iter().any(|x| x == c));
-            rows.push(vec![
+            let mut row = vec![
                 q["id"].as_str().unwrap_or_default().to_owned(),
                 c.to_owned(),
                 q["votes"][c].to_string(),
@@ -94,7 +99,17 @@ pub fn table(aggregate: &Value) -> Table {
                 majority.to_string(),
                 q["participants"].to_string(),
                 q["consistency"].to_string(),
-            ]);
+            ];
+            if aat {
+                let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+                row.extend([
+                    (q["answer"] == c).to_string(),
+                    text(&q["answer"]),
+                    text(&q["dimension"]),
+                    text(&q["sub_dimension"]),
+                ]);
+            }
+            rows.push(row);
         }
     }
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
