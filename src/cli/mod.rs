@@ -72,9 +72,9 @@ pub struct ServeArgs {
     /// Mark cookies Secure (set when serving over HTTPS).
     #[arg(long, env = "ATELIER_SECURE_COOKIES")]
     pub secure_cookies: bool,
-    /// Directory for uploaded images.
-    #[arg(long, env = "ATELIER_UPLOAD_DIR", default_value = "./data/uploads")]
-    pub upload_dir: std::path::PathBuf,
+    /// Directory for uploaded images (default: `uploads/` in the data directory).
+    #[arg(long, env = "ATELIER_UPLOAD_DIR")]
+    pub upload_dir: Option<std::path::PathBuf>,
     /// Reverse proxies (addresses or CIDR ranges, comma-separated) whose
     /// X-Forwarded-For header names the real client; by default none is trusted.
     #[arg(long, env = "ATELIER_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
@@ -266,7 +266,7 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
     let config = crate::http::HttpConfig {
         public_url,
         secure_cookies: args.secure_cookies,
-        upload_dir: args.upload_dir,
+        upload_dir: args.upload_dir.clone().unwrap_or_else(|| args.db.default_upload_dir()),
         trusted_proxies: args.trusted_proxies,
     };
     crate::server::serve(db, listener, config).await

@@ -17,9 +17,32 @@ pub struct DatabaseArgs {
     /// PostgreSQL URL; without it a private cluster is started in --data-dir.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
-    /// Data directory of the embedded PostgreSQL cluster.
-    #[arg(long, env = "ATELIER_DATA_DIR", default_value = "./data/postgres")]
+    /// Atelier's data directory: the embedded PostgreSQL cluster lives in
+    /// `postgres/`, uploaded images in `uploads/`. (A directory that is itself
+    /// a cluster, the layout of earlier versions, is used as the cluster.)
+    #[arg(long, env = "ATELIER_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+}
+
+impl DatabaseArgs {
+    /// Where the embedded cluster lives: `<data-dir>/postgres`, or the data
+    /// directory itself when it already holds a cluster (the old layout).
+    pub fn cluster_dir(&self) -> PathBuf {
+        if self.data_dir.join("PG_VERSION").exists() {
+            tracing::info!(dir = %self.data_dir.display(), "using the cluster in --data-dir itself (the earlier layout)");
+            return self.data_dir.clone();
+        }
+        self.data_dir.join("postgres")
+    }
+
+    /// Where uploaded images go unless configured: `<data-dir>/uploads`, or
+    /// beside an old-layout cluster.
+    pub fn default_upload_dir(&self) -> PathBuf {
+        if self.data_dir.join("PG_VERSION").exists() {
+            return self.data_dir.parent().map_or_else(|| PathBuf::from("uploads"), |p| p.join("uploads"));
+        }
+        self.data_dir.join("uploads")
+    }
 }
 
 /// Errors opening the database.
@@ -55,7 +78,7 @@ impl Database {
         let (options, cluster) = match &args.database_url {
             Some(url) => (PgConnectOptions::from_str(url).map_err(DbError::Url)?, None),
             None => {
-                let dir = args.data_dir.clone();
+                let dir = args.cluster_dir();
                 let cluster = tokio::task::spawn_blocking(move || EmbeddedCluster::start(&dir))
                     .await
                     .map_err(|e| DbError::Sqlx(sqlx::Error::Io(std::io::Error::other(e))))??;

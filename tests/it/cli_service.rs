@@ -115,10 +115,14 @@ async fn serve_starts_its_own_postgres_stops_cleanly_and_restarts_with_data_inta
 
     terminate(child);
     assert!(!postgres_running_in(&data_dir), "no PostgreSQL left behind");
+    // --data-dir is Atelier's directory: the cluster lives in postgres/ inside it.
+    let cluster = base.join("pg").join("postgres");
+    assert!(cluster.join("PG_VERSION").exists(), "the cluster is in <data-dir>/postgres");
 
+    // The earlier layout (--data-dir pointing at the cluster itself) is still recognised.
     let port = free_port();
     let log = base.join("service.log");
-    let mut child = start_logging(&data_dir, port, Some(&log));
+    let mut child = start_logging(cluster.to_str().expect("path"), port, Some(&log));
     wait_ready(port, &mut child).await;
     // One log line per request, by route template: invitation tokens never reach the log.
     let secret = "Tok3nThatMustNotBeLogged";
