@@ -249,7 +249,7 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", args.bind))?;
     let public_url =
         args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.bind)).trim_end_matches('/').to_owned();
-    let db = Database::open(&args.db, 20).await?;
+    let db = Database::open_for_service(&args.db, 20).await?;
     if let Err(e) = db.migrate().await {
         db.close().await;
         return Err(e.into());

@@ -76,12 +76,33 @@ pub struct EmbeddedCluster {
     run_as: RunAs,
     /// True if this process started the server (and so must stop it).
     started_here: bool,
+    /// Held by the service that owns the cluster, so a second service on the
+    /// same directory is refused and an orphaned cluster is recognised.
+    _service_lock: Option<nix::fcntl::Flock<std::fs::File>>,
+}
+
+/// Whether a process opens the cluster as the service that owns it (it
+/// adopts a cluster left running by a killed service, stops it on exit, and
+/// restarts it if it dies) or as a command beside a running service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// `serve` / `demo`.
+    Service,
+    /// Any other subcommand.
+    Command,
 }
 
 impl EmbeddedCluster {
     /// Initialises the cluster if needed and starts it unless it is already
     /// running (then it is reused and left running on [`stop`](Self::stop)).
     pub fn start(data_dir: &Path) -> Result<Self, EmbeddedError> {
+        Self::open(data_dir, Role::Command)
+    }
+
+    /// Like [`start`](Self::start); as the [`Role::Service`], a cluster
+    /// found running without a service (left by one killed with `kill -9`)
+    /// is adopted: stopped when this service stops.
+    pub fn open(data_dir: &Path, role: Role) -> Result<Self, EmbeddedError> {
         let bin_dir = find_bin_dir().ok_or(EmbeddedError::NoBinaries)?;
         let run_as = run_as()?;
         std::fs::create_dir_all(data_dir).map_err(io(format!("creating {}", data_dir.display())))?;
@@ -93,15 +114,49 @@ impl EmbeddedCluster {
             chown_recursive_top(&socket_dir, run_as)?;
             check_traversable(&data_dir)?;
         }
-        let mut cluster = Self { bin_dir, data_dir, socket_dir, run_as, started_here: false };
+        let mut cluster = Self { bin_dir, data_dir, socket_dir, run_as, started_here: false, _service_lock: None };
         if !cluster.data_dir.join("PG_VERSION").exists() {
             cluster.initdb()?;
+        }
+        if role == Role::Service {
+            cluster._service_lock = Some(cluster.service_lock()?);
         }
         if !cluster.is_running() {
             cluster.pg_ctl_start()?;
             cluster.started_here = true;
+        } else if role == Role::Service {
+            // We hold the service lock, so no service owns this running
+            // cluster: its service died. Adopt it.
+            tracing::warn!(dir = %cluster.data_dir.display(), "adopting a PostgreSQL cluster left running by a stopped service");
+            cluster.started_here = true;
         }
         Ok(cluster)
+    }
+
+    /// Takes the data directory's service lock, or says who holds it.
+    fn service_lock(&self) -> Result<nix::fcntl::Flock<std::fs::File>, EmbeddedError> {
+        let path = self.data_dir.join("atelier-service.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io(format!("opening {}", path.display())))?;
+        nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock).map_err(|_| EmbeddedError::Tool {
+            tool: "atelier serve".into(),
+            detail: format!("another Atelier service already uses {}; stop it first", self.data_dir.display()),
+        })
+    }
+
+    /// Starts the server again if it is not running (it died); true when it
+    /// had to. Only for the service that owns the cluster.
+    pub fn ensure_running(&mut self) -> Result<bool, EmbeddedError> {
+        if self.is_running() {
+            return Ok(false);
+        }
+        self.pg_ctl_start()?;
+        self.started_here = true;
+        Ok(true)
     }
 
     /// Connection options for a database in this cluster.

@@ -66,7 +66,8 @@ pub enum DbError {
 pub struct Database {
     /// The connection pool.
     pub pool: PgPool,
-    cluster: Option<EmbeddedCluster>,
+    cluster: Option<std::sync::Arc<std::sync::Mutex<EmbeddedCluster>>>,
+    supervisor: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// The database name used in the embedded cluster.
@@ -75,11 +76,25 @@ pub const EMBEDDED_DATABASE: &str = "atelier";
 impl Database {
     /// Connects as configured, starting the embedded cluster when no URL is given.
     pub async fn open(args: &DatabaseArgs, max_connections: u32) -> Result<Self, DbError> {
+        Self::open_as(args, max_connections, embedded::Role::Command).await
+    }
+
+    /// Connects as the service: an embedded cluster is owned (adopted if a
+    /// killed service left it running) and supervised (restarted if it dies).
+    pub async fn open_for_service(args: &DatabaseArgs, max_connections: u32) -> Result<Self, DbError> {
+        let mut db = Self::open_as(args, max_connections, embedded::Role::Service).await?;
+        if let Some(cluster) = db.cluster.clone() {
+            db.supervisor = Some(tokio::spawn(supervise(cluster)));
+        }
+        Ok(db)
+    }
+
+    async fn open_as(args: &DatabaseArgs, max_connections: u32, role: embedded::Role) -> Result<Self, DbError> {
         let (options, cluster) = match &args.database_url {
             Some(url) => (PgConnectOptions::from_str(url).map_err(DbError::Url)?, None),
             None => {
                 let dir = args.cluster_dir();
-                let cluster = tokio::task::spawn_blocking(move || EmbeddedCluster::start(&dir))
+                let cluster = tokio::task::spawn_blocking(move || EmbeddedCluster::open(&dir, role))
                     .await
                     .map_err(|e| DbError::Sqlx(sqlx::Error::Io(std::io::Error::other(e))))??;
                 create_database_if_missing(&cluster, EMBEDDED_DATABASE).await?;
@@ -89,7 +104,8 @@ impl Database {
         let pool = pool_options(max_connections)
             .connect_with(options.log_statements(tracing::log::LevelFilter::Trace))
             .await?;
-        Ok(Self { pool, cluster })
+        let cluster = cluster.map(|c| std::sync::Arc::new(std::sync::Mutex::new(c)));
+        Ok(Self { pool, cluster, supervisor: None })
     }
 
     /// Applies pending migrations.
@@ -99,12 +115,46 @@ impl Database {
 
     /// Closes the pool and stops the embedded cluster if this process started it.
     pub async fn close(mut self) {
+        if let Some(s) = self.supervisor.take() {
+            s.abort();
+        }
         self.pool.close().await;
-        if let Some(mut cluster) = self.cluster.take() {
-            let stopped = tokio::task::spawn_blocking(move || cluster.stop()).await;
+        if let Some(cluster) = self.cluster.take() {
+            let stopped = tokio::task::spawn_blocking(move || match cluster.lock() {
+                Ok(mut c) => c.stop(),
+                Err(poisoned) => poisoned.into_inner().stop(),
+            })
+            .await;
             if let Ok(Err(e)) = stopped {
                 tracing::error!(error = %e, "could not stop embedded PostgreSQL");
             }
+        }
+    }
+}
+
+/// How often the service checks that its embedded PostgreSQL still runs.
+const SUPERVISION_PERIOD: Duration = Duration::from_secs(2);
+
+/// Restarts the embedded cluster whenever it is found not running (killed,
+/// crashed); requests meanwhile get 503 with `Retry-After`.
+async fn supervise(cluster: std::sync::Arc<std::sync::Mutex<EmbeddedCluster>>) {
+    let mut tick = tokio::time::interval(SUPERVISION_PERIOD);
+    loop {
+        tick.tick().await;
+        let c = cluster.clone();
+        let outcome = tokio::task::spawn_blocking(move || match c.lock() {
+            Ok(mut c) => c.ensure_running(),
+            Err(poisoned) => poisoned.into_inner().ensure_running(),
+        })
+        .await;
+        match outcome {
+            Ok(Ok(true)) => {
+                metrics::counter!("atelier_db_restarts_total").increment(1);
+                tracing::warn!("embedded PostgreSQL was not running; restarted it");
+            }
+            Ok(Ok(false)) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "embedded PostgreSQL is down and could not be restarted"),
+            Err(e) => tracing::error!(error = %e, "supervision task failed"),
         }
     }
 }

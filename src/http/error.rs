@@ -56,7 +56,7 @@ impl AppError {
                 Error::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
                 Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
                 Error::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
-                Error::Database(sqlx::Error::PoolTimedOut) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+                Error::Database(e) if is_unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
                 Error::Database(e) if is_unstorable_text(e) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_text"),
                 Error::Database(_) | Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
@@ -64,7 +64,9 @@ impl AppError {
             AppError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
             AppError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
             AppError::UnsupportedMediaType(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
-            AppError::Session(_) | AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            // Sessions live in the database: when it is away, so are they.
+            AppError::Session(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
 
@@ -85,6 +87,16 @@ impl AppError {
     }
 }
 
+/// The database cannot be reached right now (a retry may succeed): 503 with
+/// `Retry-After`, never 500.
+fn is_unavailable(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_))
+        || matches!(e, sqlx::Error::Database(d) if d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")))
+}
+
+/// Seconds a client should wait before retrying when the database is away.
+pub const RETRY_AFTER_SECS: &str = "5";
+
 /// Text PostgreSQL cannot store (a NUL character, an invalid byte
 /// sequence): the client's input, refused in one place for every path,
 /// query, form and JSON field that reaches the database.
@@ -98,7 +110,13 @@ impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
         let body = json!({ "error": { "code": code, "message": self.public_message() } });
-        (status, axum::Json(body)).into_response()
+        let mut response = (status, axum::Json(body)).into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static(RETRY_AFTER_SECS));
+        }
+        response
     }
 }
 

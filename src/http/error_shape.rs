@@ -23,6 +23,9 @@ fn describe(status: StatusCode) -> (&'static str, &'static str) {
             ("unsupported_media_type", "the request body has an unsupported content type")
         }
         StatusCode::REQUEST_TIMEOUT => ("timeout", "the request took too long"),
+        StatusCode::SERVICE_UNAVAILABLE => {
+            ("unavailable", "the service is busy or its database is away; try again shortly")
+        }
         StatusCode::UNPROCESSABLE_ENTITY => ("invalid", "the request could not be processed"),
         s if s.is_server_error() => ("internal", "something went wrong on our side"),
         _ => ("bad_request", "the request is malformed"),
@@ -43,6 +46,18 @@ pub async fn shape_errors(req: Request, next: Next) -> Response {
     if !(status.is_client_error() || status.is_server_error()) {
         return response;
     }
+    // A bare 500 comes from a layer (the session store) whose database is
+    // away: say so, and when to retry, rather than "internal error".
+    let bare = response.headers().get(header::CONTENT_TYPE).is_none();
+    let response = if status == StatusCode::INTERNAL_SERVER_ERROR && bare {
+        let (mut parts, _) = response.into_parts();
+        parts.status = StatusCode::SERVICE_UNAVAILABLE;
+        parts.headers.insert(header::RETRY_AFTER, HeaderValue::from_static(super::error::RETRY_AFTER_SECS));
+        Response::from_parts(parts, Body::empty())
+    } else {
+        response
+    };
+    let status = response.status();
     let ct = content_type(&response).to_owned();
     let is_json = ct.starts_with("application/json");
     let is_html = ct.starts_with("text/html");

@@ -153,3 +153,63 @@ fn a_bad_database_url_is_reported_clearly() {
     assert!(!ok);
     assert!(err.contains("error:") && err.contains("database"), "{err}");
 }
+
+/// The postmaster's pid from its pid file.
+fn postmaster_pid(cluster: &std::path::Path) -> i32 {
+    let text = std::fs::read_to_string(cluster.join("postmaster.pid")).expect("postmaster.pid");
+    text.lines().next().and_then(|l| l.trim().parse().ok()).expect("pid")
+}
+
+#[tokio::test]
+async fn the_service_restarts_a_dead_postgres_and_adopts_one_a_killed_service_left() {
+    let base = std::env::temp_dir().join(format!("atelier-supervise-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&base).expect("dir");
+    let data_dir = base.join("d").to_string_lossy().into_owned();
+    let cluster = base.join("d").join("postgres");
+    let port = free_port();
+    let mut child = start(&data_dir, port);
+    wait_ready(port, &mut child).await;
+    let client = reqwest::Client::new();
+    let ready = |port: u16| {
+        let client = client.clone();
+        async move {
+            client.get(format!("http://127.0.0.1:{port}/readyz")).send().await.map(|r| r.status().as_u16()).unwrap_or(0)
+        }
+    };
+
+    // PostgreSQL dies under the service: readiness says so at once (503 with
+    // Retry-After, never 500), and the service brings it back by itself.
+    let pid = nix::unistd::Pid::from_raw(postmaster_pid(&cluster));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).expect("kill postgres");
+    let started = Instant::now();
+    let mut saw_unavailable = false;
+    loop {
+        let resp = client.get(format!("http://127.0.0.1:{port}/readyz")).send().await.expect("readyz");
+        let status = resp.status().as_u16();
+        assert_ne!(status, 500, "never a 500 while the database is away");
+        if status == 503 {
+            saw_unavailable = true;
+            assert!(resp.headers().contains_key("retry-after"));
+        }
+        if status == 200 && saw_unavailable {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "PostgreSQL came back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(saw_unavailable, "the outage showed in /readyz");
+
+    // The service is killed outright: PostgreSQL stays behind. The next
+    // service adopts it and stops it on SIGTERM.
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGKILL)
+        .expect("kill -9");
+    child.wait().expect("reaped");
+    assert!(postgres_running_in(&data_dir), "a killed service leaves PostgreSQL running");
+    let port = free_port();
+    let mut child = start(&data_dir, port);
+    wait_ready(port, &mut child).await;
+    assert_eq!(ready(port).await, 200);
+    terminate(child);
+    assert!(!postgres_running_in(&data_dir), "the adopted cluster is stopped with the service");
+    let _ = std::fs::remove_dir_all(&base);
+}

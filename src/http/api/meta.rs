@@ -16,14 +16,23 @@ pub async fn healthz() -> &'static str {
     "ok"
 }
 
+/// How long the readiness check waits for the database: a dead database
+/// must show at once, not after the pool's acquire timeout.
+const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Database is reachable.
 #[utoipa::path(get, path = "/readyz", tag = "meta", responses((status = 200, description = "ready"), (status = 503, description = "database unreachable")))]
-pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
-    match sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&state.pool).await {
-        Ok(_) => (StatusCode::OK, "ready"),
-        Err(e) => {
-            tracing::warn!(error = %e, "readiness check failed");
-            (StatusCode::SERVICE_UNAVAILABLE, "database unreachable")
+pub async fn readyz(State(state): State<AppState>) -> axum::response::Response {
+    let check = sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&state.pool);
+    match tokio::time::timeout(READY_TIMEOUT, check).await {
+        Ok(Ok(_)) => (StatusCode::OK, "ready").into_response(),
+        outcome => {
+            let why = match outcome {
+                Ok(Err(e)) => e.to_string(),
+                _ => "no answer within a second".to_owned(),
+            };
+            tracing::warn!(error = %why, "readiness check failed");
+            crate::http::error::AppError::Core(crate::core::Error::Database(sqlx::Error::PoolTimedOut)).into_response()
         }
     }
 }
