@@ -79,6 +79,20 @@ impl TestApp {
             .await
             .expect("create test database");
         let db_options = s.options.clone().database(&database);
+        Self::serve_on(database, db_options).await
+    }
+
+    /// A second service instance on this app's database (as behind a load
+    /// balancer); its URL. Uploads go to the same (shared) directory.
+    pub async fn spawn_beside(&self) -> String {
+        let other = Self::serve_on(self.database.clone(), self.db_options.clone()).await;
+        let url = other.url.clone();
+        // The database belongs to `self`: the second instance must not drop it.
+        std::mem::forget(other);
+        url
+    }
+
+    async fn serve_on(database: String, db_options: PgConnectOptions) -> Self {
         let pool = atelier::db::pool_options(10).connect_with(db_options.clone()).await.expect("pool");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");

@@ -1,0 +1,100 @@
+//! Several service instances on one PostgreSQL work as one: nothing that
+//! matters lives in one process's memory (sessions, login limits,
+//! assignments, releases, uploads on shared storage).
+
+use crate::fixtures::{admin_token, api, join, login_page, open_vton_campaign, ADMIN_PASSWORD};
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+#[tokio::test]
+async fn two_instances_on_one_database_share_sessions_limits_assignments_and_releases() {
+    let app = TestApp::spawn().await;
+    let other = app.spawn_beside().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1}),
+    )
+    .await;
+    // A worker joins through instance A and carries on through instance B.
+    let w = join(&app, &invitation, "roaming").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+    let on_b = |path: &str| format!("{other}{path}");
+    let resp = w
+        .client
+        .post(on_b(&format!("/api/v1/work/assignments/{assignment}/responses")))
+        .header("x-csrf-token", &w.csrf)
+        .json(&json!({"item_id": view["items"][0]["id"], "answer": {"rating": 2}}))
+        .send()
+        .await
+        .expect("answer on B");
+    assert_eq!(resp.status(), StatusCode::OK, "the session made on A is valid on B");
+    // The only slot of the first questionnaire is taken on A: B does not hand it out again.
+    let second = join(&app, &invitation, "second").await;
+    let resp = second
+        .client
+        .post(on_b(&format!("/api/v1/work/campaigns/{campaign}/assignment")))
+        .header("x-csrf-token", &second.csrf)
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("next on B");
+    let next: serde_json::Value = resp.json().await.expect("json");
+    assert_ne!(next["assignment"]["id"], assignment.as_str(), "{next}");
+
+    // Login failures counted on A hold on B.
+    for n in 0..10 {
+        let (client, csrf) = login_page(&app).await;
+        let resp = client
+            .post(app.at("/login"))
+            .header("x-forwarded-for", format!("203.0.113.{n}"))
+            .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", "wrong")])
+            .send()
+            .await
+            .expect("login");
+        assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    }
+    let client = app.client();
+    let html = client.get(on_b("/login")).send().await.expect("page").text().await.expect("html");
+    let csrf = crate::fixtures::csrf_in(&html);
+    let resp = client
+        .post(on_b("/login"))
+        .header("x-forwarded-for", "203.0.113.200")
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login on B");
+    assert_eq!(resp.status(), StatusCode::TOO_MANY_REQUESTS, "the name's backoff is shared");
+
+    // A release cut on A downloads from B; an image uploaded to A is served by B.
+    let (status, _) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{campaign}/releases"), Some(json!({}))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let resp = reqwest::Client::new()
+        .get(on_b(&format!("/api/v1/admin/campaigns/{campaign}/releases/1/archive")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("download on B");
+    assert_eq!(resp.status(), StatusCode::OK);
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR shared storage".to_vec();
+    let stored: serde_json::Value = reqwest::Client::new()
+        .post(app.at("/api/v1/admin/images"))
+        .bearer_auth(&admin)
+        .header("content-type", "image/png")
+        .body(png.clone())
+        .send()
+        .await
+        .expect("upload")
+        .json()
+        .await
+        .expect("json");
+    let url = stored["url"].as_str().expect("url");
+    let served = reqwest::get(on_b(url)).await.expect("image on B").bytes().await.expect("bytes");
+    assert_eq!(served.as_ref(), png.as_slice());
+}
