@@ -16,8 +16,8 @@ use tower_sessions::Session;
 const CSRF_KEY: &str = "csrf";
 /// Header scripts use to send the token.
 pub const HEADER: &str = "x-csrf-token";
-/// Largest form body inspected for the token.
-const MAX_FORM: usize = 1 << 20;
+/// Largest form body inspected for the token: the API's limit.
+const MAX_FORM: usize = super::MAX_BODY;
 /// Cookie holding the login form's token: the login page stores no
 /// session for anonymous visitors, so the token is double-submitted
 /// (cookie and form field must match).
@@ -63,12 +63,25 @@ pub async fn token(session: &Session) -> Result<String, AppError> {
 /// Middleware: rejects state-changing cookie requests without the right token
 /// (as a page for browser forms, as JSON for scripts).
 pub async fn protect(req: Request, next: Next) -> Response {
-    let is_form = is_form(&req);
+    let is_form = is_form(&req) || is_multipart(&req);
     match check(req).await {
         Ok(req) => next.run(req).await,
         Err(e) if is_form => super::pages::PageError(e).into_response(),
         Err(e) => e.into_response(),
     }
+}
+
+fn is_multipart(req: &Request) -> bool {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"))
+}
+
+/// The token in the query string (`?csrf_token=`): file-upload forms carry it
+/// there, so the upload streams to its handler instead of being buffered here.
+fn query_token(req: &Request) -> Option<String> {
+    form_urlencoded_field(req.uri().query()?.as_bytes(), "csrf_token")
 }
 
 fn is_form(req: &Request) -> bool {
@@ -99,13 +112,17 @@ async fn check(req: Request) -> Result<Request, AppError> {
     if let Some(sent) = req.headers().get(HEADER).and_then(|v| v.to_str().ok()) {
         return if constant_time_eq(sent, &expected) { Ok(req) } else { Err(AppError::Csrf) };
     }
+    if is_multipart(&req) {
+        return match query_token(&req) {
+            Some(sent) if constant_time_eq(&sent, &expected) => Ok(req),
+            _ => Err(AppError::Csrf),
+        };
+    }
     if !is_form(&req) {
         return Err(AppError::Csrf);
     }
     let (parts, body) = req.into_parts();
-    let bytes = axum::body::to_bytes(body, MAX_FORM)
-        .await
-        .map_err(|_| AppError::BadRequest { code: "body_too_large", message: "form too large".into() })?;
+    let bytes = axum::body::to_bytes(body, MAX_FORM).await.map_err(|_| AppError::TooLarge)?;
     let sent = form_urlencoded_field(&bytes, "csrf_token");
     if !sent.is_some_and(|s| constant_time_eq(&s, &expected)) {
         return Err(AppError::Csrf);

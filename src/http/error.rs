@@ -22,7 +22,10 @@ pub enum AppError {
         message: String,
     },
     /// The request body is over the size limit.
-    #[error("the request body is too large (at most {} MB)", super::MAX_BODY / 1024 / 1024)]
+    #[error(
+        "the request body is too large (at most {} MB); upload a file with the page's file field, or use the API or the command line for larger imports",
+        super::MAX_BODY / 1024 / 1024
+    )]
     TooLarge,
     /// The body's content type is not one the route reads.
     #[error("{0}")]

@@ -267,3 +267,74 @@ async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_valida
     let (_, c) = api(&app, &token, reqwest::Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
     assert_eq!(c["campaign"]["config"]["tasks_per_questionnaire"], 4);
 }
+
+#[tokio::test]
+async fn the_campaign_page_takes_files_above_a_megabyte_and_image_uploads() {
+    let app = TestApp::spawn().await;
+    let token = admin_token(&app).await;
+    let (status, c) = api(
+        &app,
+        &token,
+        reqwest::Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(serde_json::json!({"kind": "vton", "name": "uploads"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = c["id"].as_str().expect("id").to_owned();
+    let (client, csrf) = login_page(&app).await;
+    client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    let mut csv = String::from("id,garment,person,tryon,reference,model,category,dataset,expected\n");
+    for n in 0..14_000 {
+        csv.push_str(&format!(
+            "img-{n},/img/g/{n}.png,/img/p/{n}.png,/img/t/{n}.png,/img/r/{n}.png,model-a,tops,vitonhd,\n"
+        ));
+    }
+    assert!(csv.len() > 1024 * 1024, "{} bytes", csv.len());
+    let form = reqwest::multipart::Form::new()
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(csv.into_bytes())
+                .file_name("triplets.csv")
+                .mime_str("text/csv")
+                .expect("mime"),
+        )
+        .text("content", "");
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{id}/import?csrf_token={csrf}")))
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{}", resp.text().await.unwrap_or_default());
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("n");
+    assert_eq!(items, 14_000);
+    let page =
+        client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
+    assert!(page.contains("14000 item(s) imported."), "the page says what it did");
+
+    // Without the token in the upload's address, nothing happens.
+    let form = reqwest::multipart::Form::new().text("content", "id,garment\n");
+    let resp =
+        client.post(app.at(&format!("/admin/campaigns/{id}/import"))).multipart(form).send().await.expect("upload");
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR from the page".to_vec();
+    let form = reqwest::multipart::Form::new()
+        .part("image", reqwest::multipart::Part::bytes(png).file_name("a.png").mime_str("image/png").expect("mime"));
+    let resp = client
+        .post(app.at(&format!("/admin/images?csrf_token={csrf}&campaign={id}")))
+        .multipart(form)
+        .send()
+        .await
+        .expect("image");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let page =
+        client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
+    assert!(page.contains("Image uploaded: use /images/"), "{page}");
+}

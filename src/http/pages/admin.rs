@@ -22,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}", get(page))
         .route("/admin/campaigns/{id}/state", post(set_state))
         .route("/admin/campaigns/{id}/settings", post(save_settings))
+        .route("/admin/images", post(upload_image))
         .route("/admin/campaigns/{id}/archive", post(archive))
         .route("/admin/campaigns/{id}/unarchive", post(unarchive))
         .route("/admin/campaigns/{id}/delete", post(delete))
@@ -294,16 +295,99 @@ struct ImportForm {
     content: String,
 }
 
+#[derive(serde::Deserialize)]
+struct UploadQuery {
+    campaign: Option<Uuid>,
+}
+
+/// Stores an image chosen in the page's file field and says its URL (to
+/// use in item payloads).
+async fn upload_image(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    axum::extract::Query(q): axum::extract::Query<UploadQuery>,
+    mut parts: axum::extract::Multipart,
+) -> PageResult {
+    use crate::http::error::AppError;
+    let mut stored = None;
+    while let Some(field) =
+        parts.next_field().await.map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?
+    {
+        if field.name() == Some("image") {
+            let content_type = field.content_type().unwrap_or_default().to_owned();
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?;
+            stored = Some(crate::core::images::store(&s.config.upload_dir, &content_type, &bytes).await?);
+        }
+    }
+    let stored =
+        stored.ok_or_else(|| crate::core::Error::invalid("missing_image", "choose an image file to upload"))?;
+    flash::set(&session, format!("Image uploaded: use {} in your items.", stored.url)).await;
+    let back = q.campaign.map_or_else(|| "/admin".to_owned(), |c| format!("/admin/campaigns/{c}"));
+    Ok(Redirect::to(&back).into_response())
+}
+
+/// The text to import: the `file` field of an upload when one was chosen,
+/// else the pasted `content`.
+async fn import_content(req: axum::extract::Request) -> Result<String, crate::http::error::AppError> {
+    use crate::http::error::AppError;
+    use axum::extract::FromRequest;
+    let multipart = req
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    if !multipart {
+        let Form(form) = Form::<ImportForm>::from_request(req, &())
+            .await
+            .map_err(|e| crate::core::Error::invalid("invalid_form", e.body_text()))?;
+        return Ok(form.content);
+    }
+    let too_large = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::TooLarge
+        } else {
+            AppError::BadRequest { code: "invalid_upload", message: e.body_text() }
+        }
+    };
+    let mut parts = axum::extract::Multipart::from_request(req, &())
+        .await
+        .map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?;
+    let (mut file, mut pasted) = (None, String::new());
+    while let Some(field) = parts.next_field().await.map_err(too_large)? {
+        match field.name() {
+            Some("file") => {
+                let bytes = field.bytes().await.map_err(too_large)?;
+                if !bytes.is_empty() {
+                    file =
+                        Some(String::from_utf8(bytes.to_vec()).map_err(|_| {
+                            crate::core::Error::invalid("invalid_upload", "the file is not UTF-8 text")
+                        })?);
+                }
+            }
+            Some("content") => pasted = field.text().await.map_err(too_large)?,
+            _ => {}
+        }
+    }
+    Ok(file.unwrap_or(pasted))
+}
+
 /// Imports items pasted into the campaign page, in the kind's import format.
+/// Imports items from the campaign page: pasted text (a form) or an uploaded
+/// file (multipart), in the kind's import format.
 async fn import(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
     Path(id): Path<Uuid>,
-    Form(form): Form<ImportForm>,
+    req: axum::extract::Request,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let items = kinds_of(&campaign)?.parse_import(&form.content).map_err(crate::core::Error::from)?;
+    let content = import_content(req).await?;
+    let items = kinds_of(&campaign)?.parse_import(&content).map_err(crate::core::Error::from)?;
     let n = crate::core::items::import(&s.pool, id, &items).await?;
     flash::set(&session, format!("{n} item(s) imported.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
