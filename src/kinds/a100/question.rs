@@ -159,6 +159,9 @@ pub fn validate(q: &Question, aat: bool) -> Result<(), String> {
     } else if q.attention_check != q.answer.is_some() {
         problems.push("in a LAT only attention checks have an `answer`, and they must have one".into());
     }
+    // One message per problem: an unknown category used by all five choices is one problem.
+    let mut seen = HashSet::new();
+    problems.retain(|p| seen.insert(p.clone()));
     if problems.is_empty() {
         Ok(())
     } else {
@@ -265,6 +268,17 @@ mod tests {
         q.dimension = Some("Vibes".into());
         q.answer = Some("c1".into());
         assert!(validate(&q, true).is_err_and(|e| e.contains("Vibes")));
+    }
+
+    #[test]
+    fn each_problem_is_reported_once() {
+        let mut q = question();
+        q.blank_category = "Capes".into();
+        for c in &mut q.choices {
+            c.category = Some("Capes".into());
+        }
+        let err = validate(&q, true).expect_err("unknown category");
+        assert_eq!(err.matches("unknown category `Capes`").count(), 1, "{err}");
     }
 
     #[test]

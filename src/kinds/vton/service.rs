@@ -58,13 +58,66 @@ impl Triplet {
     }
 }
 
+/// The columns of a triplet CSV, required first.
+const CSV_COLUMNS: [&str; 10] =
+    ["id", "garment", "person", "tryon", "reference", "model", "category", "dataset", "expected", "tolerance"];
+/// Columns every row must fill.
+const REQUIRED: [&str; 5] = ["id", "garment", "person", "tryon", "reference"];
+
 /// Parses triplets from CSV with a header naming the columns
 /// (`id,garment,person,tryon,reference,model,category,dataset[,expected[,tolerance]]`).
+/// Every problem names its line (as an editor counts them) and its column.
 pub fn parse_csv(text: &str) -> Result<Vec<Triplet>> {
-    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
+    let invalid = |line: u64, message: String| Error::invalid("invalid_csv", format!("line {line}: {message}"));
+    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).flexible(true).from_reader(text.as_bytes());
+    let header: Vec<String> =
+        reader.headers().map_err(|e| invalid(1, e.to_string()))?.iter().map(str::to_ascii_lowercase).collect();
+    if let Some(missing) = REQUIRED.iter().find(|c| !header.iter().any(|h| h == *c)) {
+        return Err(invalid(
+            1,
+            format!(
+                "the header has no column `{missing}` (expected {}, the last three optional)",
+                CSV_COLUMNS.join(",")
+            ),
+        ));
+    }
+    if let Some(unknown) = header.iter().find(|h| !CSV_COLUMNS.contains(&h.as_str())) {
+        return Err(invalid(1, format!("unknown column `{unknown}` (the columns are {})", CSV_COLUMNS.join(","))));
+    }
+    let at = |name: &str| header.iter().position(|h| h == name);
     let mut out = Vec::new();
-    for (i, row) in reader.deserialize::<Triplet>().enumerate() {
-        out.push(row.map_err(|e| Error::invalid("invalid_csv", format!("line {}: {e}", i + 2)))?);
+    for record in reader.records() {
+        let record = record.map_err(|e| invalid(e.position().map_or(0, |p| p.line()), e.to_string()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let field = |name: &str| at(name).and_then(|i| record.get(i)).unwrap_or("").to_owned();
+        for name in REQUIRED {
+            if field(name).is_empty() {
+                return Err(invalid(line, format!("`{name}` is empty")));
+            }
+        }
+        let number = |name: &str, allowed: std::ops::RangeInclusive<u8>| -> Result<Option<u8>> {
+            match field(name).as_str() {
+                "" => Ok(None),
+                v => v.parse::<u8>().ok().filter(|n| allowed.contains(n)).map(Some).ok_or_else(|| {
+                    invalid(
+                        line,
+                        format!("`{name}` is `{v}`; expected {} to {} or empty", allowed.start(), allowed.end()),
+                    )
+                }),
+            }
+        };
+        out.push(Triplet {
+            id: field("id"),
+            garment: field("garment"),
+            person: field("person"),
+            tryon: field("tryon"),
+            reference: field("reference"),
+            model: field("model"),
+            category: field("category"),
+            dataset: field("dataset"),
+            expected: number("expected", 1..=3)?,
+            tolerance: number("tolerance", 0..=2)?,
+        });
     }
     Ok(out)
 }
@@ -79,8 +132,22 @@ pub struct Triplets {
 /// Parses triplets from CSV or JSON (`{"triplets": [...]}`) into items.
 pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
     let triplets = if text.trim_start().starts_with('{') {
-        serde_json::from_str::<Triplets>(text)
-            .map_err(|e| Error::invalid("invalid_body", format!("line {}: {e}", e.line())))?
+        // Say what was expected when the JSON is of another kind altogether.
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| Error::invalid("invalid_body", format!("line {}: not valid JSON: {e}", e.line())))?;
+        if value.get("triplets").is_none() {
+            let keys: Vec<&str> = value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+            return Err(Error::invalid(
+                "invalid_body",
+                format!(
+                    "a VTON import is JSON {{\"triplets\": [...]}} or CSV with the header {}; this JSON has {}",
+                    CSV_COLUMNS.join(","),
+                    if keys.is_empty() { "no keys".to_owned() } else { format!("the keys {}", keys.join(", ")) }
+                ),
+            ));
+        }
+        serde_json::from_value::<Triplets>(value)
+            .map_err(|e| Error::invalid("invalid_body", format!("triplets: {e}")))?
             .triplets
     } else {
         parse_csv(text)?
@@ -182,4 +249,40 @@ pub async fn requeue_dropped(pool: &PgPool, campaign_id: Uuid) -> Result<usize> 
         }
     }
     Ok(requeued)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "id,garment,person,tryon,reference,model,category,dataset,expected\n";
+
+    fn error_of(text: &str) -> String {
+        parse_triplets(text).expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn csv_errors_name_the_line_an_editor_shows_and_the_column() {
+        // The first data row spans two lines (a quoted newline): the bad row is on line 4.
+        let text = format!("{HEADER}a,\"/g\nwrapped\",/p,/t,/r,m,tops,d,\nb,/g,/p,/t,/r,m,tops,d,7\n");
+        let e = error_of(&text);
+        assert!(e.contains("line 4") && e.contains("`expected` is `7`") && e.contains("1 to 3"), "{e}");
+        let e = error_of(&format!("{HEADER}c,/g,,/t,/r,m,tops,d,\n"));
+        assert!(e.contains("line 2") && e.contains("`person` is empty"), "{e}");
+        let e = error_of("id,garment,tryon\nx,/g,/t\n");
+        assert!(e.contains("line 1") && e.contains("no column `person`"), "{e}");
+        let e = error_of("id,garment,person,tryon,reference,colour\n");
+        assert!(e.contains("unknown column `colour`"), "{e}");
+        assert_eq!(
+            parse_triplets(&format!("{HEADER}s,/g,/p,/t,/r,m,tops,d,1\n")).expect("fine")[0].gold,
+            Some(serde_json::json!({"rating": 1}))
+        );
+    }
+
+    #[test]
+    fn json_of_another_kind_is_explained() {
+        let e = error_of(r#"{"questions": [{"id": "q1"}]}"#);
+        assert!(e.contains("{\"triplets\": [...]}") && e.contains("the keys questions"), "{e}");
+        assert!(!e.contains("missing field"), "{e}");
+    }
 }
