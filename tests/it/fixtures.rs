@@ -178,6 +178,28 @@ pub async fn login_page(app: &TestApp) -> (Client, String) {
     (client, csrf)
 }
 
+/// A browser-like client logged in as the admin `admin_token` made, and its CSRF token.
+pub async fn logged_in_admin(app: &TestApp) -> (Client, String) {
+    let (client, csrf) = login_page(app).await;
+    let resp = client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "logged in");
+    (client, csrf)
+}
+
+/// Creates a campaign of `kind` through the API; returns its id.
+pub async fn new_campaign(app: &TestApp, token: &str, kind: &str, name: &str) -> String {
+    let (status, c) =
+        api(app, token, reqwest::Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": kind, "name": name})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED, "{c}");
+    c["id"].as_str().expect("id").to_owned()
+}
+
 /// GETs a text document (CSV, HTML) with a bearer token.
 pub async fn get_text(app: &TestApp, token: &str, path: &str) -> String {
     reqwest::Client::new().get(app.at(path)).bearer_auth(token).send().await.expect("get").text().await.expect("text")

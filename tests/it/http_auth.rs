@@ -210,29 +210,14 @@ async fn every_page_action_says_what_it_did() {
 async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_validated_like_the_api() {
     let app = TestApp::spawn().await;
     let token = admin_token(&app).await;
-    let (status, c) = api(
-        &app,
-        &token,
-        reqwest::Method::POST,
-        "/api/v1/admin/campaigns",
-        Some(serde_json::json!({"kind": "vton", "name": "page settings"})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED);
-    let id = c["id"].as_str().expect("id").to_owned();
+    let id = crate::fixtures::new_campaign(&app, &token, "vton", "page settings").await;
     let page = crate::fixtures::get_text(&app, &token, &format!("/admin/campaigns/{id}")).await;
     assert!(
         page.contains("name=\"cfg.sanity_per_questionnaire\"") && page.contains("Default: <code>5</code>"),
         "{page}"
     );
     assert!(page.contains("shared sanity tasks hidden in each questionnaire"), "{page}");
-    let (client, csrf) = login_page(&app).await;
-    client
-        .post(app.at("/login"))
-        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
-        .send()
-        .await
-        .expect("login");
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
     let save = |fields: Vec<(&'static str, String)>| {
         let (client, csrf, url) = (client.clone(), csrf.clone(), app.at(&format!("/admin/campaigns/{id}/settings")));
         async move {
@@ -272,23 +257,8 @@ async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_valida
 async fn the_campaign_page_takes_files_above_a_megabyte_and_image_uploads() {
     let app = TestApp::spawn().await;
     let token = admin_token(&app).await;
-    let (status, c) = api(
-        &app,
-        &token,
-        reqwest::Method::POST,
-        "/api/v1/admin/campaigns",
-        Some(serde_json::json!({"kind": "vton", "name": "uploads"})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED);
-    let id = c["id"].as_str().expect("id").to_owned();
-    let (client, csrf) = login_page(&app).await;
-    client
-        .post(app.at("/login"))
-        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
-        .send()
-        .await
-        .expect("login");
+    let id = crate::fixtures::new_campaign(&app, &token, "vton", "uploads").await;
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
     let mut csv = String::from("id,garment,person,tryon,reference,model,category,dataset,expected\n");
     for n in 0..14_000 {
         csv.push_str(&format!(
