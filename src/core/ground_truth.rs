@@ -29,7 +29,16 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
     .bind(campaign_id)
     .fetch_all(pool)
     .await?;
-    Ok(AggregationInput { config: campaign.kind_config(), items, responses })
+    let worker_ids = sqlx::query_as::<_, (Uuid, String)>(
+        "SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) FROM users u
+         JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .collect();
+    Ok(AggregationInput { config: campaign.kind_config(), items, responses, worker_ids })
 }
 
 /// The campaign's ground truth as its kind computes it. Runs the

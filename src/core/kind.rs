@@ -244,6 +244,9 @@ pub struct AggregationInput {
     pub items: Vec<ItemRecord>,
     /// Responses not excluded.
     pub responses: Vec<ResponseRecord>,
+    /// The crowd platform's worker id (or account name) per annotator, for
+    /// admins' live views; empty in releases, which keep pseudonyms only.
+    pub worker_ids: std::collections::BTreeMap<Uuid, String>,
 }
 
 /// A table for CSV export.

@@ -192,8 +192,17 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     assert!(html.contains("<svg") && html.contains("annotators: sanity") && html.contains("good-model"), "{html}");
     let csv =
         crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/vton/questionnaires.csv")).await;
-    assert!(csv.starts_with("questionnaire,alpha_before,alpha_after,annotators_kept,kept\n"));
+    assert!(
+        csv.starts_with("questionnaire,alpha_before,alpha_after,annotators_kept,kept,workers_kept,workers_removed\n"),
+        "{csv}"
+    );
     assert_eq!(csv.lines().count(), 3);
+    // Admins see who was kept and who was removed, by the crowd platform's worker id.
+    assert!(csv.contains("w3:sanity") && csv.contains("w0"), "{csv}");
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    let ids = gt["images"][0]["worker_ids"].as_array().expect("worker ids").clone();
+    assert_eq!(ids.len(), 3);
+    assert!(ids.iter().all(|w| w.as_str().is_some_and(|w| w.starts_with('w'))), "{ids:?}");
 }
 
 #[tokio::test]

@@ -300,6 +300,7 @@ impl Snapshot {
                     position: r.position,
                 })
                 .collect(),
+            worker_ids: self.worker_ids.clone(),
         }
     }
 

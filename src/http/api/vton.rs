@@ -155,28 +155,7 @@ pub async fn questionnaires_csv(
     use axum::response::IntoResponse;
     vton_campaign(&s, id).await?;
     let aggregate = ground_truth::aggregate(&s.pool, id).await?;
-    let mut table = crate::core::kind::Table {
-        header: ["questionnaire", "alpha_before", "alpha_after", "annotators_kept", "kept"]
-            .iter()
-            .map(|h| (*h).to_owned())
-            .collect(),
-        rows: Vec::new(),
-    };
-    for q in aggregate["curation"]["questionnaires"].as_array().into_iter().flatten() {
-        let cell = |v: &Value| {
-            if v.is_null() {
-                String::new()
-            } else {
-                v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())
-            }
-        };
-        table.rows.push(
-            ["questionnaire", "alpha_before", "alpha_after", "annotators_kept", "kept"]
-                .iter()
-                .map(|k| cell(&q[*k]))
-                .collect(),
-        );
-    }
+    let table = crate::kinds::vton::ground_truth::questionnaire_table(&aggregate);
     let csv = ground_truth::to_csv(&table)?;
     Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
 }

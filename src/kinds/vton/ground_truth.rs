@@ -103,9 +103,25 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
         })
         .collect();
     let ratings = ratings_of(&kept, &payloads);
+    let mut images = images;
+    if !input.worker_ids.is_empty() {
+        // Admins' live view: the crowd platform's ids next to Atelier's.
+        for img in &mut images {
+            let ids: Vec<Value> = img["annotators"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.as_str()?.parse::<uuid::Uuid>().ok())
+                .map(|a| json!(input.worker_ids.get(&a)))
+                .collect();
+            img["worker_ids"] = json!(ids);
+        }
+    }
+    let workers: BTreeMap<String, &String> = input.worker_ids.iter().map(|(k, v)| (k.to_string(), v)).collect();
     json!({
         "thresholds": thresholds,
         "curation": curation,
+        "workers": workers,
         "images": images,
         "models": models(&images),
         "human_ceiling": split_half(&ratings, SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED),
@@ -184,4 +200,42 @@ pub fn table(aggregate: &Value) -> Table {
         })
         .unwrap_or_default();
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
+}
+
+/// The questionnaire table: alpha before and after, annotators kept, kept or
+/// dropped, and (for admins) who was kept and who was removed by which rule,
+/// by the crowd platform's worker id.
+pub fn questionnaire_table(aggregate: &Value) -> Table {
+    let cell = |v: &Value| match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let worker =
+        |annotator: &str| aggregate["workers"][annotator].as_str().map_or_else(|| annotator.to_owned(), str::to_owned);
+    let mut kept: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut removed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for a in aggregate["curation"]["annotators"].as_array().into_iter().flatten() {
+        let (Some(q), Some(who)) = (a["questionnaire"].as_str(), a["annotator"].as_str()) else { continue };
+        match a["excluded_by"].as_str() {
+            Some(rule) => removed.entry(q).or_default().push(format!("{}:{rule}", worker(who))),
+            None => kept.entry(q).or_default().push(worker(who)),
+        }
+    }
+    let columns = ["questionnaire", "alpha_before", "alpha_after", "annotators_kept", "kept"];
+    let mut header: Vec<String> = columns.iter().map(|h| (*h).to_owned()).collect();
+    header.extend(["workers_kept".to_owned(), "workers_removed".to_owned()]);
+    let rows = aggregate["curation"]["questionnaires"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| {
+            let id = q["questionnaire"].as_str().unwrap_or_default();
+            let mut row: Vec<String> = columns.iter().map(|k| cell(&q[*k])).collect();
+            row.push(kept.get(id).map(|w| w.join(" ")).unwrap_or_default());
+            row.push(removed.get(id).map(|w| w.join(" ")).unwrap_or_default());
+            row
+        })
+        .collect();
+    Table { header, rows }
 }
