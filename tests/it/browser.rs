@@ -1,5 +1,7 @@
-//! A real browser (headless Chromium via chromedriver) joins as a crowd
-//! worker and completes a short questionnaire with the keyboard alone.
+//! A real browser (headless Chromium via chromedriver): crowd workers answer
+//! with the keyboard alone (and are never made to answer an unseen task), on
+//! a laptop and a phone, and see their code again; an admin uploads a large
+//! file and edits settings on the campaign page.
 //!
 //! Needs `chromium` and `chromium-driver` (`.ci/run` installs them). Where
 //! they are missing the test says so and skips, unless
@@ -236,5 +238,128 @@ async fn a_participant_answers_an_a100_questionnaire_with_keys_1_to_5_enter_and_
     let profile: serde_json::Value =
         sqlx::query_scalar("SELECT answers FROM participant_profiles").fetch_one(&app.pool).await.expect("profile");
     assert_eq!(profile, json!({"fashion": "no"}));
+    browser.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_returning_worker_sees_the_code_again_and_a_phone_shows_choices_large_enough_to_judge() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, invitation) =
+        a100_campaign(&app, &admin, "a100-lat", vec![question("q1")], json!({"participants": 3})).await;
+    let browser = connect(port).await;
+    browser.set_window_size(390, 844).await.expect("phone size");
+    let link = app.at(&format!("/join/{invitation}?worker_id=phone"));
+    browser.goto(&link).await.expect("join");
+    wait_text(&browser, "How it works").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 1 of 1").await;
+    screenshot(&browser, "a100-phone").await;
+    // At 390 px the five choices sit two to a row, each well over 100 px wide, with a zoom button.
+    let cards = browser.find_all(Locator::Css(".card-choice")).await.expect("cards");
+    assert_eq!(cards.len(), 5);
+    for card in &cards {
+        let (_, _, width, _) = card.rectangle().await.expect("size");
+        assert!(width >= 100.0, "a choice is {width} px wide on a phone");
+    }
+    browser.find(Locator::Css(".zoom-button")).await.expect("zoom button").click().await.expect("zoom");
+    browser.find(Locator::Css(".zoom-overlay")).await.expect("zoomed");
+    press_now(&browser, "1").await;
+    assert!(browser.find(Locator::Css(".cards input:checked")).await.is_err(), "keys answer nothing while zoomed");
+    browser.find(Locator::Css(".zoom-overlay")).await.expect("overlay").click().await.expect("unzoom");
+    press(&browser, "1").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "You have answered all 1 tasks").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Thank you!").await;
+    let code: String =
+        sqlx::query_scalar("SELECT completion_code FROM campaigns").fetch_one(&app.pool).await.expect("code");
+    // Days later the worker opens the link again: the code is there.
+    browser.goto(&link).await.expect("reopen");
+    wait_text(&browser, "Your completion code").await;
+    let shown = browser.find(Locator::Css("p.code")).await.expect("code").text().await.expect("text");
+    assert_eq!(shown.trim(), code);
+    browser.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let token = admin_token(&app).await;
+    let id = crate::fixtures::new_campaign(&app, &token, "vton", "browser admin").await;
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("triplets.csv");
+    let mut csv = String::from("id,garment,person,tryon,reference,model,category,dataset,expected\n");
+    for n in 0..14_000 {
+        csv.push_str(&format!(
+            "img-{n},/img/g/{n}.png,/img/p/{n}.png,/img/t/{n}.png,/img/r/{n}.png,model-a,tops,vitonhd,\n"
+        ));
+    }
+    assert!(csv.len() > 1024 * 1024);
+    std::fs::write(&file, csv).expect("file");
+    let browser = connect(port).await;
+    browser.goto(&app.at("/login")).await.expect("login page");
+    browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys("root-admin").await.expect("type");
+    browser
+        .find(Locator::Css("input[name=password]"))
+        .await
+        .expect("password")
+        .send_keys(crate::fixtures::ADMIN_PASSWORD)
+        .await
+        .expect("type");
+    browser.find(Locator::Css("form button[type=submit]")).await.expect("submit").click().await.expect("log in");
+    wait_text(&browser, "Campaigns").await;
+    browser.goto(&app.at(&format!("/admin/campaigns/{id}"))).await.expect("campaign page");
+    browser
+        .find(Locator::Css("input[type=file][name=file]"))
+        .await
+        .expect("file field")
+        .send_keys(file.to_str().expect("path"))
+        .await
+        .expect("choose file");
+    browser
+        .find(Locator::XPath("//input[@name='file']/ancestor::form//button[@type='submit']"))
+        .await
+        .expect("import button")
+        .click()
+        .await
+        .expect("import");
+    wait_text(&browser, "14000 item(s) imported.").await;
+
+    // Settings: fewer sanity tasks than the default, in the form.
+    let set = |css: &'static str, value: &'static str| {
+        let browser = browser.clone();
+        async move {
+            let field = browser.find(Locator::Css(css)).await.expect("field");
+            field.clear().await.expect("clear");
+            field.send_keys(value).await.expect("type");
+        }
+    };
+    set("#cfg-tasks_per_questionnaire", "4").await;
+    set("#cfg-sanity_per_questionnaire", "1").await;
+    browser
+        .find(Locator::Css("#cfg-stop_sanity_failures option[value=true]"))
+        .await
+        .expect("option")
+        .click()
+        .await
+        .expect("choose");
+    browser
+        .find(Locator::XPath("//button[normalize-space(.)='Save settings']"))
+        .await
+        .expect("save")
+        .click()
+        .await
+        .expect("save");
+    wait_text(&browser, "Settings saved.").await;
+    let config: serde_json::Value =
+        sqlx::query_scalar("SELECT config FROM campaigns").fetch_one(&app.pool).await.expect("config");
+    assert_eq!(
+        (config["tasks_per_questionnaire"].as_i64(), config["sanity_per_questionnaire"].as_i64()),
+        (Some(4), Some(1))
+    );
+    assert_eq!(config["stop_sanity_failures"], true);
     browser.close().await.expect("close");
 }
