@@ -96,18 +96,26 @@ pub struct Setting {
 
 /// A campaign's settings with their defaults and meanings, for the form.
 pub fn settings(campaign: &Campaign) -> Result<Vec<Setting>> {
-    let plugin = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
+    settings_of(&campaign.kind, &campaign.config)
+}
+
+/// The settings of a kind with these values (a new campaign: its defaults).
+pub fn settings_of(kind: &str, config: &Value) -> Result<Vec<Setting>> {
+    let plugin = kinds::find(kind).ok_or_else(|| {
+        Error::invalid("unknown_kind", format!("unknown kind `{kind}`; known kinds: {}", kinds::names().join(", ")))
+    })?;
     let defaults = validated(plugin, &serde_json::json!({}))?;
+    let config = if config.is_object() { config.clone() } else { defaults.clone() };
+    let campaign_config = &config;
     let mut keys: std::collections::BTreeSet<String> =
         defaults.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
-    keys.extend(campaign.config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
+    keys.extend(campaign_config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
     keys.insert("review".into());
     let help = |key: &str| plugin.settings_help().iter().find(|(k, _)| *k == key).map_or("", |(_, h)| h);
     Ok(keys
         .into_iter()
         .map(|key| Setting {
-            value: campaign
-                .config
+            value: campaign_config
                 .get(&key)
                 .cloned()
                 .unwrap_or_else(|| defaults.get(&key).cloned().unwrap_or(Value::Bool(false))),

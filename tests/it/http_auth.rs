@@ -251,6 +251,36 @@ async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_valida
     assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let (_, c) = api(&app, &token, reqwest::Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
     assert_eq!(c["campaign"]["config"]["tasks_per_questionnaire"], 4);
+
+    // The new-campaign form shows every setting with its default and creates with the ones given.
+    let html =
+        client.get(app.at("/admin/new?kind=vton&name=Second")).send().await.expect("new").text().await.expect("html");
+    assert!(
+        html.contains("New VTON quality rating campaign") && html.contains("name=\"cfg.annotators_per_questionnaire\""),
+        "{html}"
+    );
+    let resp = client
+        .post(app.at("/admin"))
+        .form(&[
+            ("csrf_token", csrf.as_str()),
+            ("kind", "vton"),
+            ("name", "Second"),
+            ("cfg.sanity_per_questionnaire", "2"),
+            ("cfg.tasks_per_questionnaire", "10"),
+        ])
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let config: serde_json::Value = sqlx::query_scalar("SELECT config FROM campaigns WHERE name = 'Second'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("config");
+    assert_eq!(
+        (config["sanity_per_questionnaire"].as_i64(), config["tasks_per_questionnaire"].as_i64()),
+        (Some(2), Some(10))
+    );
+    assert_eq!(config["annotators_per_questionnaire"], 7, "the rest keep their defaults");
 }
 
 #[tokio::test]

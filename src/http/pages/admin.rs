@@ -18,10 +18,11 @@ use uuid::Uuid;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/admin", get(list).post(create))
+        .route("/admin", get(list).post(super::settings::create))
+        .route("/admin/new", get(super::settings::new_campaign))
         .route("/admin/campaigns/{id}", get(page))
         .route("/admin/campaigns/{id}/state", post(set_state))
-        .route("/admin/campaigns/{id}/settings", post(save_settings))
+        .route("/admin/campaigns/{id}/settings", post(super::settings::save_settings))
         .route("/admin/images", post(upload_image))
         .route("/admin/campaigns/{id}/archive", post(archive))
         .route("/admin/campaigns/{id}/unarchive", post(unarchive))
@@ -70,23 +71,6 @@ async fn list(
     })
 }
 
-#[derive(serde::Deserialize)]
-struct CreateForm {
-    kind: String,
-    name: String,
-}
-
-async fn create(
-    _: OnPage<Admin>,
-    State(s): State<AppState>,
-    session: Session,
-    Form(form): Form<CreateForm>,
-) -> PageResult {
-    let c = campaigns::create(&s.pool, &form.kind, &form.name, &serde_json::Value::Null).await?;
-    flash::set(&session, format!("Campaign “{}” created with the default settings; adjust them below.", c.name)).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{}", c.id)).into_response())
-}
-
 #[derive(Template)]
 #[template(path = "admin_campaign.html")]
 struct CampaignPage {
@@ -98,37 +82,8 @@ struct CampaignPage {
     /// (link, token, revoked)
     invitations: Vec<(String, String, bool)>,
     releases: Vec<crate::core::releases::ReleaseSummary>,
-    settings: Vec<SettingRow>,
+    settings: Vec<super::settings::SettingRow>,
     csrf_token: String,
-}
-
-/// A setting as the form shows it.
-struct SettingRow {
-    key: String,
-    /// `bool`, `number`, `text` or `json`: the input used.
-    input: &'static str,
-    value: String,
-    default: String,
-    help: &'static str,
-}
-
-fn input_for(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Bool(_) => "bool",
-        serde_json::Value::Number(_) => "number",
-        serde_json::Value::String(_) => "text",
-        _ => "json",
-    }
-}
-
-fn shown(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(_) | serde_json::Value::Object(_) => {
-            serde_json::to_string_pretty(v).unwrap_or_default()
-        }
-        other => other.to_string(),
-    }
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
@@ -145,16 +100,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         kind_page: kind.admin_page(),
         progress: progress::of_campaign(&s.pool, id).await?,
         releases: crate::core::releases::list(&s.pool, id).await?,
-        settings: campaigns::settings(&campaign)?
-            .into_iter()
-            .map(|st| SettingRow {
-                input: input_for(&st.default),
-                value: shown(&st.value),
-                default: shown(&st.default),
-                help: st.help,
-                key: st.key,
-            })
-            .collect(),
+        settings: super::settings::rows(campaigns::settings(&campaign)?),
         campaign,
         invitations,
         csrf_token: csrf::token(&session).await?,
@@ -199,43 +145,6 @@ async fn invite(
     invitations::create(&s.pool, id, admin.id).await?;
     flash::set(&session, "Invitation link created (listed below).").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
-}
-
-/// Saves the settings form: each field typed as its setting is, then the
-/// whole configuration validated by the same code as the API.
-async fn save_settings(
-    _: OnPage<Admin>,
-    State(s): State<AppState>,
-    session: Session,
-    Path(id): Path<Uuid>,
-    Form(fields): Form<Vec<(String, String)>>,
-) -> PageResult {
-    let campaign = campaigns::get(&s.pool, id).await?;
-    let types: std::collections::HashMap<String, &'static str> =
-        campaigns::settings(&campaign)?.iter().map(|st| (st.key.clone(), input_for(&st.default))).collect();
-    let mut config = serde_json::Map::new();
-    for (name, raw) in fields {
-        let Some(key) = name.strip_prefix("cfg.") else { continue };
-        let invalid = |what: &str| crate::core::Error::invalid("invalid_setting", format!("{key}: {what}"));
-        let value = match types.get(key).copied().unwrap_or("json") {
-            "bool" => serde_json::Value::Bool(raw == "true"),
-            "number" => {
-                let n: f64 = raw.trim().parse().map_err(|_| invalid("expected a number"))?;
-                if n.fract() == 0.0 && n.abs() < 1e15 {
-                    serde_json::json!(n as i64)
-                } else {
-                    serde_json::json!(n)
-                }
-            }
-            "text" => serde_json::Value::String(raw),
-            _ if raw.trim().is_empty() => continue,
-            _ => serde_json::from_str(&raw).map_err(|e| invalid(&format!("not valid JSON ({e})")))?,
-        };
-        config.insert(key.to_owned(), value);
-    }
-    campaigns::set_kind_config(&s.pool, id, &serde_json::Value::Object(config)).await?;
-    flash::set(&session, "Settings saved.").await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}#settings")).into_response())
 }
 
 async fn archive(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {

@@ -8,6 +8,7 @@ mod charts;
 mod expert;
 mod payouts;
 mod releases;
+mod settings;
 mod vton;
 mod work;
 

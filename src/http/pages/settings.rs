@@ -1,0 +1,148 @@
+//! Campaign settings on pages: the new-campaign form and the campaign page
+//! show every setting of the kind and the core with its default and meaning;
+//! what is posted is typed as the setting is and checked by the same code as
+//! the API.
+
+use super::{render, OnPage, PageResult};
+use crate::core::campaigns::{self, Setting};
+use crate::core::Error;
+use crate::http::extract::{Admin, Path};
+use crate::http::{csrf, flash, AppState};
+use askama::Template;
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Redirect};
+use axum::Form;
+use serde_json::Value;
+use std::collections::HashMap;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+/// A setting as the form shows it.
+pub struct SettingRow {
+    /// Configuration key.
+    pub key: String,
+    /// `bool`, `number`, `text` or `json`: the input used.
+    pub input: &'static str,
+    /// The current value, as the input shows it.
+    pub value: String,
+    /// The default, as text.
+    pub default: String,
+    /// What it means.
+    pub help: &'static str,
+}
+
+fn input_for(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "text",
+        _ => "json",
+    }
+}
+
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(_) | Value::Object(_) => serde_json::to_string_pretty(v).unwrap_or_default(),
+        other => other.to_string(),
+    }
+}
+
+/// The form rows of some settings.
+pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
+    settings
+        .into_iter()
+        .map(|st| SettingRow {
+            input: input_for(&st.default),
+            value: shown(&st.value),
+            default: shown(&st.default),
+            help: st.help,
+            key: st.key,
+        })
+        .collect()
+}
+
+/// The configuration posted as `cfg.<key>` fields, each typed as its setting.
+fn config_from(settings: &[Setting], fields: &[(String, String)]) -> Result<Value, Error> {
+    let types: HashMap<&str, &'static str> =
+        settings.iter().map(|st| (st.key.as_str(), input_for(&st.default))).collect();
+    let mut config = serde_json::Map::new();
+    for (name, raw) in fields {
+        let Some(key) = name.strip_prefix("cfg.") else { continue };
+        let invalid = |what: &str| Error::invalid("invalid_setting", format!("{key}: {what}"));
+        let value = match types.get(key).copied().unwrap_or("json") {
+            "bool" => Value::Bool(raw == "true"),
+            "number" => {
+                let n: f64 = raw.trim().parse().map_err(|_| invalid("expected a number"))?;
+                if n.fract() == 0.0 && n.abs() < 1e15 {
+                    serde_json::json!(n as i64)
+                } else {
+                    serde_json::json!(n)
+                }
+            }
+            "text" => Value::String(raw.clone()),
+            _ if raw.trim().is_empty() => continue,
+            _ => serde_json::from_str(raw).map_err(|e| invalid(&format!("not valid JSON ({e})")))?,
+        };
+        config.insert(key.to_owned(), value);
+    }
+    Ok(Value::Object(config))
+}
+
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
+    fields.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+}
+
+/// Saves the campaign page's settings form.
+pub async fn save_settings(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let config = config_from(&campaigns::settings(&campaign)?, &fields)?;
+    campaigns::set_kind_config(&s.pool, id, &config).await?;
+    flash::set(&session, "Settings saved.").await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}#settings")).into_response())
+}
+
+#[derive(serde::Deserialize)]
+pub struct NewQuery {
+    kind: String,
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin_new_campaign.html")]
+struct NewPage {
+    kind: String,
+    kind_title: &'static str,
+    name: String,
+    settings: Vec<SettingRow>,
+    csrf_token: String,
+}
+
+/// The new-campaign form: name, kind and every setting with its default.
+pub async fn new_campaign(_: OnPage<Admin>, session: Session, Query(q): Query<NewQuery>) -> PageResult {
+    let settings = rows(campaigns::settings_of(&q.kind, &Value::Null)?);
+    let kind_title = crate::kinds::find(&q.kind).map_or("", |k| k.title());
+    render(&NewPage { kind: q.kind, kind_title, name: q.name, settings, csrf_token: csrf::token(&session).await? })
+}
+
+/// Creates a campaign from the new-campaign form (settings optional: what
+/// is not given takes its default).
+pub async fn create(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> PageResult {
+    let kind = field(&fields, "kind").to_owned();
+    let config = config_from(&campaigns::settings_of(&kind, &Value::Null)?, &fields)?;
+    let c = campaigns::create(&s.pool, &kind, field(&fields, "name"), &config).await?;
+    flash::set(&session, format!("Campaign “{}” created; import items below.", c.name)).await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{}", c.id)).into_response())
+}
