@@ -141,9 +141,9 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// The Content-Security-Policy of every response: only our own scripts and
-/// styles run (images may come from anywhere over HTTPS: item payloads link
+/// styles run (images may come from any web address: item payloads link
 /// to them), nothing may frame us.
-const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; \
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: http: data:; \
                    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The path as logged: invitation tokens are credentials and never reach the logs.
