@@ -7,23 +7,44 @@ use rand::SeedableRng;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// Forms the campaign's batches with its kind's rule. Allowed once, before
-/// anyone is assigned; `seed` makes the formation reproducible.
+/// Forms the campaign's batches with its kind's rule; `seed` makes the
+/// formation reproducible. Pools grow: once batches exist, forming again
+/// batches only the items in no batch yet (with the gold items too when the
+/// kind shares them across batches, like VTON's sanity tasks).
 pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> {
     let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
     let kind = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
     let items = super::items::list(pool, campaign_id).await?;
+    let mut tx = pool.begin().await?;
+    // Serialise formation per campaign, so two admins cannot both form the same items.
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
+    let (next_position, batched): (i32, Vec<Uuid>) = sqlx::query_as(
+        "SELECT coalesce((SELECT max(position) + 1 FROM batches WHERE campaign_id = $1), 0),
+                coalesce((SELECT array_agg(DISTINCT bi.item_id) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+                          WHERE b.campaign_id = $1), '{}')",
+    )
+    .bind(campaign_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    let batched: std::collections::HashSet<Uuid> = batched.into_iter().collect();
     if items.is_empty() {
         return Err(Error::conflict("no_items", "import items before forming batches"));
     }
-    let refs: Vec<ItemRef> =
-        items.iter().map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() }).collect();
+    let new = |i: &&super::items::Item| !batched.contains(&i.id);
+    if !batched.is_empty() && !items.iter().any(|i| new(&i)) {
+        return Err(Error::conflict("nothing_to_batch", "every item is already in a batch; import more items first"));
+    }
+    let shared_gold = kind.shares_gold_across_batches(&campaign.kind_config());
+    let refs: Vec<ItemRef> = items
+        .iter()
+        .filter(|i| new(i) || (shared_gold && i.gold.is_some()))
+        .map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() })
+        .collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let plans = kind.form_batches(&campaign.kind_config(), &refs, &mut rng)?;
-    let mut tx = pool.begin().await?;
-    lock_without_batches(&mut tx, campaign_id, "batches have already been formed for this campaign").await?;
-    for (position, plan) in plans.iter().enumerate() {
-        insert(&mut tx, campaign_id, position, plan.overlap, None, &plan.items).await?;
+    let start = usize::try_from(next_position).unwrap_or(0);
+    for (n, plan) in plans.iter().enumerate() {
+        insert(&mut tx, campaign_id, start + n, plan.overlap, None, &plan.items).await?;
     }
     tx.commit().await?;
     Ok(plans.len())

@@ -139,6 +139,12 @@ pub trait TaskKind: Send + Sync + 'static {
         None
     }
 
+    /// Whether gold items are shared by every batch (sanity tasks), so that
+    /// batches formed later for new items get them too.
+    fn shares_gold_across_batches(&self, _config: &Value) -> bool {
+        false
+    }
+
     /// What each configuration key means, for the settings form (key, meaning).
     fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
         &[]

@@ -31,6 +31,8 @@ pub async fn of_assignment(pool: &PgPool, assignment_id: Uuid, batch_id: Uuid) -
 pub struct CampaignProgress {
     /// Items imported.
     pub items: i64,
+    /// Items in no batch yet (imported after batches were formed).
+    pub items_unbatched: i64,
     /// Batches formed.
     pub batches: i64,
     /// Assignments wanted in total (sum of batch overlaps; unlimited batches not counted).
@@ -52,6 +54,8 @@ pub async fn of_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignPro
     Ok(sqlx::query_as::<_, CampaignProgress>(
         "SELECT
            (SELECT count(*) FROM items WHERE campaign_id = $1) AS items,
+           (SELECT count(*) FROM items i WHERE i.campaign_id = $1
+              AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id)) AS items_unbatched,
            (SELECT count(*) FROM batches WHERE campaign_id = $1) AS batches,
            (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1) AS assignments_wanted,
            (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'completed') AS assignments_completed,

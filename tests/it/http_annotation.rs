@@ -450,3 +450,57 @@ async fn a_worker_who_reopens_their_link_after_finishing_sees_the_completion_cod
         .expect("html");
     assert!(none.contains("no task left") && none.contains(&code), "{none}");
 }
+
+#[tokio::test]
+async fn items_imported_after_batching_are_batched_and_asked() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        2,
+        1,
+        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1}),
+    )
+    .await;
+    let path = format!("/api/v1/admin/campaigns/{campaign}/batches");
+    let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"seed": 1}))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("nothing_to_batch")));
+    // Two more images arrive after the campaign opened.
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/items"),
+        Some(json!({"items": [vton_item(50, None), vton_item(51, None)]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (_, detail) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert_eq!(detail["progress"]["items_unbatched"], 2, "{detail}");
+    let page = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}")).await;
+    assert!(
+        page.contains("2</b> item(s) in no batch yet") && page.contains("Form batches for the 2 new item(s)"),
+        "{page}"
+    );
+    let (status, formed) = api(&app, &admin, Method::POST, &path, Some(json!({"seed": 2}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{formed}");
+    let (_, detail) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert_eq!(detail["progress"]["items_unbatched"], 0);
+    // Two workers: the first takes the old questionnaire, the second gets the new images (with the sanity task).
+    let mut seen = Vec::new();
+    for who in ["first", "second"] {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let tryons: Vec<String> = view["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["payload"]["tryon"].as_str().expect("tryon").to_owned())
+            .collect();
+        assert_eq!(tryons.len(), 3, "{tryons:?}");
+        seen.extend(tryons);
+    }
+    assert!(seen.contains(&"/img/t/50.png".to_owned()) && seen.contains(&"/img/t/51.png".to_owned()), "{seen:?}");
+    assert_eq!(seen.iter().filter(|t| t.contains("/1000.")).count(), 2, "the sanity task is in both questionnaires");
+}

@@ -334,6 +334,10 @@ impl TaskKind for Vton {
         VtonConfig::parse(config).ok().map(|c| c.max_questionnaires_per_worker as i64)
     }
 
+    fn shares_gold_across_batches(&self, _config: &Value) -> bool {
+        true
+    }
+
     fn gold_may_repeat(&self, _config: &Value) -> bool {
         // A worker who met a sanity image before would recognise it as one.
         false
