@@ -53,23 +53,34 @@ pub async fn import(pool: &PgPool, campaign_id: Uuid, items: &[NewItem]) -> Resu
         kind.validate_item(&item.payload, item.gold.as_ref())
             .map_err(|e| Error::invalid("invalid_item", format!("item {} (`{id}`): {}", i + 1, e.0)))?;
     }
+    // Set-based: thousands of rows per statement, not one round trip per item.
+    const CHUNK: usize = 5000;
     let mut tx = pool.begin().await?;
-    for item in items {
-        let inserted = sqlx::query(
-            "INSERT INTO items (id, campaign_id, external_id, payload, gold) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (campaign_id, external_id) DO NOTHING",
+    for chunk in items.chunks(CHUNK) {
+        let ids: Vec<Uuid> = chunk.iter().map(|_| Uuid::new_v4()).collect();
+        let external: Vec<&str> = chunk.iter().map(|i| i.external_id.trim()).collect();
+        let payloads: Vec<&Value> = chunk.iter().map(|i| &i.payload).collect();
+        let golds: Vec<Option<&Value>> = chunk.iter().map(|i| i.gold.as_ref()).collect();
+        let inserted: Vec<String> = sqlx::query_scalar(
+            "INSERT INTO items (id, campaign_id, external_id, payload, gold)
+             SELECT t.id, $1, t.external_id, t.payload, t.gold
+             FROM unnest($2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[]) AS t(id, external_id, payload, gold)
+             ON CONFLICT (campaign_id, external_id) DO NOTHING
+             RETURNING external_id",
         )
-        .bind(Uuid::new_v4())
         .bind(campaign_id)
-        .bind(item.external_id.trim())
-        .bind(&item.payload)
-        .bind(&item.gold)
-        .execute(&mut *tx)
+        .bind(&ids)
+        .bind(&external)
+        .bind(&payloads)
+        .bind(&golds)
+        .fetch_all(&mut *tx)
         .await?;
-        if inserted.rows_affected() == 0 {
+        if inserted.len() < chunk.len() {
+            let new: std::collections::HashSet<&str> = inserted.iter().map(String::as_str).collect();
+            let existing = external.iter().find(|e| !new.contains(*e)).copied().unwrap_or_default();
             return Err(Error::conflict(
                 "duplicate_item",
-                format!("item `{}` already exists in this campaign", item.external_id.trim()),
+                format!("item `{existing}` already exists in this campaign"),
             ));
         }
     }

@@ -29,8 +29,17 @@ use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
 use tower_sessions_sqlx_store::PostgresStore;
 
-/// Largest request body accepted (item imports are the biggest).
+/// Largest request body accepted, except on the import routes.
 pub const MAX_BODY: usize = 8 * 1024 * 1024;
+
+/// Largest import accepted (item imports, VTON triplets and releases): 256 MB,
+/// or `ATELIER_IMPORT_LIMIT_MB`.
+pub fn import_limit() -> usize {
+    static LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        std::env::var("ATELIER_IMPORT_LIMIT_MB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(256) * 1024 * 1024
+    })
+}
 
 /// Settings the HTTP layer needs.
 #[derive(Debug, Clone)]

@@ -115,7 +115,7 @@ async fn resubmitting_is_idempotent_and_changes_are_explicit_and_audited() {
 async fn invalid_input_gets_a_clear_4xx_and_stores_nothing() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (w, path, item, campaign) = one_open_assignment(&app, &admin).await;
+    let (w, path, item, _) = one_open_assignment(&app, &admin).await;
 
     for (body, status, code) in [
         (json!({"item_id": item, "answer": {"rating": 4}}), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
@@ -148,10 +148,10 @@ async fn invalid_input_gets_a_clear_4xx_and_stores_nothing() {
         .expect("post");
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
     assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 0);
-    // Bodies over the limit are refused before anything is parsed.
-    let huge = format!("{{\"items\": [\"{}\"]}}", "x".repeat(9 * 1024 * 1024));
+    // Bodies over the limit (8 MB outside the import routes) are refused before anything is parsed.
+    let huge = format!("{{\"kind\": \"vton\", \"name\": \"{}\"}}", "x".repeat(9 * 1024 * 1024));
     let resp = reqwest::Client::new()
-        .post(app.at(&format!("/api/v1/admin/campaigns/{campaign}/items")))
+        .post(app.at("/api/v1/admin/campaigns"))
         .bearer_auth(&admin)
         .header("content-type", "application/json")
         .body(huge)

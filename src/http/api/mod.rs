@@ -72,7 +72,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::archive_campaign))
         .routes(routes!(admin::unarchive_campaign))
         .routes(routes!(admin::set_state))
-        .routes(routes!(admin::list_items, admin::import_items))
+        .merge(imports())
         .routes(routes!(admin::form_batches))
         .routes(routes!(admin::create_invitation, access::list_invitations))
         .routes(routes!(access::revoke_invitation))
@@ -93,19 +93,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(payouts::export_payouts))
         .routes(routes!(payouts::mark_paid))
         .routes(routes!(payouts::background_csv))
-        .routes(routes!(a100::import_questions))
         .routes(routes!(a100::score_model, a100::list_models))
         .routes(routes!(a100::pilot_ranking))
         .routes(routes!(a100::pilot_report))
         .routes(routes!(a100::pilot_selection))
-        .routes(routes!(vton::import_triplets))
         .routes(routes!(vton::run_curation))
         .routes(routes!(vton::requeue))
         .routes(routes!(vton::predictor))
         .routes(routes!(vton::questionnaires_csv))
         .routes(routes!(vton::qbench_answers))
         .routes(routes!(vton::qbench_images))
-        .routes(routes!(vton::qbench_import))
         .routes(routes!(annotate::work_next))
         .routes(routes!(annotate::work_view))
         .routes(routes!(annotate::work_respond))
@@ -115,6 +112,17 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(annotate::expert_view))
         .routes(routes!(annotate::expert_respond))
         .routes(routes!(annotate::expert_complete))
+}
+
+/// The import routes, which take bodies up to [`crate::http::import_limit`]
+/// rather than the general limit.
+fn imports() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(admin::list_items, admin::import_items))
+        .routes(routes!(a100::import_questions))
+        .routes(routes!(vton::import_triplets))
+        .routes(routes!(vton::qbench_import))
+        .layer(axum::extract::DefaultBodyLimit::max(crate::http::import_limit()))
 }
 
 /// The OpenAPI document (built once).

@@ -32,7 +32,10 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
         .route("/admin/tokens", get(tokens_page))
         .route("/admin/tokens/{id}/revoke", post(revoke_token))
-        .route("/admin/campaigns/{id}/import", post(import))
+        .route(
+            "/admin/campaigns/{id}/import",
+            post(import).layer(axum::extract::DefaultBodyLimit::max(crate::http::import_limit())),
+        )
 }
 
 #[derive(Template)]
