@@ -37,7 +37,10 @@ pub async fn show(req: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
     let Some(session) = session.filter(|_| is_page && response.status().is_success()) else { return response };
-    let Ok(Some(message)) = session.remove::<String>(KEY).await else { return response };
+    // Look before taking: removing marks the session changed (a write), and
+    // most pages have no message waiting.
+    let Ok(Some(message)) = session.get::<String>(KEY).await else { return response };
+    let _ = session.remove::<String>(KEY).await;
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_PAGE).await else {
         return Response::from_parts(parts, Body::empty());
