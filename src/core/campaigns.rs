@@ -105,17 +105,16 @@ pub fn settings_of(kind: &str, config: &Value) -> Result<Vec<Setting>> {
         Error::invalid("unknown_kind", format!("unknown kind `{kind}`; known kinds: {}", kinds::names().join(", ")))
     })?;
     let defaults = validated(plugin, &serde_json::json!({}))?;
-    let config = if config.is_object() { config.clone() } else { defaults.clone() };
-    let campaign_config = &config;
+    let config = if config.is_object() { config } else { &defaults };
     let mut keys: std::collections::BTreeSet<String> =
         defaults.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
-    keys.extend(campaign_config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
+    keys.extend(config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
     keys.insert("review".into());
     let help = |key: &str| plugin.settings_help().iter().find(|(k, _)| *k == key).map_or("", |(_, h)| h);
     Ok(keys
         .into_iter()
         .map(|key| Setting {
-            value: campaign_config
+            value: config
                 .get(&key)
                 .cloned()
                 .unwrap_or_else(|| defaults.get(&key).cloned().unwrap_or(Value::Bool(false))),

@@ -29,7 +29,14 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
     .bind(campaign_id)
     .fetch_all(pool)
     .await?;
-    let worker_ids = sqlx::query_as::<_, (Uuid, String)>(
+    let worker_ids = worker_ids(pool, campaign_id).await?;
+    Ok(AggregationInput { config: campaign.kind_config(), items, responses, worker_ids })
+}
+
+/// The crowd platform's worker id (an account name for experts) of everyone
+/// who took a batch of the campaign: for admins' live views, never releases.
+pub async fn worker_ids(pool: &PgPool, campaign_id: Uuid) -> Result<std::collections::BTreeMap<Uuid, String>> {
+    Ok(sqlx::query_as::<_, (Uuid, String)>(
         "SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) FROM users u
          JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1",
     )
@@ -37,8 +44,7 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
     .fetch_all(pool)
     .await?
     .into_iter()
-    .collect();
-    Ok(AggregationInput { config: campaign.kind_config(), items, responses, worker_ids })
+    .collect())
 }
 
 /// The campaign's ground truth as its kind computes it. Runs the

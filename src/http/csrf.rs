@@ -40,16 +40,6 @@ pub fn login_token(secure: bool) -> (String, String) {
     (token, cookie)
 }
 
-/// The login token the browser sent back in its cookie.
-fn login_cookie(req: &Request) -> Option<String> {
-    req.headers().get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(
-        |pair| {
-            let (k, v) = pair.trim().split_once('=')?;
-            (k == LOGIN_COOKIE).then(|| v.to_owned())
-        },
-    )
-}
-
 /// The session's CSRF token, created on first use.
 pub async fn token(session: &Session) -> Result<String, AppError> {
     if let Some(t) = session.get::<String>(CSRF_KEY).await? {
@@ -107,7 +97,7 @@ async fn check(req: Request) -> Result<Request, AppError> {
     let expected = if logged_in {
         session.get::<String>(CSRF_KEY).await?.ok_or(AppError::Csrf)?
     } else {
-        login_cookie(&req).ok_or(AppError::Csrf)?
+        super::cookie(req.headers(), LOGIN_COOKIE).ok_or(AppError::Csrf)?
     };
     if let Some(sent) = req.headers().get(HEADER).and_then(|v| v.to_str().ok()) {
         return if constant_time_eq(sent, &expected) { Ok(req) } else { Err(AppError::Csrf) };

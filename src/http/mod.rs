@@ -156,11 +156,20 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
                    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The path as logged: invitation tokens are credentials and never reach the logs.
-pub fn redacted_path(path: &str) -> std::borrow::Cow<'_, str> {
-    match path.strip_prefix("/join/") {
-        Some(_) => std::borrow::Cow::Borrowed("/join/[redacted]"),
-        None => std::borrow::Cow::Borrowed(path),
+pub fn redacted_path(path: &str) -> &str {
+    if path.starts_with("/join/") {
+        "/join/[redacted]"
+    } else {
+        path
     }
+}
+
+/// The value of one cookie in a request's headers.
+pub fn cookie(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
+    headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(';')).find_map(|pair| {
+        let (k, v) = pair.trim().split_once('=')?;
+        (k == name).then(|| v.to_owned())
+    })
 }
 
 /// Longest client-sent `X-Request-Id` kept; longer or odd ones are replaced.

@@ -159,14 +159,7 @@ async fn api_tokens_authenticate_scripts_and_bad_tokens_get_401() {
 async fn every_page_action_says_what_it_did() {
     let app = TestApp::spawn().await;
     admin_token(&app).await;
-    let (client, csrf) = login_page(&app).await;
-    let resp = client
-        .post(app.at("/login"))
-        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
-        .send()
-        .await
-        .expect("login");
-    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
     let follow = |resp: reqwest::Response| {
         let client = client.clone();
         let app_url = app.url.clone();

@@ -190,18 +190,10 @@ impl Snapshot {
         .bind(campaign_id)
         .fetch_all(pool)
         .await?;
-        let worker_ids: BTreeMap<Uuid, String> = if pseudonymize {
+        let worker_ids = if pseudonymize {
             BTreeMap::new()
         } else {
-            sqlx::query_as::<_, (Uuid, String)>(
-                "SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) FROM users u
-                 JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1",
-            )
-            .bind(campaign_id)
-            .fetch_all(pool)
-            .await?
-            .into_iter()
-            .collect()
+            crate::core::ground_truth::worker_ids(pool, campaign_id).await?
         };
         let mut names: BTreeMap<Uuid, Uuid> = BTreeMap::new();
         let mut name = |real: Uuid| -> Uuid {

@@ -324,21 +324,6 @@ pub async fn create_token(
     Ok((StatusCode::CREATED, axum::Json(NewToken { id, token })))
 }
 
-/// A CSV download.
-fn csv_response(table: &crate::core::kind::Table, name: &str) -> AppResult<axum::response::Response> {
-    use axum::response::IntoResponse;
-    let body = crate::core::ground_truth::to_csv(table)?;
-    let disposition = format!("attachment; filename=\"{name}\"");
-    Ok((
-        [
-            (axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
-            (axum::http::header::CONTENT_DISPOSITION, disposition),
-        ],
-        body,
-    )
-        .into_response())
-}
-
 /// The campaign's ground truth as its kind aggregates it (JSON).
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ground-truth", tag = "admin", params(("id" = Uuid, Path)),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
@@ -355,7 +340,7 @@ pub async fn ground_truth_csv(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     let table = crate::core::ground_truth::table(&s.pool, id).await?;
-    csv_response(&table, &format!("ground-truth-{id}.csv"))
+    super::csv_response(&table, &format!("ground-truth-{id}.csv"))
 }
 
 /// Every response as CSV, excluded ones with their reason.
@@ -368,7 +353,7 @@ pub async fn responses_csv(
 ) -> AppResult<axum::response::Response> {
     campaigns::get(&s.pool, id).await?;
     let table = crate::core::ground_truth::raw_responses(&s.pool, id).await?;
-    csv_response(&table, &format!("responses-{id}.csv"))
+    super::csv_response(&table, &format!("responses-{id}.csv"))
 }
 
 /// Upload an image (PNG, JPEG, GIF or WebP; at most 5 MB) as the raw request

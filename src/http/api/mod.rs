@@ -60,6 +60,28 @@ async fn campaign_with_page(
     Ok(c)
 }
 
+/// A file download: content type, a `Content-Disposition` naming the file, the body.
+fn attachment(content_type: &str, name: &str, body: String) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let disposition = format!("attachment; filename=\"{name}\"");
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, content_type.to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// A table downloaded as CSV (spreadsheet formulas neutralised).
+fn csv_response(
+    table: &crate::core::kind::Table,
+    name: &str,
+) -> crate::http::error::AppResult<axum::response::Response> {
+    Ok(attachment("text/csv; charset=utf-8", name, crate::core::ground_truth::to_csv(table)?))
+}
+
 /// Every documented route.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())

@@ -7,8 +7,7 @@ use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::AppState;
 use axum::extract::State;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use uuid::Uuid;
 
 /// Every worker who submitted work: time, checks, exclusions, recommendation.
@@ -52,8 +51,7 @@ pub async fn export_payouts(
         Format::Mturk => ("text/csv; charset=utf-8", "mturk-results.csv"),
         Format::Full => ("text/csv; charset=utf-8", "payouts.csv"),
     };
-    let disposition = format!("attachment; filename=\"{name}\"");
-    Ok(([(header::CONTENT_TYPE, kind.to_owned()), (header::CONTENT_DISPOSITION, disposition)], body).into_response())
+    Ok(super::attachment(kind, name, body))
 }
 
 /// Workers to mark as paid.
@@ -83,12 +81,5 @@ pub async fn mark_paid(
 pub async fn background_csv(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<Response> {
     campaigns::get(&s.pool, id).await?;
     let body = payouts::background_csv(&payouts::background(&s.pool, id).await?)?;
-    Ok((
-        [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
-            (header::CONTENT_DISPOSITION, "attachment; filename=\"background.csv\""),
-        ],
-        body,
-    )
-        .into_response())
+    Ok(super::attachment("text/csv; charset=utf-8", "background.csv", body))
 }

@@ -160,17 +160,6 @@ pub async fn questionnaires_csv(
     Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
 }
 
-fn csv_response(table: &crate::core::kind::Table, name: &str) -> AppResult<axum::response::Response> {
-    use axum::response::IntoResponse;
-    let csv = ground_truth::to_csv(table)?;
-    let disposition = format!("attachment; filename=\"{name}\"");
-    Ok((
-        [(header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()), (header::CONTENT_DISPOSITION, disposition)],
-        csv,
-    )
-        .into_response())
-}
-
 /// The campaign's submitted questionnaires in VTON-QBench's `answers.csv` layout.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vton/qbench/answers.csv", tag = "vton", params(("id" = Uuid, Path)),
     responses((status = 200, content_type = "text/csv", body = String)))]
@@ -180,7 +169,7 @@ pub async fn qbench_answers(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    csv_response(&qbench::export_answers(&s.pool, id).await?, "answers.csv")
+    super::csv_response(&qbench::export_answers(&s.pool, id).await?, "answers.csv")
 }
 
 /// The campaign's questionnaires in VTON-QBench's `images.csv` layout.
@@ -192,7 +181,7 @@ pub async fn qbench_images(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    csv_response(&qbench::export_images(&s.pool, id).await?, "images.csv")
+    super::csv_response(&qbench::export_images(&s.pool, id).await?, "images.csv")
 }
 
 /// An attention position of the imported release.

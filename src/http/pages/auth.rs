@@ -82,19 +82,6 @@ struct LoginForm {
     password: String,
 }
 
-/// The value of one cookie in the request.
-fn cookie(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(axum::http::header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .find_map(|pair| {
-            let (k, v) = pair.trim().split_once('=')?;
-            (k == name).then(|| v.to_owned())
-        })
-}
-
 async fn login(
     State(s): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -103,8 +90,8 @@ async fn login(
     Form(form): Form<LoginForm>,
 ) -> PageResult {
     let address = crate::http::client_ip(peer.ip(), &headers, &s.config.trusted_proxies).to_string();
-    let device = cookie(&headers, DEVICE_COOKIE);
-    let token = cookie(&headers, csrf::LOGIN_COOKIE);
+    let device = crate::http::cookie(&headers, DEVICE_COOKIE);
+    let token = crate::http::cookie(&headers, csrf::LOGIN_COOKIE);
     if !s.limiter.allow(&s.pool, &address, &form.name, &form.password, device.as_deref()).await? {
         let status = axum::http::StatusCode::TOO_MANY_REQUESTS;
         return login_form(&s, token, Some(Error::RateLimited.to_string()), form.name, status);
