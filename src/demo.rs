@@ -2,9 +2,9 @@
 //! project draws itself (SVG), so `atelier demo` works offline.
 
 use crate::auth::{invitations, users, Role};
-use crate::core::items::NewItem;
-use crate::core::{batches, campaigns, items, Result};
-use serde_json::json;
+use crate::core::kind::DemoCampaign;
+use crate::core::states::CampaignState;
+use crate::core::{batches, campaigns, items, Registry, Result};
 use sqlx::PgPool;
 
 /// Demo admin login.
@@ -12,12 +12,9 @@ pub const ADMIN: (&str, &str) = ("admin", "atelier-admin");
 /// Demo expert login.
 pub const EXPERT: (&str, &str) = ("expert", "atelier-expert");
 
-const VTON_NAME: &str = "Demo: VTON quality rating";
-const LAT_NAME: &str = "Demo: A100 LAT";
-const AAT_NAME: &str = "Demo: A100 AAT";
-
 /// Seeds the demo data unless it is already there; returns a guide to print.
-pub async fn seed(pool: &PgPool, public_url: &str) -> Result<String> {
+/// Every kind that offers a demo campaign gets one.
+pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<String> {
     for (role, (name, password)) in [(Role::Admin, ADMIN), (Role::Expert, EXPERT)] {
         if users::by_name(pool, name).await?.is_none() {
             users::create(pool, role, name, password).await?;
@@ -26,14 +23,18 @@ pub async fn seed(pool: &PgPool, public_url: &str) -> Result<String> {
     let admin = users::by_name(pool, ADMIN.0).await?.ok_or(crate::core::Error::NotFound("user"))?;
     let existing = campaigns::list(pool).await?;
     let mut links = Vec::new();
-    for name in [VTON_NAME, LAT_NAME, AAT_NAME] {
-        let campaign = match existing.iter().find(|c| c.name == name) {
+    for kind in kinds.all() {
+        let Some(demo) = kind.demo() else { continue };
+        let campaign = match existing.iter().find(|c| c.name == demo.name) {
             Some(c) => c.clone(),
-            None if name == VTON_NAME => seed_vton(pool, admin.id).await?,
-            None => seed_a100(pool, admin.id, name, name == AAT_NAME).await?,
+            None => seed_one(pool, kinds, kind.name(), demo, admin.id).await?,
         };
-        let token = invitations::tokens_of(pool, campaign.id).await?.into_iter().next().unwrap_or_default();
-        links.push(format!("  Crowd worker, {name}: {public_url}/join/{token}?worker_id=demo-worker-1"));
+        if campaign.settings.crowd() {
+            let token = invitations::tokens_of(pool, campaign.id).await?.into_iter().next().unwrap_or_default();
+            links.push(format!("  Crowd worker, {}: {public_url}/join/{token}?worker_id=demo-worker-1", campaign.name));
+        } else {
+            links.push(format!("  Expert, {}: log in as the expert, then {public_url}/expert", campaign.name));
+        }
     }
     Ok(format!(
         "Atelier demo is ready at {public_url}\n\
@@ -49,89 +50,22 @@ pub async fn seed(pool: &PgPool, public_url: &str) -> Result<String> {
     ))
 }
 
-async fn seed_vton(pool: &PgPool, admin: uuid::Uuid) -> Result<campaigns::Campaign> {
-    let config = json!({"tasks_per_questionnaire": 6, "sanity_per_questionnaire": 2, "appearances": 2, "annotators_per_questionnaire": 3});
-    let campaign = campaigns::create(pool, "vton", VTON_NAME, &config).await?;
-    let img = |role: &str, n: usize| format!("/demo/images/{role}/{n}.svg");
-    let mut new_items: Vec<NewItem> = (0..8)
-        .map(|n| NewItem {
-            external_id: format!("tryon-{n}"),
-            payload: json!({
-                "garment": img("garment", n), "person": img("person", n), "tryon": img("tryon", n),
-                "reference": img("reference", n), "model": (["model-a", "model-b"][n % 2]), "category": "tops", "dataset": "demo"
-            }),
-            gold: None,
-        })
-        .collect();
-    for (n, expected) in [(100, 1), (101, 3), (102, 1)] {
-        // Sanity tasks must look like any other task to the worker.
-        let tryon = img("tryon", n);
-        new_items.push(NewItem {
-            external_id: format!("sanity-{n}"),
-            payload: json!({"garment": img("garment", n), "person": img("person", n), "tryon": tryon,
-                            "reference": img("reference", n), "model": "model-a", "category": "tops", "dataset": "demo"}),
-            gold: Some(json!({"rating": expected})),
-        });
+/// Creates, batches and opens one demo campaign; crowd campaigns get an
+/// invitation link.
+async fn seed_one(
+    pool: &PgPool,
+    kinds: &Registry,
+    kind: &str,
+    demo: DemoCampaign,
+    admin: uuid::Uuid,
+) -> Result<campaigns::Campaign> {
+    let campaign = campaigns::create(pool, kinds, kind, demo.name, &demo.config, &demo.settings).await?;
+    items::import(pool, kinds, campaign.id, &demo.items).await?;
+    batches::form(pool, kinds, campaign.id, demo.seed).await?;
+    let campaign = campaigns::set_state(pool, campaign.id, CampaignState::Open).await?;
+    if campaign.settings.crowd() {
+        invitations::create(pool, campaign.id, admin).await?;
     }
-    items::import(pool, campaign.id, &new_items).await?;
-    batches::form(pool, campaign.id, 7).await?;
-    let campaign = campaigns::set_state(pool, campaign.id, "open").await?;
-    invitations::create(pool, campaign.id, admin).await?;
-    Ok(campaign)
-}
-
-async fn seed_a100(pool: &PgPool, admin: uuid::Uuid, name: &str, aat: bool) -> Result<campaigns::Campaign> {
-    use crate::kinds::a100::question::{self, Choice, OutfitItem, Question};
-    let kind = if aat { "a100-aat" } else { "a100-lat" };
-    let config = json!({"participants": 50, "background": [
-        {"id": "fashion", "question": "Do you have a background in fashion?", "options": ["yes", "no"]},
-        {"id": "age", "question": "Your age band", "options": ["18-24", "25-34", "35-49", "50+"]}
-    ]});
-    let campaign = campaigns::create(pool, kind, name, &config).await?;
-    let item = |category: &str, n: usize| OutfitItem {
-        image: format!("/demo/images/{}/{n}.svg", category.to_lowercase()),
-        category: category.into(),
-    };
-    let dims = [("Color", "Warm Tone"), ("Style", "Minimal"), ("Season", "Winter"), ("Balance", "Proportion")];
-    let blanks = ["Shoes", "Bags", "Shoes", "Watches"];
-    let questions: Vec<Question> = (0..4)
-        .map(|q| {
-            let blank = blanks[q];
-            let mut outfit = vec![item("Tops", q), item("Pants", q + 1)];
-            if blank != "Shoes" {
-                outfit.push(item("Shoes", q + 2));
-            }
-            let choices = (0..5)
-                .map(|c| Choice {
-                    id: format!("q{q}c{c}"),
-                    image: format!("/demo/images/{}/{}.svg", blank.to_lowercase(), q * 5 + c),
-                    category: Some(blank.into()),
-                })
-                .collect();
-            Question {
-                id: format!("demo-q{q}"),
-                outfit,
-                blank_category: blank.into(),
-                choices,
-                answer: aat.then(|| format!("q{q}c{}", q % 5)),
-                dimension: aat.then(|| dims[q].0.to_owned()),
-                sub_dimension: aat.then(|| dims[q].1.to_owned()),
-                attention_check: false,
-                overrides: vec![],
-            }
-        })
-        .collect();
-    let items: Vec<NewItem> = questions
-        .iter()
-        .map(|q| {
-            let (payload, gold) = question::to_item(q);
-            NewItem { external_id: q.id.clone(), payload, gold }
-        })
-        .collect();
-    items::import(pool, campaign.id, &items).await?;
-    batches::form(pool, campaign.id, 11).await?;
-    let campaign = campaigns::set_state(pool, campaign.id, "open").await?;
-    invitations::create(pool, campaign.id, admin).await?;
     Ok(campaign)
 }
 

@@ -12,5 +12,6 @@ pub mod db;
 pub mod demo;
 pub mod http;
 pub mod kinds;
+pub mod random;
 pub mod server;
 pub mod stats;

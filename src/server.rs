@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 /// Serves until a shutdown signal, then closes the database (stopping the
 /// embedded cluster if this process started it).
 pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> anyhow::Result<()> {
-    let state = AppState::new(db.pool.clone(), config);
+    let state = AppState::new(db.pool.clone(), config, crate::kinds::registry());
     let tasks = state.tasks.clone();
     let addr = listener.local_addr()?;
     // Expired sessions and old login failures are deleted hourly, so neither table grows forever.
@@ -29,9 +29,10 @@ pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> a
         }
     });
     tracing::info!(%addr, "serving");
-    let result = axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal())
-        .await;
+    let result =
+        axum::serve(listener, app(state, crate::kinds::routes()).into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(shutdown_signal())
+            .await;
     tracing::info!("shutting down");
     cleanup.abort();
     // Requests whose clients left are still running on their own tasks.

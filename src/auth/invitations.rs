@@ -7,7 +7,7 @@ use uuid::Uuid;
 /// Creates an invitation token for a campaign.
 pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid) -> Result<String> {
     crate::core::campaigns::ensure_writable(pool, campaign_id).await?;
-    let token = super::tokens::random_code(24);
+    let token = crate::random::random_code(24);
     sqlx::query("INSERT INTO invitations (token, campaign_id, created_by) VALUES ($1, $2, $3)")
         .bind(&token)
         .bind(campaign_id)

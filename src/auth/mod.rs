@@ -7,9 +7,10 @@ pub mod rate_limit;
 pub mod tokens;
 pub mod users;
 
-/// The three roles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+/// The three roles (stored as the `user_role` enum type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "user_role", rename_all = "lowercase")]
 pub enum Role {
     /// Creates campaigns, watches quality, exports, scores models.
     Admin,
@@ -17,6 +18,12 @@ pub enum Role {
     Expert,
     /// Crowd worker; joins through an invitation link, no password.
     Worker,
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Role {

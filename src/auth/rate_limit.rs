@@ -137,7 +137,7 @@ impl LoginLimiter {
                 return Ok(None);
             }
         }
-        let token = super::tokens::random_code(32);
+        let token = crate::random::random_code(32);
         sqlx::query("INSERT INTO known_devices (token_hash, user_id) VALUES ($1, $2)")
             .bind(hash(&token))
             .bind(user)

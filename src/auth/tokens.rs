@@ -1,19 +1,14 @@
-//! API tokens for scripts, and random codes (invitations, completion codes).
+//! API tokens for scripts.
 
 use super::users::User;
 use crate::core::Result;
-use rand::distr::{Alphanumeric, SampleString};
+use crate::random::random_code;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use uuid::Uuid;
 
 /// Prefix that makes Atelier tokens recognisable in logs and secret scanners.
 const PREFIX: &str = "atl_";
-
-/// A random alphanumeric string of `len` characters from the OS RNG.
-pub fn random_code(len: usize) -> String {
-    Alphanumeric.sample_string(&mut rand::rng(), len)
-}
 
 fn digest(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))

@@ -10,8 +10,8 @@ use uuid::Uuid;
 pub struct User {
     /// User id.
     pub id: Uuid,
-    /// `admin`, `expert` or `worker`.
-    pub role: String,
+    /// Admin, expert or worker.
+    pub role: Role,
     /// Login name (admins and experts).
     pub name: Option<String>,
     /// Crowd platform id (workers).
@@ -20,11 +20,6 @@ pub struct User {
 }
 
 impl User {
-    /// The user's role.
-    pub fn role(&self) -> Option<Role> {
-        Role::parse(&self.role)
-    }
-
     /// A name to show.
     pub fn display_name(&self) -> String {
         self.name.clone().or_else(|| self.external_id.as_ref().map(|e| format!("worker {e}"))).unwrap_or_default()
@@ -52,7 +47,7 @@ pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Re
          ON CONFLICT (name) DO NOTHING RETURNING id, role, name, external_id",
     )
     .bind(Uuid::new_v4())
-    .bind(role.as_str())
+    .bind(role)
     .bind(name)
     .bind(hash)
     .fetch_optional(pool)

@@ -1,10 +1,8 @@
 //! The `atelier` command line: argument definitions and dispatch.
 
-pub mod a100;
 pub mod input;
 pub mod release;
 pub mod stats;
-pub mod vton;
 
 use crate::auth::{tokens, users, Role};
 use crate::db::{Database, DatabaseArgs};
@@ -38,15 +36,12 @@ pub enum Command {
     /// Statistics on your own files: agreement, aggregation, retrieval metrics.
     #[command(subcommand)]
     Stats(stats::StatsCommand),
-    /// A100 tools: score a model against a released ground truth.
-    #[command(subcommand)]
-    A100(a100::A100Command),
     /// Ground-truth releases: cut one, verify an archive.
     #[command(subcommand)]
     Release(release::ReleaseCommand),
-    /// VTON tools: curation on your own files, importing a VTON-QBench release.
-    #[command(subcommand)]
-    Vton(vton::VtonCommand),
+    /// The task kinds' own commands (`a100`, `vton`, ...).
+    #[command(flatten)]
+    Kind(crate::kinds::KindCommand),
 }
 
 /// A command that ran and found a problem it has already reported: the
@@ -149,10 +144,7 @@ pub enum TokenCommand {
 pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match cli.command {
         Command::Stats(cmd) => stats::run(&cmd, out),
-        Command::Vton(vton::VtonCommand::ImportQbench(args)) => vton::import_qbench(&args, out).await,
-        Command::Vton(cmd) => vton::run(&cmd, out),
-        Command::A100(a100::A100Command::Score(args)) => a100::run(&args, out),
-        Command::A100(a100::A100Command::Import(args)) => a100::import(&args, out).await,
+        Command::Kind(cmd) => cmd.run(out).await,
         Command::Release(cmd) => release::run(cmd, out).await,
         Command::Serve(args) => serve(args, false, out).await,
         Command::Demo(args) => serve(args, true, out).await,
@@ -255,7 +247,7 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
         return Err(e.into());
     }
     if demo {
-        match crate::demo::seed(&db.pool, &public_url).await {
+        match crate::demo::seed(&db.pool, &crate::kinds::registry(), &public_url).await {
             Ok(guide) => writeln!(out, "{guide}")?,
             Err(e) => {
                 db.close().await;

@@ -47,7 +47,16 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
             let db = crate::db::Database::open(&args.db, 2).await?;
             let result = async {
                 db.migrate().await?;
-                anyhow::Ok(releases::create(&db.pool, args.campaign, &Author::Named(by), &args.note).await?)
+                anyhow::Ok(
+                    releases::create(
+                        &db.pool,
+                        &crate::kinds::registry(),
+                        args.campaign,
+                        &Author::Named(by),
+                        &args.note,
+                    )
+                    .await?,
+                )
             }
             .await;
             db.close().await;
@@ -58,7 +67,7 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
         ReleaseCommand::Verify(args) => {
             let bytes = std::fs::read(&args.archive).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
             let files = archive::unpack(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
-            let verification = archive::verify(&files, crate::kinds::find);
+            let verification = archive::verify(&files, &crate::kinds::registry());
             for problem in &verification.problems {
                 writeln!(out, "DIFFERS {problem}")?;
             }

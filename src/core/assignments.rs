@@ -18,7 +18,8 @@
 //!   transaction-level advisory lock per annotator serialises their own
 //!   double clicks without blocking anyone else).
 
-use super::{campaigns, kinds_of, Error, Result};
+use super::states::{AssignmentState, CampaignState};
+use super::{campaigns, Error, Registry, Result};
 use chrono::{DateTime, Utc};
 use rand::SeedableRng;
 use serde_json::{json, Value};
@@ -36,8 +37,8 @@ pub struct Assignment {
     pub campaign_id: Uuid,
     /// The annotator.
     pub annotator_id: Uuid,
-    /// `active`, `completed` or `expired`.
-    pub state: String,
+    /// Active, completed or expired.
+    pub state: AssignmentState,
     /// Item order and per-item presentation for this annotator.
     #[serde(skip)]
     pub presentation: Value,
@@ -71,33 +72,47 @@ impl Assignment {
     }
 }
 
+/// The lease of work in "every annotator" batches: it never runs out.
+/// (A far date rather than `infinity`, which no Rust date type can hold.)
+const ENDLESS: &str = "'9999-12-31T00:00:00Z'::timestamptz";
+
 /// The annotator's current assignment in the campaign, or a new one.
 /// `None` when no batch is available to them.
-pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<Option<Assignment>> {
+pub async fn next(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign_id: Uuid,
+    annotator_id: Uuid,
+) -> Result<Option<Assignment>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    if campaign.state != "open" {
+    if campaign.state != CampaignState::Open {
         return Err(Error::conflict("campaign_not_open", "this campaign is not open for annotation"));
     }
-    let kind = kinds_of(&campaign)?;
-    let lease = campaigns::lease_minutes(&campaign.config);
+    let kind = kinds.of(&campaign)?;
+    let lease = campaign.settings.lease_minutes;
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))")
         .bind(annotator_id)
         .execute(&mut *tx)
         .await?;
-    // Resume: the annotator keeps their active assignment, lease renewed.
+    // Resume: the annotator keeps their active assignment, lease renewed
+    // (never shortened: "every annotator" work is leased forever).
     if let Some(current) = sqlx::query_as::<_, Assignment>(
-        "UPDATE assignments SET leased_until = now() + make_interval(mins => $3::int)
+        "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $3::int))
          WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
     )
     .bind(campaign_id)
     .bind(annotator_id)
-    .bind(lease as i32)
+    .bind(lease)
     .fetch_optional(&mut *tx)
     .await?
     {
         tx.commit().await?;
         return Ok(Some(current));
+    }
+    if let Some(revived) = revive_every_annotator_work(&mut tx, campaign_id, annotator_id).await? {
+        tx.commit().await?;
+        return Ok(Some(revived));
     }
     let blocked: Option<String> =
         sqlx::query_scalar("SELECT reason FROM annotator_blocks WHERE campaign_id = $1 AND annotator_id = $2")
@@ -111,7 +126,7 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
             "you cannot take further batches in this campaign; thank you for your work".into(),
         ));
     }
-    let config = campaign.kind_config();
+    let config = campaign.config.clone();
     if let Some(max) = kind.max_batches_per_annotator(&config) {
         let taken: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM assignments a JOIN batches b ON b.id = a.batch_id
@@ -186,22 +201,57 @@ pub async fn next(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Resul
         let presentation = json!({
             "items": order.iter().map(|(id, payload)| json!({"item": id, "presentation": kind.presentation(payload, &mut rng)})).collect::<Vec<_>>()
         });
-        let assignment = sqlx::query_as::<_, Assignment>(
+        // A batch every annotator labels has no slot anyone waits for: its
+        // lease never runs out, so an expert may pause for days.
+        let assignment = sqlx::query_as::<_, Assignment>(&format!(
             "INSERT INTO assignments (id, batch_id, campaign_id, annotator_id, presentation, leased_until)
-             VALUES ($1, $2, $3, $4, $5, now() + make_interval(mins => $6::int)) RETURNING *",
-        )
+             VALUES ($1, $2, $3, $4, $5, CASE WHEN $7 THEN {ENDLESS} ELSE now() + make_interval(mins => $6::int) END)
+             RETURNING *"
+        ))
         .bind(Uuid::new_v4())
         .bind(batch_id)
         .bind(campaign_id)
         .bind(annotator_id)
         .bind(&presentation)
-        .bind(lease as i32)
+        .bind(lease)
+        .bind(overlap.is_none())
         .fetch_one(&mut *tx)
         .await?;
         tx.commit().await?;
         metrics::counter!("atelier_assignments_created_total").increment(1);
         return Ok(Some(assignment));
     }
+}
+
+/// Gives an annotator back their expired work in an "every annotator"
+/// batch (expired before such leases became endless), its answers counted
+/// again; `None` when there is none.
+async fn revive_every_annotator_work(
+    tx: &mut Transaction<'_, Postgres>,
+    campaign_id: Uuid,
+    annotator_id: Uuid,
+) -> Result<Option<Assignment>> {
+    let revived = sqlx::query_as::<_, Assignment>(&format!(
+        "UPDATE assignments SET state = 'active', leased_until = {ENDLESS}
+         WHERE id = (SELECT a.id FROM assignments a JOIN batches b ON b.id = a.batch_id
+                     WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state = 'expired' AND b.overlap IS NULL
+                     ORDER BY b.position LIMIT 1)
+         RETURNING *"
+    ))
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    if let Some(a) = &revived {
+        sqlx::query(
+            "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL
+             WHERE assignment_id = $1 AND excluded_reason = 'lease_expired'",
+        )
+        .bind(a.id)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(revived)
 }
 
 /// Expires active assignments of a batch whose lease ran out, so their slot
@@ -274,6 +324,15 @@ pub async fn reviewed_answers(
     Ok(Some(rows.into_iter().collect()))
 }
 
+/// The annotator's active assignment in a campaign, if any.
+pub async fn active_of(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<Option<Assignment>> {
+    Ok(sqlx::query_as("SELECT * FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active'")
+        .bind(campaign_id)
+        .bind(annotator_id)
+        .fetch_optional(pool)
+        .await?)
+}
+
 /// Loads an assignment that must belong to the annotator (others get 404,
 /// so ids of other people's work reveal nothing).
 pub async fn get_own(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
@@ -286,7 +345,7 @@ pub async fn get_own(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assi
 }
 
 /// Submits the batch: every item must be answered. Idempotent.
-pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
+pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
     // Everything needed from other tables is read before the transaction:
     // taking a second connection while holding one starves the pool under load.
     let campaign_id: Uuid =
@@ -297,7 +356,7 @@ pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Ass
             .await?
             .ok_or(Error::NotFound("assignment"))?;
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
+    let kind = kinds.of(&campaign)?;
     let mut tx = pool.begin().await?;
     let assignment =
         sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2 FOR UPDATE")
@@ -306,12 +365,12 @@ pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Ass
             .fetch_optional(&mut *tx)
             .await?
             .ok_or(Error::NotFound("assignment"))?;
-    match assignment.state.as_str() {
-        "completed" => return Ok(assignment),
-        "expired" => {
+    match assignment.state {
+        AssignmentState::Completed => return Ok(assignment),
+        AssignmentState::Expired => {
             return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"))
         }
-        _ => {}
+        AssignmentState::Active => {}
     }
     let (total, answered): (i64, i64) = sqlx::query_as(
         "SELECT (SELECT count(*) FROM batch_items WHERE batch_id = $1),
@@ -340,10 +399,10 @@ pub async fn complete(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Ass
     .bind(id)
     .fetch_all(&mut *tx)
     .await?;
-    if campaigns::review(&campaign.config) {
+    if campaign.settings.review {
         create_review_batch(&mut tx, &done).await?;
     }
-    let verdict = kind.on_submit(&campaign.kind_config(), &answered);
+    let verdict = kind.on_submit(&campaign.config, &answered);
     if let Some(reason) = verdict.exclude {
         sqlx::query(
             "UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE assignment_id = $1 AND excluded_reason IS NULL",

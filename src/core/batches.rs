@@ -2,7 +2,6 @@
 
 use super::kind::ItemRef;
 use super::{Error, Result};
-use crate::kinds;
 use rand::SeedableRng;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -11,9 +10,9 @@ use uuid::Uuid;
 /// formation reproducible. Pools grow: once batches exist, forming again
 /// batches only the items in no batch yet (with the gold items too when the
 /// kind shares them across batches, like VTON's sanity tasks).
-pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> {
+pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, seed: u64) -> Result<usize> {
     let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
-    let kind = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
+    let kind = kinds.of(&campaign)?;
     let items = super::items::list(pool, campaign_id).await?;
     let mut tx = pool.begin().await?;
     // Serialise formation per campaign, so two admins cannot both form the same items.
@@ -34,17 +33,18 @@ pub async fn form(pool: &PgPool, campaign_id: Uuid, seed: u64) -> Result<usize> 
     if !batched.is_empty() && !items.iter().any(|i| new(&i)) {
         return Err(Error::conflict("nothing_to_batch", "every item is already in a batch; import more items first"));
     }
-    let shared_gold = kind.shares_gold_across_batches(&campaign.kind_config());
+    let shared_gold = kind.shares_gold_across_batches(&campaign.config);
     let refs: Vec<ItemRef> = items
         .iter()
         .filter(|i| new(i) || (shared_gold && i.gold.is_some()))
         .map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() })
         .collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let plans = kind.form_batches(&campaign.kind_config(), &refs, &mut rng)?;
+    let plans = kind.form_batches(&campaign.config, &refs, &mut rng)?;
     let start = usize::try_from(next_position).unwrap_or(0);
     for (n, plan) in plans.iter().enumerate() {
-        insert(&mut tx, campaign_id, start + n, plan.overlap, None, &plan.items).await?;
+        let overlap = campaign.settings.annotators_per_batch.overlap(plan.overlap);
+        insert(&mut tx, campaign_id, start + n, overlap, None, &plan.items).await?;
     }
     tx.commit().await?;
     Ok(plans.len())

@@ -1,7 +1,9 @@
 //! Campaigns: a kind, a configuration and a state.
 
-use super::{Error, Result};
-use crate::kinds;
+use super::kind::TaskKind;
+use super::settings::CoreSettings;
+use super::states::CampaignState;
+use super::{Error, Registry, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -12,14 +14,17 @@ use uuid::Uuid;
 pub struct Campaign {
     /// Campaign id.
     pub id: Uuid,
-    /// Task kind (`vton`, `a100-lat`, ...).
+    /// Task kind (a registered kind's name).
     pub kind: String,
     /// Display name.
     pub name: String,
-    /// `draft`, `open` or `closed`.
-    pub state: String,
-    /// Kind-specific configuration (validated, defaults filled in).
+    /// Draft, open or closed.
+    pub state: CampaignState,
+    /// The kind's configuration (validated, defaults filled in).
     pub config: Value,
+    /// The core's settings.
+    #[sqlx(flatten)]
+    pub settings: CoreSettings,
     /// Code shown to crowd workers when they finish.
     #[serde(skip)]
     pub completion_code: String,
@@ -29,56 +34,37 @@ pub struct Campaign {
     pub archived_at: Option<DateTime<Utc>>,
 }
 
-impl Campaign {
-    /// The configuration as the kind sees it: without the core's own keys.
-    pub fn kind_config(&self) -> Value {
-        let mut c = self.config.clone();
-        if let Some(obj) = c.as_object_mut() {
-            obj.remove("review");
-        }
-        c
-    }
-}
+/// Minutes a new campaign's assignments are leased unless the kind says otherwise.
+pub const DEFAULT_LEASE_MINUTES: i32 = 60;
 
-/// The states a campaign moves through.
-pub const STATES: [&str; 3] = ["draft", "open", "closed"];
-
-/// Minutes an assignment is leased before it returns to the pool.
-pub fn lease_minutes(config: &Value) -> i64 {
-    config.get("lease_minutes").and_then(Value::as_i64).filter(|m| *m > 0).unwrap_or(60)
-}
-
-/// Whether every completed assignment is reviewed by a different annotator.
-pub fn review(config: &Value) -> bool {
-    config.get("review").and_then(Value::as_bool).unwrap_or(false)
-}
-
-/// The whole configuration checked: the core's settings (`review`,
-/// `lease_minutes`) by the core, the rest by the kind, defaults filled in.
-fn validated(plugin: &dyn crate::core::kind::TaskKind, config: &Value) -> Result<Value> {
-    // `review` is the core's setting, not the kind's: take it out before the
-    // kind validates the rest, and put it back after.
-    let mut config = config.clone();
-    let review = match config.as_object_mut().and_then(|o| o.remove("review")) {
-        None => false,
-        Some(serde_json::Value::Bool(b)) => b,
-        Some(_) => return Err(Error::invalid("invalid_config", "review must be true or false")),
-    };
-    let mut config = plugin.validate_config(&config)?;
-    let lease = config.get("lease_minutes").cloned().unwrap_or(Value::from(60));
-    if !lease.as_i64().is_some_and(|m| (1..=7 * 24 * 60).contains(&m)) {
-        return Err(Error::invalid(
-            "invalid_config",
-            "lease_minutes must be a whole number of minutes from 1 to 10080",
-        ));
-    }
-    if let Some(obj) = config.as_object_mut() {
-        obj.insert("lease_minutes".into(), lease);
-        if review {
-            obj.insert("review".into(), Value::Bool(true));
+/// Splits a posted configuration into the kind's part and the core's
+/// settings found in it (older clients sent `lease_minutes` and `review`
+/// inside the configuration; both are the core's now).
+fn split_legacy(config: &Value) -> (Value, serde_json::Map<String, Value>) {
+    let mut kind_config = if config.is_null() { Value::Object(Default::default()) } else { config.clone() };
+    let mut core = serde_json::Map::new();
+    if let Some(obj) = kind_config.as_object_mut() {
+        for key in ["lease_minutes", "review"] {
+            if let Some(v) = obj.remove(key) {
+                core.insert(key.to_owned(), v);
+            }
         }
     }
-    Ok(config)
+    (kind_config, core)
+}
+
+/// The core's settings and the kind's configuration of a new or changed
+/// campaign, both checked, defaults filled in.
+fn validated(
+    plugin: &dyn TaskKind,
+    base: CoreSettings,
+    config: &Value,
+    settings: &serde_json::Map<String, Value>,
+) -> Result<(CoreSettings, Value)> {
+    let (kind_config, mut changes) = split_legacy(config);
+    changes.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let settings = base.with_changes(&changes)?;
+    Ok((settings, plugin.validate_config(&kind_config)?))
 }
 
 /// One setting as the settings form shows it.
@@ -94,56 +80,61 @@ pub struct Setting {
     pub help: &'static str,
 }
 
-/// A campaign's settings with their defaults and meanings, for the form.
-pub fn settings(campaign: &Campaign) -> Result<Vec<Setting>> {
-    settings_of(&campaign.kind, &campaign.config)
+/// A campaign's kind settings with their defaults and meanings, for the form.
+pub fn settings(kinds: &Registry, campaign: &Campaign) -> Result<Vec<Setting>> {
+    settings_of(kinds, &campaign.kind, &campaign.config)
 }
 
-/// The settings of a kind with these values (a new campaign: its defaults).
-pub fn settings_of(kind: &str, config: &Value) -> Result<Vec<Setting>> {
-    let plugin = kinds::find(kind).ok_or_else(|| {
-        Error::invalid("unknown_kind", format!("unknown kind `{kind}`; known kinds: {}", kinds::names().join(", ")))
-    })?;
-    let defaults = validated(plugin, &serde_json::json!({}))?;
+/// The kind settings of a kind with these values (a new campaign: its defaults).
+pub fn settings_of(kinds: &Registry, kind: &str, config: &Value) -> Result<Vec<Setting>> {
+    let plugin = kinds.get(kind)?;
+    let defaults = plugin.validate_config(&serde_json::json!({}))?;
     let config = if config.is_object() { config } else { &defaults };
     let mut keys: std::collections::BTreeSet<String> =
         defaults.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
     keys.extend(config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
-    keys.insert("review".into());
     let help = |key: &str| plugin.settings_help().iter().find(|(k, _)| *k == key).map_or("", |(_, h)| h);
     Ok(keys
         .into_iter()
         .map(|key| Setting {
-            value: config
-                .get(&key)
-                .cloned()
-                .unwrap_or_else(|| defaults.get(&key).cloned().unwrap_or(Value::Bool(false))),
-            default: defaults.get(&key).cloned().unwrap_or(Value::Bool(false)),
+            value: config.get(&key).cloned().unwrap_or_else(|| defaults.get(&key).cloned().unwrap_or(Value::Null)),
+            default: defaults.get(&key).cloned().unwrap_or(Value::Null),
             help: help(&key),
             key,
         })
         .collect())
 }
 
-/// Creates a campaign after the kind has validated its configuration.
-pub async fn create(pool: &PgPool, kind: &str, name: &str, config: &Value) -> Result<Campaign> {
-    let plugin = kinds::find(kind).ok_or_else(|| {
-        Error::invalid("unknown_kind", format!("unknown kind `{kind}`; known kinds: {}", kinds::names().join(", ")))
-    })?;
+/// Creates a campaign after the core has checked its settings and the kind
+/// its configuration; settings not given take the kind's defaults.
+pub async fn create(
+    pool: &PgPool,
+    kinds: &Registry,
+    kind: &str,
+    name: &str,
+    config: &Value,
+    settings: &serde_json::Map<String, Value>,
+) -> Result<Campaign> {
+    let plugin = kinds.get(kind)?;
     let name = name.trim();
     if name.is_empty() || name.len() > 200 {
         return Err(Error::invalid("invalid_name", "name must be 1 to 200 characters"));
     }
-    let config = validated(plugin, config)?;
-    let code = crate::auth::tokens::random_code(10);
+    let (settings, config) = validated(plugin, plugin.default_settings(), config, settings)?;
+    let code = crate::random::random_code(10);
     let campaign = sqlx::query_as::<_, Campaign>(
-        "INSERT INTO campaigns (id, kind, name, config, completion_code) VALUES ($1, $2, $3, $4, $5) RETURNING *",
+        "INSERT INTO campaigns (id, kind, name, config, completion_code, participants, lease_minutes, annotators_per_batch, review)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *",
     )
     .bind(Uuid::new_v4())
     .bind(plugin.name())
     .bind(name)
     .bind(&config)
     .bind(code)
+    .bind(settings.participants)
+    .bind(settings.lease_minutes)
+    .bind(settings.annotators_per_batch.to_column())
+    .bind(settings.review)
     .fetch_one(pool)
     .await?;
     Ok(campaign)
@@ -161,6 +152,15 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Campaign> {
 /// All campaigns, newest first.
 pub async fn list(pool: &PgPool) -> Result<Vec<Campaign>> {
     Ok(sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns ORDER BY created_at DESC").fetch_all(pool).await?)
+}
+
+/// Open expert campaigns, newest first (an expert's home page).
+pub async fn open_for_experts(pool: &PgPool) -> Result<Vec<Campaign>> {
+    Ok(sqlx::query_as::<_, Campaign>(
+        "SELECT * FROM campaigns WHERE state = 'open' AND participants = 'experts' ORDER BY created_at DESC",
+    )
+    .fetch_all(pool)
+    .await?)
 }
 
 /// Campaigns without the archived ones (or only those), newest first.
@@ -239,36 +239,53 @@ pub async fn delete(pool: &PgPool, id: Uuid) -> Result<()> {
     Ok(())
 }
 
-/// Replaces a campaign's configuration, validated as at creation; the core's
-/// own settings (lease, review) stay as they were unless given.
-pub async fn set_kind_config(pool: &PgPool, id: Uuid, kind_config: &Value) -> Result<Campaign> {
+/// Replaces a campaign's kind configuration, validated as at creation
+/// (core settings found in it, as older clients send them, are applied too).
+pub async fn set_kind_config(pool: &PgPool, kinds: &Registry, id: Uuid, kind_config: &Value) -> Result<Campaign> {
+    update(pool, kinds, id, Some(kind_config), &Default::default()).await
+}
+
+/// Changes some of a campaign's core settings (a JSON object of the keys
+/// to change); the rest stay.
+pub async fn set_settings(
+    pool: &PgPool,
+    kinds: &Registry,
+    id: Uuid,
+    changes: &serde_json::Map<String, Value>,
+) -> Result<Campaign> {
+    update(pool, kinds, id, None, changes).await
+}
+
+/// Changes a campaign's kind configuration (when given) and some of its
+/// core settings in one step, both checked as at creation.
+pub async fn update(
+    pool: &PgPool,
+    kinds: &Registry,
+    id: Uuid,
+    kind_config: Option<&Value>,
+    changes: &serde_json::Map<String, Value>,
+) -> Result<Campaign> {
     let campaign = ensure_writable(pool, id).await?;
-    let plugin =
-        kinds::find(&campaign.kind).ok_or_else(|| Error::Internal(format!("unknown kind {}", campaign.kind)))?;
-    // The core's settings stay as they were unless given.
-    let mut config = kind_config.clone();
-    if let (Some(new), Some(old)) = (config.as_object_mut(), campaign.config.as_object()) {
-        for key in ["lease_minutes", "review"] {
-            if let Some(v) = old.get(key) {
-                new.entry(key).or_insert_with(|| v.clone());
-            }
-        }
-    }
-    let config = validated(plugin, &config)?;
-    Ok(sqlx::query_as::<_, Campaign>("UPDATE campaigns SET config = $2 WHERE id = $1 RETURNING *")
-        .bind(id)
-        .bind(&config)
-        .fetch_one(pool)
-        .await?)
+    let plugin = kinds.of(&campaign)?;
+    let (settings, config) = validated(plugin, campaign.settings, kind_config.unwrap_or(&campaign.config), changes)?;
+    Ok(sqlx::query_as::<_, Campaign>(
+        "UPDATE campaigns SET config = $2, participants = $3, lease_minutes = $4, annotators_per_batch = $5, review = $6
+         WHERE id = $1 RETURNING *",
+    )
+    .bind(id)
+    .bind(&config)
+    .bind(settings.participants)
+    .bind(settings.lease_minutes)
+    .bind(settings.annotators_per_batch.to_column())
+    .bind(settings.review)
+    .fetch_one(pool)
+    .await?)
 }
 
 /// Moves a campaign to another state. Opening needs at least one batch.
-pub async fn set_state(pool: &PgPool, id: Uuid, state: &str) -> Result<Campaign> {
-    if !STATES.contains(&state) {
-        return Err(Error::invalid("invalid_state", format!("state must be one of {}", STATES.join(", "))));
-    }
+pub async fn set_state(pool: &PgPool, id: Uuid, state: CampaignState) -> Result<Campaign> {
     let campaign = ensure_writable(pool, id).await?;
-    if state == "open" {
+    if state == CampaignState::Open {
         let batches: i64 =
             sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1").bind(id).fetch_one(pool).await?;
         if batches == 0 {

@@ -31,9 +31,10 @@ pub enum Error {
     /// Too many attempts.
     #[error("too many attempts; try again in a minute")]
     RateLimited,
-    /// The database failed.
+    /// The database failed (constraint violations become `Invalid` or
+    /// `Conflict` instead, see [`super::constraints`]).
     #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
     /// Something unexpected (hashing, serialisation).
     #[error("internal error: {0}")]
     Internal(String),

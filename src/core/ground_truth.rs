@@ -2,7 +2,7 @@
 //! and writes the generic raw-response table.
 
 use super::kind::{AggregationInput, ItemRecord, ResponseRecord, Table};
-use super::{campaigns, kinds_of, Result};
+use super::{campaigns, Result};
 use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -18,10 +18,11 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
         .map(|i| ItemRecord { id: i.id, external_id: i.external_id, payload: i.payload, gold: i.gold })
         .collect();
     let responses = sqlx::query_as::<_, ResponseRecord>(
-        "SELECT a.batch_id, r.item_id, r.annotator_id, r.answer, a.state = 'completed' AS submitted,
-                bi.position + 1 AS position
+        "SELECT r.assignment_id, b.review_of AS reviews, a.batch_id, r.item_id, r.annotator_id, r.answer,
+                a.state = 'completed' AS submitted, bi.position + 1 AS position
          FROM responses r
          JOIN assignments a ON a.id = r.assignment_id
+         JOIN batches b ON b.id = a.batch_id
          LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
          WHERE r.campaign_id = $1 AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')
          ORDER BY r.created_at, r.id",
@@ -30,7 +31,7 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
     .fetch_all(pool)
     .await?;
     let worker_ids = worker_ids(pool, campaign_id).await?;
-    Ok(AggregationInput { config: campaign.kind_config(), items, responses, worker_ids })
+    Ok(AggregationInput { config: campaign.config.clone(), items, responses, worker_ids })
 }
 
 /// The crowd platform's worker id (an account name for experts) of everyone
@@ -49,18 +50,20 @@ pub async fn worker_ids(pool: &PgPool, campaign_id: Uuid) -> Result<std::collect
 
 /// The campaign's ground truth as its kind computes it. Runs the
 /// aggregation off the async workers: it can be heavy on big campaigns.
-pub async fn aggregate(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
+pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Value> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
+    let kind = kinds.of(&campaign)?;
     let input = input(pool, campaign_id).await?;
-    tokio::task::spawn_blocking(move || kind.aggregate(&input)).await.map_err(|e| super::Error::Internal(e.to_string()))
+    tokio::task::spawn_blocking(move || super::kind::aggregate_with_reviews(kind, input))
+        .await
+        .map_err(|e| super::Error::Internal(e.to_string()))
 }
 
 /// The ground truth as a table.
-pub async fn table(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
+pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Table> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
-    let aggregate = aggregate(pool, campaign_id).await?;
+    let kind = kinds.of(&campaign)?;
+    let aggregate = aggregate(pool, kinds, campaign_id).await?;
     Ok(kind.export_table(&aggregate))
 }
 

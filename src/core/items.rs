@@ -1,7 +1,6 @@
 //! Items: the units annotators answer, with an optional hidden gold answer.
 
 use super::{Error, Result};
-use crate::kinds;
 use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -35,10 +34,10 @@ pub struct Item {
 
 /// Imports items all-or-nothing: every item is validated by the kind first,
 /// and the first problem is reported with its index and id.
-pub async fn import(pool: &PgPool, campaign_id: Uuid, items: &[NewItem]) -> Result<usize> {
+pub async fn import(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, items: &[NewItem]) -> Result<usize> {
     let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
-    let kind = kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))?;
-    if campaign.state == "closed" {
+    let kind = kinds.of(&campaign)?;
+    if campaign.state == super::states::CampaignState::Closed {
         return Err(Error::conflict("campaign_closed", "the campaign is closed"));
     }
     let mut seen = std::collections::HashSet::new();
@@ -77,15 +76,53 @@ pub async fn import(pool: &PgPool, campaign_id: Uuid, items: &[NewItem]) -> Resu
         .await?;
         if inserted.len() < chunk.len() {
             let new: std::collections::HashSet<&str> = inserted.iter().map(String::as_str).collect();
-            let existing = external.iter().find(|e| !new.contains(*e)).copied().unwrap_or_default();
-            return Err(Error::conflict(
-                "duplicate_item",
-                format!("item `{existing}` already exists in this campaign"),
-            ));
+            let existing: Vec<&NewItem> = chunk.iter().filter(|i| !new.contains(i.external_id.trim())).collect();
+            merge_existing(&mut tx, kind, campaign_id, &existing).await?;
         }
     }
     tx.commit().await?;
     Ok(items.len())
+}
+
+/// Items whose external id exists already: merged into the existing item
+/// when the kind merges (e.g. a new model's proposals added to a pair's
+/// provenance), refused otherwise.
+async fn merge_existing(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    kind: &dyn super::kind::TaskKind,
+    campaign_id: Uuid,
+    incoming: &[&NewItem],
+) -> Result<()> {
+    let ids: Vec<&str> = incoming.iter().map(|i| i.external_id.trim()).collect();
+    let stored: std::collections::HashMap<String, (Uuid, Value)> = sqlx::query_as::<_, (String, Uuid, Value)>(
+        "SELECT external_id, id, payload FROM items WHERE campaign_id = $1 AND external_id = ANY($2) FOR UPDATE",
+    )
+    .bind(campaign_id)
+    .bind(&ids)
+    .fetch_all(&mut **tx)
+    .await?
+    .into_iter()
+    .map(|(e, id, p)| (e, (id, p)))
+    .collect();
+    for item in incoming {
+        let external = item.external_id.trim();
+        let duplicate =
+            || Error::conflict("duplicate_item", format!("item `{external}` already exists in this campaign"));
+        let (id, payload) = stored.get(external).ok_or_else(duplicate)?;
+        let merged = kind
+            .merge_item(payload, &item.payload)
+            .ok_or_else(duplicate)?
+            .map_err(|e| Error::invalid("invalid_item", format!("item `{external}`: {}", e.0)))?;
+        sqlx::query("UPDATE items SET payload = $2 WHERE id = $1").bind(id).bind(&merged).execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// The payloads of some items, by id (what an annotator's view is built from).
+pub async fn payloads(pool: &PgPool, ids: &[Uuid]) -> Result<std::collections::BTreeMap<Uuid, Value>> {
+    let rows: Vec<(Uuid, Value)> =
+        sqlx::query_as("SELECT id, payload FROM items WHERE id = ANY($1)").bind(ids).fetch_all(pool).await?;
+    Ok(rows.into_iter().collect())
 }
 
 /// All items of a campaign (with gold; for admins and batch formation).

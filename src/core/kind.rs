@@ -52,8 +52,9 @@ pub trait TaskKind: Send + Sync + 'static {
     /// Human title for pages.
     fn title(&self) -> &'static str;
 
-    /// Whether the annotators are crowd workers (true) or experts (false).
-    fn crowd(&self) -> bool;
+    /// The core settings a new campaign of this kind starts with: who works
+    /// on it (crowd or experts), lease length, annotators per batch, review.
+    fn default_settings(&self) -> super::settings::CoreSettings;
 
     /// Validates campaign configuration and fills in defaults.
     fn validate_config(&self, config: &Value) -> Result<Value, Invalid>;
@@ -63,6 +64,14 @@ pub trait TaskKind: Send + Sync + 'static {
 
     /// Validates an answer to an item and returns the form to store.
     fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid>;
+
+    /// Turns the fields posted by the task page's form (bookkeeping fields
+    /// already removed, in the order posted, a field repeated for each
+    /// ticked box) into an answer, which is then validated as any other.
+    /// The default keeps one value per field, whole numbers as numbers.
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
+        single_valued_answer(fields)
+    }
 
     /// Groups the campaign's items into batches.
     fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid>;
@@ -111,6 +120,13 @@ pub trait TaskKind: Send + Sync + 'static {
             items: Vec<super::items::NewItem>,
         }
         serde_json::from_str::<Items>(text).map(|i| i.items).map_err(|e| Invalid(format!("line {}: {e}", e.line())))
+    }
+
+    /// An imported item whose external id exists already: the merged
+    /// payload, or `None` to refuse the import (the default). A kind whose
+    /// items grow (VSD pairs gaining another model's proposals) merges.
+    fn merge_item(&self, _existing: &Value, _incoming: &Value) -> Option<Result<Value, Invalid>> {
+        None
     }
 
     /// What the import form expects, shown on the campaign page.
@@ -190,12 +206,58 @@ pub trait TaskKind: Send + Sync + 'static {
         String::new()
     }
 
+    /// An answer as a reviewer sees it (HTML, escaped by the kind): the
+    /// default shows the stored JSON.
+    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
+        format!("<code>{}</code>", escape_html(&answer.to_string()))
+    }
+
+    /// Whether a reviewer's answer replaces the answer under review in the
+    /// ground truth ("the reviewed answer wins"); otherwise reviews are in
+    /// the aggregation input beside the answers they review, marked.
+    fn reviewed_answer_wins(&self, _config: &Value) -> bool {
+        false
+    }
+
+    /// A small campaign of this kind that `atelier demo` seeds (created,
+    /// batched and opened by the core), or `None`.
+    fn demo(&self) -> Option<DemoCampaign> {
+        None
+    }
+
     /// Whether gold items (sanity tasks) may meet an annotator again in a
     /// later batch. When they may not, an annotator never gets a batch
     /// holding any item they already answered.
     fn gold_may_repeat(&self, _config: &Value) -> bool {
         true
     }
+}
+
+/// An answer with one value per form field (the last one posted), whole
+/// numbers as numbers: what single-choice task forms post.
+pub fn single_valued_answer(fields: &[(String, String)]) -> Value {
+    let mut answer = serde_json::Map::new();
+    for (k, v) in fields {
+        let value = v.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::from(v.clone()));
+        answer.insert(k.clone(), value);
+    }
+    Value::Object(answer)
+}
+
+/// A demo campaign a kind offers: created, batched, opened and (for crowd
+/// campaigns) given an invitation link by `atelier demo`.
+#[derive(Debug, Clone)]
+pub struct DemoCampaign {
+    /// Its name (also how a second `atelier demo` finds it again).
+    pub name: &'static str,
+    /// The kind's configuration.
+    pub config: Value,
+    /// Core settings that differ from the kind's defaults.
+    pub settings: serde_json::Map<String, Value>,
+    /// Its items.
+    pub items: Vec<super::items::NewItem>,
+    /// Seed for batch formation.
+    pub seed: u64,
 }
 
 /// What happens after a batch is submitted.
@@ -223,6 +285,12 @@ pub struct ItemRecord {
 /// One counted response, for aggregation.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ResponseRecord {
+    /// The assignment it was given in (one annotator's take of the batch).
+    pub assignment_id: Uuid,
+    /// For a review: the assignment whose answer to the same item it
+    /// reviews (the reviewed response is that assignment's response to
+    /// `item_id`); `None` for an ordinary response.
+    pub reviews: Option<Uuid>,
     /// The batch it was answered in (the questionnaire).
     pub batch_id: Uuid,
     /// The item.
@@ -253,6 +321,53 @@ pub struct AggregationInput {
     /// The crowd platform's worker id (or account name) per annotator, for
     /// admins' live views; empty in releases, which keep pseudonyms only.
     pub worker_ids: std::collections::BTreeMap<Uuid, String>,
+}
+
+impl AggregationInput {
+    /// "The reviewed answer wins": each reviewed response takes its
+    /// reviewer's answer (the last review, if several), and the reviews
+    /// themselves leave the input, so every item keeps one answer per
+    /// original annotator.
+    pub fn apply_reviews(&mut self) {
+        let mut verdicts: std::collections::HashMap<(Uuid, Uuid), Value> = std::collections::HashMap::new();
+        for r in self.responses.iter().filter(|r| r.submitted) {
+            if let Some(reviewed) = r.reviews {
+                verdicts.insert((reviewed, r.item_id), r.answer.clone());
+            }
+        }
+        self.responses.retain(|r| r.reviews.is_none());
+        for r in &mut self.responses {
+            if let Some(answer) = verdicts.remove(&(r.assignment_id, r.item_id)) {
+                r.answer = answer;
+            }
+        }
+    }
+}
+
+/// The kind's ground truth from an input, the reviews applied first when
+/// the kind lets the reviewed answer win: the one path both the live
+/// exports and releases take.
+pub fn aggregate_with_reviews(kind: &dyn TaskKind, mut input: AggregationInput) -> Value {
+    if kind.reviewed_answer_wins(&input.config) {
+        input.apply_reviews();
+    }
+    kind.aggregate(&input)
+}
+
+/// Escapes text for HTML (for kinds rendering answers).
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A table for CSV export.

@@ -5,6 +5,7 @@
 pub mod assignments;
 pub mod batches;
 pub mod campaigns;
+pub mod constraints;
 mod error;
 pub mod ground_truth;
 pub mod history;
@@ -14,12 +15,12 @@ pub mod kind;
 pub mod payouts;
 pub mod profiles;
 pub mod progress;
+pub mod registry;
 pub mod releases;
 pub mod responses;
+pub mod settings;
+pub mod states;
+pub mod work;
 
 pub use error::{Error, Result};
-
-/// The kind plug-in of a campaign.
-pub fn kinds_of(campaign: &campaigns::Campaign) -> Result<&'static dyn kind::TaskKind> {
-    crate::kinds::find(&campaign.kind).ok_or(Error::NotFound("kind"))
-}
+pub use registry::Registry;

@@ -7,7 +7,7 @@
 //! accept); everyone else is approved. Exclusions for disagreement or low
 //! agreement are reported but are no reason to withhold pay.
 
-use super::{campaigns, kinds_of, Error, Result};
+use super::{campaigns, Error, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -40,9 +40,9 @@ pub struct Payout {
 }
 
 /// The payout table of a campaign, by worker id.
-pub async fn table(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Payout>> {
+pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Vec<Payout>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
+    let kind = kinds.of(&campaign)?;
     /// (annotator, worker id, submitted, seconds, paid at)
     type WorkerRow = (Uuid, String, i64, i64, Option<DateTime<Utc>>);
     let workers: Vec<WorkerRow> = sqlx::query_as(

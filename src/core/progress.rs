@@ -79,3 +79,62 @@ pub async fn submitted_by(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) 
     .fetch_one(pool)
     .await?)
 }
+
+/// One annotator's progress through a campaign: items labelled and items
+/// still waiting for them (in their open batch and in the "every annotator"
+/// batches they have not started; batches others may take are not counted).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct AnnotatorProgress {
+    /// The annotator.
+    pub annotator_id: Uuid,
+    /// Account name, or the crowd platform's worker id.
+    pub annotator: String,
+    /// Items labelled (in work that did not expire).
+    pub done: i64,
+    /// Items still waiting for this annotator.
+    pub remaining: i64,
+}
+
+/// Per-annotator progress of a campaign: everyone who has worked on it, and
+/// in an expert campaign every expert (those who have not started too).
+pub async fn per_annotator(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<AnnotatorProgress>> {
+    Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
+        "WITH people AS (
+           SELECT u.id, coalesce(u.name, u.external_id, u.id::text) AS who FROM users u
+           WHERE u.id IN (SELECT annotator_id FROM assignments WHERE campaign_id = $1)
+              OR (u.role = 'expert' AND (SELECT participants FROM campaigns WHERE id = $1) = 'experts'))
+         SELECT p.id AS annotator_id, p.who AS annotator, {DONE} AS done, {REMAINING} AS remaining
+         FROM people p ORDER BY p.who"
+    ))
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// One annotator's progress through a campaign (their home page).
+pub async fn of_annotator(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<AnnotatorProgress> {
+    Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
+        "SELECT p.id AS annotator_id, coalesce(p.name, p.external_id, p.id::text) AS annotator,
+                {DONE} AS done, {REMAINING} AS remaining
+         FROM users p WHERE p.id = $2"
+    ))
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .fetch_one(pool)
+    .await?)
+}
+
+/// Items labelled by annotator `p.id` in campaign `$1`.
+const DONE: &str = "(SELECT count(*) FROM responses r JOIN assignments a ON a.id = r.assignment_id
+                    WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state <> 'expired')";
+
+/// Items waiting for annotator `p.id` in campaign `$1`: unanswered items of
+/// their active work, plus every item of the "every annotator" batches they
+/// have not started (an expired one counts: it is given back to them).
+const REMAINING: &str = "((SELECT count(*) FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id
+                      WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state = 'active'
+                        AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.assignment_id = a.id AND r.item_id = bi.item_id))
+                   + (SELECT count(*) FROM batches b JOIN batch_items bi ON bi.batch_id = b.id
+                      WHERE b.campaign_id = $1 AND b.overlap IS NULL AND b.review_of IS NULL
+                        AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = p.id
+                                        AND a.state <> 'expired')))";

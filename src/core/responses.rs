@@ -5,7 +5,8 @@
 //! ever deleted: curation marks responses excluded with a reason.
 
 use super::assignments::Assignment;
-use super::{campaigns, kinds_of, Error, Result};
+use super::states::AssignmentState;
+use super::{campaigns, Error, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -62,8 +63,13 @@ pub enum Outcome {
 }
 
 /// Stores an answer within the annotator's assignment.
-pub async fn submit(pool: &PgPool, assignment: &Assignment, sub: &Submission) -> Result<(Response, Outcome)> {
-    if assignment.state == "expired" {
+pub async fn submit(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    assignment: &Assignment,
+    sub: &Submission,
+) -> Result<(Response, Outcome)> {
+    if assignment.state == AssignmentState::Expired {
         return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"));
     }
     if !assignment.item_order().contains(&sub.item_id) {
@@ -73,22 +79,22 @@ pub async fn submit(pool: &PgPool, assignment: &Assignment, sub: &Submission) ->
         return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
     }
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
+    let kind = kinds.of(&campaign)?;
     let payload: Value = sqlx::query_scalar("SELECT payload FROM items WHERE id = $1")
         .bind(sub.item_id)
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("item"))?;
     let answer = kind.validate_answer(&payload, &sub.answer)?;
-    let lease = campaigns::lease_minutes(&campaign.config) as i32;
+    let lease = campaign.settings.lease_minutes;
 
     let mut tx = pool.begin().await?;
     // Lock the assignment so a concurrent expiry or completion is seen.
-    let state: String = sqlx::query_scalar("SELECT state FROM assignments WHERE id = $1 FOR UPDATE")
+    let state: AssignmentState = sqlx::query_scalar("SELECT state FROM assignments WHERE id = $1 FOR UPDATE")
         .bind(assignment.id)
         .fetch_one(&mut *tx)
         .await?;
-    if state == "expired" {
+    if state == AssignmentState::Expired {
         return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"));
     }
     let inserted = sqlx::query_as::<_, Response>(
@@ -108,7 +114,7 @@ pub async fn submit(pool: &PgPool, assignment: &Assignment, sub: &Submission) ->
     .await?;
     let result = match inserted {
         Some(r) => {
-            if state == "completed" {
+            if state == AssignmentState::Completed {
                 return Err(Error::conflict("already_submitted", "this batch was already submitted"));
             }
             metrics::counter!("atelier_responses_stored_total").increment(1);
@@ -130,7 +136,7 @@ pub async fn submit(pool: &PgPool, assignment: &Assignment, sub: &Submission) ->
                     "already_answered",
                     "this item already has a different answer; resubmit with \"change\": true to replace it",
                 ));
-            } else if state == "completed" {
+            } else if state == AssignmentState::Completed {
                 return Err(Error::conflict(
                     "already_submitted",
                     "this batch was already submitted; answers are final",
@@ -161,8 +167,11 @@ pub async fn submit(pool: &PgPool, assignment: &Assignment, sub: &Submission) ->
             }
         }
     };
-    if state == "active" {
-        sqlx::query("UPDATE assignments SET leased_until = now() + make_interval(mins => $2::int) WHERE id = $1")
+    if state == AssignmentState::Active {
+        // Never shortens a lease: "every annotator" work is leased forever.
+        sqlx::query(
+            "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $2::int)) WHERE id = $1",
+        )
             .bind(assignment.id)
             .bind(lease)
             .execute(&mut *tx)

@@ -159,6 +159,11 @@ async fn supervise(cluster: std::sync::Arc<std::sync::Mutex<EmbeddedCluster>>) {
     }
 }
 
+/// Asks the server for one trivial answer (readiness checks).
+pub async fn ping(pool: &PgPool) -> Result<(), sqlx::Error> {
+    sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(pool).await.map(drop)
+}
+
 /// Pool settings used everywhere: bounded, failing fast when exhausted, and
 /// never handing out a connection left inside a transaction.
 pub fn pool_options(max_connections: u32) -> PgPoolOptions {

@@ -32,7 +32,7 @@ pub async fn adopt(session: &Session, token: &str) -> Result<(), AppError> {
 
 /// A fresh token for the login form and the cookie that pairs with it.
 pub fn login_token(secure: bool) -> (String, String) {
-    let token = crate::auth::tokens::random_code(32);
+    let token = crate::random::random_code(32);
     let cookie = format!(
         "{LOGIN_COOKIE}={token}; Path=/login; HttpOnly; SameSite=Strict; Max-Age=3600{}",
         if secure { "; Secure" } else { "" }
@@ -45,7 +45,7 @@ pub async fn token(session: &Session) -> Result<String, AppError> {
     if let Some(t) = session.get::<String>(CSRF_KEY).await? {
         return Ok(t);
     }
-    let t = crate::auth::tokens::random_code(32);
+    let t = crate::random::random_code(32);
     session.insert(CSRF_KEY, &t).await?;
     Ok(t)
 }

@@ -43,7 +43,7 @@ pub enum AppError {
 
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
-        AppError::Core(Error::Database(e))
+        AppError::Core(e.into())
     }
 }
 
@@ -60,7 +60,6 @@ impl AppError {
                 Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
                 Error::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
                 Error::Database(e) if is_unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-                Error::Database(e) if is_unstorable_text(e) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_text"),
                 Error::Database(_) | Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },
             AppError::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
@@ -99,15 +98,6 @@ fn is_unavailable(e: &sqlx::Error) -> bool {
 
 /// Seconds a client should wait before retrying when the database is away.
 pub const RETRY_AFTER_SECS: &str = "5";
-
-/// Text PostgreSQL cannot store (a NUL character, an invalid byte
-/// sequence): the client's input, refused in one place for every path,
-/// query, form and JSON field that reaches the database.
-fn is_unstorable_text(e: &sqlx::Error) -> bool {
-    // 22021: character not in repertoire (NUL in text); 22P05: untranslatable
-    // character (\u0000 in JSON).
-    matches!(e, sqlx::Error::Database(d) if matches!(d.code().as_deref(), Some("22021" | "22P05")))
-}
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {

@@ -85,8 +85,8 @@ pub struct CurrentUser(pub User);
 impl CurrentUser {
     /// Fails with 403 unless the user has one of the roles.
     pub fn require(self, roles: &[Role]) -> Result<User, AppError> {
-        match self.0.role() {
-            Some(r) if roles.contains(&r) => Ok(self.0),
+        match self.0.role {
+            r if roles.contains(&r) => Ok(self.0),
             _ => Err(Error::Forbidden(format!(
                 "this needs the {} role",
                 roles.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(" or ")

@@ -9,6 +9,7 @@ pub mod error;
 pub mod error_shape;
 pub mod extract;
 pub mod flash;
+pub mod kind_routes;
 pub mod metrics;
 pub mod pages;
 
@@ -86,20 +87,36 @@ pub struct AppState {
     pub config: Arc<HttpConfig>,
     /// Every request's task; shutdown waits for them (see [`detach`]).
     pub tasks: tokio_util::task::TaskTracker,
+    /// The task kinds of this build.
+    pub kinds: crate::core::Registry,
 }
 
 impl AppState {
-    /// State for a pool and settings, with a fresh limiter and task tracker.
-    pub fn new(pool: PgPool, config: HttpConfig) -> Self {
-        Self { pool, limiter: LoginLimiter, config: Arc::new(config), tasks: tokio_util::task::TaskTracker::new() }
+    /// State for a pool, settings and the build's kinds, with a fresh
+    /// limiter and task tracker.
+    pub fn new(pool: PgPool, config: HttpConfig, kinds: crate::core::Registry) -> Self {
+        Self {
+            pool,
+            limiter: LoginLimiter,
+            config: Arc::new(config),
+            tasks: tokio_util::task::TaskTracker::new(),
+            kinds,
+        }
     }
 }
 
-/// The whole application, as the binary serves it and the tests drive it.
-pub fn app(state: AppState) -> Router {
+/// The whole application, as the binary serves it and the tests drive it,
+/// with the task kinds' own routes merged in.
+pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router {
     // Install the metrics recorder before the first request records anything.
     metrics::handle();
-    let (api, _) = api::router().split_for_parts();
+    let mut kind_pages = Router::new();
+    let mut kind_api = utoipa_axum::router::OpenApiRouter::new();
+    for routes in kind_routes {
+        kind_pages = kind_pages.merge(routes.pages);
+        kind_api = kind_api.merge(routes.api).merge(routes.imports.layer(DefaultBodyLimit::max(import_limit())));
+    }
+    let (api, openapi) = api::router().merge(kind_api).split_for_parts();
     let session_store = PostgresStore::new(state.pool.clone());
     let sessions = SessionManagerLayer::new(session_store)
         .with_name("atelier_session")
@@ -121,13 +138,14 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(api)
         .merge(pages::router())
+        .merge(kind_pages)
         .route_layer(middleware::from_fn(metrics::track))
         .layer(middleware::from_fn(csrf::protect))
         .layer(middleware::from_fn(flash::show))
         .layer(sessions)
         .merge(static_files)
         .merge(images)
-        .merge(api::meta_router())
+        .merge(api::meta_router(openapi))
         .with_state(state.clone())
         .layer(DefaultBodyLimit::max(MAX_BODY))
         // Inside the timeout: a request that times out still finishes its work.

@@ -67,7 +67,7 @@ async fn vton_ground_truth_curates_and_exports_json_and_csv() {
     assert_eq!(text.lines().count(), 6);
 
     // Raw responses: everyone's answers, including the sanity task.
-    sqlx::query("UPDATE responses SET excluded_reason = 'manual: test' WHERE id = (SELECT id FROM responses LIMIT 1)")
+    sqlx::query("UPDATE responses SET excluded_reason = 'manual: test', excluded_at = now() WHERE id = (SELECT id FROM responses LIMIT 1)")
         .execute(&app.pool)
         .await
         .expect("exclude");

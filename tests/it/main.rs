@@ -18,6 +18,7 @@ mod http_meta;
 mod http_roles;
 mod http_security;
 mod payouts;
+mod plugin_kind;
 mod releases;
 mod stats_properties;
 mod stats_reference;

@@ -73,7 +73,7 @@ pub fn parameters(kind: &dyn TaskKind, snapshot: &Snapshot) -> Value {
 /// Every derived file, computed from the snapshot alone (deterministic:
 /// stable ordering, serde's float formatting, seeded randomness).
 pub fn derived_files(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInfo) -> Result<Vec<File>> {
-    let aggregate = kind.aggregate(&snapshot.aggregation_input());
+    let aggregate = crate::core::kind::aggregate_with_reviews(kind, snapshot.aggregation_input());
     let mut files = vec![
         (GROUND_TRUTH_JSON.to_owned(), pretty_json(&aggregate)?),
         (GROUND_TRUTH_CSV.to_owned(), ground_truth::to_csv(&kind.export_table(&aggregate))?.into_bytes()),
@@ -159,7 +159,7 @@ pub struct Verification {
 /// Checks every file against the manifest's hash and size, then recomputes
 /// every derived file from the raw files and the manifest and compares them
 /// byte for byte. `find` resolves the kind named in the manifest.
-pub fn verify(files: &BTreeMap<String, Vec<u8>>, find: impl Fn(&str) -> Option<&'static dyn TaskKind>) -> Verification {
+pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) -> Verification {
     let mut v = Verification::default();
     let manifest: Value = match files.get(MANIFEST).map(|b| serde_json::from_slice(b)) {
         Some(Ok(m)) => m,
@@ -188,7 +188,7 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, find: impl Fn(&str) -> Option<&
         }
     }
     let kind_name = manifest["campaign"]["kind"].as_str().unwrap_or_default();
-    let Some(kind) = find(kind_name) else {
+    let Some(kind) = kinds.find(kind_name) else {
         v.problems.push(format!("{MANIFEST}: unknown kind `{kind_name}`"));
         return v;
     };

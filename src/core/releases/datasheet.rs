@@ -31,11 +31,9 @@ pub fn render(
 ) -> String {
     let c = &snapshot.campaign;
     let mut md = String::new();
-    let who = if kind.crowd() {
-        "crowd workers recruited through a crowd platform"
-    } else {
-        "expert annotators with accounts"
-    };
+    let crowd = c.settings.map_or(kind.default_settings().crowd(), |s| s.crowd());
+    let who =
+        if crowd { "crowd workers recruited through a crowd platform" } else { "expert annotators with accounts" };
     let _ = writeln!(md, "# Datasheet: {} (release v{})\n", c.name, info.release);
     let _ = writeln!(
         md,

@@ -11,7 +11,7 @@ pub mod snapshot;
 
 pub use snapshot::Snapshot;
 
-use super::{campaigns, kinds_of, Error, Result};
+use super::{campaigns, Error, Result};
 use archive::ReleaseInfo;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Value};
@@ -46,13 +46,19 @@ pub enum Author {
 
 /// Cuts the next release of a campaign: snapshot, derived files, manifest,
 /// archive, stored in one transaction that numbers it.
-pub async fn create(pool: &PgPool, campaign_id: Uuid, by: &Author, note: &str) -> Result<ReleaseSummary> {
+pub async fn create(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    campaign_id: Uuid,
+    by: &Author,
+    note: &str,
+) -> Result<ReleaseSummary> {
     let note = note.trim();
     if note.len() > 2000 {
         return Err(Error::invalid("invalid_note", "the note is limited to 2,000 characters"));
     }
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
+    let kind = kinds.of(&campaign)?;
     let (by, author) = match by {
         Author::User(id) => {
             let name: String =
@@ -99,7 +105,7 @@ pub async fn create(pool: &PgPool, campaign_id: Uuid, by: &Author, note: &str) -
     .bind(note)
     .bind(now)
     .bind(by)
-    .bind(&campaign.state)
+    .bind(campaign.state.as_str())
     .bind(&manifest)
     .bind(&archive_bytes)
     .fetch_one(&mut *tx)
@@ -160,9 +166,9 @@ async fn unpacked(
 }
 
 /// What changed from release `from` to release `to`.
-pub async fn diff(pool: &PgPool, campaign_id: Uuid, from: i32, to: i32) -> Result<Value> {
+pub async fn diff(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, from: i32, to: i32) -> Result<Value> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
+    let kind = kinds.of(&campaign)?;
     let (a, b) = (unpacked(pool, campaign_id, from).await?, unpacked(pool, campaign_id, to).await?);
     diff::diff(kind, &a, &b).map_err(Error::Internal)
 }

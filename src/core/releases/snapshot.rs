@@ -21,8 +21,12 @@ pub struct SnapCampaign {
     pub kind: String,
     /// State when the snapshot was taken (`open`: answers may still come in).
     pub state: String,
-    /// The whole configuration (core and kind settings).
+    /// The kind's configuration (releases made before the core's settings
+    /// had their own place hold `lease_minutes` and `review` here too).
     pub config: Value,
+    /// The core's settings (absent in releases made before they existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<crate::core::settings::CoreSettings>,
 }
 
 /// An item with its hidden answer.
@@ -49,6 +53,9 @@ pub struct SnapBatch {
     pub position: i32,
     /// Item ids in order.
     pub items: Vec<Uuid>,
+    /// For a review batch: the assignment it reviews.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_of: Option<Uuid>,
 }
 
 /// One annotator's take of a batch.
@@ -143,9 +150,11 @@ impl Snapshot {
             .into_iter()
             .map(|i| SnapItem { id: i.id, external_id: i.external_id, payload: i.payload, gold: i.gold })
             .collect();
-        let batches: Vec<(Uuid, Option<String>, i32, Vec<Uuid>)> = sqlx::query_as(
+        type BatchRow = (Uuid, Option<String>, i32, Vec<Uuid>, Option<Uuid>);
+        let batches: Vec<BatchRow> = sqlx::query_as(
             "SELECT b.id, b.external_id, b.position,
-                    coalesce(array_agg(bi.item_id ORDER BY bi.position) FILTER (WHERE bi.item_id IS NOT NULL), '{}')
+                    coalesce(array_agg(bi.item_id ORDER BY bi.position) FILTER (WHERE bi.item_id IS NOT NULL), '{}'),
+                    b.review_of
              FROM batches b LEFT JOIN batch_items bi ON bi.batch_id = b.id
              WHERE b.campaign_id = $1 GROUP BY b.id ORDER BY b.position",
         )
@@ -154,7 +163,7 @@ impl Snapshot {
         .await?;
         type AssignmentRow = (Uuid, Option<String>, Uuid, Uuid, String, Option<DateTime<Utc>>);
         let assignments: Vec<AssignmentRow> = sqlx::query_as(
-            "SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state, a.completed_at
+            "SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state::text, a.completed_at
              FROM assignments a JOIN batches b ON b.id = a.batch_id
              WHERE a.campaign_id = $1 ORDER BY b.position, a.completed_at NULLS LAST, a.created_at, a.id",
         )
@@ -238,13 +247,20 @@ impl Snapshot {
                 id: c.id,
                 name: c.name.clone(),
                 kind: c.kind.clone(),
-                state: c.state.clone(),
+                state: c.state.to_string(),
                 config: c.config.clone(),
+                settings: Some(c.settings),
             },
             items,
             batches: batches
                 .into_iter()
-                .map(|(id, external_id, position, items)| SnapBatch { id, external_id, position, items })
+                .map(|(id, external_id, position, items, review_of)| SnapBatch {
+                    id,
+                    external_id,
+                    position,
+                    items,
+                    review_of,
+                })
                 .collect(),
             assignments,
             responses,
@@ -258,6 +274,7 @@ impl Snapshot {
         let mut c = self.campaign.config.clone();
         if let Some(obj) = c.as_object_mut() {
             obj.remove("review");
+            obj.remove("lease_minutes");
         }
         c
     }
@@ -267,6 +284,7 @@ impl Snapshot {
     pub fn aggregation_input(&self) -> AggregationInput {
         let submitted: std::collections::HashSet<Uuid> =
             self.assignments.iter().filter(|a| a.state == "completed").map(|a| a.id).collect();
+        let reviews: BTreeMap<Uuid, Uuid> = self.batches.iter().filter_map(|b| Some((b.id, b.review_of?))).collect();
         AggregationInput {
             config: self.kind_config(),
             items: self
@@ -284,6 +302,8 @@ impl Snapshot {
                 .iter()
                 .filter(|r| r.excluded_reason.as_deref().is_none_or(|e| e.starts_with("curation:")))
                 .map(|r| ResponseRecord {
+                    assignment_id: r.assignment_id,
+                    reviews: reviews.get(&r.batch_id).copied(),
                     batch_id: r.batch_id,
                     item_id: r.item_id,
                     annotator_id: r.annotator,

@@ -6,6 +6,7 @@ use crate::core::campaigns::{self, Campaign};
 use crate::core::items::{self, Item, NewItem};
 use crate::core::progress::{self, CampaignProgress};
 use crate::core::responses::{self, Response};
+use crate::core::states::CampaignState;
 use crate::core::{batches, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path};
@@ -25,6 +26,11 @@ pub struct NewCampaign {
     /// Kind-specific configuration; defaults fill what is left out.
     #[serde(default)]
     pub config: Value,
+    /// The core's settings (`participants`, `lease_minutes`,
+    /// `annotators_per_batch`, `review`); the kind's defaults fill what is left out.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub settings: serde_json::Map<String, Value>,
 }
 
 /// Which campaigns to list.
@@ -84,7 +90,7 @@ pub async fn create_campaign(
     State(s): State<AppState>,
     Json(body): Json<NewCampaign>,
 ) -> AppResult<(StatusCode, axum::Json<Campaign>)> {
-    let c = campaigns::create(&s.pool, &body.kind, &body.name, &body.config).await?;
+    let c = campaigns::create(&s.pool, &s.kinds, &body.kind, &body.name, &body.config, &body.settings).await?;
     Ok((StatusCode::CREATED, axum::Json(c)))
 }
 
@@ -99,6 +105,8 @@ pub struct CampaignDetail {
     pub progress: CampaignProgress,
     /// Invitation links.
     pub invitations: Vec<String>,
+    /// Each annotator's progress (every expert, in an expert campaign).
+    pub annotators: Vec<progress::AnnotatorProgress>,
 }
 
 /// Get a campaign and its progress.
@@ -118,6 +126,7 @@ pub async fn get_campaign(
     Ok(axum::Json(CampaignDetail {
         completion_code: campaign.completion_code.clone(),
         progress: progress::of_campaign(&s.pool, id).await?,
+        annotators: progress::per_annotator(&s.pool, id).await?,
         campaign,
         invitations,
     }))
@@ -127,7 +136,7 @@ pub async fn get_campaign(
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 pub struct StateChange {
     /// `draft`, `open` or `closed`.
-    pub state: String,
+    pub state: CampaignState,
 }
 
 /// Open, close or return a campaign to draft.
@@ -139,7 +148,7 @@ pub async fn set_state(
     Path(id): Path<Uuid>,
     Json(body): Json<StateChange>,
 ) -> AppResult<axum::Json<Campaign>> {
-    Ok(axum::Json(campaigns::set_state(&s.pool, id, &body.state).await?))
+    Ok(axum::Json(campaigns::set_state(&s.pool, id, body.state).await?))
 }
 
 /// Items to import.
@@ -165,7 +174,7 @@ pub async fn import_items(
     Path(id): Path<Uuid>,
     Json(body): Json<ItemImport>,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
-    let imported = items::import(&s.pool, id, &body.items).await?;
+    let imported = items::import(&s.pool, &s.kinds, id, &body.items).await?;
     Ok((StatusCode::CREATED, axum::Json(Imported { imported })))
 }
 
@@ -202,7 +211,7 @@ pub async fn form_batches(
     Json(body): Json<FormBatches>,
 ) -> AppResult<(StatusCode, axum::Json<Formed>)> {
     let seed = body.seed.unwrap_or_else(rand::random);
-    let batches = batches::form(&s.pool, id, seed).await?;
+    let batches = batches::form(&s.pool, &s.kinds, id, seed).await?;
     Ok((StatusCode::CREATED, axum::Json(Formed { batches })))
 }
 
@@ -317,7 +326,7 @@ pub async fn create_token(
         None => admin.clone(),
     };
     // A token acts as its user: minting one for another admin would be taking their identity.
-    if user.role == "admin" && user.id != admin.id {
+    if user.role == Role::Admin && user.id != admin.id {
         return Err(Error::Forbidden("an admin cannot create a token for another admin".into()).into());
     }
     let (id, token) = tokens::create_expiring(&s.pool, user.id, body.expires_in_days).await?;
@@ -328,7 +337,7 @@ pub async fn create_token(
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ground-truth", tag = "admin", params(("id" = Uuid, Path)),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
 pub async fn ground_truth(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Value>> {
-    Ok(axum::Json(crate::core::ground_truth::aggregate(&s.pool, id).await?))
+    Ok(axum::Json(crate::core::ground_truth::aggregate(&s.pool, &s.kinds, id).await?))
 }
 
 /// The campaign's ground truth as CSV.
@@ -339,7 +348,7 @@ pub async fn ground_truth_csv(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
-    let table = crate::core::ground_truth::table(&s.pool, id).await?;
+    let table = crate::core::ground_truth::table(&s.pool, &s.kinds, id).await?;
     super::csv_response(&table, &format!("ground-truth-{id}.csv"))
 }
 

@@ -3,17 +3,15 @@
 //! anyone else's answers), answer, and submit.
 
 use crate::auth::users::User;
-use crate::core::assignments::{self, Assignment};
-use crate::core::kind::PublicItem;
-use crate::core::progress::{self, AssignmentProgress};
-use crate::core::responses::{self, Outcome, Response, Submission};
-use crate::core::{campaigns, kinds_of, Error};
+use crate::auth::Role;
+use crate::core::assignments;
+use crate::core::responses::Submission;
+use crate::core::work::{self, AssignmentView, Completed, Submitted};
+use crate::core::{campaigns, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Expert, Json, Path, Worker};
 use crate::http::AppState;
 use axum::extract::State;
-use serde_json::Value;
-use sqlx::PgPool;
 use std::collections::BTreeMap;
 use tower_sessions::Session;
 use uuid::Uuid;
@@ -21,64 +19,16 @@ use uuid::Uuid;
 /// Session key listing the campaigns a worker joined through a link.
 pub const JOINED_KEY: &str = "joined_campaigns";
 
-/// An assignment as its annotator sees it.
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct AssignmentView {
-    /// The assignment.
-    pub assignment: Assignment,
-    /// Items in this annotator's order, as shown to them.
-    pub items: Vec<PublicItem>,
-    /// The annotator's own answers so far, by item id.
-    pub answers: BTreeMap<Uuid, Value>,
-    /// Progress.
-    pub progress: AssignmentProgress,
-    /// In a review assignment: the answers under review, by item id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reviewing: Option<BTreeMap<Uuid, Value>>,
-}
-
-/// The result of a submission.
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct Submitted {
-    /// The stored response.
-    pub response: Response,
-    /// Created, unchanged (a retry) or changed.
-    pub outcome: Outcome,
-    /// Progress after the submission.
-    pub progress: AssignmentProgress,
-}
-
-/// Builds the annotator's view of an assignment.
-pub async fn view(pool: &PgPool, assignment: Assignment) -> AppResult<AssignmentView> {
-    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
-    let order = assignment.item_order();
-    let payloads: Vec<(Uuid, Value)> =
-        sqlx::query_as("SELECT id, payload FROM items WHERE id = ANY($1)").bind(&order).fetch_all(pool).await?;
-    let by_id: BTreeMap<Uuid, Value> = payloads.into_iter().collect();
-    let items = order
-        .iter()
-        .filter_map(|id| {
-            let payload = by_id.get(id)?;
-            Some(PublicItem { id: *id, payload: kind.public_payload(payload, &assignment.item_presentation(*id)) })
-        })
-        .collect();
-    let answers =
-        responses::own_in_assignment(pool, assignment.id).await?.into_iter().map(|r| (r.item_id, r.answer)).collect();
-    let progress = progress::of_assignment(pool, assignment.id, assignment.batch_id).await?;
-    let reviewing = assignments::reviewed_answers(pool, &assignment).await?;
-    Ok(AssignmentView { assignment, items, answers, progress, reviewing })
-}
-
-/// Checks that the campaign is for this kind of annotator (and, for a
-/// worker, that they joined it through an invitation).
-pub async fn check_access(pool: &PgPool, user: &User, campaign_id: Uuid, session: Option<&Session>) -> AppResult<()> {
-    let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
-    let is_worker = user.role == "worker";
-    if kind.crowd() != is_worker {
-        return Err(Error::Forbidden("this campaign is not for your role".into()).into());
-    }
+/// The campaign, if the caller may work on it: it is for their role and,
+/// for a worker, they joined it through an invitation in this session.
+pub async fn check_access(
+    s: &AppState,
+    user: &User,
+    campaign_id: Uuid,
+    session: Option<&Session>,
+) -> AppResult<campaigns::Campaign> {
+    let is_worker = user.role == Role::Worker;
+    let campaign = work::campaign_for(&s.pool, campaign_id, is_worker).await?;
     if is_worker {
         let joined: Vec<Uuid> = match session {
             Some(s) => s.get(JOINED_KEY).await?.unwrap_or_default(),
@@ -88,7 +38,7 @@ pub async fn check_access(pool: &PgPool, user: &User, campaign_id: Uuid, session
             return Err(Error::Forbidden("open the campaign's invitation link first".into()).into());
         }
     }
-    Ok(())
+    Ok(campaign)
 }
 
 /// Options when asking for the next assignment.
@@ -101,32 +51,19 @@ pub struct NextRequest {
 }
 
 async fn next_for(
-    pool: &PgPool,
+    s: &AppState,
     user: &User,
     campaign_id: Uuid,
     session: Option<&Session>,
     request: &NextRequest,
 ) -> AppResult<Option<AssignmentView>> {
-    check_access(pool, user, campaign_id, session).await?;
-    let campaign = campaigns::get(pool, campaign_id).await?;
-    let questions = kinds_of(&campaign)?.background(&campaign.kind_config());
-    if !questions.is_empty() && !crate::core::profiles::exists(pool, campaign_id, user.id).await? {
-        let fields: Vec<(String, String)> =
-            request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
-        let answers = crate::core::profiles::validate(&questions, &fields)?;
-        crate::core::profiles::save(pool, campaign_id, user.id, &answers).await?;
-    }
-    match assignments::next(pool, campaign_id, user.id).await? {
-        Some(a) => Ok(Some(view(pool, a).await?)),
+    let campaign = check_access(s, user, campaign_id, session).await?;
+    let background: Vec<(String, String)> =
+        request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
+    match work::start(&s.pool, &s.kinds, &campaign, user.id, &background).await? {
+        Some(a) => Ok(Some(work::view(&s.pool, &s.kinds, a).await?)),
         None => Ok(None),
     }
-}
-
-async fn respond_for(pool: &PgPool, user: &User, id: Uuid, sub: &Submission) -> AppResult<Submitted> {
-    let assignment = assignments::get_own(pool, id, user.id).await?;
-    let (response, outcome) = responses::submit(pool, &assignment, sub).await?;
-    let progress = progress::of_assignment(pool, assignment.id, assignment.batch_id).await?;
-    Ok(Submitted { response, outcome, progress })
 }
 
 /// Get (or resume) the worker's assignment in a campaign; `null` when none is left.
@@ -139,7 +76,7 @@ pub async fn work_next(
     Path(id): Path<Uuid>,
     Json(request): Json<NextRequest>,
 ) -> AppResult<axum::Json<Option<AssignmentView>>> {
-    Ok(axum::Json(next_for(&s.pool, &user, id, Some(&session), &request).await?))
+    Ok(axum::Json(next_for(&s, &user, id, Some(&session), &request).await?))
 }
 
 /// The worker's own assignment.
@@ -150,7 +87,7 @@ pub async fn work_view(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    Ok(axum::Json(view(&s.pool, assignments::get_own(&s.pool, id, user.id).await?).await?))
+    Ok(axum::Json(work::view(&s.pool, &s.kinds, assignments::get_own(&s.pool, id, user.id).await?).await?))
 }
 
 /// Answer an item; a retry with the same answer is harmless.
@@ -162,23 +99,7 @@ pub async fn work_respond(
     Path(id): Path<Uuid>,
     Json(sub): Json<Submission>,
 ) -> AppResult<axum::Json<Submitted>> {
-    Ok(axum::Json(respond_for(&s.pool, &user, id, &sub).await?))
-}
-
-/// Completion of an assignment: the code to paste into the crowd platform.
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct Completed {
-    /// The assignment.
-    pub assignment: Assignment,
-    /// Completion code (crowd campaigns).
-    pub completion_code: Option<String>,
-}
-
-async fn complete_for(pool: &PgPool, user: &User, id: Uuid) -> AppResult<Completed> {
-    let assignment = assignments::complete(pool, id, user.id).await?;
-    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    let code = kinds_of(&campaign)?.crowd().then_some(campaign.completion_code);
-    Ok(Completed { assignment, completion_code: code })
+    Ok(axum::Json(work::respond(&s.pool, &s.kinds, id, user.id, &sub).await?))
 }
 
 /// Submit the assignment (every item answered).
@@ -189,16 +110,14 @@ pub async fn work_complete(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<Completed>> {
-    Ok(axum::Json(complete_for(&s.pool, &user, id).await?))
+    Ok(axum::Json(work::complete(&s.pool, &s.kinds, id, user.id).await?))
 }
 
 /// Open campaigns for experts.
 #[utoipa::path(get, path = "/api/v1/expert/campaigns", tag = "expert",
     responses((status = 200, body = Vec<campaigns::Campaign>), (status = 403, body = ErrorBody)))]
 pub async fn expert_campaigns(_: Expert, State(s): State<AppState>) -> AppResult<axum::Json<Vec<campaigns::Campaign>>> {
-    let all = campaigns::list(&s.pool).await?;
-    let open = all.into_iter().filter(|c| c.state == "open" && kinds_of(c).is_ok_and(|k| !k.crowd())).collect();
-    Ok(axum::Json(open))
+    Ok(axum::Json(campaigns::open_for_experts(&s.pool).await?))
 }
 
 /// Get (or resume) the expert's assignment in a campaign.
@@ -210,7 +129,7 @@ pub async fn expert_next(
     Path(id): Path<Uuid>,
     Json(request): Json<NextRequest>,
 ) -> AppResult<axum::Json<Option<AssignmentView>>> {
-    Ok(axum::Json(next_for(&s.pool, &user, id, None, &request).await?))
+    Ok(axum::Json(next_for(&s, &user, id, None, &request).await?))
 }
 
 /// The expert's own assignment.
@@ -221,7 +140,7 @@ pub async fn expert_view(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    Ok(axum::Json(view(&s.pool, assignments::get_own(&s.pool, id, user.id).await?).await?))
+    Ok(axum::Json(work::view(&s.pool, &s.kinds, assignments::get_own(&s.pool, id, user.id).await?).await?))
 }
 
 /// Answer an item as an expert.
@@ -233,7 +152,7 @@ pub async fn expert_respond(
     Path(id): Path<Uuid>,
     Json(sub): Json<Submission>,
 ) -> AppResult<axum::Json<Submitted>> {
-    Ok(axum::Json(respond_for(&s.pool, &user, id, &sub).await?))
+    Ok(axum::Json(work::respond(&s.pool, &s.kinds, id, user.id, &sub).await?))
 }
 
 /// Submit the expert's assignment.
@@ -244,5 +163,5 @@ pub async fn expert_complete(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<Completed>> {
-    Ok(axum::Json(complete_for(&s.pool, &user, id).await?))
+    Ok(axum::Json(work::complete(&s.pool, &s.kinds, id, user.id).await?))
 }

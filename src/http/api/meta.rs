@@ -23,7 +23,7 @@ const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 /// Database is reachable.
 #[utoipa::path(get, path = "/readyz", tag = "meta", responses((status = 200, description = "ready"), (status = 503, description = "database unreachable")))]
 pub async fn readyz(State(state): State<AppState>) -> axum::response::Response {
-    let check = sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&state.pool);
+    let check = crate::db::ping(&state.pool);
     match tokio::time::timeout(READY_TIMEOUT, check).await {
         Ok(Ok(_)) => (StatusCode::OK, "ready").into_response(),
         outcome => {

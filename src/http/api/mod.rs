@@ -2,19 +2,16 @@
 //! generates (every route is registered through `routes!`, so none is
 //! missing from it).
 
-mod a100;
 mod access;
 pub mod admin;
 pub mod annotate;
 mod meta;
 mod payouts;
 mod releases;
-mod vton;
 
 use super::AppState;
 use axum::routing::get;
 use axum::Router;
-use std::sync::OnceLock;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
@@ -44,24 +41,8 @@ impl Modify for SecurityAddon {
     }
 }
 
-/// A campaign whose kind has the given admin page (`a100`, `vton`); any
-/// other campaign is a 422 with `code`, naming what was expected.
-async fn campaign_with_page(
-    s: &AppState,
-    id: uuid::Uuid,
-    page: &str,
-    code: &'static str,
-    what: &str,
-) -> crate::http::error::AppResult<crate::core::campaigns::Campaign> {
-    let c = crate::core::campaigns::get(&s.pool, id).await?;
-    if crate::core::kinds_of(&c)?.admin_page() != Some(page) {
-        return Err(crate::core::Error::invalid(code, format!("this is not {what} campaign")).into());
-    }
-    Ok(c)
-}
-
 /// A file download: content type, a `Content-Disposition` naming the file, the body.
-fn attachment(content_type: &str, name: &str, body: String) -> axum::response::Response {
+pub fn attachment(content_type: &str, name: &str, body: String) -> axum::response::Response {
     use axum::response::IntoResponse;
     let disposition = format!("attachment; filename=\"{name}\"");
     (
@@ -75,7 +56,7 @@ fn attachment(content_type: &str, name: &str, body: String) -> axum::response::R
 }
 
 /// A table downloaded as CSV (spreadsheet formulas neutralised).
-fn csv_response(
+pub fn csv_response(
     table: &crate::core::kind::Table,
     name: &str,
 ) -> crate::http::error::AppResult<axum::response::Response> {
@@ -111,20 +92,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(releases::download_release))
         .routes(routes!(releases::diff_releases))
         .routes(routes!(releases::set_config))
+        .routes(routes!(releases::set_settings))
         .routes(routes!(payouts::list_payouts))
         .routes(routes!(payouts::export_payouts))
         .routes(routes!(payouts::mark_paid))
         .routes(routes!(payouts::background_csv))
-        .routes(routes!(a100::score_model, a100::list_models))
-        .routes(routes!(a100::pilot_ranking))
-        .routes(routes!(a100::pilot_report))
-        .routes(routes!(a100::pilot_selection))
-        .routes(routes!(vton::run_curation))
-        .routes(routes!(vton::requeue))
-        .routes(routes!(vton::predictor))
-        .routes(routes!(vton::questionnaires_csv))
-        .routes(routes!(vton::qbench_answers))
-        .routes(routes!(vton::qbench_images))
         .routes(routes!(annotate::work_next))
         .routes(routes!(annotate::work_view))
         .routes(routes!(annotate::work_respond))
@@ -141,29 +113,26 @@ pub fn router() -> OpenApiRouter<AppState> {
 fn imports() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(admin::list_items, admin::import_items))
-        .routes(routes!(a100::import_questions))
-        .routes(routes!(vton::import_triplets))
-        .routes(routes!(vton::qbench_import))
         .layer(axum::extract::DefaultBodyLimit::max(crate::http::import_limit()))
 }
 
-/// The OpenAPI document (built once).
-pub fn openapi() -> &'static utoipa::openapi::OpenApi {
-    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
-    DOC.get_or_init(|| {
-        let (_, mut doc) = router().split_for_parts();
-        let spec_path = utoipa::openapi::path::PathItem::new(
-            utoipa::openapi::HttpMethod::Get,
-            utoipa::openapi::path::OperationBuilder::new()
-                .summary(Some("This OpenAPI document"))
-                .response("200", utoipa::openapi::Response::new("OpenAPI 3 JSON")),
-        );
-        doc.paths.paths.insert("/api/v1/openapi.json".into(), spec_path);
-        doc
-    })
-}
-
-/// Routes outside the session layer: the OpenAPI document.
-pub fn meta_router() -> Router<AppState> {
-    Router::new().route("/api/v1/openapi.json", get(|| async { axum::Json(openapi()) }))
+/// Routes outside the session layer: the OpenAPI document `doc` (the
+/// core's routes and every kind's), which lists itself too.
+pub fn meta_router(mut doc: utoipa::openapi::OpenApi) -> Router<AppState> {
+    let spec_path = utoipa::openapi::path::PathItem::new(
+        utoipa::openapi::HttpMethod::Get,
+        utoipa::openapi::path::OperationBuilder::new()
+            .summary(Some("This OpenAPI document"))
+            .response("200", utoipa::openapi::Response::new("OpenAPI 3 JSON")),
+    );
+    doc.paths.paths.insert("/api/v1/openapi.json".into(), spec_path);
+    // Serialised once: the document never changes while the process runs.
+    let body: std::sync::Arc<str> = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".to_owned()).into();
+    Router::new().route(
+        "/api/v1/openapi.json",
+        get(move || {
+            let body = body.clone();
+            async move { ([(axum::http::header::CONTENT_TYPE, "application/json")], body.to_string()) }
+        }),
+    )
 }

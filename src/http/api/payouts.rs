@@ -18,7 +18,7 @@ pub async fn list_payouts(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<Vec<Payout>>> {
-    Ok(axum::Json(payouts::table(&s.pool, id).await?))
+    Ok(axum::Json(payouts::table(&s.pool, &s.kinds, id).await?))
 }
 
 /// Which export, for whom.
@@ -42,7 +42,7 @@ pub async fn export_payouts(
     Path(id): Path<Uuid>,
     Query(q): Query<ExportQuery>,
 ) -> AppResult<Response> {
-    let rows = payouts::table(&s.pool, id).await?;
+    let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let format = q.format.unwrap_or(Format::Full);
     let body = payouts::export(&rows, format, !q.all, q.amount.as_deref())?;
     let (kind, name) = match format {

@@ -30,7 +30,7 @@ pub async fn create_release(
     Path(id): Path<Uuid>,
     Json(body): Json<NewRelease>,
 ) -> AppResult<(StatusCode, axum::Json<ReleaseSummary>)> {
-    let release = releases::create(&s.pool, id, &Author::User(user.id), &body.note).await?;
+    let release = releases::create(&s.pool, &s.kinds, id, &Author::User(user.id), &body.note).await?;
     Ok((StatusCode::CREATED, axum::Json(release)))
 }
 
@@ -95,11 +95,12 @@ pub async fn diff_releases(
     State(s): State<AppState>,
     Path((id, from, to)): Path<(Uuid, i32, i32)>,
 ) -> AppResult<axum::Json<Value>> {
-    Ok(axum::Json(releases::diff(&s.pool, id, from, to).await?))
+    Ok(axum::Json(releases::diff(&s.pool, &s.kinds, id, from, to).await?))
 }
 
 /// Replace the kind's settings of a campaign (validated as at creation; the
-/// lease and review settings stay). Releases record the settings they used.
+/// core's settings stay, except `lease_minutes` and `review` given here as
+/// older clients send them). Releases record the settings they used.
 #[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/config", tag = "admin", params(("id" = Uuid, Path)),
     request_body = Object, responses((status = 200, body = campaigns::Campaign), (status = 422, body = ErrorBody)))]
 pub async fn set_config(
@@ -108,5 +109,18 @@ pub async fn set_config(
     Path(id): Path<Uuid>,
     Json(config): Json<Value>,
 ) -> AppResult<axum::Json<campaigns::Campaign>> {
-    Ok(axum::Json(campaigns::set_kind_config(&s.pool, id, &config).await?))
+    Ok(axum::Json(campaigns::set_kind_config(&s.pool, &s.kinds, id, &config).await?))
+}
+
+/// Change some of the core's settings of a campaign (`participants`,
+/// `lease_minutes`, `annotators_per_batch`, `review`); the rest stay.
+#[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/settings", tag = "admin", params(("id" = Uuid, Path)),
+    request_body = Object, responses((status = 200, body = campaigns::Campaign), (status = 422, body = ErrorBody)))]
+pub async fn set_settings(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(changes): Json<serde_json::Map<String, Value>>,
+) -> AppResult<axum::Json<campaigns::Campaign>> {
+    Ok(axum::Json(campaigns::set_settings(&s.pool, &s.kinds, id, &changes).await?))
 }

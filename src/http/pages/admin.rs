@@ -4,10 +4,9 @@
 use super::{render, OnPage, PageResult};
 use crate::auth::invitations;
 use crate::core::progress::{self, CampaignProgress};
-use crate::core::{batches, campaigns, kinds_of};
+use crate::core::{batches, campaigns};
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
-use crate::kinds;
 use askama::Template;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
@@ -69,7 +68,7 @@ async fn list(
         archived: q.archived,
         admin: admin.display_name(),
         campaigns: rows,
-        kinds: kinds::ALL.iter().map(|k| (k.name(), k.title())).collect(),
+        kinds: s.kinds.all().map(|k| (k.name(), k.title())).collect(),
         csrf_token: csrf::token(&session).await?,
     })
 }
@@ -86,12 +85,13 @@ struct CampaignPage {
     invitations: Vec<(String, String, bool)>,
     releases: Vec<crate::core::releases::ReleaseSummary>,
     settings: Vec<super::settings::SettingRow>,
+    annotators: Vec<progress::AnnotatorProgress>,
     csrf_token: String,
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let kind = kinds_of(&campaign)?;
+    let kind = s.kinds.of(&campaign)?;
     let invitations = invitations::list(&s.pool, id)
         .await?
         .into_iter()
@@ -103,7 +103,11 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         kind_page: kind.admin_page(),
         progress: progress::of_campaign(&s.pool, id).await?,
         releases: crate::core::releases::list(&s.pool, id).await?,
-        settings: super::settings::rows(campaigns::settings(&campaign)?),
+        settings: super::settings::core_rows(&campaign.settings, &kind.default_settings())
+            .into_iter()
+            .chain(super::settings::rows(campaigns::settings(&s.kinds, &campaign)?))
+            .collect(),
+        annotators: progress::per_annotator(&s.pool, id).await?,
         campaign,
         invitations,
         csrf_token: csrf::token(&session).await?,
@@ -112,7 +116,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 
 #[derive(serde::Deserialize)]
 struct StateForm {
-    state: String,
+    state: crate::core::states::CampaignState,
 }
 
 async fn set_state(
@@ -122,7 +126,7 @@ async fn set_state(
     Path(id): Path<Uuid>,
     Form(form): Form<StateForm>,
 ) -> PageResult {
-    campaigns::set_state(&s.pool, id, &form.state).await?;
+    campaigns::set_state(&s.pool, id, form.state).await?;
     flash::set(&session, format!("The campaign is now {}.", form.state)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
@@ -133,7 +137,7 @@ async fn form_batches(
     session: Session,
     Path(id): Path<Uuid>,
 ) -> PageResult {
-    let formed = batches::form(&s.pool, id, rand::random()).await?;
+    let formed = batches::form(&s.pool, &s.kinds, id, rand::random()).await?;
     flash::set(&session, format!("{formed} batch(es) formed.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
@@ -287,7 +291,6 @@ async fn import_content(req: axum::extract::Request) -> Result<String, crate::ht
     Ok(file.unwrap_or(pasted))
 }
 
-/// Imports items pasted into the campaign page, in the kind's import format.
 /// Imports items from the campaign page: pasted text (a form) or an uploaded
 /// file (multipart), in the kind's import format.
 async fn import(
@@ -299,8 +302,8 @@ async fn import(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let content = import_content(req).await?;
-    let items = kinds_of(&campaign)?.parse_import(&content).map_err(crate::core::Error::from)?;
-    let n = crate::core::items::import(&s.pool, id, &items).await?;
+    let items = s.kinds.of(&campaign)?.parse_import(&content).map_err(crate::core::Error::from)?;
+    let n = crate::core::items::import(&s.pool, &s.kinds, id, &items).await?;
     flash::set(&session, format!("{n} item(s) imported.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }

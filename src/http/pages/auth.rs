@@ -34,7 +34,7 @@ impl FromRequestParts<AppState> for MaybeRole {
     type Rejection = super::PageError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        Ok(MaybeRole(current_user(parts, state).await.ok().flatten().map(|u| u.role)))
+        Ok(MaybeRole(current_user(parts, state).await.ok().flatten().map(|u| u.role.to_string())))
     }
 }
 
@@ -105,7 +105,7 @@ async fn login(
                 csrf::adopt(&session, t).await?;
             }
             let new_device = s.limiter.succeeded(&s.pool, user.id, &form.name, device.as_deref()).await?;
-            let to = if user.role == "admin" { "/admin" } else { "/expert" };
+            let to = if user.role == crate::auth::Role::Admin { "/admin" } else { "/expert" };
             let mut response = Redirect::to(to).into_response();
             if let Some(token) = new_device {
                 let cookie = format!(

@@ -1,7 +1,8 @@
-//! The expert's home page: the open expert campaigns.
+//! The expert's home page: the open expert campaigns with their own
+//! progress in each (done and remaining).
 
 use super::{render, OnPage, PageResult};
-use crate::core::{campaigns, kinds_of};
+use crate::core::{campaigns, progress};
 use crate::http::extract::Expert;
 use crate::http::{csrf, AppState};
 use askama::Template;
@@ -14,22 +15,27 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/expert", get(home))
 }
 
+/// One open campaign as the expert sees it.
+struct Row {
+    campaign: campaigns::Campaign,
+    kind_title: &'static str,
+    progress: progress::AnnotatorProgress,
+}
+
 #[derive(Template)]
 #[template(path = "expert_home.html")]
 struct Home {
     expert: String,
-    campaigns: Vec<(campaigns::Campaign, &'static str)>,
+    campaigns: Vec<Row>,
     csrf_token: String,
 }
 
 async fn home(OnPage(Expert(expert)): OnPage<Expert>, State(s): State<AppState>, session: Session) -> PageResult {
-    let mut open = Vec::new();
-    for c in campaigns::list(&s.pool).await? {
-        if let Ok(kind) = kinds_of(&c) {
-            if c.state == "open" && !kind.crowd() {
-                open.push((c, kind.title()));
-            }
-        }
+    let mut rows = Vec::new();
+    for campaign in campaigns::open_for_experts(&s.pool).await? {
+        let Some(kind) = s.kinds.find(&campaign.kind) else { continue };
+        let progress = progress::of_annotator(&s.pool, campaign.id, expert.id).await?;
+        rows.push(Row { campaign, kind_title: kind.title(), progress });
     }
-    render(&Home { expert: expert.display_name(), campaigns: open, csrf_token: csrf::token(&session).await? })
+    render(&Home { expert: expert.display_name(), campaigns: rows, csrf_token: csrf::token(&session).await? })
 }

@@ -1,15 +1,13 @@
 //! Server-rendered pages. Every page works with the mouse alone; scripts in
 //! `static/` only add keyboard shortcuts and image zoom.
 
-mod a100;
 mod admin;
 mod auth;
-mod charts;
+pub mod charts;
 mod expert;
 mod payouts;
 mod releases;
 mod settings;
-mod vton;
 mod work;
 
 use super::error::AppError;
@@ -27,8 +25,6 @@ pub fn router() -> Router<AppState> {
         .merge(work::router())
         .merge(admin::router())
         .merge(expert::router())
-        .merge(a100::router())
-        .merge(vton::router())
         .merge(releases::router())
         .merge(payouts::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))

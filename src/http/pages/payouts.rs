@@ -35,7 +35,7 @@ struct PayoutsPage {
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let rows = payouts::table(&s.pool, id).await?;
+    let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let answers: Vec<(String, BTreeMap<String, String>)> = payouts::background(&s.pool, id).await?;
     let questions: Vec<String> = answers
         .iter()
@@ -65,7 +65,7 @@ async fn mark_all_paid(
     session: Session,
     Path(id): Path<Uuid>,
 ) -> PageResult {
-    let rows = payouts::table(&s.pool, id).await?;
+    let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let ids: Vec<String> = rows
         .into_iter()
         .filter(|r| r.recommendation == "approve" && r.paid_at.is_none())

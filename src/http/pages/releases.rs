@@ -32,7 +32,7 @@ async fn cut(
     Path(id): Path<Uuid>,
     Form(form): Form<CutForm>,
 ) -> PageResult {
-    let r = releases::create(&s.pool, id, &Author::User(admin.id), &form.note).await?;
+    let r = releases::create(&s.pool, &s.kinds, id, &Author::User(admin.id), &form.note).await?;
     crate::http::flash::set(&session, format!("Release v{} cut ({} bytes); download it below.", r.number, r.size))
         .await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}#releases")).into_response())
@@ -71,7 +71,7 @@ async fn diff_page(
     if q.from == q.to {
         return Err(Error::invalid("same_release", "choose two different releases to compare").into());
     }
-    let d = releases::diff(&s.pool, id, q.from, q.to).await?;
+    let d = releases::diff(&s.pool, &s.kinds, id, q.from, q.to).await?;
     let label = |v: &Value| v.as_str().map_or_else(|| "none".to_owned(), str::to_owned);
     let labels = d["labels_changed"]
         .as_array()

@@ -5,6 +5,7 @@
 
 use super::{render, OnPage, PageResult};
 use crate::core::campaigns::{self, Setting};
+use crate::core::settings::{AnnotatorsPerBatch, CoreSettings};
 use crate::core::Error;
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
@@ -21,8 +22,16 @@ use uuid::Uuid;
 pub struct SettingRow {
     /// Configuration key.
     pub key: String,
-    /// `bool`, `number`, `text` or `json`: the input used.
+    /// The form field: `set.<key>` for the core's settings, `cfg.<key>` for the kind's.
+    pub field: String,
+    /// The input's HTML id: `set-<key>` or `cfg-<key>`.
+    pub id: String,
+    /// Whether it is one of the core's settings.
+    pub core: bool,
+    /// `bool`, `choice`, `number`, `text` or `json`: the input used.
     pub input: &'static str,
+    /// The options of a `choice`.
+    pub options: Vec<&'static str>,
     /// The current value, as the input shows it.
     pub value: String,
     /// The default, as text.
@@ -48,16 +57,66 @@ fn shown(v: &Value) -> String {
     }
 }
 
-/// The form rows of some settings.
+/// The form rows of a kind's settings.
 pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
     settings
         .into_iter()
         .map(|st| SettingRow {
+            field: format!("cfg.{}", st.key),
+            id: format!("cfg-{}", st.key),
+            core: false,
             input: input_for(&st.default),
+            options: Vec::new(),
             value: shown(&st.value),
             default: shown(&st.default),
             help: st.help,
             key: st.key,
+        })
+        .collect()
+}
+
+/// The form rows of the core's settings, with the kind's defaults.
+pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<SettingRow> {
+    let value = |s: &CoreSettings, key: &str| -> String {
+        match key {
+            "participants" => serde_json::to_value(s.participants).map(|v| shown(&v)).unwrap_or_default(),
+            "lease_minutes" => s.lease_minutes.to_string(),
+            "annotators_per_batch" => match s.annotators_per_batch {
+                AnnotatorsPerBatch::AsPlanned => String::new(),
+                AnnotatorsPerBatch::Every => "every".into(),
+                AnnotatorsPerBatch::Exactly(n) => n.to_string(),
+            },
+            _ => s.review.to_string(),
+        }
+    };
+    CoreSettings::help()
+        .into_iter()
+        .map(|(key, help)| SettingRow {
+            key: key.to_owned(),
+            field: format!("set.{key}"),
+            id: format!("set-{key}"),
+            core: true,
+            input: match key {
+                "participants" => "choice",
+                "review" => "bool",
+                _ => "text",
+            },
+            options: if key == "participants" { vec!["crowd", "experts"] } else { Vec::new() },
+            value: value(current, key),
+            default: value(defaults, key),
+            help,
+        })
+        .collect()
+}
+
+/// The core's settings posted as `set.<key>` fields.
+fn core_settings_from(fields: &[(String, String)]) -> serde_json::Map<String, Value> {
+    fields
+        .iter()
+        .filter_map(|(name, raw)| {
+            let key = name.strip_prefix("set.")?;
+            let value = if raw.trim().is_empty() { Value::Null } else { Value::String(raw.trim().to_owned()) };
+            Some((key.to_owned(), value))
         })
         .collect()
 }
@@ -102,8 +161,8 @@ pub async fn save_settings(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let config = config_from(&campaigns::settings(&campaign)?, &fields)?;
-    campaigns::set_kind_config(&s.pool, id, &config).await?;
+    let config = config_from(&campaigns::settings(&s.kinds, &campaign)?, &fields)?;
+    campaigns::update(&s.pool, &s.kinds, id, Some(&config), &core_settings_from(&fields)).await?;
     flash::set(&session, "Settings saved.").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}#settings")).into_response())
 }
@@ -126,9 +185,17 @@ struct NewPage {
 }
 
 /// The new-campaign form: name, kind and every setting with its default.
-pub async fn new_campaign(_: OnPage<Admin>, session: Session, Query(q): Query<NewQuery>) -> PageResult {
-    let settings = rows(campaigns::settings_of(&q.kind, &Value::Null)?);
-    let kind_title = crate::kinds::find(&q.kind).map_or("", |k| k.title());
+pub async fn new_campaign(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Query(q): Query<NewQuery>,
+) -> PageResult {
+    let kind = s.kinds.get(&q.kind)?;
+    let defaults = kind.default_settings();
+    let mut settings = core_rows(&defaults, &defaults);
+    settings.extend(rows(campaigns::settings_of(&s.kinds, &q.kind, &Value::Null)?));
+    let kind_title = kind.title();
     render(&NewPage { kind: q.kind, kind_title, name: q.name, settings, csrf_token: csrf::token(&session).await? })
 }
 
@@ -141,8 +208,9 @@ pub async fn create(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let kind = field(&fields, "kind").to_owned();
-    let config = config_from(&campaigns::settings_of(&kind, &Value::Null)?, &fields)?;
-    let c = campaigns::create(&s.pool, &kind, field(&fields, "name"), &config).await?;
+    let config = config_from(&campaigns::settings_of(&s.kinds, &kind, &Value::Null)?, &fields)?;
+    let c = campaigns::create(&s.pool, &s.kinds, &kind, field(&fields, "name"), &config, &core_settings_from(&fields))
+        .await?;
     flash::set(&session, format!("Campaign “{}” created; import items below.", c.name)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{}", c.id)).into_response())
 }

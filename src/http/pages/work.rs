@@ -4,10 +4,10 @@
 
 use super::{render, OnPage, PageResult};
 use crate::auth::{invitations, users, Role};
-use crate::core::assignments::{self, Assignment};
+use crate::core::assignments;
 use crate::core::kind::TaskView;
-use crate::core::responses::{self, Submission};
-use crate::core::{campaigns, kinds_of, Error};
+use crate::core::states::AssignmentState;
+use crate::core::{campaigns, progress, work, Error};
 use crate::http::api::annotate::{self, JOINED_KEY};
 use crate::http::error::AppError;
 use crate::http::extract::{CurrentUser, Path, USER_KEY};
@@ -17,7 +17,6 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::{Form, Router};
-use serde_json::{Map, Value};
 use tower_sessions::Session;
 use uuid::Uuid;
 
@@ -58,7 +57,7 @@ async fn join(
         Some(id) => users::get(&s.pool, id).await?,
         None => None,
     } {
-        if user.role != "worker" {
+        if user.role != Role::Worker {
             return Err(Error::conflict(
                 "signed_in_as_staff",
                 format!(
@@ -99,6 +98,8 @@ struct Landing {
     completion_code: Option<String>,
     background: Vec<crate::core::profiles::BackgroundQuestion>,
     instructions: Option<&'static str>,
+    /// An expert's own progress through the campaign.
+    mine: Option<progress::AnnotatorProgress>,
 }
 
 async fn landing(
@@ -108,30 +109,24 @@ async fn landing(
     Path(campaign_id): Path<Uuid>,
 ) -> PageResult {
     let user = annotator(user)?;
-    annotate::check_access(&s.pool, &user, campaign_id, Some(&session)).await?;
-    let campaign = campaigns::get(&s.pool, campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
-    let active: Option<Assignment> =
-        sqlx::query_as("SELECT * FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active'")
-            .bind(campaign_id)
-            .bind(user.id)
-            .fetch_optional(&s.pool)
-            .await?;
-    let current = match active {
+    let campaign = annotate::check_access(&s, &user, campaign_id, Some(&session)).await?;
+    let kind = s.kinds.of(&campaign)?;
+    let current = match assignments::active_of(&s.pool, campaign_id, user.id).await? {
         Some(a) => {
-            let p = crate::core::progress::of_assignment(&s.pool, a.id, a.batch_id).await?;
+            let p = progress::of_assignment(&s.pool, a.id, a.batch_id).await?;
             Some((p.answered, p.total))
         }
         None => None,
     };
-    let finished = crate::core::progress::submitted_by(&s.pool, campaign_id, user.id).await?;
+    let finished = progress::submitted_by(&s.pool, campaign_id, user.id).await?;
     let background = if crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
         Vec::new()
     } else {
-        kind.background(&campaign.kind_config())
+        kind.background(&campaign.config)
     };
+    let mine = (!campaign.settings.crowd()).then_some(progress::of_annotator(&s.pool, campaign_id, user.id).await?);
     // A worker who reopens their link after finishing sees their code again.
-    let completion_code = (kind.crowd() && finished > 0).then(|| campaign.completion_code.clone());
+    let completion_code = work::completion_code(&campaign, finished);
     render(&Landing {
         completion_code,
         campaign,
@@ -141,6 +136,7 @@ async fn landing(
         finished,
         background,
         instructions: kind.instructions(),
+        mine,
     })
 }
 
@@ -159,19 +155,12 @@ async fn start(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let user = annotator(user)?;
-    annotate::check_access(&s.pool, &user, campaign_id, Some(&session)).await?;
-    let campaign = campaigns::get(&s.pool, campaign_id).await?;
-    let questions = kinds_of(&campaign)?.background(&campaign.kind_config());
-    if !questions.is_empty() && !crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
-        let answers = crate::core::profiles::validate(&questions, &fields)?;
-        crate::core::profiles::save(&s.pool, campaign_id, user.id, &answers).await?;
-    }
-    match assignments::next(&s.pool, campaign_id, user.id).await? {
+    let campaign = annotate::check_access(&s, &user, campaign_id, Some(&session)).await?;
+    match work::start(&s.pool, &s.kinds, &campaign, user.id, &fields).await? {
         Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
         None => {
-            let finished = crate::core::progress::submitted_by(&s.pool, campaign_id, user.id).await?;
-            let crowd = kinds_of(&campaign)?.crowd();
-            let completion_code = (crowd && finished > 0).then(|| campaign.completion_code.clone());
+            let finished = progress::submitted_by(&s.pool, campaign_id, user.id).await?;
+            let completion_code = work::completion_code(&campaign, finished);
             render(&NoneLeft { campaign_name: campaign.name, completion_code })
         }
     }
@@ -215,10 +204,10 @@ async fn task(
 ) -> PageResult {
     let user = annotator(user)?;
     let assignment = assignments::get_own(&s.pool, id, user.id).await?;
-    if assignment.state == "completed" {
+    if assignment.state == AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
     }
-    if assignment.state == "expired" {
+    if assignment.state == AssignmentState::Expired {
         return Err(Error::conflict(
             "lease_expired",
             "the time for this questionnaire ran out; go back to the campaign page for a new one",
@@ -226,8 +215,8 @@ async fn task(
         .into());
     }
     let campaign = campaigns::get(&s.pool, assignment.campaign_id).await?;
-    let kind = kinds_of(&campaign)?;
-    let view = annotate::view(&s.pool, assignment).await?;
+    let kind = s.kinds.of(&campaign)?;
+    let view = work::view(&s.pool, &s.kinds, assignment).await?;
     let total = view.items.len();
     let first_open = view.items.iter().position(|i| !view.answers.contains_key(&i.id));
     let csrf_token = csrf::token(&session).await?;
@@ -260,23 +249,16 @@ async fn task(
         body,
         previous: (index > 0).then_some(index),
         next: (index + 1 < total && answer.is_some()).then_some(index + 2),
-        under_review: view.reviewing.as_ref().and_then(|r| r.get(&item.id)).map(Value::to_string),
+        under_review: view
+            .reviewing
+            .as_ref()
+            .and_then(|r| r.get(&item.id))
+            .map(|a| kind.render_answer(&item.payload, a)),
     })
 }
 
-/// Turns the answer form into the kind's JSON answer: every field except the
-/// bookkeeping ones, numbers as numbers.
-fn answer_from_form(fields: &[(String, String)]) -> Value {
-    let mut answer = Map::new();
-    for (k, v) in fields {
-        if matches!(k.as_str(), "csrf_token" | "item_id" | "shown_at" | "change") {
-            continue;
-        }
-        let value = v.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::from(v.clone()));
-        answer.insert(k.clone(), value);
-    }
-    Value::Object(answer)
-}
+/// Fields the task form posts for the page itself, not the kind's answer.
+const BOOKKEEPING: [&str; 4] = ["csrf_token", "item_id", "shown_at", "change"];
 
 fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
     fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
@@ -289,25 +271,21 @@ async fn answer(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let user = annotator(user)?;
-    let assignment = assignments::get_own(&s.pool, id, user.id).await?;
     let item_id: Uuid = field(&fields, "item_id")
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| Error::invalid("invalid_item", "the form is missing the item"))?;
     let shown_at: Option<i64> = field(&fields, "shown_at").and_then(|v| v.parse().ok());
     let elapsed = shown_at.map(|t| (chrono::Utc::now().timestamp_millis() - t).clamp(0, 86_400_000) as i32);
-    let sub = Submission {
-        item_id,
-        answer: answer_from_form(&fields),
-        time_on_task_ms: elapsed,
-        change: field(&fields, "change") == Some("1"),
-    };
-    responses::submit(&s.pool, &assignment, &sub).await?;
+    let change = field(&fields, "change") == Some("1");
+    let fields = fields.into_iter().filter(|(k, _)| !BOOKKEEPING.contains(&k.as_str())).collect();
+    let form = work::FormAnswer { item_id, fields, time_on_task_ms: elapsed, change };
+    work::respond_with_form(&s.pool, &s.kinds, id, user.id, form).await?;
     Ok(Redirect::to(&format!("/work/a/{id}")).into_response())
 }
 
 async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
     let user = annotator(user)?;
-    assignments::complete(&s.pool, id, user.id).await?;
+    work::complete(&s.pool, &s.kinds, id, user.id).await?;
     Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response())
 }
 
@@ -322,14 +300,13 @@ struct DonePage {
 async fn done(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
     let user = annotator(user)?;
     let assignment = assignments::get_own(&s.pool, id, user.id).await?;
-    if assignment.state != "completed" {
+    if assignment.state != AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}")).into_response());
     }
     let campaign = campaigns::get(&s.pool, assignment.campaign_id).await?;
-    let crowd = kinds_of(&campaign)?.crowd();
     render(&DonePage {
-        campaign_name: campaign.name,
+        campaign_name: campaign.name.clone(),
         campaign_id: campaign.id,
-        completion_code: crowd.then_some(campaign.completion_code),
+        completion_code: work::completion_code(&campaign, 1),
     })
 }

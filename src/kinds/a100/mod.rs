@@ -3,7 +3,10 @@
 //! expert answer key with a dimension and sub-dimension per question.
 
 pub mod aggregate;
+pub mod cli;
+mod demo;
 pub mod gt_file;
+pub mod http;
 pub mod models;
 pub mod outfit;
 pub mod pilot;
@@ -12,6 +15,7 @@ pub mod question;
 mod release;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
+use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -32,9 +36,6 @@ pub struct A100Config {
     /// Show questions in a random order per participant.
     #[serde(default = "yes")]
     pub shuffle_questions: bool,
-    /// Minutes before an unfinished questionnaire returns to the pool.
-    #[serde(default = "default_lease")]
-    pub lease_minutes: i64,
     /// Background questions asked before the first task.
     #[serde(default)]
     pub background: Vec<crate::core::profiles::BackgroundQuestion>,
@@ -45,9 +46,6 @@ fn default_participants() -> i32 {
 }
 fn yes() -> bool {
     true
-}
-fn default_lease() -> i64 {
-    120
 }
 
 fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
@@ -60,7 +58,7 @@ fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/a100_task.html")]
+#[template(path = "kinds/a100/task.html")]
 struct A100Task<'a> {
     view: &'a TaskView<'a>,
     outfit: Vec<(String, String)>,
@@ -140,7 +138,7 @@ fn attention(answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
 }
 
 macro_rules! a100_kind {
-    ($ty:ty, $name:literal, $title:literal, $aat:literal) => {
+    ($ty:ty, $name:expr, $title:literal, $aat:literal) => {
         impl TaskKind for $ty {
             fn name(&self) -> &'static str {
                 $name
@@ -148,8 +146,13 @@ macro_rules! a100_kind {
             fn title(&self) -> &'static str {
                 $title
             }
-            fn crowd(&self) -> bool {
-                true
+            fn default_settings(&self) -> CoreSettings {
+                CoreSettings {
+                    participants: Participants::Crowd,
+                    lease_minutes: 120,
+                    annotators_per_batch: AnnotatorsPerBatch::AsPlanned,
+                    review: false,
+                }
             }
             fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
                 serde_json::to_value(parse_config(config)?).map_err(|e| Invalid(e.to_string()))
@@ -189,11 +192,13 @@ macro_rules! a100_kind {
             fn admin_page(&self) -> Option<&'static str> {
                 Some("a100")
             }
+            fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
+                Some(demo::campaign($aat))
+            }
             fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
                 &[
                     ("participants", "people who answer the questionnaire (the ground truth is their majority)"),
                     ("shuffle_questions", "show the questions in a random order per participant"),
-                    ("lease_minutes", "minutes before an unfinished questionnaire returns to the pool"),
                     ("background", "questions asked once before the first task: [{\"id\", \"question\", \"options\": [..]}]"),
                     ("review", "a different annotator reviews every submitted questionnaire (expert campaigns)"),
                 ]
@@ -229,5 +234,10 @@ macro_rules! a100_kind {
     };
 }
 
-a100_kind!(Lat, "a100-lat", "A100 LAT (crowd aesthetic test)", false);
-a100_kind!(Aat, "a100-aat", "A100 AAT (expert-keyed aesthetic test)", true);
+/// Stored name of the LAT kind.
+pub const LAT: &str = "a100-lat";
+/// Stored name of the AAT kind.
+pub const AAT: &str = "a100-aat";
+
+a100_kind!(Lat, LAT, "A100 LAT (crowd aesthetic test)", false);
+a100_kind!(Aat, AAT, "A100 AAT (expert-keyed aesthetic test)", true);

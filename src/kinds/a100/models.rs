@@ -20,8 +20,8 @@ pub struct ModelScore {
 }
 
 /// The campaign's ground truth in the file format.
-pub async fn ground_truth_file(pool: &PgPool, campaign_id: Uuid) -> Result<GroundTruth> {
-    let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
+pub async fn ground_truth_file(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<GroundTruth> {
+    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
     serde_json::from_value(aggregate).map_err(|e| Error::invalid("not_a100", format!("not an A100 campaign: {e}")))
 }
 
@@ -29,6 +29,7 @@ pub async fn ground_truth_file(pool: &PgPool, campaign_id: Uuid) -> Result<Groun
 /// under the model's name (a rescore replaces it).
 pub async fn score(
     pool: &PgPool,
+    kinds: &crate::core::Registry,
     campaign_id: Uuid,
     by: Uuid,
     model: &str,
@@ -39,7 +40,7 @@ pub async fn score(
         return Err(Error::invalid("invalid_model", "the model needs a name of 1 to 200 characters"));
     }
     campaigns::get(pool, campaign_id).await?;
-    let gt = ground_truth_file(pool, campaign_id).await?;
+    let gt = ground_truth_file(pool, kinds, campaign_id).await?;
     let choices = gt.choices();
     let mut unknown: Vec<&String> = answers.keys().filter(|q| !choices.contains_key(q.as_str())).collect();
     unknown.sort();

@@ -2,9 +2,12 @@
 //! three-level scale in questionnaires that hide shared sanity tasks.
 
 mod batches;
+pub mod cli;
 pub mod curation;
 pub mod curation_code;
+mod demo;
 pub mod ground_truth;
+pub mod http;
 pub mod predictor;
 pub mod qbench;
 mod release;
@@ -12,12 +15,16 @@ pub mod service;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
 use crate::core::profiles::BackgroundQuestion;
+use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
 
 /// The three answers, in scale order.
 pub const LABELS: [&str; 3] = ["Unnatural", "Slightly unnatural, but not noticeable", "Completely natural"];
+
+/// Stored name of the kind.
+pub const NAME: &str = "vton";
 
 /// The VTON kind.
 pub struct Vton;
@@ -38,9 +45,6 @@ pub struct VtonConfig {
     /// Workers who answer each questionnaire.
     #[serde(default = "default_annotators")]
     pub annotators_per_questionnaire: i32,
-    /// Minutes before an unfinished questionnaire returns to the pool.
-    #[serde(default = "default_lease")]
-    pub lease_minutes: i64,
     /// Curation thresholds (the benchmark's by default).
     #[serde(default)]
     pub curation: curation::Thresholds,
@@ -79,9 +83,6 @@ fn default_one() -> usize {
 /// VTON-QBench has 431,800 ratings of 62,688 images, about 6.9 per image.
 fn default_annotators() -> i32 {
     7
-}
-fn default_lease() -> i64 {
-    60
 }
 fn default_true() -> bool {
     true
@@ -166,7 +167,7 @@ pub fn sanity_task(gold: &Value) -> Option<curation::SanityTask> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/vton_task.html")]
+#[template(path = "kinds/vton/task.html")]
 struct VtonTask<'a> {
     view: &'a TaskView<'a>,
     tryon: String,
@@ -179,15 +180,20 @@ struct VtonTask<'a> {
 
 impl TaskKind for Vton {
     fn name(&self) -> &'static str {
-        "vton"
+        NAME
     }
 
     fn title(&self) -> &'static str {
         "VTON quality rating"
     }
 
-    fn crowd(&self) -> bool {
-        true
+    fn default_settings(&self) -> CoreSettings {
+        CoreSettings {
+            participants: Participants::Crowd,
+            lease_minutes: crate::core::campaigns::DEFAULT_LEASE_MINUTES,
+            annotators_per_batch: AnnotatorsPerBatch::AsPlanned,
+            review: false,
+        }
     }
 
     fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
@@ -268,8 +274,12 @@ impl TaskKind for Vton {
         SubmitVerdict { exclude: None, block }
     }
 
+    fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
+        Some(demo::campaign())
+    }
+
     fn instructions(&self) -> Option<&'static str> {
-        Some(include_str!("../../../templates/kinds/vton_instructions.html"))
+        Some(include_str!("../../../templates/kinds/vton/instructions.html"))
     }
 
     fn shuffle_items(&self, _config: &Value) -> bool {
@@ -303,7 +313,6 @@ impl TaskKind for Vton {
             ("max_questionnaires_per_worker", "questionnaires one worker may take (more need disjoint sanity sets)"),
             ("fill_last_questionnaire", "fill the last questionnaire with images of others so every one is full"),
             ("stop_sanity_failures", "live mode: a worker who fails the sanity tasks gets no further questionnaire"),
-            ("lease_minutes", "minutes before an unfinished questionnaire returns to the pool"),
             ("background", "questions asked once before the first task (default: gender, age, experience)"),
             ("curation", "curation preset (paper or vton-qbench-code) and thresholds"),
         ]

@@ -344,6 +344,7 @@ pub fn batches(release: &Release, item_ids: &HashMap<String, Uuid>, workers: &Ha
 /// every submission (workers `vton-qbench:<response_id>`). Returns counts.
 pub async fn import(
     pool: &PgPool,
+    kinds: &crate::core::Registry,
     campaign_id: Uuid,
     release: &Release,
     attention: &BTreeMap<usize, SanityTask>,
@@ -356,7 +357,7 @@ pub async fn import(
     if existing > 0 {
         return Err(Error::conflict("campaign_not_empty", "import a release into a campaign without items"));
     }
-    crate::core::items::import(pool, campaign_id, &new).await?;
+    crate::core::items::import(pool, kinds, campaign_id, &new).await?;
     let item_ids: HashMap<String, Uuid> =
         crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| (i.external_id, i.id)).collect();
     let mut workers = HashMap::new();

@@ -159,11 +159,12 @@ pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
 /// [`super::predictor`]); unknown images are refused.
 pub async fn score_predictor(
     pool: &PgPool,
+    kinds: &crate::core::Registry,
     campaign_id: Uuid,
     predictions: &std::collections::HashMap<String, f64>,
     options: &super::predictor::PredictorOptions,
 ) -> Result<Value> {
-    let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
+    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
     let known: std::collections::HashSet<&str> =
         aggregate["images"].as_array().into_iter().flatten().filter_map(|i| i["image"].as_str()).collect();
     let mut unknown: Vec<&String> = predictions.keys().filter(|k| !known.contains(k.as_str())).collect();
@@ -176,7 +177,7 @@ pub async fn score_predictor(
     }
     let ratings = if options.labels == super::predictor::Labels::Half {
         let campaign = campaigns::get(pool, campaign_id).await?;
-        let thresholds = VtonConfig::parse(&campaign.kind_config()).map(|c| c.curation).unwrap_or_default();
+        let thresholds = VtonConfig::parse(&campaign.config).map(|c| c.curation).unwrap_or_default();
         let input = ground_truth::input(pool, campaign_id).await?;
         tokio::task::spawn_blocking(move || super::ground_truth::curated_ratings(&input, &thresholds))
             .await
@@ -189,18 +190,18 @@ pub async fn score_predictor(
 
 /// Chooses the campaign's curation preset (kept in its configuration, so the
 /// ground truth, exports and pages all use it).
-pub async fn set_preset(pool: &PgPool, campaign_id: Uuid, preset: Preset) -> Result<()> {
+pub async fn set_preset(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid, preset: Preset) -> Result<()> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let mut config = campaign.kind_config();
+    let mut config = campaign.config.clone();
     config["curation"]["preset"] = serde_json::to_value(preset).map_err(|e| Error::Internal(e.to_string()))?;
-    campaigns::set_kind_config(pool, campaign_id, &config).await?;
+    campaigns::set_kind_config(pool, kinds, campaign_id, &config).await?;
     Ok(())
 }
 
 /// Runs curation and records its decisions on the responses (re-runnable:
 /// earlier curation marks are replaced). Returns the summary.
-pub async fn run_curation(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
-    let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
+pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<Value> {
+    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
     let curation = &aggregate["curation"];
     let parse = |v: &Value| v.as_str().and_then(|s| s.parse::<Uuid>().ok());
     let mut exclusions = Vec::new();
@@ -234,10 +235,10 @@ pub async fn run_curation(pool: &PgPool, campaign_id: Uuid) -> Result<Value> {
 /// Opens every questionnaire that has fewer reliable annotators than the
 /// target to new workers, until the target can be met. Returns how many
 /// questionnaires were re-queued.
-pub async fn requeue_dropped(pool: &PgPool, campaign_id: Uuid) -> Result<usize> {
+pub async fn requeue_dropped(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<usize> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = VtonConfig::parse(&campaign.kind_config()).map_err(Error::from)?;
-    let aggregate = ground_truth::aggregate(pool, campaign_id).await?;
+    let config = VtonConfig::parse(&campaign.config).map_err(Error::from)?;
+    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
     let mut requeued = 0;
     for q in aggregate["curation"]["questionnaires"].as_array().into_iter().flatten() {
         let Some(batch) = q["questionnaire"].as_str().and_then(|s| s.parse::<Uuid>().ok()) else { continue };

@@ -71,6 +71,15 @@ pub struct TestApp {
 impl TestApp {
     /// Creates a database from the template and serves the app on port 0.
     pub async fn spawn() -> Self {
+        Self::spawn_with_kinds(atelier::kinds::registry(), atelier::kinds::routes).await
+    }
+
+    /// As [`spawn`](Self::spawn), with these task kinds plugged in instead
+    /// of the build's (a test's own kind).
+    pub async fn spawn_with_kinds(
+        kinds: atelier::core::Registry,
+        routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
+    ) -> Self {
         let s = server();
         let database = format!("t_{}", uuid::Uuid::new_v4().simple());
         let mut admin = s.options.clone().connect().await.expect("connect");
@@ -79,20 +88,31 @@ impl TestApp {
             .await
             .expect("create test database");
         let db_options = s.options.clone().database(&database);
-        Self::serve_on(database, db_options).await
+        Self::serve_on(database, db_options, kinds, routes).await
     }
 
     /// A second service instance on this app's database (as behind a load
     /// balancer); its URL. Uploads go to the same (shared) directory.
     pub async fn spawn_beside(&self) -> String {
-        let other = Self::serve_on(self.database.clone(), self.db_options.clone()).await;
+        let other = Self::serve_on(
+            self.database.clone(),
+            self.db_options.clone(),
+            atelier::kinds::registry(),
+            atelier::kinds::routes,
+        )
+        .await;
         let url = other.url.clone();
         // The database belongs to `self`: the second instance must not drop it.
         std::mem::forget(other);
         url
     }
 
-    async fn serve_on(database: String, db_options: PgConnectOptions) -> Self {
+    async fn serve_on(
+        database: String,
+        db_options: PgConnectOptions,
+        kinds: atelier::core::Registry,
+        routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
+    ) -> Self {
         let pool = atelier::db::pool_options(10).connect_with(db_options.clone()).await.expect("pool");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
@@ -105,9 +125,12 @@ impl TestApp {
                 upload_dir: std::env::temp_dir().join(format!("atelier-uploads-{database}")),
                 trusted_proxies: vec!["127.0.0.1/32".parse().expect("net")],
             },
+            kinds,
         );
         tokio::spawn(async move {
-            axum::serve(listener, app(state).into_make_service_with_connect_info::<SocketAddr>()).await.expect("serve");
+            axum::serve(listener, app(state, routes()).into_make_service_with_connect_info::<SocketAddr>())
+                .await
+                .expect("serve");
         });
         Self { url, pool, database, db_options }
     }

@@ -1,10 +1,10 @@
 //! The VTON page of a campaign: what curation removed and why, alpha before
 //! and after, model rankings, the human ceiling, and predictor scoring.
 
-use super::charts::histogram;
-use super::{render, OnPage, PageResult};
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
+use crate::http::pages::charts::histogram;
+use crate::http::pages::{render, OnPage, PageResult};
 use crate::http::{csrf, AppState};
 use askama::Template;
 use axum::extract::State;
@@ -23,7 +23,7 @@ pub fn router() -> Router<AppState> {
 }
 
 #[derive(Template)]
-#[template(path = "admin_vton.html")]
+#[template(path = "kinds/vton/admin.html")]
 struct VtonPage {
     preset: String,
     campaign: campaigns::Campaign,
@@ -46,7 +46,7 @@ fn fmt(v: &Value) -> String {
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let gt = ground_truth::aggregate(&s.pool, id).await?;
+    let gt = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
     let c = &gt["curation"];
     let annotators = c["annotators"].as_array().cloned().unwrap_or_default();
     let preset = gt["thresholds"]["preset"].as_str().unwrap_or("paper").to_owned();
@@ -140,9 +140,9 @@ async fn curate(
     axum::Form(form): axum::Form<CurateForm>,
 ) -> PageResult {
     if let Some(preset) = form.preset {
-        crate::kinds::vton::service::set_preset(&s.pool, id, preset).await?;
+        crate::kinds::vton::service::set_preset(&s.pool, &s.kinds, id, preset).await?;
     }
-    let summary = crate::kinds::vton::service::run_curation(&s.pool, id).await?;
+    let summary = crate::kinds::vton::service::run_curation(&s.pool, &s.kinds, id).await?;
     let message = format!(
         "Curation ({}) recorded: {} responses excluded ({} annotator-questionnaire pairs removed, {} questionnaires dropped).",
         summary["preset"].as_str().unwrap_or("paper"),
@@ -155,7 +155,7 @@ async fn curate(
 }
 
 async fn requeue(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    let n = crate::kinds::vton::service::requeue_dropped(&s.pool, id).await?;
+    let n = crate::kinds::vton::service::requeue_dropped(&s.pool, &s.kinds, id).await?;
     crate::http::flash::set(&session, format!("{n} questionnaire(s) re-queued for new workers.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())
 }

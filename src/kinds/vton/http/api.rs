@@ -2,8 +2,10 @@
 //! quality predictor, and the questionnaire table.
 
 use crate::core::{campaigns, ground_truth, items, Error};
+use crate::http::api::csv_response;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
+use crate::http::kind_routes::campaign_of_kind;
 use crate::http::AppState;
 use crate::kinds::vton::predictor::PredictorOptions;
 use crate::kinds::vton::qbench;
@@ -16,7 +18,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 async fn vton_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    super::campaign_with_page(s, id, "vton", "not_vton", "a VTON").await
+    campaign_of_kind(s, id, &[super::super::NAME], "not_vton", "a VTON").await
 }
 
 fn is_csv(headers: &HeaderMap) -> bool {
@@ -41,7 +43,7 @@ pub async fn import_triplets(
     vton_campaign(&s, id).await?;
     // The same parser as the campaign page's import box: JSON or CSV by content.
     let new = service::parse_triplets(utf8(&body)?)?;
-    let imported = items::import(&s.pool, id, &new).await?;
+    let imported = items::import(&s.pool, &s.kinds, id, &new).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "imported": imported }))))
 }
 
@@ -72,9 +74,9 @@ pub async fn run_curation(
         Some(serde_json::from_slice(&body).map_err(|e| Error::invalid("invalid_body", e.to_string()))?)
     };
     if let Some(preset) = request.and_then(|r| r.preset) {
-        service::set_preset(&s.pool, id, preset).await?;
+        service::set_preset(&s.pool, &s.kinds, id, preset).await?;
     }
-    Ok(axum::Json(service::run_curation(&s.pool, id).await?))
+    Ok(axum::Json(service::run_curation(&s.pool, &s.kinds, id).await?))
 }
 
 /// Re-queue questionnaires with too few reliable annotators to new workers.
@@ -82,7 +84,7 @@ pub async fn run_curation(
     responses((status = 200, body = Object)))]
 pub async fn requeue(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Value>> {
     vton_campaign(&s, id).await?;
-    Ok(axum::Json(json!({ "requeued": service::requeue_dropped(&s.pool, id).await? })))
+    Ok(axum::Json(json!({ "requeued": service::requeue_dropped(&s.pool, &s.kinds, id).await? })))
 }
 
 /// A predictor's scores as JSON.
@@ -120,7 +122,7 @@ pub async fn predictor(
             .map_err(|e| Error::invalid("invalid_body", e.to_string()))?
             .scores
     };
-    Ok(axum::Json(service::score_predictor(&s.pool, id, &scores, &options).await?))
+    Ok(axum::Json(service::score_predictor(&s.pool, &s.kinds, id, &scores, &options).await?))
 }
 
 fn parse_scores(text: &str) -> Result<HashMap<String, f64>, Error> {
@@ -154,7 +156,7 @@ pub async fn questionnaires_csv(
 ) -> AppResult<axum::response::Response> {
     use axum::response::IntoResponse;
     vton_campaign(&s, id).await?;
-    let aggregate = ground_truth::aggregate(&s.pool, id).await?;
+    let aggregate = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
     let table = crate::kinds::vton::ground_truth::questionnaire_table(&aggregate);
     let csv = ground_truth::to_csv(&table)?;
     Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
@@ -169,7 +171,7 @@ pub async fn qbench_answers(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    super::csv_response(&qbench::export_answers(&s.pool, id).await?, "answers.csv")
+    csv_response(&qbench::export_answers(&s.pool, id).await?, "answers.csv")
 }
 
 /// The campaign's questionnaires in VTON-QBench's `images.csv` layout.
@@ -181,7 +183,7 @@ pub async fn qbench_images(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    super::csv_response(&qbench::export_images(&s.pool, id).await?, "images.csv")
+    csv_response(&qbench::export_images(&s.pool, id).await?, "images.csv")
 }
 
 /// An attention position of the imported release.
@@ -221,7 +223,7 @@ pub async fn qbench_import(
     vton_campaign(&s, id).await?;
     let attention = attention_map(&body.attention)?;
     let release = qbench::parse(&body.answers, &body.images)?;
-    Ok((StatusCode::CREATED, axum::Json(qbench::import(&s.pool, id, &release, &attention).await?)))
+    Ok((StatusCode::CREATED, axum::Json(qbench::import(&s.pool, &s.kinds, id, &release, &attention).await?)))
 }
 
 fn attention_map(

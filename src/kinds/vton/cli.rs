@@ -1,6 +1,6 @@
 //! `atelier vton curate`: the service's VTON curation on files collected elsewhere.
 
-use super::input::{CsvFile, InputError};
+use crate::cli::input::{CsvFile, InputError};
 use crate::kinds::vton::curation::{curate, Answer, Preset, SanityTask, SanityTasks, Thresholds};
 use crate::kinds::vton::curation_code::CodeThresholds;
 use clap::{Args, Subcommand};
@@ -65,8 +65,14 @@ pub async fn import_qbench(args: &ImportQbenchArgs, out: &mut dyn Write) -> anyh
     let result = async {
         db.migrate().await?;
         let campaign = crate::core::campaigns::get(&db.pool, args.campaign).await?;
-        anyhow::ensure!(campaign.kind == "vton", "campaign {} is a {} campaign, not VTON", campaign.id, campaign.kind);
-        Ok(crate::kinds::vton::qbench::import(&db.pool, args.campaign, &release, &attention).await?)
+        anyhow::ensure!(
+            campaign.kind == super::NAME,
+            "campaign {} is a {} campaign, not VTON",
+            campaign.id,
+            campaign.kind
+        );
+        Ok(crate::kinds::vton::qbench::import(&db.pool, &crate::kinds::registry(), args.campaign, &release, &attention)
+            .await?)
     }
     .await;
     db.close().await;
@@ -118,10 +124,15 @@ fn rating(file: &CsvFile, line: u64, column: &str, text: &str) -> Result<u8, Inp
 }
 
 /// Runs a `vton` subcommand.
-pub fn run(cmd: &VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
-    let VtonCommand::Curate(args) = cmd else {
-        anyhow::bail!("this subcommand needs the database");
-    };
+pub async fn run(cmd: VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
+    match cmd {
+        VtonCommand::Curate(args) => curate_files(&args, out),
+        VtonCommand::ImportQbench(args) => import_qbench(&args, out).await,
+    }
+}
+
+/// `vton curate`: curation on files.
+fn curate_files(args: &CurateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut sanity = SanityTasks::new();
     if let Some(path) = &args.sanity {
         let mut file = CsvFile::open(path)?;

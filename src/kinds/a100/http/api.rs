@@ -4,6 +4,7 @@ use crate::core::items;
 use crate::core::{campaigns, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
+use crate::http::kind_routes::campaign_of_kind;
 use crate::http::AppState;
 use crate::kinds::a100::models::{self, ModelScore};
 use crate::kinds::a100::pilot::{self, PilotQuestion, PilotReport};
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 async fn a100_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    super::campaign_with_page(s, id, "a100", "not_a100", "an A100").await
+    campaign_of_kind(s, id, &[super::super::LAT, super::super::AAT], "not_a100", "an A100").await
 }
 
 /// How many questions were imported.
@@ -36,7 +37,7 @@ pub async fn import_questions(
     Json(set): Json<QuestionSet>,
 ) -> AppResult<(StatusCode, axum::Json<QuestionsImported>)> {
     a100_campaign(&s, id).await?;
-    let imported = items::import(&s.pool, id, &question::to_items(&set)).await?;
+    let imported = items::import(&s.pool, &s.kinds, id, &question::to_items(&set)).await?;
     Ok((StatusCode::CREATED, axum::Json(QuestionsImported { imported })))
 }
 
@@ -59,7 +60,7 @@ pub async fn score_model(
     Json(body): Json<ModelAnswers>,
 ) -> AppResult<(StatusCode, axum::Json<ModelScore>)> {
     a100_campaign(&s, id).await?;
-    let score = models::score(&s.pool, id, admin.id, &body.model, &body.answers).await?;
+    let score = models::score(&s.pool, &s.kinds, id, admin.id, &body.model, &body.answers).await?;
     Ok((StatusCode::CREATED, axum::Json(score)))
 }
 

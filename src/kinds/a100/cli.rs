@@ -1,6 +1,6 @@
 //! `atelier a100 score`: score a model against a released A100 ground truth.
 
-use super::input::{CsvFile, InputError};
+use crate::cli::input::{CsvFile, InputError};
 use crate::kinds::a100::gt_file::GroundTruth;
 use crate::stats::questionnaire::TieCredit;
 use clap::{Args, Subcommand};
@@ -41,12 +41,12 @@ pub async fn import(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<()
         db.migrate().await?;
         let campaign = crate::core::campaigns::get(&db.pool, args.campaign).await?;
         anyhow::ensure!(
-            campaign.kind.starts_with("a100-"),
+            [super::LAT, super::AAT].contains(&campaign.kind.as_str()),
             "campaign {} is a {} campaign, not A100",
             campaign.id,
             campaign.kind
         );
-        Ok(crate::core::items::import(&db.pool, args.campaign, &items).await?)
+        Ok(crate::core::items::import(&db.pool, &crate::kinds::registry(), args.campaign, &items).await?)
     }
     .await;
     db.close().await;
@@ -72,8 +72,15 @@ pub struct ScoreArgs {
 }
 
 /// Runs an `a100` subcommand.
-pub fn run(cmd: &ScoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let args = cmd;
+pub async fn run(cmd: A100Command, out: &mut dyn Write) -> anyhow::Result<()> {
+    match cmd {
+        A100Command::Score(args) => score(&args, out),
+        A100Command::Import(args) => import(&args, out).await,
+    }
+}
+
+/// `a100 score`: scores a model's answers against a ground-truth file.
+fn score(args: &ScoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.ground_truth)
         .map_err(|source| InputError::Io { path: args.ground_truth.clone(), source })?;
     let gt =

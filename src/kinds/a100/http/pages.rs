@@ -1,9 +1,9 @@
 //! The A100 page of a campaign: questions by consistency with their vote
 //! distributions, and models scored side by side.
 
-use super::{render, OnPage, PageResult};
 use crate::core::{campaigns, ground_truth, Error};
 use crate::http::extract::{Admin, Path};
+use crate::http::pages::{render, OnPage, PageResult};
 use crate::http::{csrf, AppState};
 use crate::kinds::a100::models;
 use askama::Template;
@@ -23,7 +23,7 @@ pub fn router() -> Router<AppState> {
 }
 
 #[derive(Template)]
-#[template(path = "admin_a100_pilot.html")]
+#[template(path = "kinds/a100/pilot.html")]
 struct PilotPage {
     campaign: campaigns::Campaign,
     /// Other A100 campaigns that can be rounds: (id, name, selected).
@@ -57,7 +57,7 @@ async fn pilot_page(
     let mut candidates = Vec::new();
     let mut rounds = vec![id];
     for c in campaigns::list(&s.pool).await? {
-        if c.id == id || crate::core::kinds_of(&c)?.admin_page() != campaign_kind_page(&campaign)? {
+        if c.id == id || ![super::super::LAT, super::super::AAT].contains(&c.kind.as_str()) {
             continue;
         }
         let selected = chosen.contains(&c.id);
@@ -83,10 +83,6 @@ async fn pilot_page(
     })
 }
 
-fn campaign_kind_page(campaign: &campaigns::Campaign) -> Result<Option<&'static str>, crate::core::Error> {
-    Ok(crate::core::kinds_of(campaign)?.admin_page())
-}
-
 /// One question row: id, participants, consistency, majority, and
 /// (choice, votes, percent) bars.
 struct Row {
@@ -105,7 +101,7 @@ struct ModelRow {
 }
 
 #[derive(Template)]
-#[template(path = "admin_a100.html")]
+#[template(path = "kinds/a100/admin.html")]
 struct A100Page {
     campaign: campaigns::Campaign,
     rows: Vec<Row>,
@@ -117,7 +113,7 @@ struct A100Page {
 
 async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let gt = ground_truth::aggregate(&s.pool, id).await?;
+    let gt = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
     let mut rows: Vec<Row> = gt["questions"]
         .as_array()
         .into_iter()
@@ -204,7 +200,7 @@ async fn score(
             return build(&s, id, &session, Some(format!("line {line}: question `{q}` answered twice"))).await;
         }
     }
-    match models::score(&s.pool, id, admin.id, &form.model, &answers).await {
+    match models::score(&s.pool, &s.kinds, id, admin.id, &form.model, &answers).await {
         Ok(_) => Ok(Redirect::to(&format!("/admin/campaigns/{id}/a100")).into_response()),
         Err(Error::Invalid { message, .. }) => build(&s, id, &session, Some(message)).await,
         Err(e) => Err(e.into()),

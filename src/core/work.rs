@@ -1,0 +1,155 @@
+//! The annotator's side of the core, as the API and the pages both use it:
+//! who may work on a campaign, the next assignment, the annotator's view of
+//! it (never gold, never anyone else's answers), answering and submitting.
+
+use super::assignments::{self, Assignment};
+use super::campaigns::{self, Campaign};
+use super::kind::PublicItem;
+use super::progress::{self, AssignmentProgress};
+use super::responses::{self, Outcome, Response, Submission};
+use super::{Error, Registry, Result};
+use serde_json::Value;
+use sqlx::PgPool;
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// An assignment as its annotator sees it.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct AssignmentView {
+    /// The assignment.
+    pub assignment: Assignment,
+    /// Items in this annotator's order, as shown to them.
+    pub items: Vec<PublicItem>,
+    /// The annotator's own answers so far, by item id.
+    pub answers: BTreeMap<Uuid, Value>,
+    /// Progress.
+    pub progress: AssignmentProgress,
+    /// In a review assignment: the answers under review, by item id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviewing: Option<BTreeMap<Uuid, Value>>,
+}
+
+/// The result of a submission.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Submitted {
+    /// The stored response.
+    pub response: Response,
+    /// Created, unchanged (a retry) or changed.
+    pub outcome: Outcome,
+    /// Progress after the submission.
+    pub progress: AssignmentProgress,
+}
+
+/// Completion of an assignment: the code to paste into the crowd platform.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Completed {
+    /// The assignment.
+    pub assignment: Assignment,
+    /// Completion code (crowd campaigns).
+    pub completion_code: Option<String>,
+}
+
+/// The campaign, if it is meant for this kind of annotator: crowd campaigns
+/// for workers, expert campaigns for experts.
+pub async fn campaign_for(pool: &PgPool, campaign_id: Uuid, is_worker: bool) -> Result<Campaign> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    if campaign.settings.crowd() != is_worker {
+        return Err(Error::Forbidden("this campaign is not for your role".into()));
+    }
+    Ok(campaign)
+}
+
+/// The code a crowd worker pastes into their platform, once they have
+/// submitted something; `None` for expert campaigns.
+pub fn completion_code(campaign: &Campaign, submitted: i64) -> Option<String> {
+    (campaign.settings.crowd() && submitted > 0).then(|| campaign.completion_code.clone())
+}
+
+/// Saves the background answers (the first time the campaign asks them) and
+/// hands out the annotator's next assignment; `None` when none is left.
+pub async fn start(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign: &Campaign,
+    annotator_id: Uuid,
+    background: &[(String, String)],
+) -> Result<Option<Assignment>> {
+    let questions = kinds.of(campaign)?.background(&campaign.config);
+    if !questions.is_empty() && !super::profiles::exists(pool, campaign.id, annotator_id).await? {
+        let answers = super::profiles::validate(&questions, background)?;
+        super::profiles::save(pool, campaign.id, annotator_id, &answers).await?;
+    }
+    assignments::next(pool, kinds, campaign.id, annotator_id).await
+}
+
+/// Builds the annotator's view of their assignment.
+pub async fn view(pool: &PgPool, kinds: &Registry, assignment: Assignment) -> Result<AssignmentView> {
+    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
+    let kind = kinds.of(&campaign)?;
+    let order = assignment.item_order();
+    let by_id: BTreeMap<Uuid, Value> = super::items::payloads(pool, &order).await?;
+    let items = order
+        .iter()
+        .filter_map(|id| {
+            let payload = by_id.get(id)?;
+            Some(PublicItem { id: *id, payload: kind.public_payload(payload, &assignment.item_presentation(*id)) })
+        })
+        .collect();
+    let answers =
+        responses::own_in_assignment(pool, assignment.id).await?.into_iter().map(|r| (r.item_id, r.answer)).collect();
+    let progress = progress::of_assignment(pool, assignment.id, assignment.batch_id).await?;
+    let reviewing = assignments::reviewed_answers(pool, &assignment).await?;
+    Ok(AssignmentView { assignment, items, answers, progress, reviewing })
+}
+
+/// Stores an answer in the annotator's own assignment.
+pub async fn respond(
+    pool: &PgPool,
+    kinds: &Registry,
+    assignment_id: Uuid,
+    annotator_id: Uuid,
+    sub: &Submission,
+) -> Result<Submitted> {
+    let assignment = assignments::get_own(pool, assignment_id, annotator_id).await?;
+    let (response, outcome) = responses::submit(pool, kinds, &assignment, sub).await?;
+    let progress = progress::of_assignment(pool, assignment.id, assignment.batch_id).await?;
+    Ok(Submitted { response, outcome, progress })
+}
+
+/// An answer as the task page's form posts it: the item, the kind's fields
+/// (a field repeated for each ticked box), and bookkeeping.
+#[derive(Debug, Clone)]
+pub struct FormAnswer {
+    /// The item answered.
+    pub item_id: Uuid,
+    /// The kind's fields, in the order posted.
+    pub fields: Vec<(String, String)>,
+    /// Time on task measured by the page.
+    pub time_on_task_ms: Option<i32>,
+    /// Whether the annotator confirmed replacing an earlier answer.
+    pub change: bool,
+}
+
+/// Stores an answer posted by the task page: the kind turns the form's
+/// fields into its answer, which is then validated as an API answer is.
+pub async fn respond_with_form(
+    pool: &PgPool,
+    kinds: &Registry,
+    assignment_id: Uuid,
+    annotator_id: Uuid,
+    form: FormAnswer,
+) -> Result<Submitted> {
+    let assignment = assignments::get_own(pool, assignment_id, annotator_id).await?;
+    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
+    let answer = kinds.of(&campaign)?.answer_from_form(&form.fields);
+    let sub = Submission { item_id: form.item_id, answer, time_on_task_ms: form.time_on_task_ms, change: form.change };
+    respond(pool, kinds, assignment_id, annotator_id, &sub).await
+}
+
+/// Submits the annotator's assignment (every item answered).
+pub async fn complete(pool: &PgPool, kinds: &Registry, assignment_id: Uuid, annotator_id: Uuid) -> Result<Completed> {
+    let assignment = assignments::complete(pool, kinds, assignment_id, annotator_id).await?;
+    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
+    let completion_code = completion_code(&campaign, 1);
+    Ok(Completed { assignment, completion_code })
+}

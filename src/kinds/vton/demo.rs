@@ -1,0 +1,37 @@
+//! The VTON demo campaign: eight try-ons of two models and three sanity
+//! tasks, drawn by [`crate::demo::svg`].
+
+use crate::core::items::NewItem;
+use crate::core::kind::DemoCampaign;
+use serde_json::json;
+
+/// The demo campaign `atelier demo` seeds.
+pub fn campaign() -> DemoCampaign {
+    let img = |role: &str, n: usize| format!("/demo/images/{role}/{n}.svg");
+    let mut items: Vec<NewItem> = (0..8)
+        .map(|n| NewItem {
+            external_id: format!("tryon-{n}"),
+            payload: json!({
+                "garment": img("garment", n), "person": img("person", n), "tryon": img("tryon", n),
+                "reference": img("reference", n), "model": (["model-a", "model-b"][n % 2]), "category": "tops", "dataset": "demo"
+            }),
+            gold: None,
+        })
+        .collect();
+    for (n, expected) in [(100, 1), (101, 3), (102, 1)] {
+        // Sanity tasks must look like any other task to the worker.
+        items.push(NewItem {
+            external_id: format!("sanity-{n}"),
+            payload: json!({"garment": img("garment", n), "person": img("person", n), "tryon": img("tryon", n),
+                            "reference": img("reference", n), "model": "model-a", "category": "tops", "dataset": "demo"}),
+            gold: Some(json!({"rating": expected})),
+        });
+    }
+    DemoCampaign {
+        name: "Demo: VTON quality rating",
+        config: json!({"tasks_per_questionnaire": 6, "sanity_per_questionnaire": 2, "appearances": 2, "annotators_per_questionnaire": 3}),
+        settings: Default::default(),
+        items,
+        seed: 7,
+    }
+}

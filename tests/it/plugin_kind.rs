@@ -1,0 +1,449 @@
+//! A task kind written outside the build, plugged into the real server:
+//! experts tick several tags per item (a multi-select form), a second expert
+//! reviews and the reviewed answer wins, imports of an existing item merge,
+//! and "every annotator" work survives pauses longer than the lease.
+
+use crate::fixtures::{admin_token, api, csrf_in, login_page};
+use crate::support::TestApp;
+use atelier::auth::{tokens, users, Role};
+use atelier::core::kind::{escape_html, AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use atelier::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use atelier::core::Registry;
+use atelier::http::kind_routes::KindRoutes;
+use rand::rngs::StdRng;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// Tags: pick any of an item's options (or "not sure").
+struct Tags;
+
+fn options(payload: &Value) -> Vec<String> {
+    payload["options"].as_array().into_iter().flatten().filter_map(|o| o.as_str().map(str::to_owned)).collect()
+}
+
+impl TaskKind for Tags {
+    fn name(&self) -> &'static str {
+        "test-tags"
+    }
+    fn title(&self) -> &'static str {
+        "Tags (a test kind)"
+    }
+    fn default_settings(&self) -> CoreSettings {
+        CoreSettings {
+            participants: Participants::Experts,
+            lease_minutes: 60,
+            annotators_per_batch: AnnotatorsPerBatch::AsPlanned,
+            review: false,
+        }
+    }
+    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
+        let per_batch = config.get("per_batch").and_then(Value::as_u64).unwrap_or(2);
+        Ok(json!({ "per_batch": per_batch }))
+    }
+    fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
+        if options(payload).is_empty() {
+            return Err(Invalid("options: give at least one".into()));
+        }
+        Ok(())
+    }
+    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+        if answer.get("not_sure") == Some(&json!(true)) {
+            return Ok(json!({"not_sure": true}));
+        }
+        let allowed = options(payload);
+        let mut tags: Vec<String> =
+            answer["tags"].as_array().into_iter().flatten().filter_map(|t| t.as_str().map(str::to_owned)).collect();
+        tags.sort();
+        tags.dedup();
+        if tags.is_empty() || tags.iter().any(|t| !allowed.contains(t)) {
+            return Err(Invalid(format!("tags must be some of {allowed:?}")));
+        }
+        Ok(json!({ "tags": tags }))
+    }
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
+        if fields.iter().any(|(k, _)| k == "not_sure") {
+            return json!({"not_sure": true});
+        }
+        json!({"tags": fields.iter().filter(|(k, _)| k == "tag").map(|(_, v)| v.clone()).collect::<Vec<_>>()})
+    }
+    fn form_batches(&self, config: &Value, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        let per_batch = config["per_batch"].as_u64().unwrap_or(2).max(1) as usize;
+        Ok(items
+            .chunks(per_batch)
+            .map(|c| BatchPlan { items: c.iter().map(|i| i.id).collect(), overlap: None })
+            .collect())
+    }
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
+        let boxes: String = options(&view.item.payload)
+            .iter()
+            .map(|o| format!(r#"<label><input type="checkbox" name="tag" value="{0}"> {0}</label>"#, escape_html(o)))
+            .collect();
+        Ok(format!(
+            r#"<form method="post" action="/work/a/{}/answer"><input type="hidden" name="csrf_token" value="{}">
+               <input type="hidden" name="item_id" value="{}"><input type="hidden" name="shown_at" value="{}">{boxes}
+               <button type="submit">Save</button></form>"#,
+            view.assignment_id, view.csrf_token, view.item.id, view.shown_at
+        ))
+    }
+    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
+        let tags: String = answer["tags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|t| format!("<li>{}</li>", escape_html(t)))
+            .collect();
+        format!(r#"<ul class="reviewed-tags">{tags}</ul>"#)
+    }
+    fn reviewed_answer_wins(&self, _config: &Value) -> bool {
+        true
+    }
+    fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>> {
+        let mut all = options(existing);
+        for o in options(incoming) {
+            if !all.contains(&o) {
+                all.push(o);
+            }
+        }
+        Some(Ok(json!({ "options": all })))
+    }
+    fn aggregate(&self, input: &AggregationInput) -> Value {
+        let names: BTreeMap<_, _> = input.items.iter().map(|i| (i.id, i.external_id.clone())).collect();
+        let mut answers: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        for r in input.responses.iter().filter(|r| r.submitted) {
+            answers.entry(names[&r.item_id].clone()).or_default().push(r.answer.clone());
+        }
+        json!({ "items": answers })
+    }
+    fn export_table(&self, aggregate: &Value) -> Table {
+        let rows = aggregate["items"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(item, answers)| vec![item.clone(), answers.to_string()])
+            .collect();
+        Table { header: vec!["item".into(), "answers".into()], rows }
+    }
+}
+
+static TAGS: Tags = Tags;
+
+fn registry() -> Registry {
+    Registry::new(vec![&TAGS])
+}
+
+/// The kind's own page, merged by the application like any kind's.
+fn routes() -> Vec<KindRoutes> {
+    vec![KindRoutes {
+        pages: axum::Router::new().route("/admin/tags-kind", axum::routing::get(|| async { "the tags kind's page" })),
+        ..Default::default()
+    }]
+}
+
+/// An expert account with an API token and a logged-in browser session.
+struct Expert {
+    id: String,
+    token: String,
+    browser: reqwest::Client,
+    csrf: String,
+}
+
+async fn expert(app: &TestApp, name: &str) -> Expert {
+    let user = users::create(&app.pool, Role::Expert, name, "expert-password-1").await.expect("expert");
+    let token = tokens::create(&app.pool, user.id).await.expect("token");
+    let (browser, csrf) = login_page(app).await;
+    let resp = browser
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", name), ("password", "expert-password-1")])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let home = browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+    Expert { id: user.id.to_string(), token, csrf: csrf_in(&home), browser }
+}
+
+impl Expert {
+    async fn next(&self, app: &TestApp, campaign: &str) -> Value {
+        let (status, view) = api(
+            app,
+            &self.token,
+            Method::POST,
+            &format!("/api/v1/expert/campaigns/{campaign}/assignment"),
+            Some(json!({})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        view
+    }
+
+    async fn answer(&self, app: &TestApp, view: &Value, item: &Value, tags: &[&str]) {
+        let path = format!("/api/v1/expert/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
+        let (status, body) =
+            api(app, &self.token, Method::POST, &path, Some(json!({"item_id": item["id"], "answer": {"tags": tags}})))
+                .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    async fn complete(&self, app: &TestApp, view: &Value) {
+        let path = format!("/api/v1/expert/assignments/{}/complete", view["assignment"]["id"].as_str().expect("id"));
+        let (status, body) = api(app, &self.token, Method::POST, &path, None).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    /// Labels every batch left for them with `tags`, submitting each.
+    async fn label_everything(&self, app: &TestApp, campaign: &str, tags: &[&str]) {
+        loop {
+            let view = self.next(app, campaign).await;
+            if view.is_null() {
+                return;
+            }
+            for item in view["items"].as_array().expect("items") {
+                if view["answers"].get(item["id"].as_str().expect("id")).is_none() {
+                    self.answer(app, &view, item, tags).await;
+                }
+            }
+            self.complete(app, &view).await;
+        }
+    }
+}
+
+/// Creates a tags campaign with `items` items (options a, b, c), batches, opens it.
+async fn tags_campaign(app: &TestApp, admin: &str, settings: Value, items: usize) -> String {
+    let (status, c) = api(
+        app,
+        admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "test-tags", "name": "Tags", "config": {"per_batch": 2}, "settings": settings})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{c}");
+    let id = c["id"].as_str().expect("id").to_owned();
+    let items: Vec<Value> = (0..items)
+        .map(|n| json!({"external_id": format!("item-{n}"), "payload": {"options": ["a", "b", "c"]}}))
+        .collect();
+    let path = format!("/api/v1/admin/campaigns/{id}/items");
+    let (status, body) = api(app, admin, Method::POST, &path, Some(json!({ "items": items }))).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    for (path, body) in [("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))] {
+        let (status, body) =
+            api(app, admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), Some(body)).await;
+        assert!(status.is_success(), "{path}: {body}");
+    }
+    id
+}
+
+async fn ground_truth(app: &TestApp, admin: &str, campaign: &str) -> Value {
+    let (status, gt) =
+        api(app, admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    assert_eq!(status, StatusCode::OK, "{gt}");
+    gt
+}
+
+#[tokio::test]
+async fn a_kind_from_outside_plugs_in_with_its_routes_merged_imports_and_a_multi_select_form() {
+    let app = TestApp::spawn_with_kinds(registry(), routes).await;
+    let admin = admin_token(&app).await;
+    let page = reqwest::get(app.at("/admin/tags-kind")).await.expect("kind page").text().await.expect("text");
+    assert_eq!(page, "the tags kind's page");
+    let campaign = tags_campaign(&app, &admin, json!({}), 2).await;
+
+    // An import naming an existing item merges into it (the kind says so).
+    let path = format!("/api/v1/admin/campaigns/{campaign}/items");
+    let more = json!({"items": [{"external_id": "item-0", "payload": {"options": ["c", "d"]}}]});
+    let (status, body) = api(&app, &admin, Method::POST, &path, Some(more)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (_, items) = api(&app, &admin, Method::GET, &path, None).await;
+    let first = items.as_array().expect("items").iter().find(|i| i["external_id"] == "item-0").expect("item-0").clone();
+    assert_eq!(first["payload"]["options"], json!(["a", "b", "c", "d"]));
+
+    // The expert ticks two boxes on the task page; both are stored.
+    let e = expert(&app, "tagger").await;
+    let resp = e
+        .browser
+        .post(app.at(&format!("/work/{campaign}/start")))
+        .form(&[("csrf_token", e.csrf.as_str())])
+        .send()
+        .await
+        .expect("start");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let task_url = resp.headers()["location"].to_str().expect("location").to_owned();
+    let html = e.browser.get(app.at(&task_url)).send().await.expect("task").text().await.expect("html");
+    assert!(html.contains(r#"type="checkbox" name="tag" value="d""#), "the merged option is offered: {html}");
+    let item_id = {
+        let marker = r#"name="item_id" value=""#;
+        let start = html.find(marker).expect("item id") + marker.len();
+        html[start..start + 36].to_owned()
+    };
+    let resp = e
+        .browser
+        .post(app.at(&format!("{task_url}/answer")))
+        .form(&[
+            ("csrf_token", e.csrf.as_str()),
+            ("item_id", item_id.as_str()),
+            ("shown_at", "0"),
+            ("tag", "d"),
+            ("tag", "a"),
+        ])
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let view = e.next(&app, &campaign).await;
+    assert_eq!(view["answers"][&item_id], json!({"tags": ["a", "d"]}), "{view}");
+    // A box that is not an option is refused and nothing changes.
+    let resp = e
+        .browser
+        .post(app.at(&format!("{task_url}/answer")))
+        .form(&[("csrf_token", e.csrf.as_str()), ("item_id", item_id.as_str()), ("tag", "z"), ("change", "1")])
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(e.next(&app, &campaign).await["answers"][&item_id], json!({"tags": ["a", "d"]}));
+}
+
+#[tokio::test]
+async fn review_shows_the_kinds_rendering_and_the_reviewed_answer_wins() {
+    let app = TestApp::spawn_with_kinds(registry(), routes).await;
+    let admin = admin_token(&app).await;
+    let campaign = tags_campaign(&app, &admin, json!({"review": true, "annotators_per_batch": 1}), 2).await;
+    let author = expert(&app, "author").await;
+    let reviewer = expert(&app, "reviewer").await;
+
+    let view = author.next(&app, &campaign).await;
+    assert!(view.get("reviewing").is_none());
+    let items = view["items"].as_array().expect("items").clone();
+    author.answer(&app, &view, &items[0], &["a"]).await;
+    author.answer(&app, &view, &items[1], &["b", "c"]).await;
+    author.complete(&app, &view).await;
+    assert!(author.next(&app, &campaign).await.is_null(), "nobody reviews their own work");
+
+    let review = reviewer.next(&app, &campaign).await;
+    assert_eq!(review["reviewing"].as_object().expect("under review").len(), 2);
+    assert!(!review.to_string().contains(&author.id), "the author stays anonymous");
+    let first = items[0]["id"].as_str().expect("id");
+    let page = reviewer
+        .browser
+        .get(app.at(&format!("/work/a/{}?pos=1", review["assignment"]["id"].as_str().expect("id"))))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    let shown_first = review["items"][0]["id"] == first;
+    let expected = if shown_first { "<li>a</li>" } else { "<li>b</li><li>c</li>" };
+    assert!(page.contains(&format!(r#"<ul class="reviewed-tags">{expected}</ul>"#)), "the kind renders it: {page}");
+    // The reviewer corrects the first item and confirms the second.
+    for item in review["items"].as_array().expect("items") {
+        let tags: &[&str] = if item["id"] == first { &["c"] } else { &["b", "c"] };
+        reviewer.answer(&app, &review, item, tags).await;
+    }
+    reviewer.complete(&app, &review).await;
+
+    let gt = ground_truth(&app, &admin, &campaign).await;
+    assert_eq!(gt["items"]["item-0"], json!([{"tags": ["c"]}]), "the reviewed answer wins: {gt}");
+    assert_eq!(gt["items"]["item-1"], json!([{"tags": ["b", "c"]}]), "{gt}");
+    let batches: i64 = sqlx::query_scalar("SELECT count(*) FROM batches").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(batches, 2, "reviews are not reviewed again");
+}
+
+#[tokio::test]
+async fn review_on_a_crowd_campaign_is_refused() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    for body in [
+        json!({"kind": "vton", "name": "v", "settings": {"review": true}}),
+        json!({"kind": "vton", "name": "v", "config": {"review": true}}),
+        json!({"kind": "a100-lat", "name": "l", "settings": {"review": true, "participants": "crowd"}}),
+    ] {
+        let (status, err) = api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(body)).await;
+        assert_eq!(
+            (status, err["error"]["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("review_needs_experts"))
+        );
+    }
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM campaigns").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(count, 0, "nothing was created");
+    // Turning review on later is refused too, and the database would refuse it anyway.
+    let (_, c) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "vton", "name": "v"}))).await;
+    let id = c["id"].as_str().expect("id");
+    for path in ["config", "settings"] {
+        let path = format!("/api/v1/admin/campaigns/{id}/{path}");
+        let (status, err) = api(&app, &admin, Method::PUT, &path, Some(json!({"review": true}))).await;
+        let code = err["error"]["code"].as_str();
+        assert_eq!((status, code), (StatusCode::UNPROCESSABLE_ENTITY, Some("review_needs_experts")), "{path}");
+    }
+    let refused =
+        sqlx::query("UPDATE campaigns SET review = true WHERE id = $1::uuid").bind(id).execute(&app.pool).await;
+    assert!(refused.is_err(), "the CHECK constraint holds");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_expert_who_pauses_past_the_lease_resumes_and_every_label_counts() {
+    let app = TestApp::spawn_with_kinds(registry(), routes).await;
+    let admin = admin_token(&app).await;
+    // Every expert labels every item; leases are one minute.
+    let campaign = tags_campaign(&app, &admin, json!({"lease_minutes": 1}), 4).await;
+    let (paused, b, c) = (expert(&app, "paused").await, expert(&app, "busy-b").await, expert(&app, "busy-c").await);
+
+    let view = paused.next(&app, &campaign).await;
+    let first = view["items"][0].clone();
+    paused.answer(&app, &view, &first, &["a"]).await;
+    let endless: bool =
+        sqlx::query_scalar("SELECT leased_until > now() + interval '1000 years' FROM assignments WHERE id = $1::uuid")
+            .bind(view["assignment"]["id"].as_str().expect("id"))
+            .fetch_one(&app.pool)
+            .await
+            .expect("lease");
+    assert!(endless, "work every expert must do is never leased out from under them");
+
+    // Two colleagues label everything at the same time.
+    tokio::join!(b.label_everything(&app, &campaign, &["b"]), c.label_everything(&app, &campaign, &["c"]));
+    let (_, detail) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    let progress = |name: &str| {
+        let row = detail["annotators"].as_array().expect("annotators").iter().find(|a| a["annotator"] == name).cloned();
+        let row = row.unwrap_or_else(|| panic!("{name} in {detail}"));
+        (row["done"].as_i64().expect("done"), row["remaining"].as_i64().expect("remaining"))
+    };
+    assert_eq!(progress("busy-b"), (4, 0));
+    assert_eq!(progress("busy-c"), (4, 0));
+    assert_eq!(progress("paused"), (1, 3));
+    let home = paused.browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+    assert!(home.contains(r#"<td class="num done">1</td><td class="num remaining">3</td>"#), "{home}");
+
+    // Work that expired before leases became endless is given back, its label counted again.
+    sqlx::query(
+        "UPDATE assignments SET state = 'expired', leased_until = now() - interval '1 day' WHERE id = $1::uuid",
+    )
+    .bind(view["assignment"]["id"].as_str().expect("id"))
+    .execute(&app.pool)
+    .await
+    .expect("expire");
+    sqlx::query(
+        "UPDATE responses SET excluded_reason = 'lease_expired', excluded_at = now() WHERE annotator_id = $1::uuid",
+    )
+    .bind(&paused.id)
+    .execute(&app.pool)
+    .await
+    .expect("exclude");
+    let resumed = paused.next(&app, &campaign).await;
+    assert_eq!(resumed["assignment"]["id"], view["assignment"]["id"], "the same batch, resumed");
+    assert_eq!(resumed["answers"][first["id"].as_str().expect("id")], json!({"tags": ["a"]}));
+    paused.label_everything(&app, &campaign, &["a"]).await;
+
+    let gt = ground_truth(&app, &admin, &campaign).await;
+    for n in 0..4 {
+        let answers = gt["items"][format!("item-{n}")].as_array().expect("answers").len();
+        assert_eq!(answers, 3, "every expert's label of item-{n} counts: {gt}");
+    }
+    let excluded: i64 = sqlx::query_scalar("SELECT count(*) FROM responses WHERE excluded_reason IS NOT NULL")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(excluded, 0);
+}
