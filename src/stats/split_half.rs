@@ -20,7 +20,7 @@ pub struct Rating {
 }
 
 /// Mean and standard deviation over repetitions.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MeanSd {
     /// Mean over repetitions where the metric was defined.
     pub mean: Option<f64>,
@@ -46,7 +46,7 @@ impl MeanSd {
 }
 
 /// Split-half agreement on the VTON metrics.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SplitHalf {
     /// Pearson between the halves' mean scores.
     pub plcc: MeanSd,

@@ -87,6 +87,16 @@ pub struct Thresholds {
     pub code: super::curation_code::CodeThresholds,
 }
 
+impl Preset {
+    /// The name used in configurations and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Paper => "paper",
+            Preset::VtonQbenchCode => "vton-qbench-code",
+        }
+    }
+}
+
 impl Default for Thresholds {
     fn default() -> Self {
         Self {
@@ -102,7 +112,7 @@ impl Default for Thresholds {
 }
 
 /// The rule that removed an annotator from a questionnaire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Rule {
     /// Failed the sanity tasks.
@@ -134,7 +144,7 @@ impl Rule {
 }
 
 /// The verdict on one annotator in one questionnaire.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AnnotatorVerdict {
     /// Questionnaire id.
     pub questionnaire: String,
@@ -145,7 +155,7 @@ pub struct AnnotatorVerdict {
 }
 
 /// The verdict on one questionnaire.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QuestionnaireVerdict {
     /// Questionnaire id.
     pub questionnaire: String,
@@ -160,7 +170,7 @@ pub struct QuestionnaireVerdict {
 }
 
 /// The curated score of one task.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TaskScore {
     /// Task id.
     pub task: String,
@@ -173,7 +183,7 @@ pub struct TaskScore {
 }
 
 /// Everything curation decides.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Curation {
     /// Per (questionnaire, annotator), sorted.
     pub annotators: Vec<AnnotatorVerdict>,

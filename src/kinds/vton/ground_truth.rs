@@ -4,11 +4,12 @@
 //! rankings with bootstrap intervals, and the human ceiling.
 
 use super::curation::{curate, kept_answers, Answer, SanityTasks, Thresholds};
+use super::result::{ImageScore, ModelRank, VtonGroundTruth};
 use crate::core::kind::{AggregationInput, Table};
 use crate::stats::aggregate::normalize_score;
 use crate::stats::bootstrap::mean_ci;
 use crate::stats::split_half::{split_half, Rating};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
 /// Repetitions of the split-half human ceiling (as in the benchmark).
@@ -79,84 +80,101 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
         annotators_of.entry(a.task.as_str()).or_default().push(a.annotator.as_str());
     }
     let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
-    let images: Vec<Value> = curation
+    let field = |p: &Value, key: &str| p.get(key).cloned();
+    let mut images: Vec<ImageScore> = curation
         .scores
         .iter()
         .map(|s| {
             let p = payloads.get(s.task.as_str()).copied().unwrap_or(&Value::Null);
-            json!({
-                "image": s.task,
-                "vton_model_id": p.get("model"),
-                "category": p.get("category"),
-                "dataset": p.get("dataset"),
-                "tryon": p.get("tryon"),
-                "garment": p.get("garment"),
-                "person": p.get("person"),
-                "reference": p.get("reference"),
-                "group": group(p),
-                "mean": s.mean,
-                "reward": normalize_score(s.mean, 3),
-                "votes": s.votes,
-                "n_annotation": s.n,
-                "annotators": annotators_of.get(s.task.as_str()).cloned().unwrap_or_default(),
-            })
+            ImageScore {
+                image: s.task.clone(),
+                vton_model_id: field(p, "model"),
+                category: field(p, "category"),
+                dataset: field(p, "dataset"),
+                tryon: field(p, "tryon"),
+                garment: field(p, "garment"),
+                person: field(p, "person"),
+                reference: field(p, "reference"),
+                group: group(p),
+                mean: s.mean,
+                reward: normalize_score(s.mean, 3),
+                votes: s.votes,
+                n_annotation: s.n,
+                annotators: annotators_of
+                    .get(s.task.as_str())
+                    .map(|a| a.iter().map(|x| (*x).to_owned()).collect())
+                    .unwrap_or_default(),
+                worker_ids: None,
+            }
         })
         .collect();
     let ratings = ratings_of(&kept, &payloads);
-    let mut images = images;
     if !input.worker_ids.is_empty() {
         // Admins' live view: the crowd platform's ids next to Atelier's.
         for img in &mut images {
-            let ids: Vec<Value> = img["annotators"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|a| a.as_str()?.parse::<uuid::Uuid>().ok())
-                .map(|a| json!(input.worker_ids.get(&a)))
+            let ids = img
+                .annotators
+                .iter()
+                .map(|a| a.parse::<uuid::Uuid>().ok().and_then(|a| input.worker_ids.get(&a).cloned()))
                 .collect();
-            img["worker_ids"] = json!(ids);
+            img.worker_ids = Some(ids);
         }
     }
-    let workers: BTreeMap<String, &String> = input.worker_ids.iter().map(|(k, v)| (k.to_string(), v)).collect();
-    json!({
-        "thresholds": thresholds,
-        "curation": curation,
-        "workers": workers,
-        "images": images,
-        "models": models(&images),
-        "human_ceiling": split_half(&ratings, SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED),
-    })
+    let workers = input.worker_ids.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    VtonGroundTruth {
+        thresholds: thresholds.clone(),
+        models: models(&images),
+        curation,
+        workers,
+        images,
+        human_ceiling: split_half(&ratings, SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED),
+    }
+    .to_value()
 }
 
 /// Per try-on model: mean image score with a 95 % bootstrap interval and
 /// rank, overall and per garment category and dataset.
-fn models(images: &[Value]) -> Value {
+fn models(images: &[ImageScore]) -> BTreeMap<String, BTreeMap<String, Vec<ModelRank>>> {
+    let text = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).map(str::to_owned);
     let mut by: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
     for img in images {
-        let model = img["vton_model_id"].as_str().unwrap_or("unknown").to_owned();
-        let mean = img["mean"].as_f64().unwrap_or(0.0);
+        let model = text(&img.vton_model_id).unwrap_or_else(|| "unknown".to_owned());
         for (slice, value) in [
-            ("all", "all"),
-            ("category", img["category"].as_str().unwrap_or("")),
-            ("dataset", img["dataset"].as_str().unwrap_or("")),
+            ("all", "all".to_owned()),
+            ("category", text(&img.category).unwrap_or_default()),
+            ("dataset", text(&img.dataset).unwrap_or_default()),
         ] {
-            by.entry((slice.to_owned(), value.to_owned(), model.clone())).or_default().push(mean);
+            by.entry((slice.to_owned(), value, model.clone())).or_default().push(img.mean);
         }
     }
-    let mut out: BTreeMap<String, BTreeMap<String, Vec<Value>>> = BTreeMap::new();
+    let mut out: BTreeMap<String, BTreeMap<String, Vec<ModelRank>>> = BTreeMap::new();
     for ((slice, value, model), scores) in &by {
         let Some((mean, lo, hi)) = mean_ci(scores, 0.95, BOOTSTRAP_RESAMPLES, 7) else { continue };
-        out.entry(slice.clone()).or_default().entry(value.clone()).or_default().push(json!({
-            "model": model, "mean": mean, "ci95": [lo, hi], "images": scores.len(),
-        }));
+        let row = ModelRank { model: model.clone(), mean, ci95: [lo, hi], images: scores.len(), rank: 0 };
+        out.entry(slice.clone()).or_default().entry(value.clone()).or_default().push(row);
     }
     for table in out.values_mut().flat_map(|m| m.values_mut()) {
-        table.sort_by(|a, b| b["mean"].as_f64().unwrap_or(0.0).total_cmp(&a["mean"].as_f64().unwrap_or(0.0)));
+        // Stable: models with equal means keep their name order.
+        table.sort_by(|a, b| b.mean.total_cmp(&a.mean));
         for (rank, row) in table.iter_mut().enumerate() {
-            row["rank"] = json!(rank + 1);
+            row.rank = rank + 1;
         }
     }
-    json!(out)
+    out
+}
+
+/// A JSON value as a CSV cell: text as is, numbers as JSON writes them, nothing for null.
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A JSON-able value as a CSV cell.
+fn cell_of<T: serde::Serialize>(v: &T) -> String {
+    cell(&serde_json::to_value(v).unwrap_or(Value::Null))
 }
 
 /// One CSV row per image.
@@ -178,27 +196,29 @@ pub fn table(aggregate: &Value) -> Table {
         "votes_3",
         "annotators",
     ];
-    let cell = |v: &Value| match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let rows = aggregate["images"]
-        .as_array()
-        .map(|images| {
-            images
-                .iter()
-                .map(|img| {
-                    let mut row: Vec<String> = header[..11].iter().map(|h| cell(&img[*h])).collect();
-                    row.extend((0..3).map(|i| cell(&img["votes"][i])));
-                    let annotators: Vec<&str> =
-                        img["annotators"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-                    row.push(annotators.join(" "));
-                    row
-                })
-                .collect()
+    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return Table::default() };
+    let rows = gt
+        .images
+        .iter()
+        .map(|img| {
+            let mut row = vec![
+                img.image.clone(),
+                cell_of(&img.vton_model_id),
+                cell_of(&img.category),
+                cell_of(&img.dataset),
+                cell_of(&img.tryon),
+                cell_of(&img.garment),
+                cell_of(&img.person),
+                cell_of(&img.reference),
+                cell_of(&img.mean),
+                cell_of(&img.reward),
+                cell_of(&img.n_annotation),
+            ];
+            row.extend(img.votes.iter().map(cell_of));
+            row.push(img.annotators.join(" "));
+            row
         })
-        .unwrap_or_default();
+        .collect();
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
 }
 
@@ -206,35 +226,34 @@ pub fn table(aggregate: &Value) -> Table {
 /// dropped, and (for admins) who was kept and who was removed by which rule,
 /// by the crowd platform's worker id.
 pub fn questionnaire_table(aggregate: &Value) -> Table {
-    let cell = |v: &Value| match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let worker =
-        |annotator: &str| aggregate["workers"][annotator].as_str().map_or_else(|| annotator.to_owned(), str::to_owned);
+    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return Table::default() };
     let mut kept: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut removed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for a in aggregate["curation"]["annotators"].as_array().into_iter().flatten() {
-        let (Some(q), Some(who)) = (a["questionnaire"].as_str(), a["annotator"].as_str()) else { continue };
-        match a["excluded_by"].as_str() {
-            Some(rule) => removed.entry(q).or_default().push(format!("{}:{rule}", worker(who))),
-            None => kept.entry(q).or_default().push(worker(who)),
+    for a in &gt.curation.annotators {
+        let q = a.questionnaire.as_str();
+        match a.excluded_by {
+            Some(rule) => removed.entry(q).or_default().push(format!("{}:{}", gt.worker(&a.annotator), rule.name())),
+            None => kept.entry(q).or_default().push(gt.worker(&a.annotator)),
         }
     }
     let columns = ["questionnaire", "alpha_before", "alpha_after", "annotators_kept", "kept"];
     let mut header: Vec<String> = columns.iter().map(|h| (*h).to_owned()).collect();
     header.extend(["workers_kept".to_owned(), "workers_removed".to_owned()]);
-    let rows = aggregate["curation"]["questionnaires"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rows = gt
+        .curation
+        .questionnaires
+        .iter()
         .map(|q| {
-            let id = q["questionnaire"].as_str().unwrap_or_default();
-            let mut row: Vec<String> = columns.iter().map(|k| cell(&q[*k])).collect();
-            row.push(kept.get(id).map(|w| w.join(" ")).unwrap_or_default());
-            row.push(removed.get(id).map(|w| w.join(" ")).unwrap_or_default());
-            row
+            let id = q.questionnaire.as_str();
+            vec![
+                q.questionnaire.clone(),
+                cell_of(&q.alpha_before),
+                cell_of(&q.alpha_after),
+                cell_of(&q.annotators_kept),
+                cell_of(&q.kept),
+                kept.get(id).map(|w| w.join(" ")).unwrap_or_default(),
+                removed.get(id).map(|w| w.join(" ")).unwrap_or_default(),
+            ]
         })
         .collect();
     Table { header, rows }

@@ -11,6 +11,7 @@ pub mod http;
 pub mod predictor;
 pub mod qbench;
 mod release;
+pub mod result;
 pub mod service;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};

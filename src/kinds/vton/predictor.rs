@@ -6,9 +6,11 @@
 //! and a calibration table.
 
 use super::ground_truth::{SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED};
+use super::result::ImageScore;
 use crate::stats::aggregate::normalize_score;
 use crate::stats::correlation::{pairwise_accuracy_with, pearson, r_squared, spearman, PredictionTies};
 use crate::stats::pairwise::{blocks, calibration, macro_average, model_pairs, Scored};
+use crate::stats::split_half::SplitHalf;
 use crate::stats::split_half::{first_half_means, MeanSd, Rating};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -70,20 +72,21 @@ const METRICS: [&str; 5] = ["plcc", "srcc", "r2", "pairwise_micro", "pairwise_ma
 /// Scores a predictor (`image -> score`) against the ground truth's images;
 /// `ratings` (the curated ratings) are needed for `labels = half`.
 pub fn score(
-    aggregate: &Value,
+    images: &[ImageScore],
+    human_ceiling: Option<&SplitHalf>,
     predictions: &HashMap<String, f64>,
     options: &PredictorOptions,
     ratings: &[Rating],
 ) -> Value {
     let mut scored = Vec::new();
-    for img in aggregate["images"].as_array().into_iter().flatten() {
-        let Some(p) = img["image"].as_str().and_then(|id| predictions.get(id)) else { continue };
+    for img in images {
+        let Some(p) = predictions.get(&img.image) else { continue };
         scored.push((
-            img["image"].as_str().unwrap_or_default().to_owned(),
+            img.image.clone(),
             Scored {
-                group: img["group"].as_str().unwrap_or_default().to_owned(),
-                model: img["vton_model_id"].as_str().unwrap_or("unknown").to_owned(),
-                human: img["reward"].as_f64().unwrap_or(0.0),
+                group: img.group.clone(),
+                model: img.vton_model_id.as_ref().and_then(Value::as_str).unwrap_or("unknown").to_owned(),
+                human: img.reward,
                 predicted: *p,
             },
         ));
@@ -102,7 +105,7 @@ pub fn score(
         "model_pairs_macro": macro_average(&cells),
         "calibration": {"temperature": options.temperature, "bin_width": 0.05,
                         "bins": calibration(&images, options.temperature, 0.05)},
-        "human_ceiling": aggregate["human_ceiling"],
+        "human_ceiling": human_ceiling,
     });
     let known: BTreeSet<String> = options
         .known
@@ -150,8 +153,24 @@ pub fn score(
 mod tests {
     use super::*;
 
-    fn image(id: &str, mean: f64, group: &str, model: &str) -> Value {
-        json!({"image": id, "mean": mean, "reward": reward(mean), "group": group, "vton_model_id": model})
+    fn image(id: &str, mean: f64, group: &str, model: &str) -> ImageScore {
+        ImageScore {
+            image: id.into(),
+            vton_model_id: Some(json!(model)),
+            category: None,
+            dataset: None,
+            tryon: None,
+            garment: None,
+            person: None,
+            reference: None,
+            group: group.into(),
+            mean,
+            reward: reward(mean),
+            votes: [0; 3],
+            n_annotation: 0,
+            annotators: Vec::new(),
+            worker_ids: None,
+        }
     }
 
     fn predictions(pairs: &[(&str, f64)]) -> HashMap<String, f64> {
@@ -160,27 +179,30 @@ mod tests {
 
     #[test]
     fn r2_compares_a_predictor_with_the_reward_on_the_papers_scale() {
-        let aggregate = json!({"images": [
-            image("a", 1.0, "g1", "m1"), image("b", 2.5, "g1", "m2"), image("c", 3.0, "g2", "m1"), image("d", 1.5, "g2", "m2"),
-        ]});
+        let aggregate = [
+            image("a", 1.0, "g1", "m1"),
+            image("b", 2.5, "g1", "m2"),
+            image("c", 3.0, "g2", "m1"),
+            image("d", 1.5, "g2", "m2"),
+        ];
         // A perfect predictor outputs the reward (mean rating - 2).
         let perfect = predictions(&[("a", -1.0), ("b", 0.5), ("c", 1.0), ("d", -0.5)]);
-        let scored = score(&aggregate, &perfect, &PredictorOptions::default(), &[]);
+        let scored = score(&aggregate, None, &perfect, &PredictorOptions::default(), &[]);
         assert_eq!(scored["r2"], 1.0);
         assert_eq!(scored["plcc"], 1.0);
         assert_eq!(scored["pairwise_micro"], 1.0);
         // Outputting the 1-3 mean instead is off by 2 everywhere: R² far below 0.
         let means: HashMap<String, f64> = perfect.iter().map(|(k, v)| (k.clone(), v + 2.0)).collect();
-        assert!(score(&aggregate, &means, &PredictorOptions::default(), &[])["r2"].as_f64().expect("r2") < -5.0);
+        assert!(score(&aggregate, None, &means, &PredictorOptions::default(), &[])["r2"].as_f64().expect("r2") < -5.0);
     }
 
     #[test]
     fn ties_known_models_and_half_labels_are_options() {
-        let aggregate = json!({"images": [image("a", 3.0, "g", "m1"), image("b", 1.0, "g", "m2")]});
+        let aggregate = [image("a", 3.0, "g", "m1"), image("b", 1.0, "g", "m2")];
         let tied = predictions(&[("a", 0.2), ("b", 0.2)]);
-        assert_eq!(score(&aggregate, &tied, &PredictorOptions::default(), &[])["pairwise_micro"], 0.0);
+        assert_eq!(score(&aggregate, None, &tied, &PredictorOptions::default(), &[])["pairwise_micro"], 0.0);
         let half_ties = PredictorOptions { ties: PredictionTies::Half, known: Some("m1".into()), ..Default::default() };
-        let r = score(&aggregate, &tied, &half_ties, &[]);
+        let r = score(&aggregate, None, &tied, &half_ties, &[]);
         assert_eq!(r["pairwise_micro"], 0.5);
         assert_eq!(r["blocks"]["KU"], 0.5);
         assert_eq!(r["blocks"]["KK"], Value::Null);
@@ -194,7 +216,7 @@ mod tests {
         let ratings = vec![rating("a", "x", 3.0), rating("b", "x", 1.0), rating("a", "y", 3.0), rating("b", "y", 1.0)];
         let good = predictions(&[("a", 0.9), ("b", -0.9)]);
         let half = PredictorOptions { labels: Labels::Half, ..Default::default() };
-        let r = score(&aggregate, &good, &half, &ratings);
+        let r = score(&aggregate, None, &good, &half, &ratings);
         assert_eq!(r["pairwise_micro"]["mean"], 1.0);
         assert_eq!(r["repetitions"], 10);
         assert_eq!(r["labels"], "half");

@@ -3,6 +3,7 @@
 //! datasheet's sections.
 
 use super::ground_truth::{SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED};
+use super::result::VtonGroundTruth;
 use crate::core::ground_truth::to_csv;
 use crate::core::releases::Snapshot;
 use crate::core::Result;
@@ -28,12 +29,8 @@ pub fn parameters() -> Value {
 
 /// Image id -> mean rating (six decimals); dropped images have no label.
 pub fn labels(aggregate: &Value) -> BTreeMap<String, String> {
-    aggregate["images"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|i| Some((i["image"].as_str()?.to_owned(), format!("{:.6}", i["mean"].as_f64()?))))
-        .collect()
+    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return BTreeMap::new() };
+    gt.images.iter().map(|i| (i.image.clone(), format!("{:.6}", i.mean))).collect()
 }
 
 /// The task as workers saw it.
@@ -47,26 +44,25 @@ pub fn task() -> String {
 
 /// Curation and agreement read from the ground truth.
 pub fn quality(aggregate: &Value) -> String {
-    let c = &aggregate["curation"];
+    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return String::new() };
+    let c = &gt.curation;
     let mut removed: BTreeMap<String, usize> = BTreeMap::new();
-    for a in c["annotators"].as_array().into_iter().flatten() {
-        if let Some(rule) = a["excluded_by"].as_str() {
-            *removed.entry(rule.to_owned()).or_default() += 1;
-        }
+    for rule in c.annotators.iter().filter_map(|a| a.excluded_by) {
+        *removed.entry(rule.name().to_owned()).or_default() += 1;
     }
-    let qs = c["questionnaires"].as_array().cloned().unwrap_or_default();
-    let kept = qs.iter().filter(|q| q["kept"] == true).count();
-    let show = |v: &Value| v.as_f64().map_or_else(|| "undefined".to_owned(), |x| format!("{x:.4}"));
+    let qs = &c.questionnaires;
+    let kept = qs.iter().filter(|q| q.kept).count();
+    let show = |v: Option<f64>| v.map_or_else(|| "undefined".to_owned(), |x| format!("{x:.4}"));
     let rules: Vec<String> = removed.iter().map(|(r, n)| format!("`{r}` {n}")).collect();
     format!(
         "Curation preset `{}`. Annotator-questionnaire pairs removed by rule: {}. Questionnaires kept: {kept} of {}. \
          Krippendorff's alpha (ordinal), mean over questionnaires: {} before curation, {} after the annotator rules, \
          {} over the kept questionnaires.",
-        aggregate["thresholds"]["preset"].as_str().unwrap_or("paper"),
+        gt.thresholds.preset.name(),
         if rules.is_empty() { "none".to_owned() } else { rules.join(", ") },
         qs.len(),
-        show(&c["alpha_mean_before"]),
-        show(&c["alpha_mean_after"]),
-        show(&c["alpha_mean_kept"]),
+        show(c.alpha_mean_before),
+        show(c.alpha_mean_after),
+        show(c.alpha_mean_kept),
     )
 }

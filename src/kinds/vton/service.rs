@@ -2,6 +2,7 @@
 //! (marking what it excludes), re-queue dropped questionnaires.
 
 use super::curation::Preset;
+use super::result::VtonGroundTruth;
 use super::VtonConfig;
 use crate::core::items::NewItem;
 use crate::core::{batches, campaigns, ground_truth, responses, Error, Result};
@@ -165,8 +166,8 @@ pub async fn score_predictor(
     options: &super::predictor::PredictorOptions,
 ) -> Result<Value> {
     let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
-    let known: std::collections::HashSet<&str> =
-        aggregate["images"].as_array().into_iter().flatten().filter_map(|i| i["image"].as_str()).collect();
+    let gt = VtonGroundTruth::from_value(&aggregate)?;
+    let known: std::collections::HashSet<&str> = gt.images.iter().map(|i| i.image.as_str()).collect();
     let mut unknown: Vec<&String> = predictions.keys().filter(|k| !known.contains(k.as_str())).collect();
     unknown.sort();
     if let Some(u) = unknown.first() {
@@ -185,7 +186,7 @@ pub async fn score_predictor(
     } else {
         Vec::new()
     };
-    Ok(super::predictor::score(&aggregate, predictions, options, &ratings))
+    Ok(super::predictor::score(&gt.images, Some(&gt.human_ceiling), predictions, options, &ratings))
 }
 
 /// Chooses the campaign's curation preset (kept in its configuration, so the
@@ -198,38 +199,53 @@ pub async fn set_preset(pool: &PgPool, kinds: &crate::core::Registry, campaign_i
     Ok(())
 }
 
+/// What a curation run recorded (the API's answer and the page's message).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct CurationSummary {
+    /// The preset used.
+    #[schema(value_type = String)]
+    pub preset: Preset,
+    /// Responses newly marked excluded.
+    pub responses_excluded: u64,
+    /// (questionnaire, annotator) pairs removed by the annotator rules.
+    pub annotators_excluded: usize,
+    /// Questionnaires dropped (too little agreement or too few annotators).
+    pub questionnaires_dropped: usize,
+    /// Mean alpha before curation.
+    pub alpha_mean_before: Option<f64>,
+    /// Mean alpha after the annotator rules.
+    pub alpha_mean_after: Option<f64>,
+    /// Mean alpha of the kept questionnaires.
+    pub alpha_mean_kept: Option<f64>,
+}
+
 /// Runs curation and records its decisions on the responses (re-runnable:
 /// earlier curation marks are replaced). Returns the summary.
-pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<Value> {
-    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
-    let curation = &aggregate["curation"];
-    let parse = |v: &Value| v.as_str().and_then(|s| s.parse::<Uuid>().ok());
+pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<CurationSummary> {
+    let gt = VtonGroundTruth::from_value(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let curation = &gt.curation;
+    let parse = |v: &str| v.parse::<Uuid>().ok();
+    let dropped: Vec<Uuid> =
+        curation.questionnaires.iter().filter(|q| !q.kept).filter_map(|q| parse(&q.questionnaire)).collect();
     let mut exclusions = Vec::new();
-    let dropped: Vec<Uuid> = curation["questionnaires"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|q| q["kept"] == false)
-        .filter_map(|q| parse(&q["questionnaire"]))
-        .collect();
-    for a in curation["annotators"].as_array().into_iter().flatten() {
-        let (Some(batch), Some(annotator)) = (parse(&a["questionnaire"]), parse(&a["annotator"])) else { continue };
-        if let Some(rule) = a["excluded_by"].as_str() {
-            exclusions.push((batch, annotator, rule.to_owned()));
+    for a in &curation.annotators {
+        let (Some(batch), Some(annotator)) = (parse(&a.questionnaire), parse(&a.annotator)) else { continue };
+        if let Some(rule) = a.excluded_by {
+            exclusions.push((batch, annotator, rule.name().to_owned()));
         } else if dropped.contains(&batch) {
             exclusions.push((batch, annotator, "questionnaire_dropped".to_owned()));
         }
     }
     let marked = responses::set_curation_exclusions(pool, campaign_id, &exclusions).await?;
-    Ok(json!({
-        "preset": aggregate["thresholds"]["preset"],
-        "responses_excluded": marked,
-        "annotators_excluded": exclusions.iter().filter(|e| e.2 != "questionnaire_dropped").count(),
-        "questionnaires_dropped": dropped.len(),
-        "alpha_mean_before": curation["alpha_mean_before"],
-        "alpha_mean_after": curation["alpha_mean_after"],
-        "alpha_mean_kept": curation["alpha_mean_kept"],
-    }))
+    Ok(CurationSummary {
+        preset: gt.thresholds.preset,
+        responses_excluded: marked,
+        annotators_excluded: exclusions.iter().filter(|e| e.2 != "questionnaire_dropped").count(),
+        questionnaires_dropped: dropped.len(),
+        alpha_mean_before: curation.alpha_mean_before,
+        alpha_mean_after: curation.alpha_mean_after,
+        alpha_mean_kept: curation.alpha_mean_kept,
+    })
 }
 
 /// Opens every questionnaire that has fewer reliable annotators than the
@@ -238,11 +254,11 @@ pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign
 pub async fn requeue_dropped(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<usize> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let config = VtonConfig::parse(&campaign.config).map_err(Error::from)?;
-    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
+    let gt = VtonGroundTruth::from_value(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let mut requeued = 0;
-    for q in aggregate["curation"]["questionnaires"].as_array().into_iter().flatten() {
-        let Some(batch) = q["questionnaire"].as_str().and_then(|s| s.parse::<Uuid>().ok()) else { continue };
-        let reliable = if q["kept"] == true { q["annotators_kept"].as_i64().unwrap_or(0) as i32 } else { 0 };
+    for q in &gt.curation.questionnaires {
+        let Ok(batch) = q.questionnaire.parse::<Uuid>() else { continue };
+        let reliable = if q.kept { i32::try_from(q.annotators_kept).unwrap_or(i32::MAX) } else { 0 };
         let missing = config.annotators_per_questionnaire - reliable;
         if missing > 0 {
             batches::requeue(pool, batch, missing).await?;

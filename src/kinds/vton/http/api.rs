@@ -59,13 +59,13 @@ pub struct CurationRequest {
 /// optional `{"preset": "paper" | "vton-qbench-code"}` first changes the
 /// campaign's preset.
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/curation", tag = "vton", params(("id" = Uuid, Path)),
-    request_body(content = Option<CurationRequest>), responses((status = 200, body = Object)))]
+    request_body(content = Option<CurationRequest>), responses((status = 200, body = service::CurationSummary)))]
 pub async fn run_curation(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     body: Bytes,
-) -> AppResult<axum::Json<Value>> {
+) -> AppResult<axum::Json<service::CurationSummary>> {
     vton_campaign(&s, id).await?;
     // The body is optional: empty means "with the campaign's preset".
     let request: Option<CurationRequest> = if body.iter().all(u8::is_ascii_whitespace) {

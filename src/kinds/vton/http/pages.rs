@@ -6,12 +6,13 @@ use crate::http::extract::{Admin, Path};
 use crate::http::pages::charts::histogram;
 use crate::http::pages::{render, OnPage, PageResult};
 use crate::http::{csrf, AppState};
+use crate::kinds::vton::curation::{Preset, Rule};
+use crate::kinds::vton::result::VtonGroundTruth;
 use askama::Template;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::Router;
-use serde_json::Value;
 use tower_sessions::Session;
 use uuid::Uuid;
 
@@ -39,89 +40,67 @@ struct VtonPage {
     ceiling: Vec<(String, String)>,
 }
 
-fn fmt(v: &Value) -> String {
-    v.as_f64()
-        .map_or_else(|| "not defined (too few ratings, or every rating the same)".to_owned(), |x| format!("{x:.3}"))
+fn fmt(v: Option<f64>) -> String {
+    v.map_or_else(|| "not defined (too few ratings, or every rating the same)".to_owned(), |x| format!("{x:.3}"))
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let gt = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
-    let c = &gt["curation"];
-    let annotators = c["annotators"].as_array().cloned().unwrap_or_default();
-    let preset = gt["thresholds"]["preset"].as_str().unwrap_or("paper").to_owned();
-    let names: &[&str] = if preset == "vton-qbench-code" {
-        &["run", "variance", "sanity", "troll"]
+    let gt = VtonGroundTruth::from_value(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let c = &gt.curation;
+    let preset = gt.thresholds.preset;
+    let rules: &[Rule] = if preset == Preset::VtonQbenchCode {
+        &[Rule::Run, Rule::Variance, Rule::Sanity, Rule::Troll]
     } else {
-        &["sanity", "identical", "disagreement"]
+        &[Rule::Sanity, Rule::Identical, Rule::Disagreement]
     };
-    let rules =
-        names.iter().map(|r| ((*r).to_owned(), annotators.iter().filter(|a| a["excluded_by"] == *r).count())).collect();
-    let qs = c["questionnaires"].as_array().cloned().unwrap_or_default();
-    let min_annotators = gt["thresholds"]["min_annotators"].as_u64().unwrap_or(2);
-    let dropped_total = qs.iter().filter(|q| q["kept"] == false).count();
-    let too_few =
-        qs.iter().filter(|q| q["kept"] == false && q["annotators_kept"].as_u64().unwrap_or(0) < min_annotators).count();
-    let alphas = |key: &str| -> Vec<f64> { qs.iter().filter_map(|q| q[key].as_f64()).collect() };
-    let means = [
-        ("before", "alpha_mean_before"),
-        ("after annotator rules", "alpha_mean_after"),
-        ("kept questionnaires", "alpha_mean_kept"),
-    ]
-    .iter()
-    .map(|(label, key)| ((*label).to_owned(), fmt(&c[*key])))
-    .collect();
-    let models = gt["models"]["all"]["all"]
-        .as_array()
+    let rules = rules
+        .iter()
+        .map(|r| (r.name().to_owned(), c.annotators.iter().filter(|a| a.excluded_by == Some(*r)).count()))
+        .collect();
+    let min_annotators = gt.thresholds.min_annotators;
+    let dropped_total = c.questionnaires.iter().filter(|q| !q.kept).count();
+    let too_few = c.questionnaires.iter().filter(|q| !q.kept && q.annotators_kept < min_annotators).count();
+    let before: Vec<f64> = c.questionnaires.iter().filter_map(|q| q.alpha_before).collect();
+    let after: Vec<f64> = c.questionnaires.iter().filter_map(|q| q.alpha_after).collect();
+    let means = vec![
+        ("before".to_owned(), fmt(c.alpha_mean_before)),
+        ("after annotator rules".to_owned(), fmt(c.alpha_mean_after)),
+        ("kept questionnaires".to_owned(), fmt(c.alpha_mean_kept)),
+    ];
+    let models = gt
+        .models
+        .get("all")
+        .and_then(|m| m.get("all"))
         .into_iter()
         .flatten()
         .map(|m| {
-            let ci = format!("[{}, {}]", fmt(&m["ci95"][0]), fmt(&m["ci95"][1]));
-            (
-                m["rank"].as_u64().unwrap_or(0),
-                m["model"].as_str().unwrap_or_default().to_owned(),
-                fmt(&m["mean"]),
-                ci,
-                m["images"].as_u64().unwrap_or(0),
-            )
+            let ci = format!("[{}, {}]", fmt(Some(m.ci95[0])), fmt(Some(m.ci95[1])));
+            (m.rank as u64, m.model.clone(), fmt(Some(m.mean)), ci, m.images as u64)
         })
         .collect();
-    let h = &gt["human_ceiling"];
+    let h = &gt.human_ceiling;
     let ceiling = [
-        ("PLCC", "plcc"),
-        ("SRCC", "srcc"),
-        ("R²", "r2"),
-        ("pairwise accuracy (micro)", "pairwise_micro"),
-        ("pairwise accuracy (macro)", "pairwise_macro"),
+        ("PLCC", &h.plcc),
+        ("SRCC", &h.srcc),
+        ("R²", &h.r2),
+        ("pairwise accuracy (micro)", &h.pairwise_micro),
+        ("pairwise accuracy (macro)", &h.pairwise_macro),
     ]
     .iter()
-    .map(|(label, key)| ((*label).to_owned(), format!("{} ± {}", fmt(&h[*key]["mean"]), fmt(&h[*key]["sd"]))))
+    .map(|(label, m)| ((*label).to_owned(), format!("{} ± {}", fmt(m.mean), fmt(m.sd))))
     .collect();
     render(&VtonPage {
-        preset,
+        preset: preset.name().to_owned(),
         campaign,
         csrf_token: csrf::token(&session).await?,
         rules,
         dropped_alpha: dropped_total - too_few,
         dropped_total,
-        questionnaires: qs.len(),
+        questionnaires: c.questionnaires.len(),
         means,
-        before_svg: histogram(
-            &alphas("alpha_before"),
-            12,
-            -0.2,
-            1.0,
-            "alpha before curation",
-            c["alpha_mean_before"].as_f64(),
-        ),
-        after_svg: histogram(
-            &alphas("alpha_after"),
-            12,
-            -0.2,
-            1.0,
-            "alpha after the annotator rules",
-            c["alpha_mean_after"].as_f64(),
-        ),
+        before_svg: histogram(&before, 12, -0.2, 1.0, "alpha before curation", c.alpha_mean_before),
+        after_svg: histogram(&after, 12, -0.2, 1.0, "alpha after the annotator rules", c.alpha_mean_after),
         models,
         ceiling,
     })
@@ -145,10 +124,10 @@ async fn curate(
     let summary = crate::kinds::vton::service::run_curation(&s.pool, &s.kinds, id).await?;
     let message = format!(
         "Curation ({}) recorded: {} responses excluded ({} annotator-questionnaire pairs removed, {} questionnaires dropped).",
-        summary["preset"].as_str().unwrap_or("paper"),
-        summary["responses_excluded"],
-        summary["annotators_excluded"],
-        summary["questionnaires_dropped"]
+        summary.preset.name(),
+        summary.responses_excluded,
+        summary.annotators_excluded,
+        summary.questionnaires_dropped
     );
     crate::http::flash::set(&session, message).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())

@@ -1,0 +1,95 @@
+//! The VTON ground truth as a typed result: what `aggregate` computes and
+//! exports as JSON, and what the kind's pages, exports and services read
+//! back (never by string keys).
+
+use super::curation::{Curation, Thresholds};
+use crate::stats::split_half::SplitHalf;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A VTON campaign's ground truth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VtonGroundTruth {
+    /// The curation thresholds used (with the preset).
+    pub thresholds: Thresholds,
+    /// Everything curation decided.
+    pub curation: Curation,
+    /// Atelier's annotator id -> the crowd platform's worker id (admins'
+    /// live view only; empty in releases).
+    pub workers: BTreeMap<String, String>,
+    /// Curated score of every image.
+    pub images: Vec<ImageScore>,
+    /// Try-on models ranked: slice (`all`, `category`, `dataset`) -> value -> ranks.
+    pub models: BTreeMap<String, BTreeMap<String, Vec<ModelRank>>>,
+    /// Split-half agreement of the annotators: the human ceiling.
+    pub human_ceiling: SplitHalf,
+}
+
+/// One image's curated score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImageScore {
+    /// The image (the item's external id).
+    pub image: String,
+    /// The try-on model that made it.
+    pub vton_model_id: Option<Value>,
+    /// Garment category.
+    pub category: Option<Value>,
+    /// Source dataset.
+    pub dataset: Option<Value>,
+    /// Try-on image.
+    pub tryon: Option<Value>,
+    /// Garment image.
+    pub garment: Option<Value>,
+    /// Person image.
+    pub person: Option<Value>,
+    /// Reference image.
+    pub reference: Option<Value>,
+    /// The (garment, person) pair it belongs to, for pairwise metrics.
+    pub group: String,
+    /// Mean rating (1-3).
+    pub mean: f64,
+    /// The mean on [-1, 1].
+    pub reward: f64,
+    /// Count of ratings 1, 2 and 3.
+    pub votes: [usize; 3],
+    /// Ratings used.
+    pub n_annotation: usize,
+    /// Annotators whose ratings count.
+    pub annotators: Vec<String>,
+    /// Their crowd platform ids (admins' live view only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_ids: Option<Vec<Option<String>>>,
+}
+
+/// One try-on model's place in a ranking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRank {
+    /// The model.
+    pub model: String,
+    /// Mean image score.
+    pub mean: f64,
+    /// 95 % bootstrap interval of the mean.
+    pub ci95: [f64; 2],
+    /// Images scored.
+    pub images: usize,
+    /// 1-based rank (highest mean first).
+    pub rank: usize,
+}
+
+impl VtonGroundTruth {
+    /// Reads a VTON ground truth back from its JSON (as `aggregate` made it).
+    pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
+        Self::deserialize(aggregate).map_err(|e| crate::core::Error::Internal(format!("not a VTON ground truth: {e}")))
+    }
+
+    /// The JSON exported and stored in releases.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The worker id of an annotator, or the annotator id when unknown.
+    pub fn worker(&self, annotator: &str) -> String {
+        self.workers.get(annotator).cloned().unwrap_or_else(|| annotator.to_owned())
+    }
+}
