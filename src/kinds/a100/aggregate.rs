@@ -7,8 +7,9 @@
 //! submitted yet) would move majorities and scores that are then published.
 
 use super::question::from_item;
+use super::result::{A100Result, AatResult, QuestionResult};
 use crate::core::kind::{AggregationInput, Table};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Per question: votes per choice id, from submitted questionnaires.
@@ -31,82 +32,69 @@ pub fn aggregate(input: &AggregationInput, aat: bool) -> Value {
         if q.attention_check {
             continue;
         }
-        let choices: Vec<&str> = q.choices.iter().map(|c| c.id.as_str()).collect();
+        let choices: Vec<String> = q.choices.iter().map(|c| c.id.clone()).collect();
         let counts = votes.get(&item.id).cloned().unwrap_or_default();
         let participants: u64 = counts.values().sum();
+        let share = |v: u64| if participants > 0 { v as f64 / participants as f64 } else { 0.0 };
         let top = counts.values().copied().max().unwrap_or(0);
-        let tied: Vec<&String> = counts.iter().filter(|(_, &v)| v == top && top > 0).map(|(k, _)| k).collect();
-        let shares: Map<String, Value> = choices
-            .iter()
-            .map(|c| {
-                let v = counts.get(*c).copied().unwrap_or(0);
-                ((*c).to_owned(), json!(if participants > 0 { v as f64 / participants as f64 } else { 0.0 }))
-            })
-            .collect();
-        let all_votes: Map<String, Value> =
-            choices.iter().map(|c| ((*c).to_owned(), json!(counts.get(*c).copied().unwrap_or(0)))).collect();
-        let mut entry = json!({
-            "id": q.id,
-            "choices": choices,
-            "votes": all_votes,
-            "participants": participants,
-            "shares": shares,
-            "majority": if tied.len() == 1 { json!(tied[0]) } else { Value::Null },
-            "tied": if tied.len() > 1 { json!(tied) } else { json!([]) },
-            "consistency": if participants > 0 { top as f64 / participants as f64 } else { 0.0 },
-            "blank_category": q.blank_category,
-            "images": q.choices.iter().map(|c| (c.id.clone(), c.image.clone())).collect::<BTreeMap<_, _>>(),
+        let tied: Vec<String> = counts.iter().filter(|(_, &v)| v == top && top > 0).map(|(k, _)| k.clone()).collect();
+        let count = |c: &String| counts.get(c).copied().unwrap_or(0);
+        let (majority, tied) = if tied.len() == 1 { (tied.into_iter().next(), Vec::new()) } else { (None, tied) };
+        questions.push(QuestionResult {
+            id: q.id.clone(),
+            votes: choices.iter().map(|c| (c.clone(), count(c))).collect(),
+            shares: choices.iter().map(|c| (c.clone(), share(count(c)))).collect(),
+            choices,
+            participants,
+            majority,
+            tied,
+            consistency: share(top),
+            blank_category: q.blank_category.clone(),
+            images: q.choices.iter().map(|c| (c.id.clone(), c.image.clone())).collect(),
+            aat: aat.then(|| AatResult {
+                human_accuracy: (participants > 0)
+                    .then(|| share(q.answer.as_ref().and_then(|a| counts.get(a)).copied().unwrap_or(0))),
+                answer: q.answer.clone(),
+                dimension: q.dimension.clone(),
+                sub_dimension: q.sub_dimension.clone(),
+            }),
         });
-        if aat {
-            let right = q.answer.as_ref().and_then(|a| counts.get(a)).copied().unwrap_or(0);
-            if let Some(obj) = entry.as_object_mut() {
-                obj.insert("answer".into(), json!(q.answer));
-                obj.insert("dimension".into(), json!(q.dimension));
-                obj.insert("sub_dimension".into(), json!(q.sub_dimension));
-                obj.insert(
-                    "human_accuracy".into(),
-                    if participants > 0 { json!(right as f64 / participants as f64) } else { Value::Null },
-                );
-            }
-        }
-        questions.push(entry);
     }
     // x of the paper's Eq. 2: the people who took the test (submitted and counted).
     let participants: HashSet<uuid::Uuid> =
         input.responses.iter().filter(|r| r.submitted).map(|r| r.annotator_id).collect();
-    json!({ "test": if aat { "aat" } else { "lat" }, "participants": participants.len(), "questions": questions })
+    let result =
+        A100Result { test: if aat { "aat" } else { "lat" }.to_owned(), participants: participants.len(), questions };
+    serde_json::to_value(result).unwrap_or(Value::Null)
 }
 
 /// Long table: one row per question and choice.
 pub fn table(aggregate: &Value) -> Table {
-    let aat = aggregate["test"] == "aat";
+    let Ok(gt) = A100Result::from_value(aggregate) else { return Table::default() };
     let mut header = vec!["question", "choice", "votes", "share", "majority", "participants", "consistency"];
-    if aat {
+    if gt.is_aat() {
         // The AAT's key and what it tests, next to how people answered.
         header.extend(["correct", "answer", "dimension", "sub_dimension"]);
     }
+    let number = |v: f64| Value::from(v).to_string();
     let mut rows = Vec::new();
-    for q in aggregate["questions"].as_array().into_iter().flatten() {
-        for c in q["choices"].as_array().into_iter().flatten() {
-            let c = c.as_str().unwrap_or_default();
-            let majority =
-                q["majority"].as_str() == Some(c) || q["tied"].as_array().is_some_and(|t| t.iter().any(|x| x == c));
+    for q in &gt.questions {
+        for c in &q.choices {
             let mut row = vec![
-                q["id"].as_str().unwrap_or_default().to_owned(),
-                c.to_owned(),
-                q["votes"][c].to_string(),
-                q["shares"][c].to_string(),
-                majority.to_string(),
-                q["participants"].to_string(),
-                q["consistency"].to_string(),
+                q.id.clone(),
+                c.clone(),
+                q.votes.get(c).copied().unwrap_or(0).to_string(),
+                q.shares.get(c).copied().map_or_else(|| "null".to_owned(), number),
+                q.is_majority(c).to_string(),
+                q.participants.to_string(),
+                number(q.consistency),
             ];
-            if aat {
-                let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+            if let Some(a) = q.aat.as_ref().filter(|_| gt.is_aat()) {
                 row.extend([
-                    (q["answer"] == c).to_string(),
-                    text(&q["answer"]),
-                    text(&q["dimension"]),
-                    text(&q["sub_dimension"]),
+                    (a.answer.as_deref() == Some(c.as_str())).to_string(),
+                    a.answer.clone().unwrap_or_default(),
+                    a.dimension.clone().unwrap_or_default(),
+                    a.sub_dimension.clone().unwrap_or_default(),
                 ]);
             }
             rows.push(row);

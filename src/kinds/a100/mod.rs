@@ -13,6 +13,7 @@ pub mod pilot;
 pub mod pilot_data;
 pub mod question;
 mod release;
+pub mod result;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};

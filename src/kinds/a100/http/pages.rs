@@ -6,12 +6,12 @@ use crate::http::extract::{Admin, Path};
 use crate::http::pages::{render, OnPage, PageResult};
 use crate::http::{csrf, AppState};
 use crate::kinds::a100::models;
+use crate::kinds::a100::result::A100Result;
 use askama::Template;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
 use axum::{Form, Router};
-use serde_json::Value;
 use std::collections::HashMap;
 use tower_sessions::Session;
 use uuid::Uuid;
@@ -113,38 +113,25 @@ struct A100Page {
 
 async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let gt = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
-    let mut rows: Vec<Row> = gt["questions"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let gt = A100Result::from_value(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let mut rows: Vec<Row> = gt
+        .questions
+        .iter()
         .map(|q| {
-            let participants = q["participants"].as_u64().unwrap_or(0);
-            let bars = q["choices"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
+            let bars = q
+                .choices
+                .iter()
                 .map(|c| {
-                    let v = q["votes"][c].as_u64().unwrap_or(0);
-                    (c.to_owned(), v, (v * 100).checked_div(participants).unwrap_or(0) as u32)
+                    let v = q.votes.get(c).copied().unwrap_or(0);
+                    (c.clone(), v, (v * 100).checked_div(q.participants).unwrap_or(0) as u32)
                 })
                 .collect();
-            let majority = match q["majority"].as_str() {
-                Some(m) => m.to_owned(),
-                None if participants > 0 => format!(
-                    "tie: {}",
-                    q["tied"].as_array().into_iter().flatten().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
-                ),
+            let majority = match &q.majority {
+                Some(m) => m.clone(),
+                None if q.participants > 0 => format!("tie: {}", q.tied.join(", ")),
                 None => "no votes".to_owned(),
             };
-            Row {
-                id: q["id"].as_str().unwrap_or_default().to_owned(),
-                participants,
-                consistency: q["consistency"].as_f64().unwrap_or(0.0),
-                majority,
-                bars,
-            }
+            Row { id: q.id.clone(), participants: q.participants, consistency: q.consistency, majority, bars }
         })
         .collect();
     rows.sort_by(|a, b| b.consistency.total_cmp(&a.consistency).then_with(|| a.id.cmp(&b.id)));
