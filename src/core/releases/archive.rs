@@ -58,7 +58,7 @@ pub fn counts(snapshot: &Snapshot) -> Value {
         "responses": snapshot.responses.len(),
         "responses_counted": snapshot.responses.iter().filter(|r| r.excluded_reason.is_none()).count(),
         "responses_excluded": excluded,
-        "submissions": snapshot.assignments.iter().filter(|a| a.state == "completed").count(),
+        "submissions": snapshot.assignments.iter().filter(|a| a.state == crate::core::states::AssignmentState::Completed).count(),
     })
 }
 

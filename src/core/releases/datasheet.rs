@@ -45,7 +45,7 @@ pub fn render(
         info.created_by,
         if info.note.is_empty() { String::new() } else { format!(" Note: {}", info.note) }
     );
-    if c.state != "closed" {
+    if c.state != crate::core::states::CampaignState::Closed {
         let _ = writeln!(
             md,
             "> **The campaign was `{}` when this release was cut: answers may still have been coming in.**\n",

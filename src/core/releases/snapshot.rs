@@ -3,6 +3,7 @@
 //! repeats are computed from a snapshot too, so both come from one code path.
 
 use crate::core::kind::{AggregationInput, ItemRecord, ResponseRecord};
+use crate::core::states::{AssignmentState, CampaignState};
 use crate::core::{campaigns, Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
@@ -20,7 +21,7 @@ pub struct SnapCampaign {
     /// Kind.
     pub kind: String,
     /// State when the snapshot was taken (`open`: answers may still come in).
-    pub state: String,
+    pub state: CampaignState,
     /// The kind's configuration (releases made before the core's settings
     /// had their own place hold `lease_minutes` and `review` here too).
     pub config: Value,
@@ -69,8 +70,8 @@ pub struct SnapAssignment {
     pub batch_id: Uuid,
     /// The annotator (pseudonymous in a release).
     pub annotator: Uuid,
-    /// `active`, `completed` or `expired`.
-    pub state: String,
+    /// Active, completed or expired.
+    pub state: AssignmentState,
     /// When it was submitted (RFC 3339, microseconds).
     pub submitted_at: Option<String>,
 }
@@ -161,9 +162,9 @@ impl Snapshot {
         .bind(campaign_id)
         .fetch_all(pool)
         .await?;
-        type AssignmentRow = (Uuid, Option<String>, Uuid, Uuid, String, Option<DateTime<Utc>>);
+        type AssignmentRow = (Uuid, Option<String>, Uuid, Uuid, AssignmentState, Option<DateTime<Utc>>);
         let assignments: Vec<AssignmentRow> = sqlx::query_as(
-            "SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state::text, a.completed_at
+            "SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state, a.completed_at
              FROM assignments a JOIN batches b ON b.id = a.batch_id
              WHERE a.campaign_id = $1 ORDER BY b.position, a.completed_at NULLS LAST, a.created_at, a.id",
         )
@@ -247,7 +248,7 @@ impl Snapshot {
                 id: c.id,
                 name: c.name.clone(),
                 kind: c.kind.clone(),
-                state: c.state.to_string(),
+                state: c.state,
                 config: c.config.clone(),
                 settings: Some(c.settings),
             },
@@ -283,7 +284,7 @@ impl Snapshot {
     /// selects it: responses not excluded, except by an earlier curation run.
     pub fn aggregation_input(&self) -> AggregationInput {
         let submitted: std::collections::HashSet<Uuid> =
-            self.assignments.iter().filter(|a| a.state == "completed").map(|a| a.id).collect();
+            self.assignments.iter().filter(|a| a.state == AssignmentState::Completed).map(|a| a.id).collect();
         let reviews: BTreeMap<Uuid, Uuid> = self.batches.iter().filter_map(|b| Some((b.id, b.review_of?))).collect();
         AggregationInput {
             config: self.kind_config(),

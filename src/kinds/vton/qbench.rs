@@ -70,7 +70,7 @@ pub fn answers_table(s: &Snapshot) -> Table {
     let rows = s
         .assignments
         .iter()
-        .filter(|a| a.state == "completed")
+        .filter(|a| a.state == crate::core::states::AssignmentState::Completed)
         .filter_map(|a| {
             let batch = batches.get(&a.batch_id)?;
             let bg = |k: &str| {
