@@ -4,7 +4,7 @@ use super::input::{CsvFile, InputError};
 use crate::stats::aggregate::{majority_vote, TieRule};
 use crate::stats::alpha::{alpha, Level, ReliabilityData};
 use crate::stats::dawid_skene::{dawid_skene, Label};
-use crate::stats::retrieval::{retrieval_metrics, ScoredPair};
+use crate::stats::retrieval::retrieval_metrics;
 use clap::{Args, Subcommand, ValueEnum};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
@@ -402,44 +402,9 @@ fn run_aggregate(args: &AggregateArgs, out: &mut dyn Write) -> anyhow::Result<()
     Ok(())
 }
 
-#[derive(serde::Deserialize)]
-struct GtRecord {
-    key: (String, String),
-    value: u8,
-}
-
 fn run_retrieval(args: &RetrievalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.gt).map_err(|source| InputError::Io { path: args.gt.clone(), source })?;
-    let records: Vec<GtRecord> = serde_json::from_str(&text).map_err(|e| InputError::Line {
-        path: args.gt.clone(),
-        line: e.line() as u64,
-        message: format!("{e} (expected [{{\"key\": [query, candidate], \"value\": 0|1}}, ...])"),
-    })?;
-    let mut truth = Vec::with_capacity(records.len());
-    for (i, r) in records.into_iter().enumerate() {
-        if r.value > 1 {
-            return Err(InputError::File {
-                path: args.gt.clone(),
-                message: format!("record {}: value must be 0 or 1, got {}", i + 1, r.value),
-            }
-            .into());
-        }
-        truth.push((r.key.0, r.key.1, r.value == 1));
-    }
-    let mut file = CsvFile::open(&args.scores)?;
-    let mut scores = Vec::new();
-    file.for_each_with_header(&["query", "candidate", "score"], |line, f| {
-        let score = f[2].parse::<f64>().ok().filter(|s| s.is_finite());
-        let Some(score) = score else {
-            return Err(InputError::Line {
-                path: args.scores.clone(),
-                line,
-                message: format!("score: `{}` is not a number", f[2]),
-            });
-        };
-        scores.push(ScoredPair { query: f[0].to_owned(), candidate: f[1].to_owned(), score });
-        Ok(())
-    })?;
+    let truth = crate::kinds::vsd::files::read_ground_truth(&args.gt)?;
+    let scores = crate::kinds::vsd::files::read_scores(&args.scores)?;
     let r = retrieval_metrics(&truth, &scores, &args.k);
     if args.json {
         let keyed = |m: &std::collections::BTreeMap<usize, f64>| -> serde_json::Map<String, serde_json::Value> {

@@ -384,6 +384,8 @@ pub struct Table {
 pub struct TaskView<'a> {
     /// The item as shown to this annotator.
     pub item: &'a PublicItem,
+    /// The next item of the batch as shown (for prefetching its images), if any.
+    pub next: Option<&'a PublicItem>,
     /// The annotator's current answer, if any (when they went back).
     pub answer: Option<&'a Value>,
     /// 1-based position in the batch.

@@ -4,6 +4,7 @@
 //! adding its folder and listing it in the three functions below.
 
 pub mod a100;
+pub mod vsd;
 pub mod vton;
 
 use crate::core::Registry;
@@ -11,12 +12,12 @@ use crate::http::kind_routes::KindRoutes;
 
 /// Every kind this build knows, for the core.
 pub fn registry() -> Registry {
-    Registry::new(vec![&a100::Lat, &a100::Aat, &vton::Vton])
+    Registry::new(vec![&a100::Lat, &a100::Aat, &vton::Vton, &vsd::Vsd])
 }
 
 /// Every kind's own HTTP routes, for the application.
 pub fn routes() -> Vec<KindRoutes> {
-    vec![a100::http::routes(), vton::http::routes()]
+    vec![a100::http::routes(), vton::http::routes(), vsd::http::routes()]
 }
 
 /// Every kind's own commands (`atelier <kind> ...`).
@@ -28,6 +29,9 @@ pub enum KindCommand {
     /// VTON tools: curation on your own files, importing a VTON-QBench release.
     #[command(subcommand)]
     Vton(vton::cli::VtonCommand),
+    /// VSD tools: suspects, estimates and robustness on files; importing rankings.
+    #[command(subcommand)]
+    Vsd(vsd::cli::VsdCommand),
 }
 
 impl KindCommand {
@@ -36,6 +40,7 @@ impl KindCommand {
         match self {
             KindCommand::A100(cmd) => a100::cli::run(cmd, out).await,
             KindCommand::Vton(cmd) => vton::cli::run(cmd, out).await,
+            KindCommand::Vsd(cmd) => vsd::cli::run(cmd, out).await,
         }
     }
 }

@@ -31,6 +31,26 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     pearson(&average_ranks(&x[..n]), &average_ranks(&y[..n]))
 }
 
+/// Spearman's rank correlation with its two-sided p-value from the t
+/// approximation, as `scipy.stats.spearmanr`: t = r √((n − 2) / (1 − r²)) on
+/// n − 2 degrees of freedom. The p-value is `None` for fewer than three
+/// points; `r` is `None` when either side is constant.
+pub fn spearman_test(x: &[f64], y: &[f64]) -> (Option<f64>, Option<f64>) {
+    let n = x.len().min(y.len());
+    let Some(r) = spearman(x, y) else { return (None, None) };
+    if n < 3 {
+        return (Some(r), None);
+    }
+    let df = (n - 2) as f64;
+    let p = if (1.0 - r.abs()) <= 0.0 {
+        0.0
+    } else {
+        let t = r * (df / ((1.0 + r) * (1.0 - r))).sqrt();
+        (2.0 * super::special::student_t_sf(t.abs(), df)).min(1.0)
+    };
+    (Some(r), Some(p))
+}
+
 /// Coefficient of determination of `predicted` as a predictor of `truth`:
 /// 1 - SS_res / SS_tot. `None` for fewer than two points or constant truth.
 pub fn r_squared(truth: &[f64], predicted: &[f64]) -> Option<f64> {
@@ -135,6 +155,28 @@ pub fn pairwise_accuracy_with<G: Ord + Clone>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spearman_p_values_match_scipy() {
+        // scipy.stats.spearmanr(x, y), SciPy 1.17.1.
+        let cases: [(&[f64], &[f64], f64, f64); 3] = [
+            (&[0.6, 0.7, 0.65, 0.8], &[0.62, 0.66, 0.71, 0.79], 0.8, 0.200_000_000_000_000_1),
+            (
+                &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+                &[2.0, 1.0, 4.0, 3.0, 6.0, 5.0],
+                0.828_571_428_571_428_7,
+                0.041_562_682_215_743_35,
+            ),
+            (&[1.0, 2.0, 2.0, 4.0, 5.0], &[5.0, 6.0, 7.0, 8.0, 7.0], 0.763_157_894_736_842_1, 0.133_339_119_531_806_24),
+        ];
+        for (x, y, r, p) in cases {
+            let (got_r, got_p) = spearman_test(x, y);
+            assert!((got_r.expect("r") - r).abs() < 1e-12);
+            assert!((got_p.expect("p") - p).abs() < 1e-10, "{got_p:?} vs {p}");
+        }
+        assert_eq!(spearman_test(&[1.0, 2.0], &[2.0, 3.0]), (Some(1.0), None), "no p-value for two points");
+        assert_eq!(spearman_test(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), (None, None));
+    }
 
     #[test]
     fn pearson_and_spearman_hand_checked() {

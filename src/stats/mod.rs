@@ -14,4 +14,5 @@ pub mod pairwise;
 pub mod questionnaire;
 pub mod ranking;
 pub mod retrieval;
+pub mod special;
 pub mod split_half;

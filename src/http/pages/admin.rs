@@ -207,11 +207,6 @@ async fn revoke_token(
 }
 
 #[derive(serde::Deserialize)]
-struct ImportForm {
-    content: String,
-}
-
-#[derive(serde::Deserialize)]
 struct UploadQuery {
     campaign: Option<Uuid>,
 }
@@ -249,46 +244,9 @@ async fn upload_image(
 /// The text to import: the `file` field of an upload when one was chosen,
 /// else the pasted `content`.
 async fn import_content(req: axum::extract::Request) -> Result<String, crate::http::error::AppError> {
-    use crate::http::error::AppError;
-    use axum::extract::FromRequest;
-    let multipart = req
-        .headers()
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("multipart/form-data"));
-    if !multipart {
-        let Form(form) = Form::<ImportForm>::from_request(req, &())
-            .await
-            .map_err(|e| crate::core::Error::invalid("invalid_form", e.body_text()))?;
-        return Ok(form.content);
-    }
-    let too_large = |e: axum::extract::multipart::MultipartError| {
-        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::TooLarge
-        } else {
-            AppError::BadRequest { code: "invalid_upload", message: e.body_text() }
-        }
-    };
-    let mut parts = axum::extract::Multipart::from_request(req, &())
-        .await
-        .map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?;
-    let (mut file, mut pasted) = (None, String::new());
-    while let Some(field) = parts.next_field().await.map_err(too_large)? {
-        match field.name() {
-            Some("file") => {
-                let bytes = field.bytes().await.map_err(too_large)?;
-                if !bytes.is_empty() {
-                    file =
-                        Some(String::from_utf8(bytes.to_vec()).map_err(|_| {
-                            crate::core::Error::invalid("invalid_upload", "the file is not UTF-8 text")
-                        })?);
-                }
-            }
-            Some("content") => pasted = field.text().await.map_err(too_large)?,
-            _ => {}
-        }
-    }
-    Ok(file.unwrap_or(pasted))
+    let form = super::upload::read(req).await?;
+    let pasted = form.field("content").to_owned();
+    Ok(form.file.unwrap_or(pasted))
 }
 
 /// Imports items from the campaign page: pasted text (a form) or an uploaded

@@ -8,6 +8,7 @@ mod expert;
 mod payouts;
 mod releases;
 mod settings;
+pub mod upload;
 mod work;
 
 use super::error::AppError;

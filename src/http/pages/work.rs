@@ -231,6 +231,7 @@ async fn task(
     let answer = view.answers.get(&item.id);
     let body = kind.render_task(&TaskView {
         item,
+        next: view.items.get(index + 1),
         answer,
         position: index + 1,
         total,

@@ -1,0 +1,63 @@
+//! Forms that may carry a file: a plain form, or multipart with a `file`
+//! field. Uploads are text (CSV, JSON) and must be UTF-8.
+
+use crate::http::error::AppError;
+use axum::extract::FromRequest;
+
+/// A posted form: its text fields and the uploaded file's text, if a file
+/// was chosen.
+#[derive(Debug, Default)]
+pub struct Upload {
+    /// Text fields in the order posted.
+    pub fields: Vec<(String, String)>,
+    /// The `file` field's content (`None` when no file was chosen).
+    pub file: Option<String>,
+}
+
+impl Upload {
+    /// A text field's value (empty when absent).
+    pub fn field(&self, name: &str) -> &str {
+        self.fields.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+    }
+}
+
+/// Reads a form or a multipart upload.
+pub async fn read(req: axum::extract::Request) -> Result<Upload, AppError> {
+    let multipart = req
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    if !multipart {
+        let axum::Form(fields) = axum::Form::<Vec<(String, String)>>::from_request(req, &())
+            .await
+            .map_err(|e| crate::core::Error::invalid("invalid_form", e.body_text()))?;
+        return Ok(Upload { fields, file: None });
+    }
+    let too_large = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::TooLarge
+        } else {
+            AppError::BadRequest { code: "invalid_upload", message: e.body_text() }
+        }
+    };
+    let mut parts = axum::extract::Multipart::from_request(req, &())
+        .await
+        .map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?;
+    let mut upload = Upload::default();
+    while let Some(field) = parts.next_field().await.map_err(too_large)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name == "file" {
+            let bytes = field.bytes().await.map_err(too_large)?;
+            if !bytes.is_empty() {
+                let text = String::from_utf8(bytes.to_vec())
+                    .map_err(|_| crate::core::Error::invalid("invalid_upload", "the file is not UTF-8 text"))?;
+                upload.file = Some(text);
+            }
+        } else {
+            let value = field.text().await.map_err(too_large)?;
+            upload.fields.push((name, value));
+        }
+    }
+    Ok(upload)
+}

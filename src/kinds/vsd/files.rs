@@ -1,0 +1,112 @@
+//! The VSD files researchers bring: model rankings, expert labels, model
+//! scores and the benchmark's ground truth. Every error names the file, the
+//! line and the field.
+
+use super::eds::{Pair, Ranked, Vote};
+use crate::cli::input::{CsvFile, InputError};
+use crate::stats::retrieval::ScoredPair;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Reads `model,query,candidate,rank[,score]` (rank zero-based; score ignored).
+pub fn read_rankings(path: &Path) -> Result<Vec<Ranked>, InputError> {
+    let mut file = CsvFile::open(path)?;
+    let mut rows = Vec::new();
+    // Model names repeat on every line: share one allocation per model.
+    let mut models: Vec<String> = Vec::new();
+    file.for_each_with_optional(&["model", "query", "candidate", "rank"], &["score"], |line, f| {
+        let err = |message: String| InputError::Line { path: path.to_owned(), line, message };
+        for (name, value) in [("model", f[0]), ("query", f[1]), ("candidate", f[2])] {
+            if value.is_empty() {
+                return Err(err(format!("{name}: empty")));
+            }
+        }
+        let rank = f[3].parse::<u32>().map_err(|_| err(format!("rank: `{}` is not a whole number from 0", f[3])))?;
+        if !f[4].is_empty() && !f[4].parse::<f64>().is_ok_and(f64::is_finite) {
+            return Err(err(format!("score: `{}` is not a number", f[4])));
+        }
+        let model = match models.iter().find(|m| m.as_str() == f[0]) {
+            Some(m) => m.clone(),
+            None => {
+                models.push(f[0].to_owned());
+                f[0].to_owned()
+            }
+        };
+        rows.push(Ranked { model, query: f[1].to_owned(), candidate: f[2].to_owned(), rank });
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// Reads `query,candidate,expert,label` (label `1`, `0` or `unsure`) into
+/// the votes per unordered pair; an expert labelling a pair twice is an error.
+pub fn read_votes(path: &Path) -> Result<BTreeMap<Pair, Vec<Vote>>, InputError> {
+    let mut file = CsvFile::open(path)?;
+    let mut votes: BTreeMap<Pair, Vec<(String, Vote)>> = BTreeMap::new();
+    file.for_each_with_header(&["query", "candidate", "expert", "label"], |line, f| {
+        let err = |message: String| InputError::Line { path: path.to_owned(), line, message };
+        let pair = Pair::new(f[0], f[1]).ok_or_else(|| err("candidate: the same image as the query".into()))?;
+        if f[2].is_empty() {
+            return Err(err("expert: empty".into()));
+        }
+        let vote = Vote::parse(f[3]).ok_or_else(|| err(format!("label: `{}` is not 1, 0 or unsure", f[3])))?;
+        let list = votes.entry(pair).or_default();
+        if list.iter().any(|(e, _)| e == f[2]) {
+            return Err(err(format!("expert: `{}` labelled this pair twice", f[2])));
+        }
+        list.push((f[2].to_owned(), vote));
+        Ok(())
+    })?;
+    Ok(votes.into_iter().map(|(p, v)| (p, v.into_iter().map(|(_, v)| v).collect())).collect())
+}
+
+/// Reads `query,candidate,score`.
+pub fn read_scores(path: &Path) -> Result<Vec<ScoredPair>, InputError> {
+    let mut file = CsvFile::open(path)?;
+    let mut scores = Vec::new();
+    file.for_each_with_header(&["query", "candidate", "score"], |line, f| {
+        let score = f[2].parse::<f64>().ok().filter(|s| s.is_finite()).ok_or_else(|| InputError::Line {
+            path: path.to_owned(),
+            line,
+            message: format!("score: `{}` is not a number", f[2]),
+        })?;
+        scores.push(ScoredPair { query: f[0].to_owned(), candidate: f[1].to_owned(), score });
+        Ok(())
+    })?;
+    Ok(scores)
+}
+
+#[derive(serde::Deserialize)]
+struct GtRecord {
+    key: (String, String),
+    value: u8,
+}
+
+/// Reads the benchmark's `[{"key": [query, candidate], "value": 0|1}]`.
+pub fn read_ground_truth(path: &Path) -> Result<Vec<(String, String, bool)>, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|source| InputError::Io { path: path.to_owned(), source })?;
+    parse_ground_truth(&text).map_err(|(line, message)| match line {
+        0 => InputError::File { path: path.to_owned(), message },
+        line => InputError::Line { path: path.to_owned(), line, message },
+    })
+}
+
+/// Labelled pairs: (query, candidate, similar).
+pub type GroundTruth = Vec<(String, String, bool)>;
+
+/// Parses the benchmark's ground-truth format; errors carry the line.
+pub fn parse_ground_truth(text: &str) -> Result<GroundTruth, (u64, String)> {
+    let records: Vec<GtRecord> = serde_json::from_str(text).map_err(|e| {
+        (e.line() as u64, format!("{e} (expected [{{\"key\": [query, candidate], \"value\": 0|1}}, ...])"))
+    })?;
+    records
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if r.value > 1 {
+                return Err((0, format!("record {}: value must be 0 or 1, got {}", i + 1, r.value)));
+            }
+            Ok((r.key.0, r.key.1, r.value == 1))
+        })
+        .collect()
+}

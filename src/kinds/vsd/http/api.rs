@@ -1,0 +1,141 @@
+//! VSD admin API: rankings in, the pool built from them, a random sample,
+//! the benchmark-format export, and model scoring.
+
+use crate::core::{campaigns, ground_truth, Error};
+use crate::http::api::attachment;
+use crate::http::error::{AppResult, ErrorBody};
+use crate::http::extract::{Admin, Json, Path, Query};
+use crate::http::kind_routes::campaign_of_kind;
+use crate::http::AppState;
+use crate::kinds::vsd::eds::Suspects;
+use crate::kinds::vsd::pool::{self, PoolChange};
+use crate::kinds::vsd::result::VsdResult;
+use crate::kinds::vsd::{import, scoring};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+async fn vsd_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
+    campaign_of_kind(s, id, &[super::super::NAME], "not_vsd", "a VSD").await
+}
+
+fn utf8(body: &Bytes) -> AppResult<&str> {
+    std::str::from_utf8(body).map_err(|_| Error::invalid("invalid_body", "the body is not UTF-8").into())
+}
+
+/// Import model rankings: CSV `model,query,candidate,rank[,score]` (rank
+/// zero-based) or JSON lines with those fields. All or nothing; a row
+/// imported again replaces the stored one.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vsd/rankings", tag = "vsd", params(("id" = Uuid, Path)),
+    request_body(content = String, content_type = "text/csv"),
+    responses((status = 201, body = Object), (status = 422, body = ErrorBody)))]
+pub async fn import_rankings(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    body: Bytes,
+) -> AppResult<(StatusCode, axum::Json<Value>)> {
+    vsd_campaign(&s, id).await?;
+    let rows = import::parse(utf8(&body)?)?;
+    let stored = import::store(&s.pool, id, &rows).await?;
+    Ok((StatusCode::CREATED, axum::Json(json!({ "stored": stored }))))
+}
+
+/// The suspects the stored rankings give at the campaign's k (before they
+/// are added to the pool): sizes, overlap, pairs.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vsd/suspects", tag = "vsd", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Object)))]
+pub async fn suspects(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Suspects>> {
+    vsd_campaign(&s, id).await?;
+    Ok(axum::Json(pool::suspects(&s.pool, id).await?.1))
+}
+
+/// Add the suspects to the pool (new pairs are added, pairs already there
+/// gain the new proposers); then form batches to ask the new pairs.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vsd/pool", tag = "vsd", params(("id" = Uuid, Path)),
+    responses((status = 200, body = PoolChange), (status = 409, body = ErrorBody)))]
+pub async fn add_to_pool(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<PoolChange>> {
+    vsd_campaign(&s, id).await?;
+    Ok(axum::Json(pool::add_suspects(&s.pool, &s.kinds, id).await?))
+}
+
+/// A random sample to estimate p.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+pub struct SampleRequest {
+    /// Pairs to sample from outside the suspects.
+    pub b: usize,
+    /// Seed (recorded by the caller; the same seed gives the same sample).
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// Add a seeded random sample of `b` pairs from outside the suspects.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vsd/sample", tag = "vsd", params(("id" = Uuid, Path)),
+    request_body = SampleRequest, responses((status = 200, body = Object), (status = 422, body = ErrorBody)))]
+pub async fn add_sample(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(req): Json<SampleRequest>,
+) -> AppResult<axum::Json<Value>> {
+    vsd_campaign(&s, id).await?;
+    Ok(axum::Json(json!({ "added": pool::add_sample(&s.pool, &s.kinds, id, req.b, req.seed).await? })))
+}
+
+/// The ground truth in the benchmark's format `[{"key": [query, candidate],
+/// "value": 0|1}]` (labelled suspects; pairs with only unsure votes are left out).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vsd/benchmark.json", tag = "vsd", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Object)))]
+pub async fn benchmark(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::response::Response> {
+    vsd_campaign(&s, id).await?;
+    let gt = VsdResult::from_value(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let body = serde_json::to_string(&gt.benchmark()).map_err(|e| Error::Internal(e.to_string()))?;
+    Ok(attachment("application/json", "vsd_ground_truth.json", body))
+}
+
+/// Which model the scores are of.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct ModelName {
+    /// The model's name (scoring again under it replaces its scores).
+    pub model: String,
+}
+
+/// Upload a model's scores (CSV `query,candidate,score`, higher = more similar).
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vsd/models", tag = "vsd", params(("id" = Uuid, Path), ModelName),
+    request_body(content = String, content_type = "text/csv"),
+    responses((status = 201, body = Object), (status = 422, body = ErrorBody)))]
+pub async fn score_model(
+    Admin(admin): Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Query(q): Query<ModelName>,
+    body: Bytes,
+) -> AppResult<(StatusCode, axum::Json<Value>)> {
+    vsd_campaign(&s, id).await?;
+    let scores = scoring::parse_scores(utf8(&body)?)?;
+    let stored = scoring::store(&s.pool, id, admin.id, &q.model, &scores).await?;
+    Ok((StatusCode::CREATED, axum::Json(json!({ "model": q.model.trim(), "pairs": stored }))))
+}
+
+/// Every scored model side by side (HR@5/9, MRR@5/9, the four AUCs, in
+/// both negative settings; generators marked) and the leave-one-model-out table.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vsd/models", tag = "vsd", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Object)))]
+pub async fn models(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<scoring::ScoringReport>> {
+    vsd_campaign(&s, id).await?;
+    Ok(axum::Json(scoring::report(&s.pool, &s.kinds, id).await?))
+}

@@ -1,0 +1,182 @@
+//! The VSD page of a campaign: build the pool (rankings in, the suspects at
+//! k with sizes, overlap, pairs per query and the cost against brute
+//! force), the results (estimates, agreement, flagged pairs, exports) and
+//! model scoring side by side with the leave-one-model-out table. Also
+//! serves images under `ATELIER_VSD_IMAGE_ROOT`.
+
+use crate::core::{campaigns, ground_truth};
+use crate::http::extract::{Admin, Path};
+use crate::http::pages::{render, upload, OnPage, PageResult};
+use crate::http::{csrf, flash, AppState};
+use crate::kinds::vsd::eds::Suspects;
+use crate::kinds::vsd::result::VsdResult;
+use crate::kinds::vsd::scoring::{ModelReport, ScoringReport};
+use crate::kinds::vsd::{import, pool, scoring, VsdConfig};
+use askama::Template;
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::{get, post};
+use axum::Router;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+pub fn router() -> Router<AppState> {
+    let limit = axum::extract::DefaultBodyLimit::max(crate::http::import_limit());
+    let router = Router::new()
+        .route("/admin/campaigns/{id}/vsd", get(page))
+        .route("/admin/campaigns/{id}/vsd/rankings", post(import_rankings).layer(limit))
+        .route("/admin/campaigns/{id}/vsd/pool", post(add_to_pool))
+        .route("/admin/campaigns/{id}/vsd/sample", post(add_sample))
+        .route("/admin/campaigns/{id}/vsd/models", post(score_model).layer(limit));
+    match std::env::var_os("ATELIER_VSD_IMAGE_ROOT") {
+        Some(root) => router.nest_service("/kinds/vsd/images", tower_http::services::ServeDir::new(root)),
+        None => router,
+    }
+}
+
+/// Pairs per query, summarised.
+struct PerQuery {
+    min: usize,
+    max: usize,
+    mean: f64,
+}
+
+#[derive(Template)]
+#[template(path = "kinds/vsd/admin.html")]
+struct VsdPage {
+    campaign: campaigns::Campaign,
+    config: VsdConfig,
+    csrf_token: String,
+    rankings: Vec<(String, i64)>,
+    suspects: Suspects,
+    per_query: PerQuery,
+    pool_size: usize,
+    result: VsdResult,
+    scoring: ScoringReport,
+}
+
+fn show(v: &Option<f64>) -> String {
+    v.map_or_else(|| "–".to_owned(), |x| format!("{x:.4}"))
+}
+
+fn per_query(s: &Suspects) -> PerQuery {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for p in &s.pairs {
+        *counts.entry(p.query.as_str()).or_default() += 1;
+    }
+    let n = counts.len();
+    PerQuery {
+        min: counts.values().copied().min().unwrap_or(0),
+        max: counts.values().copied().max().unwrap_or(0),
+        mean: if n > 0 { s.pairs.len() as f64 / n as f64 } else { 0.0 },
+    }
+}
+
+async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let (config, suspects) = pool::suspects(&s.pool, id).await?;
+    let result = VsdResult::from_value(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    render(&VsdPage {
+        rankings: import::models(&s.pool, id).await?,
+        per_query: per_query(&suspects),
+        pool_size: result.pairs.len(),
+        scoring: scoring::report(&s.pool, &s.kinds, id).await?,
+        csrf_token: csrf::token(&session).await?,
+        campaign,
+        config,
+        suspects,
+        result,
+    })
+}
+
+fn back(id: Uuid) -> axum::response::Response {
+    Redirect::to(&format!("/admin/campaigns/{id}/vsd")).into_response()
+}
+
+async fn import_rankings(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    req: axum::extract::Request,
+) -> PageResult {
+    let form = upload::read(req).await?;
+    let text = form.file.clone().unwrap_or_else(|| form.field("content").to_owned());
+    let rows = import::parse(&text)?;
+    let n = import::store(&s.pool, id, &rows).await?;
+    flash::set(&session, format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."))
+        .await;
+    Ok(back(id))
+}
+
+async fn add_to_pool(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+) -> PageResult {
+    let change = pool::add_suspects(&s.pool, &s.kinds, id).await?;
+    flash::set(
+        &session,
+        format!(
+            "{} new pair(s) added to the pool, {} existing pair(s) gained proposers. Form batches on the campaign page to ask the new pairs.",
+            change.added, change.merged
+        ),
+    )
+    .await;
+    Ok(back(id))
+}
+
+#[derive(serde::Deserialize)]
+struct SampleForm {
+    b: usize,
+    #[serde(default)]
+    seed: u64,
+}
+
+async fn add_sample(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    axum::Form(form): axum::Form<SampleForm>,
+) -> PageResult {
+    let n = pool::add_sample(&s.pool, &s.kinds, id, form.b, form.seed).await?;
+    flash::set(&session, format!("{n} random pair(s) added (seed {}).", form.seed)).await;
+    Ok(back(id))
+}
+
+async fn score_model(
+    OnPage(Admin(admin)): OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    req: axum::extract::Request,
+) -> PageResult {
+    let form = upload::read(req).await?;
+    let scores = scoring::parse_scores(form.file.as_deref().unwrap_or(form.field("content")))?;
+    let n = scoring::store(&s.pool, id, admin.id, form.field("model"), &scores).await?;
+    flash::set(&session, format!("{n} score(s) of `{}` stored.", form.field("model").trim())).await;
+    Ok(back(id))
+}
+
+/// Template helpers.
+impl VsdPage {
+    fn fmt(&self, v: &Option<f64>) -> String {
+        show(v)
+    }
+
+    fn metric(&self, m: &ModelReport, sampled: &bool, key: &str) -> String {
+        let r = if *sampled { &m.sampled_negatives } else { &m.labelled_negatives };
+        match key {
+            "hr5" => show(&r.hr.get(&5).copied()),
+            "hr9" => show(&r.hr.get(&9).copied()),
+            "mrr5" => show(&r.mrr.get(&5).copied()),
+            "mrr9" => show(&r.mrr.get(&9).copied()),
+            "roc_micro" => show(&r.roc_auc_micro),
+            "roc_macro" => show(&r.roc_auc_macro),
+            "pr_micro" => show(&r.pr_auc_micro),
+            _ => show(&r.pr_auc_macro),
+        }
+    }
+}

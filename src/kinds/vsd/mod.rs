@@ -1,0 +1,294 @@
+//! VSD suspect pairs (EDS): several retrieval models propose their top-k
+//! candidates per query image; the union, unordered and deduplicated, is the
+//! pool of suspects; every expert labels every pair similar / not similar /
+//! unsure (or flags it broken); the label is the majority, ties negative.
+//! Models are then scored with HR@k, MRR@k and ROC/PR-AUC, with a
+//! leave-one-model-out robustness check.
+
+pub mod cli;
+mod demo;
+pub mod eds;
+pub mod files;
+pub mod http;
+pub mod import;
+pub mod pool;
+pub mod result;
+pub mod robustness;
+pub mod scoring;
+
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use askama::Template;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use serde_json::{json, Value};
+
+/// Stored name of the kind.
+pub const NAME: &str = "vsd";
+
+/// The VSD kind.
+pub struct Vsd;
+
+/// Campaign settings of a VSD campaign.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VsdConfig {
+    /// Each model's top k become suspects (the paper: 6).
+    #[serde(default = "default_k")]
+    pub k: u32,
+    /// Regex with one capture group extracting a product id from an image
+    /// id: pairs of the same product are left out.
+    #[serde(default)]
+    pub same_product: Option<String>,
+    /// Prefix turning an image id into its address (e.g. `https://cdn/` or
+    /// `/kinds/vsd/images/` for files under the server's `ATELIER_VSD_IMAGE_ROOT`);
+    /// ids that are addresses already are used as they are.
+    #[serde(default)]
+    pub image_base_url: String,
+    /// Pairs per batch (pairs of one query stay together).
+    #[serde(default = "default_pairs_per_batch")]
+    pub pairs_per_batch: usize,
+    /// |Q|, for the estimates (default: the queries of the suspects).
+    #[serde(default)]
+    pub queries: Option<u64>,
+    /// |D|, the catalog's size, for the estimates.
+    #[serde(default)]
+    pub catalog: Option<u64>,
+    /// Queries are not catalog images ("in the wild").
+    #[serde(default)]
+    pub wild: bool,
+}
+
+fn default_k() -> u32 {
+    6
+}
+fn default_pairs_per_batch() -> usize {
+    60
+}
+
+impl VsdConfig {
+    /// Parses and checks a campaign's configuration.
+    pub fn parse(config: &Value) -> Result<Self, Invalid> {
+        let config = if config.is_null() { json!({}) } else { config.clone() };
+        let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+        if c.k == 0 || c.k > 1000 {
+            return Err(Invalid("configuration: k must be from 1 to 1000".into()));
+        }
+        if c.pairs_per_batch == 0 {
+            return Err(Invalid("configuration: pairs_per_batch must be at least 1".into()));
+        }
+        if let Some(re) = &c.same_product {
+            cli::same_product_regex(re).map_err(|e| Invalid(format!("configuration: same_product: {e}")))?;
+        }
+        Ok(c)
+    }
+
+    /// The address of an image id.
+    pub fn image_url(&self, id: &str) -> String {
+        if id.starts_with("http://") || id.starts_with("https://") || id.starts_with('/') {
+            id.to_owned()
+        } else {
+            format!("{}{id}", self.image_base_url)
+        }
+    }
+}
+
+/// An expert's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// A vote (similar, not similar, unsure).
+    Vote(eds::Vote),
+    /// The pair is broken (an image missing, the same product...).
+    Broken,
+}
+
+/// Reads a stored answer: `{"label": "1" | "0" | "unsure" | "broken"}`.
+pub fn answer_of(answer: &Value) -> Option<Answer> {
+    let label = answer.get("label")?;
+    let text = match label {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    if text == "broken" {
+        return Some(Answer::Broken);
+    }
+    eds::Vote::parse(&text).map(Answer::Vote)
+}
+
+#[derive(Template)]
+#[template(path = "kinds/vsd/task.html")]
+struct VsdTask<'a> {
+    view: &'a TaskView<'a>,
+    query: String,
+    candidate: String,
+    next: Vec<String>,
+    current: String,
+}
+
+impl TaskKind for Vsd {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "VSD suspect pairs (EDS)"
+    }
+
+    fn default_settings(&self) -> CoreSettings {
+        // Every expert labels every pair, and may stop and resume any time.
+        CoreSettings {
+            participants: Participants::Experts,
+            lease_minutes: crate::core::campaigns::DEFAULT_LEASE_MINUTES,
+            annotators_per_batch: AnnotatorsPerBatch::Every,
+            review: false,
+        }
+    }
+
+    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
+        serde_json::to_value(VsdConfig::parse(config)?).map_err(|e| Invalid(e.to_string()))
+    }
+
+    fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
+        for field in ["query", "candidate"] {
+            if payload.get(field).and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
+                return Err(Invalid(format!("payload.{field} must be an image id")));
+            }
+        }
+        if payload["query"] == payload["candidate"] {
+            return Err(Invalid("a pair needs two different images".into()));
+        }
+        Ok(())
+    }
+
+    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+        let invalid = || Invalid("answer must be {\"label\": \"1\", \"0\", \"unsure\" or \"broken\"}".into());
+        let label = match answer_of(answer).ok_or_else(invalid)? {
+            Answer::Vote(eds::Vote::Similar) => "1",
+            Answer::Vote(eds::Vote::NotSimilar) => "0",
+            Answer::Vote(eds::Vote::Unsure) => "unsure",
+            Answer::Broken => "broken",
+        };
+        let mut out = json!({ "label": label });
+        if label == "broken" {
+            let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("").trim();
+            if reason.chars().count() > 500 {
+                return Err(Invalid("reason: at most 500 characters".into()));
+            }
+            out["reason"] = json!(if reason.is_empty() { "broken" } else { reason });
+        }
+        Ok(out)
+    }
+
+    fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        let c = VsdConfig::parse(config)?;
+        Ok(pool::batches_by_query(items, c.pairs_per_batch, rng))
+    }
+
+    fn shuffle_items(&self, _config: &Value) -> bool {
+        // Batches hold one query's pairs: each expert sees them in their own order.
+        true
+    }
+
+    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
+        // The images only: never which model proposed the pair (or its rank),
+        // nor the ids, which may name the product.
+        json!({ "query_image": payload["query_image"], "candidate_image": payload["candidate_image"] })
+    }
+
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
+        let image = |p: &Value, f: &str| p.get(f).and_then(Value::as_str).unwrap_or_default().to_owned();
+        VsdTask {
+            query: image(&view.item.payload, "query_image"),
+            candidate: image(&view.item.payload, "candidate_image"),
+            next: view
+                .next
+                .map(|n| vec![image(&n.payload, "query_image"), image(&n.payload, "candidate_image")])
+                .unwrap_or_default(),
+            current: view.answer.and_then(|a| a.get("label")).and_then(Value::as_str).unwrap_or_default().to_owned(),
+            view,
+        }
+        .render()
+    }
+
+    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
+        let text = match answer_of(answer) {
+            Some(Answer::Vote(eds::Vote::Similar)) => "Similar",
+            Some(Answer::Vote(eds::Vote::NotSimilar)) => "Not similar",
+            Some(Answer::Vote(eds::Vote::Unsure)) => "Unsure",
+            Some(Answer::Broken) => "Flagged as broken",
+            None => "?",
+        };
+        format!("<strong>{text}</strong>")
+    }
+
+    fn aggregate(&self, input: &AggregationInput) -> Value {
+        result::aggregate(input).to_value()
+    }
+
+    fn export_table(&self, aggregate: &Value) -> Table {
+        result::table(aggregate)
+    }
+
+    fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>> {
+        // A model's proposals added later join the pair's provenance.
+        Some(Ok(pool::merge_provenance(existing, incoming)))
+    }
+
+    fn parse_import(&self, text: &str) -> Result<Vec<crate::core::items::NewItem>, Invalid> {
+        Err(Invalid(format!(
+            "VSD campaigns are built from model rankings: import them on the VSD page ({} characters received)",
+            text.len()
+        )))
+    }
+
+    fn import_hint(&self) -> &'static str {
+        "model rankings, on the VSD page (CSV model,query,candidate,rank[,score] or JSON lines)"
+    }
+
+    fn admin_page(&self) -> Option<&'static str> {
+        Some("vsd")
+    }
+
+    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("k", "each model's top k candidates per query become suspects (the paper: 6)"),
+            ("same_product", "regex with one capture group extracting the product id: same-product pairs are left out"),
+            ("image_base_url", "prefix turning an image id into its address (ids that are addresses stay)"),
+            ("pairs_per_batch", "pairs per batch; one query's pairs stay together"),
+            ("queries", "|Q| for the estimates (default: the suspects' queries)"),
+            ("catalog", "|D|, the catalog's size, for the estimates"),
+            ("wild", "queries are not catalog images: |A| = |Q| x |D| instead of |Q| x (|D| - 1)"),
+        ]
+    }
+
+    fn datasheet_task(&self, config: &Value) -> String {
+        let k = VsdConfig::parse(config).map(|c| c.k).unwrap_or(6);
+        format!(
+            "Several retrieval models each proposed their top {k} catalog images per query; the union of the \
+             proposals, unordered and deduplicated, was shown pair by pair to every expert, who labelled it similar, \
+             not similar or unsure (keys y/n/u) without seeing which model proposed it. The label is the majority of \
+             the similar / not-similar votes, ties negative; pairs with only unsure votes have no label."
+        )
+    }
+
+    fn release_labels(&self, aggregate: &Value) -> std::collections::BTreeMap<String, String> {
+        result::VsdResult::from_value(aggregate)
+            .map(|r| {
+                r.pairs
+                    .iter()
+                    .filter_map(|p| Some((format!("{} | {}", p.query, p.candidate), p.label?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
+        Some(demo::campaign())
+    }
+}
+
+/// Shuffles a slice with the batch formation's generator.
+pub(crate) fn shuffle<T>(items: &mut [T], rng: &mut StdRng) {
+    items.shuffle(rng);
+}

@@ -1,0 +1,190 @@
+//! The pool of pairs experts label: suspects built from the stored
+//! rankings (merged into existing pairs when another model's rankings come
+//! later), an optional random sample of other pairs to estimate p, and
+//! batches that keep one query's pairs together.
+
+use super::eds::{self, Pair, Suspect, Suspects};
+use super::VsdConfig;
+use crate::core::items::NewItem;
+use crate::core::kind::{BatchPlan, ItemRef};
+use crate::core::{campaigns, Error, Registry, Result};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+use sqlx::PgPool;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use uuid::Uuid;
+
+/// The item id of a pair: both image ids, in order.
+pub fn external_id(query: &str, candidate: &str) -> String {
+    format!("{query} | {candidate}")
+}
+
+/// The item of a suspect (or of a sampled pair, with no proposer).
+pub fn item(
+    config: &VsdConfig,
+    query: &str,
+    candidate: &str,
+    proposed_by: &BTreeMap<String, u32>,
+    sample: bool,
+) -> NewItem {
+    NewItem {
+        external_id: external_id(query, candidate),
+        payload: json!({
+            "query": query,
+            "candidate": candidate,
+            "query_image": config.image_url(query),
+            "candidate_image": config.image_url(candidate),
+            "proposed_by": proposed_by,
+            "sample": sample,
+        }),
+        gold: None,
+    }
+}
+
+/// A pair imported again: the proposers of both, each at its best rank.
+pub fn merge_provenance(existing: &Value, incoming: &Value) -> Value {
+    let mut merged = existing.clone();
+    let mut by: BTreeMap<String, u64> = BTreeMap::new();
+    for p in [existing, incoming] {
+        for (m, r) in p["proposed_by"].as_object().into_iter().flatten() {
+            if let Some(r) = r.as_u64() {
+                let best = by.entry(m.clone()).or_insert(r);
+                *best = (*best).min(r);
+            }
+        }
+    }
+    merged["proposed_by"] = json!(by);
+    // A sampled pair that a model proposes after all becomes a suspect.
+    merged["sample"] = json!(existing["sample"] == true && incoming["sample"] == true);
+    merged
+}
+
+/// Batches of at most `per_batch` pairs, one query's pairs together (a
+/// query with more pairs fills several batches); queries in random order.
+pub fn batches_by_query(items: &[ItemRef], per_batch: usize, rng: &mut StdRng) -> Vec<BatchPlan> {
+    let mut by_query: BTreeMap<String, Vec<Uuid>> = BTreeMap::new();
+    for i in items {
+        let q = i.payload["query"].as_str().unwrap_or_default().to_owned();
+        by_query.entry(q).or_default().push(i.id);
+    }
+    let mut groups: Vec<Vec<Uuid>> = by_query.into_values().collect();
+    super::shuffle(&mut groups, rng);
+    let mut plans: Vec<BatchPlan> = Vec::new();
+    let mut current: Vec<Uuid> = Vec::new();
+    for group in groups {
+        for chunk in group.chunks(per_batch.max(1)) {
+            if !current.is_empty() && current.len() + chunk.len() > per_batch {
+                plans.push(BatchPlan { items: std::mem::take(&mut current), overlap: None });
+            }
+            current.extend_from_slice(chunk);
+        }
+    }
+    if !current.is_empty() {
+        plans.push(BatchPlan { items: current, overlap: None });
+    }
+    plans
+}
+
+/// The campaign's suspects at its k, from the stored rankings.
+pub async fn suspects(pool: &PgPool, campaign_id: Uuid) -> Result<(VsdConfig, Suspects)> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let config = VsdConfig::parse(&campaign.config)?;
+    let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
+    let same_product = same_product.map_err(|e| Error::invalid("invalid_config", e))?;
+    let rankings = super::import::load(pool, campaign_id, Some(config.k)).await?;
+    Ok((config.clone(), eds::suspects(&rankings, config.k, same_product.as_ref())))
+}
+
+/// What adding the suspects to the pool did.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct PoolChange {
+    /// Suspects at the campaign's k.
+    pub suspects: usize,
+    /// Pairs new to the pool.
+    pub added: usize,
+    /// Pairs already in the pool whose provenance was updated.
+    pub merged: usize,
+}
+
+/// Adds the suspects to the pool: new pairs become items, pairs already in
+/// it gain the new proposers. Form batches afterwards to ask the new pairs.
+pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Result<PoolChange> {
+    let (config, s) = suspects(pool, campaign_id).await?;
+    if s.pairs.is_empty() {
+        return Err(Error::conflict("no_suspects", "no suspects: import model rankings first"));
+    }
+    let existing: HashSet<String> =
+        crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| i.external_id).collect();
+    let items: Vec<NewItem> =
+        s.pairs.iter().map(|p| item(&config, &p.query, &p.candidate, &p.proposed_by, false)).collect();
+    let merged = items.iter().filter(|i| existing.contains(&i.external_id)).count();
+    crate::core::items::import(pool, kinds, campaign_id, &items).await?;
+    Ok(PoolChange { suspects: s.suspects, added: items.len() - merged, merged })
+}
+
+/// Adds a random sample of `b` pairs from A \ S_k (queries of the
+/// rankings, candidates from every image the rankings name), seeded, for
+/// estimating p. Returns how many were added.
+pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: usize, seed: u64) -> Result<usize> {
+    if b == 0 || b > 100_000 {
+        return Err(Error::invalid("invalid_sample", "the sample size must be from 1 to 100000"));
+    }
+    let (config, s) = suspects(pool, campaign_id).await?;
+    let rankings = super::import::load(pool, campaign_id, None).await?;
+    let queries: Vec<&str> = rankings.iter().map(|r| r.query.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+    let images: Vec<&str> = rankings
+        .iter()
+        .flat_map(|r| [r.query.as_str(), r.candidate.as_str()])
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let taken: HashSet<Pair> = crate::core::items::list(pool, campaign_id)
+        .await?
+        .iter()
+        .filter_map(|i| Pair::new(i.payload["query"].as_str()?, i.payload["candidate"].as_str()?))
+        .chain(s.pairs.iter().map(|p| Pair { query: p.query.clone(), candidate: p.candidate.clone() }))
+        .collect();
+    let possible = queries.len() * images.len();
+    if possible <= taken.len() + b {
+        return Err(Error::conflict("sample_too_large", "not enough pairs outside the suspects for that sample"));
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut chosen: BTreeSet<Pair> = BTreeSet::new();
+    // Rejection sampling: the pool outside S_k is almost all of A.
+    let mut attempts = 0usize;
+    while chosen.len() < b && attempts < b * 1000 {
+        attempts += 1;
+        let q = queries[rng.random_range(0..queries.len())];
+        let c = images[rng.random_range(0..images.len())];
+        let Some(pair) = Pair::new(q, c) else { continue };
+        if !taken.contains(&pair) {
+            chosen.insert(pair);
+        }
+    }
+    let items: Vec<NewItem> =
+        chosen.iter().map(|p| item(&config, &p.query, &p.candidate, &BTreeMap::new(), true)).collect();
+    crate::core::items::import(pool, kinds, campaign_id, &items).await?;
+    Ok(items.len())
+}
+
+/// Suspects of the pool's items (their stored provenance), for the estimates.
+pub fn suspects_of_items<'a>(k: u32, payloads: impl Iterator<Item = &'a Value>) -> Suspects {
+    let pairs = payloads
+        .filter(|p| p["sample"] != true)
+        .filter_map(|p| {
+            let proposed_by: BTreeMap<String, u32> = p["proposed_by"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
+                .collect();
+            Some(Suspect {
+                query: p["query"].as_str()?.to_owned(),
+                candidate: p["candidate"].as_str()?.to_owned(),
+                proposed_by,
+            })
+        })
+        .collect();
+    eds::from_pairs(k, pairs)
+}

@@ -1,0 +1,259 @@
+//! The VSD ground truth as a typed result: per pair the experts' votes, the
+//! label (majority, ties negative) and unanimity, with its provenance; the
+//! flagged pairs; the estimates of p; and agreement between experts.
+
+use super::eds::{self, Pair, Sample, Vote};
+use super::{answer_of, Answer, VsdConfig};
+use crate::core::kind::{AggregationInput, Table};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A campaign's VSD ground truth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VsdResult {
+    /// The suspects with their votes and labels, sorted.
+    pub pairs: Vec<PairResult>,
+    /// The random sample outside the suspects, labelled the same way.
+    pub sample: Vec<PairResult>,
+    /// Pairs an expert flagged as broken, with the reasons.
+    pub flagged: Vec<Flag>,
+    /// Pairs whose every vote is `unsure` (reported, not exported).
+    pub unsure_only: usize,
+    /// What `atelier vsd estimate` computes, on the campaign's data.
+    pub estimate: EstimateView,
+    /// Experts who voted (pseudonymous ids, with names in admins' live view).
+    pub experts: BTreeMap<String, String>,
+}
+
+/// The estimate as shown and exported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EstimateView {
+    /// |S_k| of the pool.
+    pub suspects: usize,
+    /// Suspects with a label.
+    pub labelled: usize,
+    /// Positive suspects.
+    pub positives: usize,
+    /// positives / labelled.
+    pub p_k: Option<f64>,
+    /// The same over each model's suspects.
+    pub p_k_by_model: BTreeMap<String, Option<f64>>,
+    /// |A| (when the catalog's size is configured).
+    pub pairs_total: Option<u64>,
+    /// positives / |A|.
+    pub p_lb: Option<f64>,
+    /// The sample's (b, a).
+    pub sample: Option<Sample>,
+    /// max(p_lb, a / b).
+    pub p_hat: Option<f64>,
+    /// p_k / p_hat.
+    pub speedup: Option<f64>,
+    /// Krippendorff's nominal alpha of the 0/1 votes on the suspects.
+    pub alpha: Option<f64>,
+    /// |M| · |Q| · k and |Q| · |D|: the labeling cost of EDS against brute force.
+    pub cost_eds: u64,
+    /// The brute-force cost (when the catalog's size is configured).
+    pub cost_brute_force: Option<u64>,
+}
+
+/// One labelled pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairResult {
+    /// The id that sorts first.
+    pub query: String,
+    /// The other id.
+    pub candidate: String,
+    /// Models that proposed it, at their best rank.
+    pub proposed_by: BTreeMap<String, u32>,
+    /// Expert -> `1`, `0`, `unsure` or `broken`.
+    pub votes: BTreeMap<String, String>,
+    /// The label (`None`: no similar / not-similar vote).
+    pub label: Option<u8>,
+    /// Every similar / not-similar vote agrees (and there are at least two).
+    pub unanimous: bool,
+}
+
+/// A pair flagged as broken.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Flag {
+    /// The id that sorts first.
+    pub query: String,
+    /// The other id.
+    pub candidate: String,
+    /// Expert -> reason.
+    pub reasons: BTreeMap<String, String>,
+}
+
+impl VsdResult {
+    /// Reads a VSD ground truth back from its JSON.
+    pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
+        Self::deserialize(aggregate).map_err(|e| crate::core::Error::Internal(format!("not a VSD ground truth: {e}")))
+    }
+
+    /// The JSON exported and stored in releases.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The benchmark's format: `[{"key": [query, candidate], "value": 0|1}]`,
+    /// labelled suspects only (unsure-only pairs are left out).
+    pub fn benchmark(&self) -> Value {
+        Value::Array(
+            self.pairs
+                .iter()
+                .filter_map(|p| Some(serde_json::json!({"key": [p.query, p.candidate], "value": p.label?})))
+                .collect(),
+        )
+    }
+
+    /// The labelled suspects as (query, candidate, similar).
+    pub fn labelled(&self) -> Vec<(String, String, bool)> {
+        self.pairs.iter().filter_map(|p| Some((p.query.clone(), p.candidate.clone(), p.label? == 1))).collect()
+    }
+}
+
+/// Builds the ground truth from the pool and the experts' submitted answers.
+pub fn aggregate(input: &AggregationInput) -> VsdResult {
+    let config = VsdConfig::parse(&input.config).unwrap_or_else(|_| VsdConfig::parse(&Value::Null).expect("defaults"));
+    let expert = |id: &uuid::Uuid| id.to_string();
+    let mut answers: BTreeMap<uuid::Uuid, BTreeMap<String, Value>> = BTreeMap::new();
+    // Every vote counts as soon as it is given: experts label every pair over days.
+    for r in input.responses.iter().filter(|r| r.reviews.is_none()) {
+        answers.entry(r.item_id).or_default().insert(expert(&r.annotator_id), r.answer.clone());
+    }
+    let (mut pairs, mut sample, mut flagged) = (Vec::new(), Vec::new(), Vec::new());
+    let mut suspect_votes: BTreeMap<Pair, Vec<Vote>> = BTreeMap::new();
+    let mut unsure_only = 0;
+    for item in &input.items {
+        let p = &item.payload;
+        let (Some(q), Some(c)) = (p["query"].as_str(), p["candidate"].as_str()) else { continue };
+        let given = answers.remove(&item.id).unwrap_or_default();
+        let mut votes = BTreeMap::new();
+        let mut counted = Vec::new();
+        let mut reasons = BTreeMap::new();
+        for (who, a) in &given {
+            match answer_of(a) {
+                Some(Answer::Vote(v)) => {
+                    counted.push(v);
+                    votes.insert(who.clone(), a["label"].as_str().unwrap_or_default().to_owned());
+                }
+                Some(Answer::Broken) => {
+                    votes.insert(who.clone(), "broken".to_owned());
+                    reasons.insert(who.clone(), a["reason"].as_str().unwrap_or("broken").to_owned());
+                }
+                None => {}
+            }
+        }
+        let label = eds::label(&counted);
+        let decided: Vec<&Vote> = counted.iter().filter(|v| **v != Vote::Unsure).collect();
+        let unanimous = decided.len() >= 2 && decided.iter().all(|v| *v == decided[0]);
+        if label.is_none() && !counted.is_empty() {
+            unsure_only += 1;
+        }
+        let proposed_by: BTreeMap<String, u32> = p["proposed_by"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
+            .collect();
+        if !reasons.is_empty() {
+            flagged.push(Flag { query: q.to_owned(), candidate: c.to_owned(), reasons });
+        }
+        let result = PairResult {
+            query: q.to_owned(),
+            candidate: c.to_owned(),
+            proposed_by,
+            votes,
+            label: label.map(u8::from),
+            unanimous,
+        };
+        if p["sample"] == true {
+            sample.push(result);
+        } else {
+            if let Some(pair) = Pair::new(q, c) {
+                suspect_votes.insert(pair, counted);
+            }
+            pairs.push(result);
+        }
+    }
+    let order = |a: &PairResult, b: &PairResult| (&a.query, &a.candidate).cmp(&(&b.query, &b.candidate));
+    pairs.sort_by(order);
+    sample.sort_by(order);
+    let estimate = estimate(&config, input, &pairs, &sample, &suspect_votes);
+    let experts = input
+        .responses
+        .iter()
+        .map(|r| (expert(&r.annotator_id), input.worker_ids.get(&r.annotator_id).cloned().unwrap_or_default()))
+        .collect();
+    VsdResult { pairs, sample, flagged, unsure_only, estimate, experts }
+}
+
+fn estimate(
+    config: &VsdConfig,
+    input: &AggregationInput,
+    pairs: &[PairResult],
+    sample: &[PairResult],
+    votes: &BTreeMap<Pair, Vec<Vote>>,
+) -> EstimateView {
+    let suspects = super::pool::suspects_of_items(config.k, input.items.iter().map(|i| &i.payload));
+    let labels: BTreeMap<Pair, Option<bool>> =
+        pairs.iter().filter_map(|p| Some((Pair::new(&p.query, &p.candidate)?, p.label.map(|l| l == 1)))).collect();
+    let sampled: Vec<bool> = sample.iter().filter_map(|p| p.label.map(|l| l == 1)).collect();
+    let sample = (!sampled.is_empty()).then(|| Sample { b: sampled.len(), a: sampled.iter().filter(|l| **l).count() });
+    let queries = config.queries.unwrap_or(suspects.queries as u64);
+    let total = config.catalog.map(|d| eds::pairs_total(queries, d, config.wild));
+    let e = eds::estimate(&suspects, &labels, total.unwrap_or(0), sample, eds::votes_alpha(votes));
+    let known = total.is_some_and(|t| t > 0);
+    EstimateView {
+        suspects: e.suspects,
+        labelled: e.labelled,
+        positives: e.positives,
+        p_k: e.p_k,
+        p_k_by_model: e.p_k_by_model,
+        pairs_total: total,
+        p_lb: known.then_some(e.p_lb),
+        sample: e.sample,
+        p_hat: (known || sample.is_some()).then_some(e.p_hat),
+        speedup: if known || sample.is_some() { e.speedup } else { None },
+        alpha: e.alpha,
+        cost_eds: suspects.upper_bound,
+        cost_brute_force: total,
+    }
+}
+
+/// The CSV export: one row per pair, votes and provenance included.
+pub fn table(aggregate: &Value) -> Table {
+    let Ok(r) = VsdResult::from_value(aggregate) else { return Table::default() };
+    let header = [
+        "query",
+        "candidate",
+        "label",
+        "similar",
+        "not_similar",
+        "unsure",
+        "broken",
+        "unanimous",
+        "sample",
+        "proposed_by",
+        "votes",
+    ];
+    let row = |p: &PairResult, sample: bool| {
+        let count = |v: &str| p.votes.values().filter(|x| x.as_str() == v).count().to_string();
+        vec![
+            p.query.clone(),
+            p.candidate.clone(),
+            p.label.map(|l| l.to_string()).unwrap_or_default(),
+            count("1"),
+            count("0"),
+            count("unsure"),
+            count("broken"),
+            p.unanimous.to_string(),
+            sample.to_string(),
+            p.proposed_by.iter().map(|(m, r)| format!("{m}:{r}")).collect::<Vec<_>>().join(" "),
+            p.votes.iter().map(|(e, v)| format!("{e}:{v}")).collect::<Vec<_>>().join(" "),
+        ]
+    };
+    let rows = r.pairs.iter().map(|p| row(p, false)).chain(r.sample.iter().map(|p| row(p, true))).collect();
+    Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
+}

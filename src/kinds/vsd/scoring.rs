@@ -1,0 +1,236 @@
+//! Scoring retrieval models on a VSD campaign's ground truth, side by side:
+//! HR@5, HR@9, MRR@5, MRR@9 and the four AUCs, in both negative settings
+//! (the experts' negatives; or negatives drawn from ranks 100–500 of the
+//! generator models, seeded), and the leave-one-model-out table.
+
+use super::result::VsdResult;
+use super::robustness::{pair_scores, robustness, PairScores, Robustness};
+use crate::core::{campaigns, ground_truth, Error, Registry, Result};
+use crate::stats::retrieval::{retrieval_metrics, RetrievalReport, ScoredPair};
+use rand::seq::IndexedRandom;
+use rand::SeedableRng;
+use serde_json::{json, Value};
+use sqlx::PgPool;
+use std::collections::{BTreeMap, BTreeSet};
+use uuid::Uuid;
+
+/// The cut-offs reported.
+pub const KS: [usize; 2] = [5, 9];
+/// Ranks the second setting draws its negatives from.
+pub const NEGATIVE_RANKS: (u32, u32) = (100, 500);
+/// Seed of that draw (recorded in the report).
+pub const NEGATIVE_SEED: u64 = 0;
+
+/// Stores a model's scores under its name (a rescore replaces them).
+pub async fn store(pool: &PgPool, campaign_id: Uuid, by: Uuid, model: &str, scores: &[ScoredPair]) -> Result<usize> {
+    let model = model.trim();
+    if model.is_empty() || model.len() > 200 {
+        return Err(Error::invalid("invalid_model", "the model needs a name of 1 to 200 characters"));
+    }
+    if scores.is_empty() {
+        return Err(Error::invalid("no_scores", "the scores file has no rows"));
+    }
+    campaigns::ensure_writable(pool, campaign_id).await?;
+    let rows: Vec<(&str, &str, f64)> =
+        scores.iter().map(|s| (s.query.as_str(), s.candidate.as_str(), s.score)).collect();
+    sqlx::query(
+        "INSERT INTO model_scores (id, campaign_id, model, answers, result, created_by) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (campaign_id, model) DO UPDATE SET answers = EXCLUDED.answers, result = EXCLUDED.result,
+             created_by = EXCLUDED.created_by, created_at = now()",
+    )
+    .bind(Uuid::new_v4())
+    .bind(campaign_id)
+    .bind(model)
+    .bind(json!(rows))
+    .bind(json!({"pairs": scores.len()}))
+    .bind(by)
+    .execute(pool)
+    .await?;
+    Ok(scores.len())
+}
+
+/// Parses `query,candidate,score` text, naming the line and field of a problem.
+pub fn parse_scores(text: &str) -> Result<Vec<ScoredPair>> {
+    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
+    let invalid = |line: usize, m: String| Error::invalid("invalid_scores", format!("line {line}: {m}"));
+    let header: Vec<String> =
+        reader.headers().map_err(|e| invalid(1, e.to_string()))?.iter().map(str::to_ascii_lowercase).collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| invalid(1, format!("header has no column `{name}` (expected query,candidate,score)")))
+    };
+    let (q, c, s) = (col("query")?, col("candidate")?, col("score")?);
+    let mut out = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let line = i + 2;
+        let record = record.map_err(|e| invalid(line, e.to_string()))?;
+        let get = |i: usize, name: &str| {
+            record.get(i).filter(|v| !v.is_empty()).ok_or_else(|| invalid(line, format!("{name}: missing")))
+        };
+        let score_text = get(s, "score")?;
+        let score = score_text
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| invalid(line, format!("score: `{score_text}` is not a number")))?;
+        out.push(ScoredPair { query: get(q, "query")?.to_owned(), candidate: get(c, "candidate")?.to_owned(), score });
+    }
+    Ok(out)
+}
+
+/// One model's metrics in both settings.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ModelReport {
+    /// The model.
+    pub model: String,
+    /// Whether it generated suspects (its results are biased upward on HR/MRR).
+    pub generator: bool,
+    /// With the experts' negatives.
+    pub labelled_negatives: Metrics,
+    /// With negatives drawn from the generators' ranks 100–500.
+    pub sampled_negatives: Metrics,
+}
+
+/// The reported metrics of one setting.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Metrics {
+    /// HR@5 and HR@9.
+    pub hr: BTreeMap<usize, f64>,
+    /// MRR@5 and MRR@9.
+    pub mrr: BTreeMap<usize, f64>,
+    /// ROC-AUC micro.
+    pub roc_auc_micro: Option<f64>,
+    /// ROC-AUC macro.
+    pub roc_auc_macro: Option<f64>,
+    /// PR-AUC micro.
+    pub pr_auc_micro: Option<f64>,
+    /// PR-AUC macro.
+    pub pr_auc_macro: Option<f64>,
+    /// Labelled pairs used.
+    pub pairs: usize,
+}
+
+impl From<RetrievalReport> for Metrics {
+    fn from(r: RetrievalReport) -> Self {
+        Self {
+            hr: r.hr,
+            mrr: r.mrr,
+            roc_auc_micro: r.roc_auc_micro,
+            roc_auc_macro: r.roc_auc_macro,
+            pr_auc_micro: r.pr_auc_micro,
+            pr_auc_macro: r.pr_auc_macro,
+            pairs: r.pairs,
+        }
+    }
+}
+
+/// Every scored model side by side, and the leave-one-model-out table.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ScoringReport {
+    /// Per model.
+    pub models: Vec<ModelReport>,
+    /// How the second setting drew its negatives.
+    pub sampled_negatives: Value,
+    /// Leave-one-model-out robustness of the models' AUCs.
+    pub robustness: Robustness,
+}
+
+/// The campaign's report for every stored model.
+pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Result<ScoringReport> {
+    let gt = VsdResult::from_value(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let labelled = gt.labelled();
+    let stored: Vec<(String, Value)> =
+        sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
+            .bind(campaign_id)
+            .fetch_all(pool)
+            .await?;
+    let generators: BTreeSet<String> = gt.pairs.iter().flat_map(|p| p.proposed_by.keys().cloned()).collect();
+    // The second setting: the experts' positives, and per query negatives
+    // drawn from the generators' ranks 100-500 (as many as the query's
+    // labelled pairs), seeded.
+    let far = super::import::ranks_between(
+        pool,
+        campaign_id,
+        &generators.iter().cloned().collect::<Vec<_>>(),
+        NEGATIVE_RANKS.0,
+        NEGATIVE_RANKS.1,
+    )
+    .await?;
+    let sampled = sampled_ground_truth(&labelled, &far);
+    let mut scores: BTreeMap<String, PairScores> = BTreeMap::new();
+    let mut models = Vec::new();
+    for (model, answers) in stored {
+        let pairs: Vec<ScoredPair> = answers
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| {
+                Some(ScoredPair {
+                    query: r[0].as_str()?.to_owned(),
+                    candidate: r[1].as_str()?.to_owned(),
+                    score: r[2].as_f64()?,
+                })
+            })
+            .collect();
+        let by_pair = pair_scores(&pairs);
+        let oriented = |truth: &[(String, String, bool)]| -> Vec<ScoredPair> {
+            let mut all = pairs.clone();
+            // Either orientation scores a pair: add the benchmark's orientation where missing.
+            for (q, c, _) in truth {
+                if let Some(score) = super::eds::Pair::new(q, c).and_then(|p| by_pair.get(&p)) {
+                    all.push(ScoredPair { query: q.clone(), candidate: c.clone(), score: *score });
+                }
+            }
+            all
+        };
+        models.push(ModelReport {
+            generator: generators.contains(&model),
+            labelled_negatives: retrieval_metrics(&labelled, &oriented(&labelled), &KS).into(),
+            sampled_negatives: retrieval_metrics(&sampled, &oriented(&sampled), &KS).into(),
+            model: model.clone(),
+        });
+        scores.insert(model, by_pair);
+    }
+    let suspects = super::pool::suspects_of_items(
+        0,
+        gt.pairs
+            .iter()
+            .map(|p| json!({"query": p.query, "candidate": p.candidate, "proposed_by": p.proposed_by}))
+            .collect::<Vec<_>>()
+            .iter(),
+    );
+    Ok(ScoringReport {
+        models,
+        sampled_negatives: json!({
+            "ranks": [NEGATIVE_RANKS.0, NEGATIVE_RANKS.1],
+            "models": generators,
+            "seed": NEGATIVE_SEED,
+            "pairs": sampled.len(),
+        }),
+        robustness: robustness(&suspects, &labelled, &scores),
+    })
+}
+
+/// The experts' positives with, per query, as many negatives drawn
+/// (seeded) from the far ranks as that query has labelled pairs.
+fn sampled_ground_truth(labelled: &[(String, String, bool)], far: &[(String, String)]) -> Vec<(String, String, bool)> {
+    let mut by_query: BTreeMap<&str, Vec<&(String, String)>> = BTreeMap::new();
+    for pair in far {
+        by_query.entry(pair.0.as_str()).or_default().push(pair);
+    }
+    let mut wanted: BTreeMap<&str, usize> = BTreeMap::new();
+    for (q, _, _) in labelled {
+        *wanted.entry(q.as_str()).or_default() += 1;
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(NEGATIVE_SEED);
+    let mut out: Vec<(String, String, bool)> = labelled.iter().filter(|p| p.2).cloned().collect();
+    for (q, n) in wanted {
+        let Some(pool) = by_query.get(q) else { continue };
+        for pair in pool.choose_multiple(&mut rng, n) {
+            out.push((pair.0.clone(), pair.1.clone(), false));
+        }
+    }
+    out
+}
