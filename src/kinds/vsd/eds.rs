@@ -52,6 +52,10 @@ pub struct Suspect {
     /// Model -> the rank at which it proposed the pair (the better of both
     /// orientations).
     pub proposed_by: BTreeMap<String, u32>,
+    /// Which of the two images were queries of the rankings that proposed it
+    /// (|Q| counts them; not part of the printed pair).
+    #[serde(skip)]
+    pub from_queries: BTreeSet<String>,
 }
 
 /// The suspects of some rankings at one k.
@@ -82,7 +86,7 @@ pub fn suspects(rankings: &[Ranked], k: u32, same_product: Option<&regex::Regex>
     let models: BTreeSet<&str> = rankings.iter().map(|r| r.model.as_str()).collect();
     let queries: BTreeSet<&str> = rankings.iter().map(|r| r.query.as_str()).collect();
     let product = |id: &str| same_product.and_then(|re| re.captures(id)?.get(1).map(|m| m.as_str().to_owned()));
-    let mut by_pair: BTreeMap<Pair, BTreeMap<String, u32>> = BTreeMap::new();
+    let mut by_pair: BTreeMap<Pair, (BTreeMap<String, u32>, BTreeSet<String>)> = BTreeMap::new();
     for r in rankings.iter().filter(|r| r.rank < k) {
         let Some(pair) = Pair::new(&r.query, &r.candidate) else { continue };
         if same_product.is_some() {
@@ -92,21 +96,39 @@ pub fn suspects(rankings: &[Ranked], k: u32, same_product: Option<&regex::Regex>
                 }
             }
         }
-        let best = by_pair.entry(pair).or_default().entry(r.model.clone()).or_insert(r.rank);
+        let (proposers, from) = by_pair.entry(pair).or_default();
+        let best = proposers.entry(r.model.clone()).or_insert(r.rank);
         *best = (*best).min(r.rank);
+        from.insert(r.query.clone());
     }
     let pairs = by_pair
         .into_iter()
-        .map(|(p, proposed_by)| Suspect { query: p.query, candidate: p.candidate, proposed_by })
+        .map(|(p, (proposed_by, from_queries))| Suspect {
+            query: p.query,
+            candidate: p.candidate,
+            proposed_by,
+            from_queries,
+        })
         .collect();
     assemble(k, models.iter().map(|m| (*m).to_owned()).collect(), queries.len(), pairs)
 }
 
 /// Suspects already built (e.g. a pool's pairs with their provenance): the
-/// models are those that proposed any, the queries the pairs' first ids.
+/// models are those that proposed any, the queries those the pairs came
+/// from (a pair without that record counts its first id).
 pub fn from_pairs(k: u32, mut pairs: Vec<Suspect>) -> Suspects {
     let models: BTreeSet<String> = pairs.iter().flat_map(|p| p.proposed_by.keys().cloned()).collect();
-    let queries = pairs.iter().map(|p| p.query.as_str()).collect::<BTreeSet<_>>().len();
+    let queries = pairs
+        .iter()
+        .flat_map(|p| {
+            if p.from_queries.is_empty() {
+                vec![p.query.as_str()]
+            } else {
+                p.from_queries.iter().map(String::as_str).collect()
+            }
+        })
+        .collect::<BTreeSet<_>>()
+        .len();
     pairs.sort_by(|a, b| (&a.query, &a.candidate).cmp(&(&b.query, &b.candidate)));
     assemble(k, models, queries, pairs)
 }
@@ -351,6 +373,7 @@ mod tests {
                 query: format!("q{:04}", i % 2_000),
                 candidate: format!("c{i:05}"),
                 proposed_by: BTreeMap::from([("m".to_owned(), 0)]),
+                from_queries: BTreeSet::new(),
             })
             .collect();
         let labels: BTreeMap<Pair, Option<bool>> = pairs

@@ -21,21 +21,16 @@ pub fn external_id(query: &str, candidate: &str) -> String {
 }
 
 /// The item of a suspect (or of a sampled pair, with no proposer).
-pub fn item(
-    config: &VsdConfig,
-    query: &str,
-    candidate: &str,
-    proposed_by: &BTreeMap<String, u32>,
-    sample: bool,
-) -> NewItem {
+pub fn item(config: &VsdConfig, s: &Suspect, sample: bool) -> NewItem {
     NewItem {
-        external_id: external_id(query, candidate),
+        external_id: external_id(&s.query, &s.candidate),
         payload: json!({
-            "query": query,
-            "candidate": candidate,
-            "query_image": config.image_url(query),
-            "candidate_image": config.image_url(candidate),
-            "proposed_by": proposed_by,
+            "query": s.query,
+            "candidate": s.candidate,
+            "query_image": config.image_url(&s.query),
+            "candidate_image": config.image_url(&s.candidate),
+            "proposed_by": s.proposed_by,
+            "from_queries": s.from_queries,
             "sample": sample,
         }),
         gold: None,
@@ -55,6 +50,11 @@ pub fn merge_provenance(existing: &Value, incoming: &Value) -> Value {
         }
     }
     merged["proposed_by"] = json!(by);
+    let from: BTreeSet<&str> = [existing, incoming]
+        .iter()
+        .flat_map(|p| p["from_queries"].as_array().into_iter().flatten().filter_map(Value::as_str))
+        .collect();
+    merged["from_queries"] = json!(from);
     // A sampled pair that a model proposes after all becomes a suspect.
     merged["sample"] = json!(existing["sample"] == true && incoming["sample"] == true);
     merged
@@ -116,8 +116,7 @@ pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) ->
     }
     let existing: HashSet<String> =
         crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| i.external_id).collect();
-    let items: Vec<NewItem> =
-        s.pairs.iter().map(|p| item(&config, &p.query, &p.candidate, &p.proposed_by, false)).collect();
+    let items: Vec<NewItem> = s.pairs.iter().map(|p| item(&config, p, false)).collect();
     let merged = items.iter().filter(|i| existing.contains(&i.external_id)).count();
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
     Ok(PoolChange { suspects: s.suspects, added: items.len() - merged, merged })
@@ -162,8 +161,20 @@ pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: u
             chosen.insert(pair);
         }
     }
-    let items: Vec<NewItem> =
-        chosen.iter().map(|p| item(&config, &p.query, &p.candidate, &BTreeMap::new(), true)).collect();
+    let items: Vec<NewItem> = chosen
+        .iter()
+        .map(|p| {
+            let from_queries =
+                [&p.query, &p.candidate].into_iter().filter(|i| queries.contains(&i.as_str())).cloned().collect();
+            let s = Suspect {
+                query: p.query.clone(),
+                candidate: p.candidate.clone(),
+                proposed_by: BTreeMap::new(),
+                from_queries,
+            };
+            item(&config, &s, true)
+        })
+        .collect();
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
     Ok(items.len())
 }
@@ -179,10 +190,17 @@ pub fn suspects_of_items<'a>(k: u32, payloads: impl Iterator<Item = &'a Value>) 
                 .flatten()
                 .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
                 .collect();
+            let from_queries = p["from_queries"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|q| Some(q.as_str()?.to_owned()))
+                .collect();
             Some(Suspect {
                 query: p["query"].as_str()?.to_owned(),
                 candidate: p["candidate"].as_str()?.to_owned(),
                 proposed_by,
+                from_queries,
             })
         })
         .collect();

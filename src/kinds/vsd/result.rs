@@ -66,6 +66,9 @@ pub struct PairResult {
     pub candidate: String,
     /// Models that proposed it, at their best rank.
     pub proposed_by: BTreeMap<String, u32>,
+    /// Which of its images were queries in the rankings.
+    #[serde(default)]
+    pub from_queries: Vec<String>,
     /// Expert -> `1`, `0`, `unsure` or `broken`.
     pub votes: BTreeMap<String, String>,
     /// The label (`None`: no similar / not-similar vote).
@@ -85,6 +88,19 @@ pub struct Flag {
     pub reasons: BTreeMap<String, String>,
 }
 
+impl PairResult {
+    /// The pair as (query, candidate) for evaluation: the image that was the
+    /// query first (when both or neither were, the id that sorts first).
+    pub fn oriented(&self) -> (String, String) {
+        let is_query = |id: &String| self.from_queries.contains(id);
+        if is_query(&self.candidate) && !is_query(&self.query) {
+            (self.candidate.clone(), self.query.clone())
+        } else {
+            (self.query.clone(), self.candidate.clone())
+        }
+    }
+}
+
 impl VsdResult {
     /// Reads a VSD ground truth back from its JSON.
     pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
@@ -102,14 +118,23 @@ impl VsdResult {
         Value::Array(
             self.pairs
                 .iter()
-                .filter_map(|p| Some(serde_json::json!({"key": [p.query, p.candidate], "value": p.label?})))
+                .filter_map(|p| {
+                    let (q, c) = p.oriented();
+                    Some(serde_json::json!({"key": [q, c], "value": p.label?}))
+                })
                 .collect(),
         )
     }
 
     /// The labelled suspects as (query, candidate, similar).
     pub fn labelled(&self) -> Vec<(String, String, bool)> {
-        self.pairs.iter().filter_map(|p| Some((p.query.clone(), p.candidate.clone(), p.label? == 1))).collect()
+        self.pairs
+            .iter()
+            .filter_map(|p| {
+                let (q, c) = p.oriented();
+                Some((q, c, p.label? == 1))
+            })
+            .collect()
     }
 }
 
@@ -164,6 +189,12 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
             query: q.to_owned(),
             candidate: c.to_owned(),
             proposed_by,
+            from_queries: p["from_queries"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|q| Some(q.as_str()?.to_owned()))
+                .collect(),
             votes,
             label: label.map(u8::from),
             unanimous,

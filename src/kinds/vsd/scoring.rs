@@ -177,8 +177,13 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
         let by_pair = pair_scores(&pairs);
         let oriented = |truth: &[(String, String, bool)]| -> Vec<ScoredPair> {
             let mut all = pairs.clone();
+            let given: std::collections::HashSet<(&str, &str)> =
+                pairs.iter().map(|p| (p.query.as_str(), p.candidate.as_str())).collect();
             // Either orientation scores a pair: add the benchmark's orientation where missing.
             for (q, c, _) in truth {
+                if given.contains(&(q.as_str(), c.as_str())) {
+                    continue;
+                }
                 if let Some(score) = super::eds::Pair::new(q, c).and_then(|p| by_pair.get(&p)) {
                     all.push(ScoredPair { query: q.clone(), candidate: c.clone(), score: *score });
                 }

@@ -1,0 +1,194 @@
+//! `atelier vsd suspects|estimate|robustness` through the real binary, on
+//! hand-made files and a case checked against SciPy.
+
+use crate::cli_stats::{atelier, write};
+use crate::vsd_case;
+use serde_json::{json, Value};
+
+const RANKINGS: &str = "model,query,candidate,rank,score
+m1,q1,a,0,0.9
+m1,q1,b,1,0.8
+m1,q1,c,2,0.7
+m2,q1,b,0,0.95
+m2,q1,q1,1,1.0
+m2,a,q1,0,0.9
+m2,a,b,1,0.5
+";
+
+#[test]
+fn suspects_are_the_union_of_top_k_unordered_with_provenance_and_overlap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rankings = write(&dir, "rankings.csv", RANKINGS);
+    let (ok, out, err) = atelier(&["vsd", "suspects", "--rankings", &rankings, "--k", "2", "--json"]);
+    assert!(ok, "{err}");
+    let s: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(s["k"], 2);
+    assert_eq!(s["models"], json!(["m1", "m2"]));
+    assert_eq!(s["queries"], 2);
+    assert_eq!(s["suspects"], 3);
+    assert_eq!(s["upper_bound"], 8);
+    assert_eq!(s["per_model"], json!({"m1": 2, "m2": 3}));
+    assert_eq!(s["overlap"], json!({"m1": {"m1": 2, "m2": 2}, "m2": {"m1": 2, "m2": 3}}));
+    assert_eq!(
+        s["pairs"],
+        json!([
+            {"query": "a", "candidate": "b", "proposed_by": {"m2": 1}},
+            {"query": "a", "candidate": "q1", "proposed_by": {"m1": 0, "m2": 0}},
+            {"query": "b", "candidate": "q1", "proposed_by": {"m1": 1, "m2": 0}},
+        ])
+    );
+
+    // Same product: a regex capturing the product id leaves such pairs out.
+    let products = write(&dir, "p.csv", "model,query,candidate,rank\nm,p1_front,p1_back,0\nm,p1_front,p2_side,1\n");
+    let (ok, out, err) =
+        atelier(&["vsd", "suspects", "--rankings", &products, "--k", "5", "--same-product", "^(p[0-9]+)_", "--json"]);
+    assert!(ok, "{err}");
+    let s: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(s["pairs"], json!([{"query": "p1_front", "candidate": "p2_side", "proposed_by": {"m": 1}}]));
+}
+
+#[test]
+fn bad_files_name_the_file_line_and_field_and_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(&dir, "bad.csv", "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,first\n");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["vsd", "suspects", "--rankings", &bad, "--k", "2", "--json"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.csv:3") && err.contains("rank"), "{err}");
+
+    let rankings = write(&dir, "rankings.csv", RANKINGS);
+    let labels = write(&dir, "labels.csv", "query,candidate,expert,label\nq1,a,e1,maybe\n");
+    let (ok, _, err) = atelier(&[
+        "vsd",
+        "estimate",
+        "--rankings",
+        &rankings,
+        "--k",
+        "2",
+        "--labels",
+        &labels,
+        "--queries",
+        "1",
+        "--catalog",
+        "3",
+        "--json",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("labels.csv:2") && err.contains("label: `maybe`"), "{err}");
+    let (ok, _, err) = atelier(&["vsd", "suspects", "--rankings", &rankings, "--k", "2", "--same-product", "p[0-9]+"]);
+    assert!(!ok && err.contains("--same-product") && err.contains("capture group"), "{err}");
+}
+
+#[test]
+fn estimate_applies_the_label_rule_and_the_estimates_of_p() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rankings = write(&dir, "rankings.csv", RANKINGS);
+    // (a, q1): 2 similar of 3 -> 1. (b, q1): 1-1 tie -> 0. (a, b): only unsure -> no label.
+    let labels = write(
+        &dir,
+        "labels.csv",
+        "query,candidate,expert,label\nq1,a,e1,1\nq1,a,e2,1\na,q1,e3,0\nq1,b,e1,1\nq1,b,e2,0\nq1,b,e3,unsure\na,b,e1,unsure\n",
+    );
+    let sample =
+        write(&dir, "sample.csv", "query,candidate,expert,label\nq1,c,e1,0\nq1,d,e1,1\nq1,e,e1,0\nq1,f,e1,0\n");
+    let (ok, out, err) = atelier(&[
+        "vsd",
+        "estimate",
+        "--rankings",
+        &rankings,
+        "--k",
+        "2",
+        "--labels",
+        &labels,
+        "--queries",
+        "2",
+        "--catalog",
+        "10",
+        "--sample",
+        &sample,
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let e: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!((e["suspects"].as_u64(), e["labelled"].as_u64(), e["unlabelled"].as_u64()), (Some(3), Some(2), Some(1)));
+    assert_eq!(e["positives"], 1);
+    assert_eq!(e["p_k"], 0.5);
+    assert_eq!(e["p_k_by_model"], json!({"m1": 0.5, "m2": 0.5}));
+    // Closed catalog: |A| = 2 x (10 - 1).
+    assert_eq!(e["pairs_total"], 18);
+    assert!((e["p_lb"].as_f64().expect("p_lb") - 1.0 / 18.0).abs() < 1e-12);
+    assert_eq!(e["sample"], json!({"b": 4, "a": 1}));
+    assert_eq!(e["p_hat"], 0.25, "max(p_lb, a / b)");
+    assert_eq!(e["speedup"], 2.0);
+    assert!(e["alpha"].is_number(), "{e}");
+    // In the wild |A| = |Q| x |D|, and without a sample p-hat is p_lb.
+    let (ok, out, _) = atelier(&[
+        "vsd",
+        "estimate",
+        "--rankings",
+        &rankings,
+        "--k",
+        "2",
+        "--labels",
+        &labels,
+        "--queries",
+        "2",
+        "--catalog",
+        "10",
+        "--wild",
+        "--json",
+    ]);
+    assert!(ok);
+    let e: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(e["pairs_total"], 20);
+    assert_eq!(e["sample"], Value::Null);
+    assert_eq!(e["p_hat"], e["p_lb"]);
+}
+
+fn close(a: &Value, b: &Value, path: &str) {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().expect("f64"), y.as_f64().expect("f64"));
+            assert!((x - y).abs() < 1e-9, "{path}: {x} vs {y}");
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            assert_eq!(x.keys().collect::<Vec<_>>(), y.keys().collect::<Vec<_>>(), "{path}");
+            for (k, v) in x {
+                close(v, &y[k], &format!("{path}.{k}"));
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{path}");
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                close(v, w, &format!("{path}[{i}]"));
+            }
+        }
+        _ => assert_eq!(a, b, "{path}"),
+    }
+}
+
+#[test]
+fn robustness_matches_a_scipy_reference() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rankings = write(&dir, "rankings.csv", vsd_case::RANKINGS);
+    let gt = write(&dir, "gt.json", vsd_case::GROUND_TRUTH);
+    let mut args: Vec<String> =
+        ["vsd", "robustness", "--rankings", &rankings, "--k", "2", "--ground-truth", &gt, "--json"]
+            .map(String::from)
+            .to_vec();
+    for (name, content) in
+        [("s1", vsd_case::S1), ("s2", vsd_case::S2), ("s3", vsd_case::S3), ("s4", vsd_case::S4), ("s5", vsd_case::S5)]
+    {
+        args.push("--scores".into());
+        args.push(format!("{name}={}", write(&dir, &format!("{name}.csv"), content)));
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, out, err) = atelier(&refs);
+    assert!(ok, "{err}");
+    let got: Value = serde_json::from_str(&out).expect("JSON");
+    let expected: Value = serde_json::from_str(vsd_case::EXPECTED).expect("expected JSON");
+    close(&got, &expected, "$");
+}

@@ -1,0 +1,201 @@
+//! The VSD kind in the service: rankings in, the pool built and grown,
+//! every expert labels every pair, the ground truth and its exports, the
+//! estimates, flagged pairs and model scoring.
+
+use crate::fixtures::{admin_token, api, get_text};
+use crate::support::TestApp;
+use atelier::auth::{tokens, users, Role};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+async fn expert_token(app: &TestApp, name: &str) -> String {
+    let user = users::create(&app.pool, Role::Expert, name, "expert-password-1").await.expect("expert");
+    tokens::create(&app.pool, user.id).await.expect("token")
+}
+
+async fn post_csv(app: &TestApp, token: &str, path: &str, body: &str) -> (StatusCode, Value) {
+    let resp = reqwest::Client::new()
+        .post(app.at(path))
+        .bearer_auth(token)
+        .header("content-type", "text/csv")
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("post");
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Labels every pair left for the expert: `label(query, candidate)`.
+async fn label_all(app: &TestApp, token: &str, campaign: &str, label: impl Fn(&str) -> &'static str) -> usize {
+    let mut labelled = 0;
+    loop {
+        let path = format!("/api/v1/expert/campaigns/{campaign}/assignment");
+        let (status, view) = api(app, token, Method::POST, &path, Some(json!({}))).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        if view.is_null() {
+            return labelled;
+        }
+        let id = view["assignment"]["id"].as_str().expect("id").to_owned();
+        for item in view["items"].as_array().expect("items") {
+            assert!(item["payload"].get("proposed_by").is_none(), "experts never see who proposed a pair");
+            assert!(item["payload"].get("query").is_none(), "nor the ids");
+            // The pair's non-query image (ids sort, so it may be either side).
+            let images = [&item["payload"]["query_image"], &item["payload"]["candidate_image"]];
+            let image = images.iter().filter_map(|i| i.as_str()).find(|i| !i.contains("/q")).expect("image").to_owned();
+            let body = json!({"item_id": item["id"], "answer": {"label": label(&image)}});
+            let (status, r) =
+                api(app, token, Method::POST, &format!("/api/v1/expert/assignments/{id}/responses"), Some(body)).await;
+            assert_eq!(status, StatusCode::OK, "{r}");
+            labelled += 1;
+        }
+        let (status, r) =
+            api(app, token, Method::POST, &format!("/api/v1/expert/assignments/{id}/complete"), None).await;
+        assert_eq!(status, StatusCode::OK, "{r}");
+    }
+}
+
+#[tokio::test]
+async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_the_votes() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (status, c) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vsd", "name": "VSD", "config": {"k": 2, "catalog": 10, "image_base_url": "https://img.example/"}})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{c}");
+    assert_eq!(c["settings"]["participants"], "experts");
+    assert_eq!(c["settings"]["annotators_per_batch"], "every");
+    let id = c["id"].as_str().expect("id").to_owned();
+    let base = format!("/api/v1/admin/campaigns/{id}/vsd");
+
+    // A bad row refuses the whole file, naming the line and field.
+    let (status, err) =
+        post_csv(&app, &admin, &format!("{base}/rankings"), "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,x\n").await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_rankings")));
+    assert!(err["error"]["message"].as_str().expect("message").contains("line 3: rank"), "{err}");
+    let (status, _) = post_csv(
+        &app,
+        &admin,
+        &format!("{base}/rankings"),
+        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm1,q1,c,2\nm1,q2,a,0\nm1,q2,d,1\n",
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (_, s) = api(&app, &admin, Method::GET, &format!("{base}/suspects"), None).await;
+    assert_eq!((s["suspects"].as_u64(), s["per_model"]["m1"].as_u64()), (Some(4), Some(4)), "{s}");
+    let (status, change) = api(&app, &admin, Method::POST, &format!("{base}/pool"), None).await;
+    assert_eq!(status, StatusCode::OK, "{change}");
+    assert_eq!(change, json!({"suspects": 4, "added": 4, "merged": 0}));
+    for (path, body) in [("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))] {
+        let (status, body) =
+            api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), Some(body)).await;
+        assert!(status.is_success(), "{body}");
+    }
+
+    // Two experts label everything: e1 says only `a` is similar, e2 also `b`.
+    let (e1, e2) = (expert_token(&app, "e1").await, expert_token(&app, "e2").await);
+    assert_eq!(label_all(&app, &e1, &id, |img| if img.ends_with("/a") { "1" } else { "0" }).await, 4);
+    assert_eq!(
+        label_all(&app, &e2, &id, |img| if img.ends_with("/a") || img.ends_with("/b") { "1" } else { "0" }).await,
+        4
+    );
+
+    // Another model comes later: its proposals merge into the pairs there and add new ones.
+    let (status, _) =
+        post_csv(&app, &admin, &format!("{base}/rankings"), "model,query,candidate,rank\nm2,q1,b,0\nm2,q1,e,1\n").await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (_, change) = api(&app, &admin, Method::POST, &format!("{base}/pool"), None).await;
+    assert_eq!(change, json!({"suspects": 5, "added": 1, "merged": 4}));
+    let (status, body) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/batches"), Some(json!({"seed": 2})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(label_all(&app, &e1, &id, |_| "unsure").await, 1, "only the new pair is asked");
+    // e2 flags the new pair as broken.
+    let path = format!("/api/v1/expert/campaigns/{id}/assignment");
+    let (_, view) = api(&app, &e2, Method::POST, &path, Some(json!({}))).await;
+    let a = view["assignment"]["id"].as_str().expect("id");
+    let body = json!({"item_id": view["items"][0]["id"], "answer": {"label": "broken", "reason": "image missing"}});
+    let (status, _) =
+        api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body)).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    let pair = |q: &str, c: &str| {
+        gt["pairs"]
+            .as_array()
+            .expect("pairs")
+            .iter()
+            .find(|p| p["query"] == q && p["candidate"] == c)
+            .cloned()
+            .expect("pair")
+    };
+    assert_eq!(pair("a", "q1")["label"], 1);
+    assert_eq!(pair("a", "q1")["unanimous"], true);
+    assert_eq!(pair("b", "q1")["label"], 0, "a 1-1 tie is negative");
+    assert_eq!(pair("b", "q1")["proposed_by"], json!({"m1": 1, "m2": 0}), "provenance grew");
+    assert_eq!(pair("e", "q1")["label"], Value::Null, "only unsure (and a flag)");
+    assert_eq!(
+        gt["flagged"][0]["reasons"].as_object().expect("reasons").values().next(),
+        Some(&json!("image missing"))
+    );
+    assert_eq!(gt["estimate"]["labelled"], 4);
+    assert_eq!(gt["estimate"]["positives"], 2);
+    assert_eq!(gt["estimate"]["p_k"], 0.5);
+    assert_eq!(gt["estimate"]["pairs_total"], 18, "2 queries x (10 - 1)");
+
+    // The benchmark's own format holds exactly the labelled pairs.
+    let benchmark: Value =
+        serde_json::from_str(&get_text(&app, &admin, &format!("{base}/benchmark.json")).await).expect("JSON");
+    let mut keys: Vec<(String, i64)> = benchmark
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| {
+            (
+                format!("{}-{}", r["key"][0].as_str().expect("q"), r["key"][1].as_str().expect("c")),
+                r["value"].as_i64().expect("v"),
+            )
+        })
+        .collect();
+    keys.sort();
+    // Keys are oriented query first, as the benchmark's evaluation expects.
+    assert_eq!(keys, vec![("q1-a".into(), 1), ("q1-b".into(), 0), ("q2-a".into(), 1), ("q2-d".into(), 0)]);
+    let csv = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/ground-truth.csv")).await;
+    assert!(
+        csv.starts_with("query,candidate,label,similar,not_similar,unsure,broken,unanimous,sample,proposed_by,votes\n")
+    );
+    assert!(csv.contains("b,q1,0,1,1,0,0,false,false,m1:1 m2:0,"), "{csv}");
+
+    // Model scoring: a model that ranks the positives first.
+    let scores = "query,candidate,score\nq1,a,0.9\nq1,b,0.2\nq2,a,0.8\nq2,d,0.1\n";
+    let (status, r) = post_csv(&app, &admin, &format!("{base}/models?model=good"), scores).await;
+    assert_eq!(status, StatusCode::CREATED, "{r}");
+    let (status, err) =
+        post_csv(&app, &admin, &format!("{base}/models?model=bad"), "query,candidate,score\nq1,a,high\n").await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_scores")));
+    let (_, report) = api(&app, &admin, Method::GET, &format!("{base}/models"), None).await;
+    let good = &report["models"][0];
+    assert_eq!(good["model"], "good");
+    assert_eq!(good["generator"], false);
+    assert_eq!(good["labelled_negatives"]["roc_auc_micro"], 1.0);
+    assert_eq!(good["labelled_negatives"]["hr"]["5"], 0.2, "2 positives in the top 5 of 2 queries: 2 / (5 x 2)");
+    assert_eq!(report["robustness"]["leave_out"].as_array().expect("rows").len(), 2, "one row per generator");
+
+    // The page shows it all.
+    let (client, _) = crate::fixtures::logged_in_admin(&app).await;
+    let page = client
+        .get(app.at(&format!("/admin/campaigns/{id}/vsd")))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    assert!(page.contains("Suspects at k = 2") && page.contains("image missing") && page.contains("good"), "{page}");
+}
