@@ -363,3 +363,159 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
     assert_eq!(config["stop_sanity_failures"], true);
     browser.close().await.expect("close");
 }
+
+#[tokio::test]
+async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_pause() {
+    use reqwest::Method;
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, c) = crate::fixtures::api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vsd", "name": "VSD keys", "config": {"k": 2, "pairs_per_batch": 2}, "settings": {"lease_minutes": 1}})),
+    )
+    .await;
+    let id = c["id"].as_str().expect("id").to_owned();
+    let rankings = "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm2,q1,a,0\nm2,q1,c,1\n";
+    let resp = reqwest::Client::new()
+        .post(app.at(&format!("/api/v1/admin/campaigns/{id}/vsd/rankings")))
+        .bearer_auth(&admin)
+        .header("content-type", "text/csv")
+        .body(rankings)
+        .send()
+        .await
+        .expect("rankings");
+    assert!(resp.status().is_success());
+    for (path, body) in
+        [("vsd/pool", None), ("batches", Some(json!({"seed": 1}))), ("state", Some(json!({"state": "open"})))]
+    {
+        let (status, b) =
+            crate::fixtures::api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), body)
+                .await;
+        assert!(status.is_success(), "{path}: {b}");
+    }
+    for name in ["keys-one", "keys-two"] {
+        atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, name, "expert-password-1")
+            .await
+            .expect("expert");
+    }
+    let browser = connect(port).await;
+    let login = |name: &'static str| {
+        let browser = browser.clone();
+        let app_url = app.at("/login");
+        async move {
+            browser.goto(&app_url).await.expect("login page");
+            browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys(name).await.expect("type");
+            let password = browser.find(Locator::Css("input[name=password]")).await.expect("password");
+            password.send_keys("expert-password-1").await.expect("type");
+            browser
+                .find(Locator::Css("form button[type=submit]"))
+                .await
+                .expect("submit")
+                .click()
+                .await
+                .expect("log in");
+            wait_text(&browser, "Your campaigns").await;
+        }
+    };
+    // The first expert labels one pair with `y`, then stops (a long pause).
+    login("keys-one").await;
+    browser.find(Locator::LinkText("VSD keys")).await.expect("campaign link").click().await.expect("open");
+    wait_text(&browser, "How it works").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 1 of 2").await;
+    press(&browser, "y").await;
+    wait_text(&browser, "Question 2 of 2").await;
+
+    // Meanwhile the second expert labels everything in another browser.
+    let second = connect(port).await;
+    second.goto(&app.at("/login")).await.expect("login page");
+    second.find(Locator::Css("input[name=name]")).await.expect("name").send_keys("keys-two").await.expect("type");
+    let password = second.find(Locator::Css("input[name=password]")).await.expect("password");
+    password.send_keys("expert-password-1").await.expect("type");
+    second.find(Locator::Css("form button[type=submit]")).await.expect("submit").click().await.expect("log in");
+    wait_text(&second, "Your campaigns").await;
+    second.find(Locator::LinkText("VSD keys")).await.expect("campaign link").click().await.expect("open");
+    press(&second, ENTER).await;
+    for batch in 0..2 {
+        wait_text(&second, "Question 1 of").await;
+        press(&second, "n").await;
+        // A batch may hold one or two pairs (one query's pairs stay together).
+        let two = second.find(Locator::XPath("//*[contains(., 'Question 2 of 2')]")).await.is_ok();
+        if two {
+            press(&second, "u").await;
+        }
+        wait_text(&second, "You have answered all").await;
+        press(&second, ENTER).await;
+        wait_text(&second, "Thank you!").await;
+        if batch == 0 {
+            press(&second, ENTER).await;
+        }
+    }
+    // The first expert's work never expires, however long the pause (the
+    // lease is one minute): they resume where they were.
+    let endless: bool = sqlx::query_scalar(
+        "SELECT bool_and(a.leased_until > now() + interval '1000 years') FROM assignments a
+         JOIN users u ON u.id = a.annotator_id WHERE u.name = 'keys-one' AND a.state = 'active'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("lease");
+    assert!(endless);
+    browser.goto(&app.at("/expert")).await.expect("home");
+    assert!(
+        browser.source().await.expect("html").contains(r#"<td class="num done">1</td>"#),
+        "1 done on the home page"
+    );
+    browser.find(Locator::LinkText("VSD keys")).await.expect("campaign link").click().await.expect("open");
+    wait_text(&browser, "You have answered 1 of 2 tasks").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 2 of 2").await;
+    press(&browser, "y").await;
+    wait_text(&browser, "You have answered all").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Thank you!").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 1 of").await;
+    press(&browser, "y").await;
+    wait_text(&browser, "You have answered all").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Thank you!").await;
+
+    // Every label counts: the export is the votes' majority, ties negative.
+    let votes: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT i.external_id, count(*) FILTER (WHERE r.answer->>'label' = '1') - count(*) FILTER (WHERE r.answer->>'label' = '0')
+         FROM responses r JOIN items i ON i.id = r.item_id WHERE r.excluded_reason IS NULL GROUP BY i.external_id",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .expect("votes");
+    let responses: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(responses, 6, "3 pairs x 2 experts, none lost");
+    let benchmark: serde_json::Value = serde_json::from_str(
+        &crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/vsd/benchmark.json")).await,
+    )
+    .expect("JSON");
+    for (pair, margin) in votes {
+        let (a, b) = pair.split_once(" | ").expect("pair id");
+        let record = benchmark
+            .as_array()
+            .expect("array")
+            .iter()
+            .find(|r| {
+                let k = (r["key"][0].as_str().unwrap_or(""), r["key"][1].as_str().unwrap_or(""));
+                k == (a, b) || k == (b, a)
+            })
+            .cloned();
+        match record {
+            Some(r) => assert_eq!(r["value"], i64::from(margin > 0), "{pair}"),
+            None => panic!("{pair} is missing from the export: {benchmark}"),
+        }
+    }
+    browser.close().await.ok();
+    second.close().await.ok();
+}

@@ -296,9 +296,17 @@ struct DonePage {
     campaign_name: String,
     campaign_id: Uuid,
     completion_code: Option<String>,
+    /// Experts continue with the next batch from here.
+    expert: bool,
+    csrf_token: String,
 }
 
-async fn done(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
+async fn done(
+    OnPage(user): OnPage<CurrentUser>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+) -> PageResult {
     let user = annotator(user)?;
     let assignment = assignments::get_own(&s.pool, id, user.id).await?;
     if assignment.state != AssignmentState::Completed {
@@ -309,5 +317,7 @@ async fn done(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path
         campaign_name: campaign.name.clone(),
         campaign_id: campaign.id,
         completion_code: work::completion_code(&campaign, 1),
+        expert: !campaign.settings.crowd(),
+        csrf_token: csrf::token(&session).await?,
     })
 }
