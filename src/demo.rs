@@ -11,11 +11,13 @@ use sqlx::PgPool;
 pub const ADMIN: (&str, &str) = ("admin", "atelier-admin");
 /// Demo expert login.
 pub const EXPERT: (&str, &str) = ("expert", "atelier-expert");
+/// A second demo expert (expert campaigns are labelled by several experts).
+pub const EXPERT_2: (&str, &str) = ("expert2", "atelier-expert2");
 
 /// Seeds the demo data unless it is already there; returns a guide to print.
 /// Every kind that offers a demo campaign gets one.
 pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<String> {
-    for (role, (name, password)) in [(Role::Admin, ADMIN), (Role::Expert, EXPERT)] {
+    for (role, (name, password)) in [(Role::Admin, ADMIN), (Role::Expert, EXPERT), (Role::Expert, EXPERT_2)] {
         if users::by_name(pool, name).await?.is_none() {
             users::create(pool, role, name, password).await?;
         }
@@ -33,19 +35,21 @@ pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<S
             let token = invitations::tokens_of(pool, campaign.id).await?.into_iter().next().unwrap_or_default();
             links.push(format!("  Crowd worker, {}: {public_url}/join/{token}?worker_id=demo-worker-1", campaign.name));
         } else {
-            links.push(format!("  Expert, {}: log in as the expert, then {public_url}/expert", campaign.name));
+            links.push(format!("  Experts, {}: log in as either expert, then {public_url}/expert", campaign.name));
         }
     }
     Ok(format!(
         "Atelier demo is ready at {public_url}\n\
          \n  Admin:  {public_url}/login  name `{}` password `{}`\n\
-         \x20 Expert: {public_url}/login  name `{}` password `{}`\n{}\n\
+         \x20 Experts: {public_url}/login  name `{}` password `{}`, or `{}` / `{}`\n{}\n\
          \x20   (any worker_id works; each id is a separate worker)\n\
          \x20 API: {public_url}/api/v1/openapi.json\n",
         ADMIN.0,
         ADMIN.1,
         EXPERT.0,
         EXPERT.1,
+        EXPERT_2.0,
+        EXPERT_2.1,
         links.join("\n")
     ))
 }

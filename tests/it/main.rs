@@ -10,6 +10,7 @@ mod cli_service;
 mod cli_stats;
 mod cli_vsd;
 mod db_release_guard;
+mod demo;
 mod http_annotation;
 mod http_auth;
 mod http_disconnect;

@@ -199,3 +199,108 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
         .expect("html");
     assert!(page.contains("Suspects at k = 2") && page.contains("image missing") && page.contains("good"), "{page}");
 }
+
+#[tokio::test]
+async fn the_benchmark_sites_real_records_import_and_export_with_their_labels() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/vsd/site_examples");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        crate::support::say_skipped("vsd site examples: ../shared/reference/vsd/site_examples not found");
+        return;
+    };
+    let mut records: Vec<Value> = Vec::new();
+    for entry in entries.flatten() {
+        let text = std::fs::read_to_string(entry.path()).expect("readable");
+        records.extend(serde_json::from_str::<Vec<Value>>(&text).expect("JSON array"));
+    }
+    assert_eq!(records.len(), 80);
+    // Each record: a query, a gallery image, each model's rank of it, the experts' label.
+    let mut lines = Vec::new();
+    for r in &records {
+        for model in ["clip", "beit", "argus", "dino"] {
+            lines.push(
+                json!({"model": model, "query": r["query"], "candidate": r["gallery"],
+                              "rank": r[format!("rank_{model}")], "score": r[format!("sim_{model}")]})
+                .to_string(),
+            );
+        }
+    }
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, c) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vsd", "name": "site", "config": {"k": 100, "pairs_per_batch": 100}})),
+    )
+    .await;
+    let id = c["id"].as_str().expect("id").to_owned();
+    let (status, body) =
+        post_csv(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/vsd/rankings"), &lines.join("\n")).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["stored"], 320, "JSON lines are accepted too");
+    let (_, change) = api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/vsd/pool"), None).await;
+    assert_eq!(change["added"], 74, "80 records, 74 distinct pairs");
+    for (path, body) in [("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))] {
+        let (status, b) =
+            api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), Some(body)).await;
+        assert!(status.is_success(), "{b}");
+    }
+    // Two experts give each pair its published label.
+    let label_of: std::collections::HashMap<(String, String), i64> = records
+        .iter()
+        .map(|r| {
+            let key = (r["query"].as_str().expect("q").to_owned(), r["gallery"].as_str().expect("g").to_owned());
+            (key, r["value"].as_i64().expect("value"))
+        })
+        .collect();
+    let items: Vec<(uuid::Uuid, String, String)> =
+        sqlx::query_as("SELECT id, payload->>'query', payload->>'candidate' FROM items")
+            .fetch_all(&app.pool)
+            .await
+            .expect("items");
+    let by_id: std::collections::HashMap<String, i64> = items
+        .iter()
+        .map(|(id, a, b)| {
+            let v = label_of.get(&(a.clone(), b.clone())).or_else(|| label_of.get(&(b.clone(), a.clone())));
+            (id.to_string(), *v.expect("a labelled record"))
+        })
+        .collect();
+    for name in ["site-e1", "site-e2"] {
+        let token = expert_token(&app, name).await;
+        loop {
+            let (_, view) =
+                api(&app, &token, Method::POST, &format!("/api/v1/expert/campaigns/{id}/assignment"), Some(json!({})))
+                    .await;
+            if view.is_null() {
+                break;
+            }
+            let a = view["assignment"]["id"].as_str().expect("id").to_owned();
+            for item in view["items"].as_array().expect("items") {
+                let label = by_id[item["id"].as_str().expect("id")].to_string();
+                let body = json!({"item_id": item["id"], "answer": {"label": label}});
+                let (status, _) =
+                    api(&app, &token, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body))
+                        .await;
+                assert_eq!(status, StatusCode::OK);
+            }
+            api(&app, &token, Method::POST, &format!("/api/v1/expert/assignments/{a}/complete"), None).await;
+        }
+    }
+    let benchmark: Value = serde_json::from_str(
+        &get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/vsd/benchmark.json")).await,
+    )
+    .expect("JSON");
+    let exported: std::collections::HashMap<(String, String), i64> = benchmark
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|r| {
+            (
+                (r["key"][0].as_str().expect("q").to_owned(), r["key"][1].as_str().expect("c").to_owned()),
+                r["value"].as_i64().expect("v"),
+            )
+        })
+        .collect();
+    assert_eq!(exported, label_of, "the export is the benchmark's own records, query first");
+}

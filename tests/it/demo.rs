@@ -1,0 +1,40 @@
+//! `atelier demo`'s data: a campaign of every kind that offers one, seeded
+//! once, workable at once by the demo accounts.
+
+use crate::fixtures::api;
+use crate::support::TestApp;
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+#[tokio::test]
+async fn the_demo_seeds_a_workable_campaign_of_every_kind_once() {
+    let app = TestApp::spawn().await;
+    let kinds = atelier::kinds::registry();
+    let guide = atelier::demo::seed(&app.pool, &kinds, &app.url).await.expect("seed");
+    atelier::demo::seed(&app.pool, &kinds, &app.url).await.expect("seeding again is harmless");
+    let rows: Vec<(String, String, i64)> = sqlx::query_as(
+        "SELECT c.kind, c.state::text, (SELECT count(*) FROM batches b WHERE b.campaign_id = c.id)
+         FROM campaigns c ORDER BY c.kind",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .expect("campaigns");
+    let kinds_seeded: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(kinds_seeded, vec!["a100-aat", "a100-lat", "vsd", "vton"], "one campaign per kind, once");
+    assert!(rows.iter().all(|(_, state, batches)| state == "open" && *batches > 0), "{rows:?}");
+    assert!(guide.contains("/join/") && guide.contains("/expert"), "{guide}");
+
+    // Both demo experts can label the VSD pairs right away.
+    for (name, _) in [atelier::demo::EXPERT, atelier::demo::EXPERT_2] {
+        let user = atelier::auth::users::by_name(&app.pool, name).await.expect("query").expect("expert");
+        let token = atelier::auth::tokens::create(&app.pool, user.id).await.expect("token");
+        let (status, campaigns) = api(&app, &token, Method::GET, "/api/v1/expert/campaigns", None).await;
+        assert_eq!(status, StatusCode::OK);
+        let vsd =
+            campaigns.as_array().expect("list").iter().find(|c| c["kind"] == "vsd").expect("the VSD demo").clone();
+        let path = format!("/api/v1/expert/campaigns/{}/assignment", vsd["id"].as_str().expect("id"));
+        let (status, view) = api(&app, &token, Method::POST, &path, Some(json!({}))).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        assert!(!view["items"].as_array().expect("items").is_empty());
+    }
+}
