@@ -184,6 +184,8 @@ struct TaskPage {
     previous: Option<usize>,
     next: Option<usize>,
     under_review: Option<String>,
+    /// An expert's counter over the whole campaign.
+    mine: Option<progress::AnnotatorProgress>,
 }
 
 #[derive(Template)]
@@ -240,7 +242,12 @@ async fn task(
         shown_at: chrono::Utc::now().timestamp_millis(),
     })?;
     let answered = view.answers.len();
+    let mine = match campaign.settings.crowd() {
+        true => None,
+        false => Some(progress::of_annotator(&s.pool, campaign.id, user.id).await?),
+    };
     render(&TaskPage {
+        mine,
         campaign_name: campaign.name,
         assignment_id: id,
         position: index + 1,
