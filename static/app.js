@@ -47,7 +47,7 @@
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var t = e.target;
-    if (t && (t.tagName === "INPUT" && t.type !== "radio" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+    if (t && (t.tagName === "INPUT" && t.type !== "radio" && t.type !== "checkbox" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
     var overlay = document.querySelector(".zoom-overlay");
     if (overlay) {
       // While zoomed, keys only close the zoom: no answer is given blind.

@@ -4,6 +4,7 @@
 //! adding its folder and listing it in the three functions below.
 
 pub mod a100;
+pub mod fashionpedia;
 pub mod vsd;
 pub mod vton;
 
@@ -12,12 +13,12 @@ use crate::http::kind_routes::KindRoutes;
 
 /// Every kind this build knows, for the core.
 pub fn registry() -> Registry {
-    Registry::new(vec![&a100::Lat, &a100::Aat, &vton::Vton, &vsd::Vsd])
+    Registry::new(vec![&a100::Lat, &a100::Aat, &vton::Vton, &vsd::Vsd, &fashionpedia::Fashionpedia])
 }
 
 /// Every kind's own HTTP routes, for the application.
 pub fn routes() -> Vec<KindRoutes> {
-    vec![a100::http::routes(), vton::http::routes(), vsd::http::routes()]
+    vec![a100::http::routes(), vton::http::routes(), vsd::http::routes(), fashionpedia::http::routes()]
 }
 
 /// Every kind's own commands (`atelier <kind> ...`).

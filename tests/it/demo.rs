@@ -20,7 +20,11 @@ async fn the_demo_seeds_a_workable_campaign_of_every_kind_once() {
     .await
     .expect("campaigns");
     let kinds_seeded: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
-    assert_eq!(kinds_seeded, vec!["a100-aat", "a100-lat", "vsd", "vton"], "one campaign per kind, once");
+    assert_eq!(
+        kinds_seeded,
+        vec!["a100-aat", "a100-lat", "fashionpedia", "vsd", "vton"],
+        "one campaign per kind, once"
+    );
     assert!(rows.iter().all(|(_, state, batches)| state == "open" && *batches > 0), "{rows:?}");
     assert!(guide.contains("/join/") && guide.contains("/expert"), "{guide}");
 

@@ -1,0 +1,135 @@
+//! Images with masks in COCO's Fashionpedia layout (`images`, `annotations`
+//! with `segmentation` as polygons or RLE, `bbox`, `area`, `category_id`,
+//! optional `attribute_ids`), checked: images and categories exist, polygons
+//! have an even number of coordinates inside their image, RLE sizes match;
+//! zero-area masks are left out and counted. Every error names the annotation.
+
+use super::masks::Mask;
+use super::ontology::Ontology;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// An image of the file.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+pub struct Image {
+    /// Its id in the file.
+    pub id: u64,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Its file name (also its address, under the campaign's image base URL).
+    pub file_name: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawAnnotation {
+    id: u64,
+    image_id: u64,
+    category_id: u32,
+    segmentation: Value,
+    #[serde(default)]
+    bbox: Option<[f64; 4]>,
+    #[serde(default)]
+    attribute_ids: Vec<u32>,
+    #[serde(default)]
+    iscrowd: u8,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawFile {
+    images: Vec<Image>,
+    annotations: Vec<RawAnnotation>,
+}
+
+/// A checked mask to annotate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotation {
+    /// Its id in the file.
+    pub id: u64,
+    /// Its image.
+    pub image: Image,
+    /// Its category.
+    pub category_id: u32,
+    /// The segmentation as given.
+    pub segmentation: Value,
+    /// The mask's area.
+    pub area: f64,
+    /// [x, y, width, height].
+    pub bbox: [f64; 4],
+    /// Attributes the file already gives (kept for reference).
+    pub attribute_ids: Vec<u32>,
+    /// COCO's crowd flag.
+    pub iscrowd: u8,
+}
+
+/// What an import found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The masks to annotate.
+    pub annotations: Vec<Annotation>,
+    /// Masks with zero area, left out.
+    pub zero_area: usize,
+}
+
+/// Parses and checks a COCO file against the ontology; the first problem is
+/// reported naming its annotation.
+pub fn parse(text: &str, ontology: &Ontology) -> Result<Parsed, String> {
+    let file: RawFile = serde_json::from_str(text)
+        .map_err(|e| format!("line {}: {e} (expected COCO JSON with `images` and `annotations`)", e.line()))?;
+    let images: HashMap<u64, &Image> = file.images.iter().map(|i| (i.id, i)).collect();
+    if images.len() != file.images.len() {
+        return Err("an image id appears twice".into());
+    }
+    for i in &file.images {
+        if i.width == 0 || i.height == 0 || i.file_name.trim().is_empty() {
+            return Err(format!("image {}: needs a width, a height and a file_name", i.id));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(file.annotations.len());
+    let mut zero_area = 0;
+    for a in file.annotations {
+        let name = |m: String| format!("annotation {}: {m}", a.id);
+        if !seen.insert(a.id) {
+            return Err(name("its id appears twice".into()));
+        }
+        let image = *images.get(&a.image_id).ok_or_else(|| name(format!("image {} does not exist", a.image_id)))?;
+        if ontology.category(a.category_id).is_none() {
+            return Err(name(format!("category {} is not in the ontology", a.category_id)));
+        }
+        let mask = Mask::parse(&a.segmentation, image.width, image.height).map_err(name)?;
+        let area = mask.area();
+        if area <= 0.0 {
+            zero_area += 1;
+            continue;
+        }
+        let bbox = a.bbox.unwrap_or_else(|| bounding_box(&mask));
+        out.push(Annotation {
+            id: a.id,
+            image: image.clone(),
+            category_id: a.category_id,
+            segmentation: a.segmentation,
+            area,
+            bbox,
+            attribute_ids: a.attribute_ids,
+            iscrowd: a.iscrowd,
+        });
+    }
+    Ok(Parsed { annotations: out, zero_area })
+}
+
+/// The bounding box of polygons (RLE masks without a box get their image's).
+fn bounding_box(mask: &Mask) -> [f64; 4] {
+    match mask {
+        Mask::Polygons(ps) => {
+            let xs = ps.iter().flat_map(|p| p.iter().step_by(2).copied());
+            let ys = ps.iter().flat_map(|p| p.iter().skip(1).step_by(2).copied());
+            let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+            let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+            [x0, y0, x1 - x0, y1 - y0]
+        }
+        Mask::Rle { width, height, .. } => [0.0, 0.0, f64::from(*width), f64::from(*height)],
+    }
+}

@@ -1,0 +1,141 @@
+//! Exports: COCO JSON in the Fashionpedia layout (`info`, `licenses`,
+//! `images`, `categories`, `attributes`, `annotations` with the accepted
+//! `attribute_ids`), written out annotation by annotation as the rows come
+//! from the database; and a flat CSV.
+
+use super::result::FpResult;
+use crate::core::kind::Table;
+use crate::core::{ground_truth, Registry, Result};
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use sqlx::PgPool;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// The COCO export as chunks of text, produced on a task as the database
+/// delivers the masks (memory holds the accepted attributes, not the file).
+pub async fn coco_chunks(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign_id: Uuid,
+) -> Result<tokio::sync::mpsc::Receiver<String>> {
+    let gt = FpResult::from_value(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let accepted: HashMap<u64, Vec<u32>> =
+        gt.annotations.into_iter().map(|a| (a.annotation_id, a.attribute_ids)).collect();
+    let ontology = super::store::ontology(pool, campaign_id).await?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
+    let pool = pool.clone();
+    tokio::spawn(async move {
+        if let Err(e) = write(&pool, campaign_id, &accepted, ontology, &tx).await {
+            // The body is already under way: end it visibly broken rather than valid-looking.
+            tracing::error!(error = %e, "COCO export failed");
+            let _ = tx.send("\n/* export failed */".into()).await;
+        }
+    });
+    Ok(rx)
+}
+
+async fn write(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    accepted: &HashMap<u64, Vec<u32>>,
+    ontology: Option<super::ontology::Ontology>,
+    tx: &tokio::sync::mpsc::Sender<String>,
+) -> Result<()> {
+    let send =
+        |s: String| async move { tx.send(s).await.map_err(|_| crate::core::Error::Internal("client left".into())) };
+    let (categories, attributes) = match &ontology {
+        Some(o) => (serde_json::to_string(&o.categories), serde_json::to_string(&o.attributes)),
+        None => (Ok("[]".into()), Ok("[]".into())),
+    };
+    let (categories, attributes) = (
+        categories.map_err(|e| crate::core::Error::Internal(e.to_string()))?,
+        attributes.map_err(|e| crate::core::Error::Internal(e.to_string()))?,
+    );
+    send(format!(
+        "{{\"info\": {{\"description\": \"Fashionpedia attributes exported by Atelier\", \"date_created\": \"{}\"}}, \
+         \"licenses\": [], \"categories\": {categories}, \"attributes\": {attributes}, \"images\": [",
+        chrono::Utc::now().format("%Y-%m-%d")
+    ))
+    .await?;
+    let mut images = sqlx::query_as::<_, (Value,)>(
+        "SELECT DISTINCT ON ((payload->>'image_id')::bigint)
+                jsonb_build_object('id', (payload->>'image_id')::bigint, 'width', payload->'width',
+                                   'height', payload->'height', 'file_name', payload->'file_name')
+         FROM items WHERE campaign_id = $1 ORDER BY (payload->>'image_id')::bigint",
+    )
+    .bind(campaign_id)
+    .fetch(pool);
+    let mut first = true;
+    while let Some(row) = images.next().await {
+        let (image,) = row?;
+        send(format!("{}{image}", if first { "" } else { "," })).await?;
+        first = false;
+    }
+    drop(images);
+    send("], \"annotations\": [".into()).await?;
+    let mut masks = sqlx::query_as::<_, (Value,)>(
+        "SELECT DISTINCT ON ((payload->>'annotation_id')::bigint) payload
+         FROM items WHERE campaign_id = $1 ORDER BY (payload->>'annotation_id')::bigint",
+    )
+    .bind(campaign_id)
+    .fetch(pool);
+    let mut first = true;
+    while let Some(row) = masks.next().await {
+        let (p,) = row?;
+        let id = p["annotation_id"].as_u64().unwrap_or(0);
+        let annotation = json!({
+            "id": id,
+            "image_id": p["image_id"],
+            "category_id": p["category_id"],
+            "attribute_ids": accepted.get(&id).cloned().unwrap_or_default(),
+            "segmentation": p["segmentation"],
+            "area": p["area"],
+            "bbox": p["bbox"],
+            "iscrowd": p["iscrowd"].as_u64().unwrap_or(0),
+        });
+        send(format!("{}{annotation}", if first { "" } else { "," })).await?;
+        first = false;
+    }
+    send("]}\n".into()).await?;
+    Ok(())
+}
+
+/// The flat CSV: one row per mask and super-category.
+pub fn flat_table(aggregate: &Value) -> Table {
+    let Ok(gt) = FpResult::from_value(aggregate) else { return Table::default() };
+    let header = [
+        "annotation_id",
+        "image",
+        "category",
+        "supercategory",
+        "attributes",
+        "not_sure",
+        "not_on_list",
+        "missing",
+        "status",
+        "annotator",
+        "reviewer",
+    ];
+    let name = |id: &u32| gt.attribute_names.get(id).cloned().unwrap_or_else(|| id.to_string());
+    let mut rows = Vec::new();
+    for m in &gt.annotations {
+        for (sc, t) in &m.tasks {
+            let a = t.answer.clone().unwrap_or_default();
+            rows.push(vec![
+                m.annotation_id.to_string(),
+                m.file_name.clone(),
+                m.category.clone(),
+                sc.clone(),
+                a.attributes.iter().map(name).collect::<Vec<_>>().join("; "),
+                a.not_sure.to_string(),
+                a.not_on_list.to_string(),
+                a.missing.clone(),
+                t.status.clone(),
+                t.annotators.join(" "),
+                t.reviewer.clone().unwrap_or_default(),
+            ]);
+        }
+    }
+    Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
+}

@@ -1,0 +1,93 @@
+//! Fashionpedia admin API: the ontology, masks from COCO files, the COCO
+//! export (streamed) and the statistics.
+
+use crate::core::{campaigns, ground_truth, Error};
+use crate::http::error::{AppResult, ErrorBody};
+use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::campaign_of_kind;
+use crate::http::AppState;
+use crate::kinds::fashionpedia::export;
+use crate::kinds::fashionpedia::result::{FpResult, Stats};
+use crate::kinds::fashionpedia::store::{self, Imported};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+async fn fp_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
+    campaign_of_kind(s, id, &[super::super::NAME], "not_fashionpedia", "a Fashionpedia").await
+}
+
+fn utf8(body: &Bytes) -> AppResult<&str> {
+    std::str::from_utf8(body).map_err(|_| Error::invalid("invalid_body", "the body is not UTF-8").into())
+}
+
+/// Import (or replace) the ontology: `{"categories": [...], "attributes": [...]}`
+/// as released (`category_attributes_descriptions.json`).
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/fashionpedia/ontology", tag = "fashionpedia", params(("id" = Uuid, Path)),
+    request_body = Object, responses((status = 201, body = Object), (status = 422, body = ErrorBody)))]
+pub async fn import_ontology(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    body: Bytes,
+) -> AppResult<(StatusCode, axum::Json<Value>)> {
+    fp_campaign(&s, id).await?;
+    let o = store::save_ontology(&s.pool, id, utf8(&body)?).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"categories": o.categories.len(), "attributes": o.attributes.len(),
+        "supercategories": o.supercategories()})),
+    ))
+}
+
+/// Import images and masks from COCO JSON in the Fashionpedia layout: one
+/// task per (mask, applicable super-category). All or nothing; every error
+/// names its annotation; zero-area masks are left out and counted.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/fashionpedia/coco", tag = "fashionpedia", params(("id" = Uuid, Path)),
+    request_body = Object, responses((status = 201, body = Imported), (status = 422, body = ErrorBody)))]
+pub async fn import_coco(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    body: Bytes,
+) -> AppResult<(StatusCode, axum::Json<Imported>)> {
+    fp_campaign(&s, id).await?;
+    Ok((StatusCode::CREATED, axum::Json(store::import_coco(&s.pool, &s.kinds, id, utf8(&body)?).await?)))
+}
+
+/// The annotations as COCO JSON in the Fashionpedia layout, with the accepted
+/// `attribute_ids` (written out as the rows come).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/fashionpedia/coco.json", tag = "fashionpedia", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Object)))]
+pub async fn export_coco(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::response::Response> {
+    use axum::response::IntoResponse;
+    fp_campaign(&s, id).await?;
+    let rx = export::coco_chunks(&s.pool, &s.kinds, id).await?;
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+    });
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/json"),
+            (axum::http::header::CONTENT_DISPOSITION, "attachment; filename=\"fashionpedia_attributes.json\""),
+        ],
+        axum::body::Body::from_stream(stream),
+    )
+        .into_response())
+}
+
+/// The statistics: Table 5's "not sure" / "not on the list" shares per
+/// super-category, attributes per mask, attribute counts per category,
+/// review acceptance per annotator, missing-attribute suggestions, alpha.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/fashionpedia/stats", tag = "fashionpedia", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Object)))]
+pub async fn stats(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Stats>> {
+    fp_campaign(&s, id).await?;
+    Ok(axum::Json(FpResult::from_value(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?.stats))
+}

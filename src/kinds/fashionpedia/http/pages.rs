@@ -1,0 +1,126 @@
+//! The Fashionpedia page of a campaign: ontology and masks in, which
+//! super-categories apply to which categories, and the statistics (the
+//! paper's Table 5 layout, attributes per mask, review acceptance,
+//! suggestions for the ontology). Also serves the task page's script.
+
+use crate::core::{campaigns, ground_truth};
+use crate::http::extract::{Admin, Path};
+use crate::http::pages::{render, upload, OnPage, PageResult};
+use crate::http::{csrf, flash, AppState};
+use crate::kinds::fashionpedia::result::FpResult;
+use crate::kinds::fashionpedia::{store, FpConfig};
+use askama::Template;
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::{get, post};
+use axum::Router;
+use std::collections::BTreeMap;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+pub fn router() -> Router<AppState> {
+    let limit = axum::extract::DefaultBodyLimit::max(crate::http::import_limit());
+    Router::new()
+        .route("/admin/campaigns/{id}/fashionpedia", get(page))
+        .route("/admin/campaigns/{id}/fashionpedia/ontology", post(import_ontology).layer(limit))
+        .route("/admin/campaigns/{id}/fashionpedia/coco", post(import_coco).layer(limit))
+        .route("/kinds/fashionpedia/task.js", get(script))
+}
+
+/// The task page's keyboard and filter script (kept with the kind).
+async fn script() -> impl IntoResponse {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
+        ],
+        include_str!("../task.js"),
+    )
+}
+
+#[derive(Template)]
+#[template(path = "kinds/fashionpedia/admin.html")]
+struct FpPage {
+    campaign: campaigns::Campaign,
+    csrf_token: String,
+    ontology: Option<(usize, usize)>,
+    applies: BTreeMap<String, Vec<String>>,
+    result: FpResult,
+}
+
+fn pct(v: &Option<f64>) -> String {
+    v.map_or_else(|| "–".to_owned(), |x| format!("{:.1} %", x * 100.0))
+}
+
+impl FpPage {
+    fn pct(&self, v: &Option<f64>) -> String {
+        pct(v)
+    }
+
+    fn num(&self, v: &Option<f64>) -> String {
+        v.map_or_else(|| "–".to_owned(), |x| format!("{x:.3}"))
+    }
+
+    fn attribute(&self, id: &u32) -> String {
+        self.result.attribute_names.get(id).cloned().unwrap_or_else(|| id.to_string())
+    }
+}
+
+async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let config = FpConfig::parse(&campaign.config).map_err(crate::core::Error::from)?;
+    let ontology = store::ontology(&s.pool, id).await?;
+    let applies = match (&config.applies, &ontology) {
+        (Some(a), _) => a.clone(),
+        (None, Some(o)) => o.default_applicability(),
+        (None, None) => BTreeMap::new(),
+    };
+    render(&FpPage {
+        ontology: ontology.as_ref().map(|o| (o.categories.len(), o.attributes.len())),
+        result: FpResult::from_value(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?,
+        csrf_token: csrf::token(&session).await?,
+        campaign,
+        applies,
+    })
+}
+
+async fn uploaded(req: axum::extract::Request) -> Result<String, crate::http::error::AppError> {
+    let form = upload::read(req).await?;
+    let pasted = form.field("content").to_owned();
+    Ok(form.file.unwrap_or(pasted))
+}
+
+async fn import_ontology(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    req: axum::extract::Request,
+) -> PageResult {
+    let o = store::save_ontology(&s.pool, id, &uploaded(req).await?).await?;
+    flash::set(
+        &session,
+        format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()),
+    )
+    .await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
+}
+
+async fn import_coco(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    req: axum::extract::Request,
+) -> PageResult {
+    let r = store::import_coco(&s.pool, &s.kinds, id, &uploaded(req).await?).await?;
+    flash::set(
+        &session,
+        format!(
+            "{} mask(s) read, {} with zero area left out; {} task(s) created. Form batches on the campaign page.",
+            r.masks, r.zero_area, r.tasks
+        ),
+    )
+    .await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
+}

@@ -1,0 +1,291 @@
+//! Fashionpedia attributes: experts see one segmentation mask and one
+//! attribute super-category at a time, tick attributes from the ontology
+//! (or answer "not sure" / "not on the list"), and a second expert reviews
+//! each annotation; the reviewed answer wins. Exported as COCO JSON in the
+//! Fashionpedia layout.
+
+pub mod coco;
+mod demo;
+pub mod export;
+pub mod http;
+pub mod masks;
+pub mod ontology;
+pub mod result;
+pub mod store;
+
+use crate::core::kind::{escape_html, AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use askama::Template;
+use rand::rngs::StdRng;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// Stored name of the kind.
+pub const NAME: &str = "fashionpedia";
+
+/// The Fashionpedia kind.
+pub struct Fashionpedia;
+
+/// Campaign settings of a Fashionpedia campaign.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FpConfig {
+    /// Category name -> the attribute super-categories asked for its masks;
+    /// `null` for the paper's default (13 main garments; sleeve, neckline,
+    /// pocket, lapel, collar).
+    #[serde(default)]
+    pub applies: Option<BTreeMap<String, Vec<String>>>,
+    /// Masks per batch (one super-category per batch).
+    #[serde(default = "default_masks_per_batch")]
+    pub masks_per_batch: usize,
+    /// Prefix turning an image's `file_name` into its address.
+    #[serde(default)]
+    pub image_base_url: String,
+}
+
+fn default_masks_per_batch() -> usize {
+    20
+}
+
+impl FpConfig {
+    /// Parses and checks a campaign's configuration.
+    pub fn parse(config: &Value) -> Result<Self, Invalid> {
+        let config = if config.is_null() { json!({}) } else { config.clone() };
+        let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+        if c.masks_per_batch == 0 {
+            return Err(Invalid("configuration: masks_per_batch must be at least 1".into()));
+        }
+        Ok(c)
+    }
+}
+
+/// An expert's answer for one mask and one super-category.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Answer {
+    /// Attribute ids ticked.
+    #[serde(default)]
+    pub attributes: Vec<u32>,
+    /// The expert cannot tell (occlusion, viewpoint).
+    #[serde(default)]
+    pub not_sure: bool,
+    /// The right attribute is missing from the ontology.
+    #[serde(default)]
+    pub not_on_list: bool,
+    /// With `not_on_list`: the missing attribute, in the expert's words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub missing: String,
+}
+
+impl Answer {
+    /// Reads a stored answer.
+    pub fn of(v: &Value) -> Option<Self> {
+        serde_json::from_value(v.clone()).ok()
+    }
+}
+
+/// The attribute choices stored with a task.
+fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
+    serde_json::from_value(payload["options"].clone()).unwrap_or_default()
+}
+
+#[derive(Template)]
+#[template(path = "kinds/fashionpedia/task.html")]
+struct FpTask<'a> {
+    view: &'a TaskView<'a>,
+    image: String,
+    width: u32,
+    height: u32,
+    path: String,
+    category: String,
+    supercategory: String,
+    options: Vec<(u32, String, Option<String>, bool, usize)>,
+    not_sure: bool,
+    not_on_list: bool,
+    missing: String,
+    answered: bool,
+}
+
+impl TaskKind for Fashionpedia {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "Fashionpedia attributes"
+    }
+
+    fn default_settings(&self) -> CoreSettings {
+        // One expert annotates each task, a second reviews it.
+        CoreSettings {
+            participants: Participants::Experts,
+            lease_minutes: 240,
+            annotators_per_batch: AnnotatorsPerBatch::Exactly(1),
+            review: true,
+        }
+    }
+
+    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
+        serde_json::to_value(FpConfig::parse(config)?).map_err(|e| Invalid(e.to_string()))
+    }
+
+    fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
+        for field in ["annotation_id", "image_id", "width", "height"] {
+            if payload.get(field).and_then(Value::as_u64).is_none() {
+                return Err(Invalid(format!("payload.{field} must be a whole number")));
+            }
+        }
+        if options(payload).is_empty() {
+            return Err(Invalid("payload.options: no attribute to choose from".into()));
+        }
+        let (w, h) = (payload["width"].as_u64().unwrap_or(0), payload["height"].as_u64().unwrap_or(0));
+        let (w, h) = (u32::try_from(w).unwrap_or(0), u32::try_from(h).unwrap_or(0));
+        masks::Mask::parse(&payload["segmentation"], w, h).map_err(|e| Invalid(format!("segmentation: {e}")))?;
+        Ok(())
+    }
+
+    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+        let mut a: Answer = serde_json::from_value(answer.clone()).map_err(|e| {
+            Invalid(format!(
+                "answer must be {{\"attributes\": [ids], \"not_sure\", \"not_on_list\", \"missing\"}}: {e}"
+            ))
+        })?;
+        let allowed: Vec<u32> = options(payload).iter().map(|o| o.id).collect();
+        a.attributes.sort_unstable();
+        a.attributes.dedup();
+        if let Some(bad) = a.attributes.iter().find(|id| !allowed.contains(id)) {
+            return Err(Invalid(format!("attribute {bad} is not one of this super-category's")));
+        }
+        if a.not_sure && !a.attributes.is_empty() {
+            return Err(Invalid("\"not sure\" cannot go with ticked attributes".into()));
+        }
+        if a.attributes.is_empty() && !a.not_sure && !a.not_on_list {
+            return Err(Invalid("tick at least one attribute, or answer \"not sure\" or \"not on the list\"".into()));
+        }
+        a.missing = a.missing.trim().to_owned();
+        if !a.not_on_list {
+            a.missing.clear();
+        }
+        if a.missing.chars().count() > 200 {
+            return Err(Invalid("missing: at most 200 characters".into()));
+        }
+        serde_json::to_value(a).map_err(|e| Invalid(e.to_string()))
+    }
+
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
+        let attributes: Vec<u32> =
+            fields.iter().filter(|(k, _)| k == "attr").filter_map(|(_, v)| v.parse().ok()).collect();
+        let flag = |name: &str| fields.iter().any(|(k, v)| k == name && v != "0" && !v.is_empty());
+        let missing = fields.iter().find(|(k, _)| k == "missing").map_or("", |(_, v)| v.as_str());
+        json!({"attributes": attributes, "not_sure": flag("not_sure"), "not_on_list": flag("not_on_list"), "missing": missing})
+    }
+
+    fn form_batches(&self, config: &Value, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        let c = FpConfig::parse(config)?;
+        // One super-category per batch: that is how the protocol keeps experts consistent.
+        let mut by: BTreeMap<String, Vec<uuid::Uuid>> = BTreeMap::new();
+        for i in items {
+            by.entry(i.payload["supercategory"].as_str().unwrap_or_default().to_owned()).or_default().push(i.id);
+        }
+        Ok(by
+            .into_values()
+            .flat_map(|ids| {
+                ids.chunks(c.masks_per_batch)
+                    .map(|ch| BatchPlan { items: ch.to_vec(), overlap: Some(1) })
+                    .collect::<Vec<_>>()
+            })
+            .collect())
+    }
+
+    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
+        // Everything but attributes the source file already had.
+        let mut p = payload.clone();
+        if let Some(o) = p.as_object_mut() {
+            o.remove("attribute_ids");
+        }
+        p
+    }
+
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
+        let p = &view.item.payload;
+        let width = u32::try_from(p["width"].as_u64().unwrap_or(1)).unwrap_or(1);
+        let height = u32::try_from(p["height"].as_u64().unwrap_or(1)).unwrap_or(1);
+        let path = masks::Mask::parse(&p["segmentation"], width, height).map(|m| m.svg_path()).unwrap_or_default();
+        let current = view.answer.and_then(Answer::of).unwrap_or_default();
+        FpTask {
+            image: p["image_url"].as_str().unwrap_or_default().to_owned(),
+            width,
+            height,
+            path,
+            category: p["category"].as_str().unwrap_or_default().to_owned(),
+            supercategory: p["supercategory"].as_str().unwrap_or_default().to_owned(),
+            options: options(p)
+                .into_iter()
+                .enumerate()
+                .map(|(i, o)| (o.id, o.name, o.group, current.attributes.contains(&o.id), i + 1))
+                .collect(),
+            not_sure: current.not_sure,
+            not_on_list: current.not_on_list,
+            missing: current.missing.clone(),
+            answered: view.answer.is_some(),
+            view,
+        }
+        .render()
+    }
+
+    fn render_answer(&self, payload: &Value, answer: &Value) -> String {
+        let Some(a) = Answer::of(answer) else { return "<code>?</code>".into() };
+        let names: BTreeMap<u32, String> = options(payload).into_iter().map(|o| (o.id, o.name)).collect();
+        let mut parts: Vec<String> =
+            a.attributes.iter().map(|id| escape_html(names.get(id).map_or("?", String::as_str))).collect();
+        if a.not_sure {
+            parts.push("<em>not sure</em>".into());
+        }
+        if a.not_on_list {
+            parts.push(format!("<em>not on the list</em>: {}", escape_html(&a.missing)));
+        }
+        format!(
+            r#"<ul class="reviewed-attributes">{}</ul>"#,
+            parts.iter().map(|p| format!("<li>{p}</li>")).collect::<String>()
+        )
+    }
+
+    fn reviewed_answer_wins(&self, _config: &Value) -> bool {
+        // The aggregate applies reviews itself, to count acceptance.
+        false
+    }
+
+    fn aggregate(&self, input: &AggregationInput) -> Value {
+        result::aggregate(input).to_value()
+    }
+
+    fn export_table(&self, aggregate: &Value) -> Table {
+        export::flat_table(aggregate)
+    }
+
+    fn parse_import(&self, text: &str) -> Result<Vec<crate::core::items::NewItem>, Invalid> {
+        Err(Invalid(format!(
+            "Fashionpedia campaigns import an ontology and then COCO masks on the Fashionpedia page ({} characters received)",
+            text.len()
+        )))
+    }
+
+    fn import_hint(&self) -> &'static str {
+        "the ontology, then COCO JSON with images and masks, on the Fashionpedia page"
+    }
+
+    fn admin_page(&self) -> Option<&'static str> {
+        Some("fashionpedia")
+    }
+
+    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("applies", "category name -> attribute super-categories asked for its masks (null: the paper's default)"),
+            ("masks_per_batch", "masks per batch; a batch holds one super-category"),
+            ("image_base_url", "prefix turning an image's file_name into its address"),
+        ]
+    }
+
+    fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
+        Some(demo::campaign())
+    }
+}
