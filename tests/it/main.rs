@@ -11,6 +11,7 @@ mod cli_stats;
 mod cli_vsd;
 mod db_release_guard;
 mod demo;
+mod fashionpedia_service;
 mod http_annotation;
 mod http_auth;
 mod http_disconnect;

@@ -195,3 +195,38 @@ pub fn say_skipped(message: &str) {
         Err(_) => eprintln!("SKIPPED {message}"),
     }
 }
+
+/// A Python interpreter in a virtual environment (made once under the
+/// target directory) with `packages` installed; `None` where Python or its
+/// `venv` module is missing. CI (`ATELIER_REQUIRE_PYTHON=1`) makes that a failure.
+pub fn python_with(packages: &[&str]) -> Option<std::path::PathBuf> {
+    static PYTHON: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    let packages: Vec<String> = packages.iter().map(|p| (*p).to_owned()).collect();
+    let found = PYTHON
+        .get_or_init(|| {
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pyvenv");
+            let python = dir.join("bin/python");
+            let run = |cmd: &mut std::process::Command| cmd.output().is_ok_and(|o| o.status.success());
+            if !python.exists() && !run(std::process::Command::new("python3").args(["-m", "venv"]).arg(&dir)) {
+                return None;
+            }
+            let imports = packages.iter().map(|p| p.replace('-', "_")).collect::<Vec<_>>().join(", ");
+            let ready = |python: &std::path::Path| {
+                run(std::process::Command::new(python).args(["-c", &format!("import {imports}")]))
+            };
+            if !ready(&python) {
+                let mut pip = std::process::Command::new(&python);
+                pip.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(&packages);
+                if !run(&mut pip) {
+                    return None;
+                }
+            }
+            ready(&python).then_some(python)
+        })
+        .clone();
+    assert!(
+        found.is_some() || std::env::var("ATELIER_REQUIRE_PYTHON").is_err(),
+        "python3 with venv and pip is needed (apt-get install python3-venv) but ATELIER_REQUIRE_PYTHON is set"
+    );
+    found
+}

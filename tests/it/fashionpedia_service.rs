@@ -1,0 +1,339 @@
+//! The Fashionpedia kind in the service: ontology and COCO import with
+//! validation, tasks per mask and super-category, multi-select answers
+//! through the page form, review (self-review refused, the correction
+//! wins), majority mode with alpha, statistics, and the COCO export read
+//! back by pycocotools.
+
+use crate::fixtures::{admin_token, api, csrf_in, get_text, login_page};
+use crate::support::TestApp;
+use atelier::auth::{tokens, users, Role};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+/// A small ontology written for the tests (the release's layout).
+const ONTOLOGY: &str = r#"{"categories": [
+    {"id": 0, "name": "shirt, blouse", "supercategory": "upperbody", "level": 2, "taxonomy_id": "c0"},
+    {"id": 31, "name": "sleeve", "supercategory": "garment parts", "level": 2, "taxonomy_id": "c31"},
+    {"id": 23, "name": "shoe", "supercategory": "legs and feet", "level": 2, "taxonomy_id": "c23"}],
+  "attributes": [
+    {"id": 115, "name": "symmetrical", "supercategory": "silhouette", "level": 1, "taxonomy_id": "a115"},
+    {"id": 116, "name": "peplum", "supercategory": "silhouette", "level": 1, "taxonomy_id": "a116"},
+    {"id": 160, "name": "wrist-length", "supercategory": "length", "level": 1, "taxonomy_id": "a160"},
+    {"id": 161, "name": "elbow-length", "supercategory": "length", "level": 1, "taxonomy_id": "a161"}]}"#;
+
+/// Two images: a shirt (polygon), its sleeve (compressed RLE: a 3x3 square in
+/// a 10x10 image, as pycocotools encodes it), a shoe (no attributes apply),
+/// and a zero-area mask.
+fn coco() -> Value {
+    json!({
+        "images": [{"id": 1, "width": 10, "height": 10, "file_name": "a.jpg"}, {"id": 2, "width": 20, "height": 20, "file_name": "b.jpg"}],
+        "annotations": [
+            {"id": 11, "image_id": 1, "category_id": 0, "segmentation": [[1, 1, 8, 1, 8, 8, 1, 8]], "bbox": [1, 1, 7, 7], "area": 49, "iscrowd": 0},
+            {"id": 12, "image_id": 1, "category_id": 31, "segmentation": {"size": [10, 10], "counts": "f037000`1"}, "bbox": [2, 2, 3, 3], "area": 9, "iscrowd": 0},
+            {"id": 13, "image_id": 2, "category_id": 23, "segmentation": [[1, 1, 5, 1, 5, 5]], "area": 8},
+            {"id": 14, "image_id": 2, "category_id": 0, "segmentation": [[1, 1, 2, 2, 3, 3]], "area": 0}
+        ]
+    })
+}
+
+async fn post(app: &TestApp, token: &str, path: &str, body: String) -> (StatusCode, Value) {
+    let resp = reqwest::Client::new().post(app.at(path)).bearer_auth(token).body(body).send().await.expect("post");
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+async fn campaign(app: &TestApp, admin: &str, settings: Value) -> String {
+    let (status, c) = api(
+        app,
+        admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "fashionpedia", "name": "FP", "config": {"masks_per_batch": 10}, "settings": settings})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{c}");
+    let id = c["id"].as_str().expect("id").to_owned();
+    let base = format!("/api/v1/admin/campaigns/{id}/fashionpedia");
+    let (status, body) = post(app, admin, &format!("{base}/coco"), coco().to_string()).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("no_ontology")));
+    let (status, body) = post(app, admin, &format!("{base}/ontology"), ONTOLOGY.to_owned()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = post(app, admin, &format!("{base}/coco"), coco().to_string()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    // The shirt gets length and silhouette, the sleeve length, the shoe nothing; one zero-area mask.
+    assert_eq!(body, json!({"masks": 4, "zero_area": 1, "tasks": 3}));
+    for (path, body) in [("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))] {
+        let (status, b) =
+            api(app, admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), Some(body)).await;
+        assert!(status.is_success(), "{b}");
+    }
+    id
+}
+
+async fn expert(app: &TestApp, name: &str) -> String {
+    let user = users::create(&app.pool, Role::Expert, name, "expert-password-1").await.expect("expert");
+    tokens::create(&app.pool, user.id).await.expect("token")
+}
+
+/// Answers every task of the expert's next batch with `answer(supercategory, category)`; returns the batch view.
+async fn work(app: &TestApp, token: &str, id: &str, answer: impl Fn(&str, &str) -> Value) -> Value {
+    let (status, view) =
+        api(app, token, Method::POST, &format!("/api/v1/expert/campaigns/{id}/assignment"), Some(json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    if view.is_null() {
+        return view;
+    }
+    let a = view["assignment"]["id"].as_str().expect("id").to_owned();
+    for item in view["items"].as_array().expect("items") {
+        let p = &item["payload"];
+        let body = json!({"item_id": item["id"], "answer": answer(p["supercategory"].as_str().expect("sc"), p["category"].as_str().expect("c"))});
+        let (status, r) =
+            api(app, token, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{r}");
+    }
+    let (status, r) = api(app, token, Method::POST, &format!("/api/v1/expert/assignments/{a}/complete"), None).await;
+    assert_eq!(status, StatusCode::OK, "{r}");
+    view
+}
+
+/// Works through every batch left for the expert; returns how many there were.
+async fn work_all(app: &TestApp, token: &str, id: &str, answer: impl Fn(&str, &str) -> Value) -> usize {
+    let mut batches = 0;
+    while !work(app, token, id, &answer).await.is_null() {
+        batches += 1;
+    }
+    batches
+}
+
+#[tokio::test]
+async fn imports_are_checked_naming_the_annotation_and_change_nothing() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, c) =
+        api(&app, &admin, Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": "fashionpedia", "name": "x"})))
+            .await;
+    let id = c["id"].as_str().expect("id");
+    let base = format!("/api/v1/admin/campaigns/{id}/fashionpedia");
+    let (status, err) =
+        post(&app, &admin, &format!("{base}/ontology"), ONTOLOGY.replace("\"id\": 116", "\"id\": 115")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(err["error"]["message"].as_str().expect("m").contains("attribute id 115 appears twice"), "{err}");
+    post(&app, &admin, &format!("{base}/ontology"), ONTOLOGY.to_owned()).await;
+    let broken = |f: &dyn Fn(&mut Value)| {
+        let mut c = coco();
+        f(&mut c);
+        c.to_string()
+    };
+    for (body, expected) in [
+        (
+            broken(&|c| c["annotations"][0]["segmentation"] = json!([[1, 1, 8, 1, 8]])),
+            "annotation 11: polygon 1: an odd number of coordinates",
+        ),
+        (
+            broken(&|c| c["annotations"][0]["segmentation"] = json!([[1, 1, 80, 1, 8, 8]])),
+            "annotation 11: polygon 1: point (80, 1) outside the 10x10 image",
+        ),
+        (
+            broken(&|c| c["annotations"][1]["segmentation"]["size"] = json!([20, 10])),
+            "annotation 12: RLE: size [20, 10] does not match",
+        ),
+        (broken(&|c| c["annotations"][1]["image_id"] = json!(9)), "annotation 12: image 9 does not exist"),
+        (
+            broken(&|c| c["annotations"][2]["category_id"] = json!(99)),
+            "annotation 13: category 99 is not in the ontology",
+        ),
+    ] {
+        let (status, err) = post(&app, &admin, &format!("{base}/coco"), body).await;
+        assert_eq!(
+            (status, err["error"]["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_coco")),
+            "{err}"
+        );
+        assert!(err["error"]["message"].as_str().expect("m").contains(expected), "{err}");
+    }
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(items, 0, "nothing was imported");
+    // The admin decides which super-categories apply: the sleeve gets none here.
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::PUT,
+        &format!("/api/v1/admin/campaigns/{id}/config"),
+        Some(json!({"applies": {"shirt, blouse": ["silhouette"]}})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, body) = post(&app, &admin, &format!("{base}/coco"), coco().to_string()).await;
+    assert_eq!(body["tasks"], 1, "{body}");
+}
+
+#[tokio::test]
+async fn experts_tick_several_attributes_on_the_page_and_a_reviewer_corrects_or_accepts() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = campaign(&app, &admin, json!({})).await;
+
+    // The annotator works on the page: tick two attributes, submit.
+    users::create(&app.pool, Role::Expert, "fp-author", "expert-password-1").await.expect("expert");
+    let (browser, csrf) = login_page(&app).await;
+    browser
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "fp-author"), ("password", "expert-password-1")])
+        .send()
+        .await
+        .expect("login");
+    let home = browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+    let csrf = csrf_in(&home);
+    let resp = browser
+        .post(app.at(&format!("/work/{id}/start")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("start");
+    let task = resp.headers()["location"].to_str().expect("location").to_owned();
+    // The first batch is one super-category (length): the shirt's and the sleeve's.
+    let mut answered = 0;
+    loop {
+        let html = browser.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
+        if !html.contains("name=\"item_id\"") {
+            break;
+        }
+        assert!(html.contains("value=\"160\""), "one super-category per batch");
+        assert!(
+            html.contains("<svg viewBox=") && html.contains("mask=\"url(#fp-cut)\""),
+            "the mask is drawn over its image"
+        );
+        let marker = "name=\"item_id\" value=\"";
+        let start = html.find(marker).expect("item") + marker.len();
+        let item_id = html[start..start + 36].to_owned();
+        // Two boxes ticked (an odd answer, corrected by the reviewer below).
+        let mut form = vec![("csrf_token", csrf.clone()), ("item_id", item_id), ("shown_at", "0".into())];
+        form.extend([("attr", "160".to_owned()), ("attr", "161".to_owned())]);
+        let resp = browser.post(app.at(&format!("{task}/answer"))).form(&form).send().await.expect("answer");
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+        answered += 1;
+    }
+    assert_eq!(answered, 2);
+    let resp = browser
+        .post(app.at(&format!("{task}/complete")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("complete");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    // The silhouette batch through the API: "not on the list" with a suggestion.
+    let author = {
+        let user = users::by_name(&app.pool, "fp-author").await.expect("q").expect("user");
+        tokens::create(&app.pool, user.id).await.expect("token")
+    };
+    let silhouette = |_: &str, _: &str| json!({"attributes": [115], "not_on_list": true, "missing": "  Boxy "});
+    assert_eq!(work_all(&app, &author, &id, silhouette).await, 1);
+    let stored: Vec<Value> = sqlx::query_scalar("SELECT answer FROM responses ORDER BY answer::text")
+        .fetch_all(&app.pool)
+        .await
+        .expect("answers");
+    assert!(stored.contains(&json!({"attributes": [160, 161], "not_sure": false, "not_on_list": false})), "{stored:?}");
+    assert!(
+        stored.contains(&json!({"attributes": [115], "not_sure": false, "not_on_list": true, "missing": "Boxy"})),
+        "{stored:?}"
+    );
+
+    // The author is not given their own work to review.
+    assert!(work(&app, &author, &id, |_, _| json!({})).await.is_null());
+    // The reviewer sees the answers as the kind renders them, corrects the
+    // shirt's length and the sleeve's, and accepts the silhouette.
+    let reviewer = expert(&app, "fp-reviewer").await;
+    let verdict = |sc: &str, _: &str| match sc {
+        "length" => json!({"attributes": [160]}),
+        _ => json!({"attributes": [115], "not_on_list": true, "missing": "Boxy"}),
+    };
+    let review = work(&app, &reviewer, &id, verdict).await;
+    assert_eq!(review["reviewing"].as_object().expect("under review").len(), 2);
+    assert_eq!(work_all(&app, &reviewer, &id, verdict).await, 1);
+
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    let shirt =
+        gt["annotations"].as_array().expect("masks").iter().find(|m| m["annotation_id"] == 11).expect("shirt").clone();
+    assert_eq!(shirt["attribute_ids"], json!([115, 160]), "the corrections win");
+    assert_eq!(shirt["tasks"]["length"]["status"], "reviewed");
+    assert_eq!(shirt["tasks"]["length"]["reviewer"], "fp-reviewer");
+    let stats = &gt["stats"];
+    assert_eq!(stats["review_acceptance"]["fp-author"], json!({"reviewed": 3, "accepted": 1, "rate": 1.0 / 3.0}));
+    assert_eq!(stats["per_supercategory"]["silhouette"]["not_on_list_share"], 1.0);
+    assert_eq!(stats["per_supercategory"]["length"]["masks"], 2);
+    assert_eq!(stats["suggestions"], json!({"boxy": 1}));
+    assert_eq!(stats["attributes_per_mask_max"], 2);
+    let csv = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/ground-truth.csv")).await;
+    assert!(
+        csv.contains("11,a.jpg,\"shirt, blouse\",length,wrist-length,false,false,,reviewed,fp-author,fp-reviewer"),
+        "{csv}"
+    );
+}
+
+#[tokio::test]
+async fn independent_annotations_take_the_per_attribute_majority_with_alpha() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = campaign(&app, &admin, json!({"review": false, "annotators_per_batch": 3})).await;
+    let picks: [&[u64]; 3] = [&[160, 161], &[160], &[161, 160]];
+    for (n, pick) in picks.iter().enumerate() {
+        let token = expert(&app, &format!("fp-{n}")).await;
+        let pick: Vec<u64> = pick.to_vec();
+        let batches = work_all(&app, &token, &id, |sc, _| match sc {
+            "length" => json!({"attributes": pick}),
+            _ => json!({"not_sure": true}),
+        })
+        .await;
+        assert_eq!(batches, 2);
+    }
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    let sleeve =
+        gt["annotations"].as_array().expect("masks").iter().find(|m| m["annotation_id"] == 12).expect("sleeve").clone();
+    assert_eq!(sleeve["attribute_ids"], json!([160, 161]), "each ticked by 2 of 3");
+    assert_eq!(gt["stats"]["per_supercategory"]["silhouette"]["not_sure_share"], 1.0);
+    assert!(gt["stats"]["alpha"]["length"].is_number(), "{}", gt["stats"]);
+}
+
+#[tokio::test]
+async fn the_coco_export_loads_in_pycocotools_with_the_masks_and_attributes() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = campaign(&app, &admin, json!({"review": false})).await;
+    let token = expert(&app, "fp-coco").await;
+    work_all(&app, &token, &id, |sc, _| match sc {
+        "length" => json!({"attributes": [161]}),
+        _ => json!({"attributes": [116]}),
+    })
+    .await;
+    let export = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/fashionpedia/coco.json")).await;
+    let parsed: Value = serde_json::from_str(&export).expect("the export is JSON");
+    // The masks with tasks (the shoe has no attribute to ask).
+    assert_eq!(parsed["annotations"].as_array().expect("annotations").len(), 2);
+    assert_eq!(parsed["images"].as_array().expect("images").len(), 1);
+    let Some(python) = crate::support::python_with(&["pycocotools", "numpy"]) else {
+        crate::support::say_skipped("pycocotools round trip: python3 with venv not found");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("export.json");
+    std::fs::write(&file, &export).expect("write");
+    let script = r#"
+import json, sys
+from pycocotools.coco import COCO
+coco = COCO(sys.argv[1])
+sleeve = coco.loadAnns([12])[0]
+shirt = coco.loadAnns([11])[0]
+print(json.dumps({"annotations": len(coco.getAnnIds()), "images": len(coco.getImgIds()),
+                  "categories": len(coco.getCatIds()), "shirt_attributes": shirt["attribute_ids"],
+                  "sleeve_mask_area": int(coco.annToMask(sleeve).sum())}))
+"#;
+    let out = std::process::Command::new(&python).arg("-c").arg(script).arg(&file).output().expect("python runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value =
+        serde_json::from_slice(out.stdout.rsplit(|b| *b == b'\n').find(|l| !l.is_empty()).expect("output"))
+            .expect("JSON");
+    assert_eq!(
+        report,
+        json!({"annotations": 2, "images": 1, "categories": 3, "shirt_attributes": [116, 161], "sleeve_mask_area": 9})
+    );
+}
