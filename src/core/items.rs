@@ -35,53 +35,85 @@ pub struct Item {
 /// Imports items all-or-nothing: every item is validated by the kind first,
 /// and the first problem is reported with its index and id.
 pub async fn import(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, items: &[NewItem]) -> Result<usize> {
-    let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
-    let kind = kinds.of(&campaign)?;
-    if campaign.state == super::states::CampaignState::Closed {
-        return Err(Error::conflict("campaign_closed", "the campaign is closed"));
-    }
-    let mut seen = std::collections::HashSet::new();
-    for (i, item) in items.iter().enumerate() {
-        let id = item.external_id.trim();
-        if id.is_empty() {
-            return Err(Error::invalid("invalid_item", format!("item {}: external_id is empty", i + 1)));
+    let mut importer = Importer::begin(pool, kinds, campaign_id).await?;
+    importer.add(items).await?;
+    importer.commit().await
+}
+
+/// An import that arrives in chunks (a file streamed from disk): every
+/// chunk is validated and inserted in one transaction, committed at the
+/// end, so a bad item anywhere leaves nothing imported.
+pub struct Importer {
+    tx: sqlx::Transaction<'static, sqlx::Postgres>,
+    kind: &'static dyn super::kind::TaskKind,
+    campaign_id: Uuid,
+    added: usize,
+}
+
+impl Importer {
+    /// Starts an import into a writable, not closed campaign.
+    pub async fn begin(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Self> {
+        let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
+        let kind = kinds.of(&campaign)?;
+        if campaign.state == super::states::CampaignState::Closed {
+            return Err(Error::conflict("campaign_closed", "the campaign is closed"));
         }
-        if !seen.insert(id) {
-            return Err(Error::invalid("duplicate_item", format!("item {} (`{id}`): external_id given twice", i + 1)));
-        }
-        kind.validate_item(&item.payload, item.gold.as_ref())
-            .map_err(|e| Error::invalid("invalid_item", format!("item {} (`{id}`): {}", i + 1, e.0)))?;
+        Ok(Self { tx: pool.begin().await?, kind, campaign_id, added: 0 })
     }
-    // Set-based: thousands of rows per statement, not one round trip per item.
-    const CHUNK: usize = 5000;
-    let mut tx = pool.begin().await?;
-    for chunk in items.chunks(CHUNK) {
-        let ids: Vec<Uuid> = chunk.iter().map(|_| Uuid::new_v4()).collect();
-        let external: Vec<&str> = chunk.iter().map(|i| i.external_id.trim()).collect();
-        let payloads: Vec<&Value> = chunk.iter().map(|i| &i.payload).collect();
-        let golds: Vec<Option<&Value>> = chunk.iter().map(|i| i.gold.as_ref()).collect();
-        let inserted: Vec<String> = sqlx::query_scalar(
-            "INSERT INTO items (id, campaign_id, external_id, payload, gold)
-             SELECT t.id, $1, t.external_id, t.payload, t.gold
-             FROM unnest($2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[]) AS t(id, external_id, payload, gold)
-             ON CONFLICT (campaign_id, external_id) DO NOTHING
-             RETURNING external_id",
-        )
-        .bind(campaign_id)
-        .bind(&ids)
-        .bind(&external)
-        .bind(&payloads)
-        .bind(&golds)
-        .fetch_all(&mut *tx)
-        .await?;
-        if inserted.len() < chunk.len() {
-            let new: std::collections::HashSet<&str> = inserted.iter().map(String::as_str).collect();
-            let existing: Vec<&NewItem> = chunk.iter().filter(|i| !new.contains(i.external_id.trim())).collect();
-            merge_existing(&mut tx, kind, campaign_id, &existing).await?;
+
+    /// Validates and inserts a chunk (items whose external id exists are
+    /// merged when the kind merges, refused otherwise).
+    pub async fn add(&mut self, items: &[NewItem]) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for (i, item) in items.iter().enumerate() {
+            let n = self.added + i + 1;
+            let id = item.external_id.trim();
+            if id.is_empty() {
+                return Err(Error::invalid("invalid_item", format!("item {n}: external_id is empty")));
+            }
+            if !seen.insert(id) {
+                return Err(Error::invalid("duplicate_item", format!("item {n} (`{id}`): external_id given twice")));
+            }
+            self.kind
+                .validate_item(&item.payload, item.gold.as_ref())
+                .map_err(|e| Error::invalid("invalid_item", format!("item {n} (`{id}`): {}", e.0)))?;
         }
+        // Set-based: thousands of rows per statement, not one round trip per item.
+        const CHUNK: usize = 5000;
+        for chunk in items.chunks(CHUNK) {
+            let ids: Vec<Uuid> = chunk.iter().map(|_| Uuid::new_v4()).collect();
+            let external: Vec<&str> = chunk.iter().map(|i| i.external_id.trim()).collect();
+            let payloads: Vec<&Value> = chunk.iter().map(|i| &i.payload).collect();
+            let golds: Vec<Option<&Value>> = chunk.iter().map(|i| i.gold.as_ref()).collect();
+            let inserted: Vec<String> = sqlx::query_scalar(
+                "INSERT INTO items (id, campaign_id, external_id, payload, gold)
+                 SELECT t.id, $1, t.external_id, t.payload, t.gold
+                 FROM unnest($2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[]) AS t(id, external_id, payload, gold)
+                 ON CONFLICT (campaign_id, external_id) DO NOTHING
+                 RETURNING external_id",
+            )
+            .bind(self.campaign_id)
+            .bind(&ids)
+            .bind(&external)
+            .bind(&payloads)
+            .bind(&golds)
+            .fetch_all(&mut *self.tx)
+            .await?;
+            if inserted.len() < chunk.len() {
+                let new: std::collections::HashSet<&str> = inserted.iter().map(String::as_str).collect();
+                let existing: Vec<&NewItem> = chunk.iter().filter(|i| !new.contains(i.external_id.trim())).collect();
+                merge_existing(&mut self.tx, self.kind, self.campaign_id, &existing).await?;
+            }
+        }
+        self.added += items.len();
+        Ok(())
     }
-    tx.commit().await?;
-    Ok(items.len())
+
+    /// Commits the import; returns how many items it held.
+    pub async fn commit(self) -> Result<usize> {
+        self.tx.commit().await?;
+        Ok(self.added)
+    }
 }
 
 /// Items whose external id exists already: merged into the existing item

@@ -33,6 +33,9 @@ pub enum KindCommand {
     /// VSD tools: suspects, estimates and robustness on files; importing rankings.
     #[command(subcommand)]
     Vsd(vsd::cli::VsdCommand),
+    /// Fashionpedia tools: importing an ontology and COCO masks (streamed).
+    #[command(subcommand)]
+    Fashionpedia(fashionpedia::cli::FashionpediaCommand),
 }
 
 impl KindCommand {
@@ -42,6 +45,7 @@ impl KindCommand {
             KindCommand::A100(cmd) => a100::cli::run(cmd, out).await,
             KindCommand::Vton(cmd) => vton::cli::run(cmd, out).await,
             KindCommand::Vsd(cmd) => vsd::cli::run(cmd, out).await,
+            KindCommand::Fashionpedia(cmd) => fashionpedia::cli::run(cmd, out).await,
         }
     }
 }

@@ -78,46 +78,155 @@ pub struct Parsed {
 pub fn parse(text: &str, ontology: &Ontology) -> Result<Parsed, String> {
     let file: RawFile = serde_json::from_str(text)
         .map_err(|e| format!("line {}: {e} (expected COCO JSON with `images` and `annotations`)", e.line()))?;
-    let images: HashMap<u64, &Image> = file.images.iter().map(|i| (i.id, i)).collect();
-    if images.len() != file.images.len() {
-        return Err("an image id appears twice".into());
-    }
-    for i in &file.images {
-        if i.width == 0 || i.height == 0 || i.file_name.trim().is_empty() {
-            return Err(format!("image {}: needs a width, a height and a file_name", i.id));
-        }
-    }
+    let images = image_index(&file.images)?;
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(file.annotations.len());
     let mut zero_area = 0;
     for a in file.annotations {
-        let name = |m: String| format!("annotation {}: {m}", a.id);
-        if !seen.insert(a.id) {
-            return Err(name("its id appears twice".into()));
+        match check(a, &images, ontology, &mut seen)? {
+            Some(a) => out.push(a),
+            None => zero_area += 1,
         }
-        let image = *images.get(&a.image_id).ok_or_else(|| name(format!("image {} does not exist", a.image_id)))?;
-        if ontology.category(a.category_id).is_none() {
-            return Err(name(format!("category {} is not in the ontology", a.category_id)));
-        }
-        let mask = Mask::parse(&a.segmentation, image.width, image.height).map_err(name)?;
-        let area = mask.area();
-        if area <= 0.0 {
-            zero_area += 1;
-            continue;
-        }
-        let bbox = a.bbox.unwrap_or_else(|| bounding_box(&mask));
-        out.push(Annotation {
-            id: a.id,
-            image: image.clone(),
-            category_id: a.category_id,
-            segmentation: a.segmentation,
-            area,
-            bbox,
-            attribute_ids: a.attribute_ids,
-            iscrowd: a.iscrowd,
-        });
     }
     Ok(Parsed { annotations: out, zero_area })
+}
+
+fn image_index(images: &[Image]) -> Result<HashMap<u64, Image>, String> {
+    let index: HashMap<u64, Image> = images.iter().map(|i| (i.id, i.clone())).collect();
+    if index.len() != images.len() {
+        return Err("an image id appears twice".into());
+    }
+    for i in images {
+        if i.width == 0 || i.height == 0 || i.file_name.trim().is_empty() {
+            return Err(format!("image {}: needs a width, a height and a file_name", i.id));
+        }
+    }
+    Ok(index)
+}
+
+/// Checks one annotation; `None` for a zero-area mask (left out).
+fn check(
+    a: RawAnnotation,
+    images: &HashMap<u64, Image>,
+    ontology: &Ontology,
+    seen: &mut std::collections::HashSet<u64>,
+) -> Result<Option<Annotation>, String> {
+    let name = |m: String| format!("annotation {}: {m}", a.id);
+    if !seen.insert(a.id) {
+        return Err(name("its id appears twice".into()));
+    }
+    let image = images.get(&a.image_id).ok_or_else(|| name(format!("image {} does not exist", a.image_id)))?;
+    if ontology.category(a.category_id).is_none() {
+        return Err(name(format!("category {} is not in the ontology", a.category_id)));
+    }
+    let mask = Mask::parse(&a.segmentation, image.width, image.height).map_err(name)?;
+    let area = mask.area();
+    if area <= 0.0 {
+        return Ok(None);
+    }
+    let bbox = a.bbox.unwrap_or_else(|| bounding_box(&mask));
+    Ok(Some(Annotation {
+        id: a.id,
+        image: image.clone(),
+        category_id: a.category_id,
+        segmentation: a.segmentation,
+        area,
+        bbox,
+        attribute_ids: a.attribute_ids,
+        iscrowd: a.iscrowd,
+    }))
+}
+
+/// Reads a COCO file from disk without holding its annotations: a first
+/// pass reads the images, a second hands each checked annotation to `each`
+/// as it is parsed. Returns (masks read, zero-area masks left out).
+pub fn stream_file(
+    path: &std::path::Path,
+    ontology: &Ontology,
+    mut each: impl FnMut(Annotation) -> Result<(), String>,
+) -> Result<(usize, usize), String> {
+    #[derive(Deserialize)]
+    struct ImagesOnly {
+        images: Vec<Image>,
+    }
+    let open =
+        || std::fs::File::open(path).map(std::io::BufReader::new).map_err(|e| format!("{}: {e}", path.display()));
+    let first: ImagesOnly = serde_json::from_reader(open()?)
+        .map_err(|e| format!("line {}: {e} (expected COCO JSON with `images` and `annotations`)", e.line()))?;
+    let images = image_index(&first.images)?;
+    drop(first);
+    let mut seen = std::collections::HashSet::new();
+    let (mut read, mut zero_area) = (0usize, 0usize);
+    let mut on_raw = |a: RawAnnotation| -> Result<(), String> {
+        read += 1;
+        match check(a, &images, ontology, &mut seen)? {
+            Some(a) => each(a),
+            None => {
+                zero_area += 1;
+                Ok(())
+            }
+        }
+    };
+    let mut de = serde_json::Deserializer::from_reader(open()?);
+    serde::de::Deserializer::deserialize_map(&mut de, TopLevel { on_raw: &mut on_raw }).map_err(|e| {
+        if e.is_data() && e.line() > 0 {
+            format!("line {}: {e}", e.line())
+        } else {
+            e.to_string()
+        }
+    })?;
+    Ok((read, zero_area))
+}
+
+/// Visits the file's top-level object, streaming `annotations`.
+struct TopLevel<'a, F> {
+    on_raw: &'a mut F,
+}
+
+impl<'de, F: FnMut(RawAnnotation) -> Result<(), String>> serde::de::Visitor<'de> for TopLevel<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a COCO object with `images` and `annotations`")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "annotations" {
+                map.next_value_seed(Annotations { on_raw: &mut *self.on_raw })?;
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Annotations<'a, F> {
+    on_raw: &'a mut F,
+}
+
+impl<'de, F: FnMut(RawAnnotation) -> Result<(), String>> serde::de::DeserializeSeed<'de> for Annotations<'_, F> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, F: FnMut(RawAnnotation) -> Result<(), String>> serde::de::Visitor<'de> for Annotations<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of annotations")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(a) = seq.next_element::<RawAnnotation>()? {
+            (self.on_raw)(a).map_err(serde::de::Error::custom)?;
+        }
+        Ok(())
+    }
 }
 
 /// The bounding box of polygons (RLE masks without a box get their image's).

@@ -4,6 +4,7 @@
 //! each annotation; the reviewed answer wins. Exported as COCO JSON in the
 //! Fashionpedia layout.
 
+pub mod cli;
 pub mod coco;
 mod demo;
 pub mod export;

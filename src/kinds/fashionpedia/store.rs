@@ -98,3 +98,50 @@ pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, tex
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
     Ok(Imported { masks: parsed.annotations.len() + parsed.zero_area, zero_area: parsed.zero_area, tasks: items.len() })
 }
+
+/// Imports a COCO file from disk as tasks, streaming: the file is parsed on
+/// a blocking thread and its tasks inserted in chunks in one transaction, so
+/// memory stays flat however many masks it holds. All or nothing.
+pub async fn import_coco_file(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign_id: Uuid,
+    path: std::path::PathBuf,
+) -> Result<Imported> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let config = FpConfig::parse(&campaign.config)?;
+    let ontology = ontology(pool, campaign_id)
+        .await?
+        .ok_or_else(|| Error::conflict("no_ontology", "import the ontology before the masks"))?;
+    let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<NewItem>>(2);
+    let reader = tokio::task::spawn_blocking(move || {
+        let mut chunk: Vec<Annotation> = Vec::with_capacity(CHUNK);
+        let mut made = 0usize;
+        let result = coco::stream_file(&path, &ontology, |a| {
+            chunk.push(a);
+            if chunk.len() == CHUNK {
+                let items = tasks(&config, &ontology, &std::mem::take(&mut chunk));
+                made += items.len();
+                tx.blocking_send(items).map_err(|_| "the import stopped".to_owned())?;
+            }
+            Ok(())
+        });
+        let items = tasks(&config, &ontology, &chunk);
+        made += items.len();
+        if !items.is_empty() {
+            let _ = tx.blocking_send(items);
+        }
+        result.map(|(read, zero)| (read, zero, made))
+    });
+    while let Some(items) = rx.recv().await {
+        importer.add(&items).await?;
+    }
+    let (masks, zero_area, tasks) =
+        reader.await.map_err(|e| Error::Internal(e.to_string()))?.map_err(|m| Error::invalid("invalid_coco", m))?;
+    importer.commit().await?;
+    Ok(Imported { masks, zero_area, tasks })
+}
+
+/// Masks per chunk of a streamed import.
+const CHUNK: usize = 2_000;

@@ -51,10 +51,14 @@ pub async fn import_coco(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
     fp_campaign(&s, id).await?;
-    Ok((StatusCode::CREATED, axum::Json(store::import_coco(&s.pool, &s.kinds, id, utf8(&body)?).await?)))
+    // Spooled to disk as it arrives, then read in two streaming passes: a
+    // release-sized file never sits in memory.
+    let spool = super::spool(body).await?;
+    let imported = store::import_coco_file(&s.pool, &s.kinds, id, spool.path().to_owned()).await;
+    Ok((StatusCode::CREATED, axum::Json(imported?)))
 }
 
 /// The annotations as COCO JSON in the Fashionpedia layout, with the accepted
