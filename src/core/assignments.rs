@@ -142,11 +142,23 @@ pub async fn next(
         }
     }
     let check_gold = !kind.gold_may_repeat(&config);
+    // Groups of batches the kind keeps from this annotator (e.g. attribute
+    // super-categories assigned to other experts), decided once per group.
+    let (who, groups): (String, Vec<String>) = sqlx::query_as(
+        "SELECT coalesce(u.name, u.external_id, u.id::text),
+                coalesce((SELECT array_agg(DISTINCT grouping) FROM batches WHERE campaign_id = $1 AND grouping IS NOT NULL), '{}')
+         FROM users u WHERE u.id = $2",
+    )
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    let barred: Vec<String> = groups.into_iter().filter(|g| !kind.may_take(&config, Some(g), &who)).collect();
     let mut skipped: Vec<Uuid> = Vec::new();
     loop {
         let candidate: Option<(Uuid, Option<i32>)> = sqlx::query_as(
             "SELECT b.id, b.overlap FROM batches b
-             WHERE b.campaign_id = $1 AND NOT (b.id = ANY($3))
+             WHERE b.campaign_id = $1 AND NOT (b.id = ANY($3)) AND (b.grouping IS NULL OR NOT (b.grouping = ANY($5)))
                AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
                AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
                                JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $4)
@@ -163,6 +175,7 @@ pub async fn next(
         .bind(annotator_id)
         .bind(&skipped)
         .bind(check_gold)
+        .bind(&barred)
         .fetch_optional(&mut *tx)
         .await?;
         let Some((batch_id, overlap)) = candidate else {

@@ -44,7 +44,14 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
     let start = usize::try_from(next_position).unwrap_or(0);
     for (n, plan) in plans.iter().enumerate() {
         let overlap = campaign.settings.annotators_per_batch.overlap(plan.overlap);
-        insert(&mut tx, campaign_id, start + n, overlap, None, &plan.items).await?;
+        let batch = insert(&mut tx, campaign_id, start + n, overlap, None, &plan.items).await?;
+        if let Some(group) = &plan.group {
+            sqlx::query("UPDATE batches SET grouping = $2 WHERE id = $1")
+                .bind(batch)
+                .bind(group)
+                .execute(&mut *tx)
+                .await?;
+        }
     }
     tx.commit().await?;
     Ok(plans.len())

@@ -26,12 +26,15 @@ pub struct ItemRef {
 }
 
 /// One batch to create: its items in order and how many annotators complete it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BatchPlan {
     /// Items in presentation order (before any per-annotator shuffle).
     pub items: Vec<Uuid>,
     /// Annotators wanted; `None` means every eligible annotator.
     pub overlap: Option<i32>,
+    /// The batch's group (e.g. an attribute super-category), which
+    /// [`TaskKind::may_take`] may restrict to some annotators.
+    pub group: Option<String>,
 }
 
 /// What an annotator sees of one item.
@@ -223,6 +226,12 @@ pub trait TaskKind: Send + Sync + 'static {
     /// batched and opened by the core), or `None`.
     fn demo(&self) -> Option<DemoCampaign> {
         None
+    }
+
+    /// Whether the annotator (their account name or worker id) may take a
+    /// batch of this group (e.g. experts assigned to a super-category).
+    fn may_take(&self, _config: &Value, _group: Option<&str>, _annotator: &str) -> bool {
+        true
     }
 
     /// Whether gold items (sanity tasks) may meet an annotator again in a

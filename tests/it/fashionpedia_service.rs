@@ -337,3 +337,107 @@ print(json.dumps({"annotations": len(coco.getAnnIds()), "images": len(coco.getIm
         json!({"annotations": 2, "images": 1, "categories": 3, "shirt_attributes": [116, 161], "sleeve_mask_area": 9})
     );
 }
+
+#[tokio::test]
+async fn deepfashion2_files_import_through_the_category_mapping() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let ontology = ONTOLOGY.replace(
+        r#"{"id": 23, "name": "shoe""#,
+        r#"{"id": 6, "name": "pants", "supercategory": "lowerbody", "level": 2, "taxonomy_id": "c6"}, {"id": 23, "name": "shoe""#,
+    );
+    let (_, c) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "fashionpedia", "name": "df2", "config": {"applies": {"pants": ["length"], "shirt, blouse": ["silhouette"]},
+                     "df2_categories": {"long sleeve top": "shirt, blouse"}}})),
+    )
+    .await;
+    let id = c["id"].as_str().expect("id");
+    let base = format!("/api/v1/admin/campaigns/{id}/fashionpedia");
+    post(&app, &admin, &format!("{base}/ontology"), ontology).await;
+    let item = |name: &str, poly: Value| {
+        json!({"category_name": name, "category_id": 1, "segmentation": [poly],
+        "bounding_box": [1, 1, 6, 9], "landmarks": [], "occlusion": 1, "style": 0})
+    };
+    let bundle = json!({"000042.jpg": {"width": 10, "height": 10, "source": "shop", "pair_id": 7,
+        "item1": item("trousers", json!([1, 1, 6, 1, 6, 9, 1, 9])),
+        "item2": item("long sleeve top", json!([2, 2, 5, 2, 5, 5]))}});
+    let (status, body) = post(&app, &admin, &format!("{base}/deepfashion2"), bundle.to_string()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body, json!({"masks": 2, "zero_area": 0, "tasks": 2}));
+    let payloads: Vec<Value> =
+        sqlx::query_scalar("SELECT payload FROM items ORDER BY external_id").fetch_all(&app.pool).await.expect("items");
+    assert_eq!(payloads[0]["annotation_id"], 4201, "image 42, item 1");
+    assert_eq!(payloads[0]["category"], "pants", "trousers -> pants by default");
+    assert_eq!(payloads[0]["bbox"], json!([1.0, 1.0, 5.0, 8.0]), "[x1, y1, x2, y2] -> [x, y, w, h]");
+    assert_eq!(payloads[1]["category"], "shirt, blouse", "the campaign's own mapping");
+    // Problems name the image and item, and nothing is imported.
+    let bad = json!({"000043.jpg": {"width": 10, "height": 10, "item1": item("cape", json!([1, 1, 2, 1, 2, 2]))}});
+    let (status, err) = post(&app, &admin, &format!("{base}/deepfashion2"), bad.to_string()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(err["error"]["message"].as_str().expect("m").contains("image 000043.jpg, item1: category `cape`"), "{err}");
+    let no_size = json!({"000044.jpg": {"item1": item("trousers", json!([1, 1, 2, 1, 2, 2]))}});
+    let (_, err) = post(&app, &admin, &format!("{base}/deepfashion2"), no_size.to_string()).await;
+    assert!(err["error"]["message"].as_str().expect("m").contains("needs `width` and `height`"), "{err}");
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(items, 2);
+}
+
+#[tokio::test]
+async fn super_categories_assigned_to_experts_go_to_them_and_the_page_shows_table_5() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = campaign(&app, &admin, json!({"review": false})).await;
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::PUT,
+        &format!("/api/v1/admin/campaigns/{id}/config"),
+        Some(json!({"masks_per_batch": 10, "experts": {"length": ["fp-len"]}})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let other = expert(&app, "fp-other").await;
+    let len = expert(&app, "fp-len").await;
+    // fp-other gets only the silhouette batch; length belongs to fp-len.
+    let batches = work_all(&app, &other, &id, |sc, _| {
+        assert_eq!(sc, "silhouette", "length is assigned to another expert");
+        json!({"not_sure": true})
+    })
+    .await;
+    assert_eq!(batches, 1);
+    let batches = work_all(&app, &len, &id, |sc, category| {
+        assert_eq!(sc, "length");
+        if category == "sleeve" {
+            json!({"not_on_list": true, "missing": "three-quarter"})
+        } else {
+            json!({"attributes": [160]})
+        }
+    })
+    .await;
+    assert_eq!(batches, 1);
+    // Table 5: counts divided by the masks answered for the super-category.
+    let (client, _) = crate::fixtures::logged_in_admin(&app).await;
+    let page = client
+        .get(app.at(&format!("/admin/campaigns/{id}/fashionpedia")))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    assert!(
+        page.contains(r#"<td>length</td><td class="num">2</td><td class="num">0.0 %</td><td class="num">50.0 %</td>"#),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            r#"<td>silhouette</td><td class="num">1</td><td class="num">100.0 %</td><td class="num">0.0 %</td>"#
+        ),
+        "{page}"
+    );
+    assert!(page.contains("three-quarter (1)"), "suggestions grouped by text");
+}

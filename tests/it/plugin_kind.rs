@@ -71,7 +71,7 @@ impl TaskKind for Tags {
         let per_batch = config["per_batch"].as_u64().unwrap_or(2).max(1) as usize;
         Ok(items
             .chunks(per_batch)
-            .map(|c| BatchPlan { items: c.iter().map(|i| i.id).collect(), overlap: None })
+            .map(|c| BatchPlan { items: c.iter().map(|i| i.id).collect(), overlap: None, group: None })
             .collect())
     }
     fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {

@@ -109,7 +109,7 @@ fn validate_answer(payload: &Value, answer: &Value) -> Result<Value, Invalid> {
 fn form_batches(config: &Value, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
     let c = parse_config(config)?;
     // The whole question set is one questionnaire, answered by many participants.
-    Ok(vec![BatchPlan { items: items.iter().map(|i| i.id).collect(), overlap: Some(c.participants) }])
+    Ok(vec![BatchPlan { items: items.iter().map(|i| i.id).collect(), overlap: Some(c.participants), group: None }])
 }
 
 /// A per-participant order of the five choices.

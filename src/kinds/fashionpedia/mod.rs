@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod coco;
 mod demo;
+pub mod df2;
 pub mod export;
 pub mod http;
 pub mod masks;
@@ -42,6 +43,14 @@ pub struct FpConfig {
     /// Prefix turning an image's `file_name` into its address.
     #[serde(default)]
     pub image_base_url: String,
+    /// Super-category -> the experts (account names) who annotate it (one or
+    /// two in the paper); a super-category not listed goes to any expert.
+    #[serde(default)]
+    pub experts: BTreeMap<String, Vec<String>>,
+    /// DeepFashion2 category -> ontology category, over the default of the
+    /// obvious name matches (e.g. `trousers` -> `pants`).
+    #[serde(default)]
+    pub df2_categories: BTreeMap<String, String>,
 }
 
 fn default_masks_per_batch() -> usize {
@@ -188,13 +197,22 @@ impl TaskKind for Fashionpedia {
             by.entry(i.payload["supercategory"].as_str().unwrap_or_default().to_owned()).or_default().push(i.id);
         }
         Ok(by
-            .into_values()
-            .flat_map(|ids| {
+            .into_iter()
+            .flat_map(|(sc, ids)| {
                 ids.chunks(c.masks_per_batch)
-                    .map(|ch| BatchPlan { items: ch.to_vec(), overlap: Some(1) })
+                    .map(|ch| BatchPlan { items: ch.to_vec(), overlap: Some(1), group: Some(sc.clone()) })
                     .collect::<Vec<_>>()
             })
             .collect())
+    }
+
+    fn may_take(&self, config: &Value, group: Option<&str>, annotator: &str) -> bool {
+        // Super-categories assigned to experts go to them only; the others to anyone.
+        let Ok(c) = FpConfig::parse(config) else { return true };
+        match group.and_then(|g| c.experts.get(g)) {
+            Some(names) if !names.is_empty() => names.iter().any(|n| n == annotator),
+            _ => true,
+        }
     }
 
     fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
@@ -283,6 +301,8 @@ impl TaskKind for Fashionpedia {
             ("applies", "category name -> attribute super-categories asked for its masks (null: the paper's default)"),
             ("masks_per_batch", "masks per batch; a batch holds one super-category"),
             ("image_base_url", "prefix turning an image's file_name into its address"),
+            ("experts", "super-category -> expert account names who annotate it (others: any expert)"),
+            ("df2_categories", "DeepFashion2 category -> ontology category, over the obvious name matches"),
         ]
     }
 

@@ -99,6 +99,18 @@ pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, tex
     Ok(Imported { masks: parsed.annotations.len() + parsed.zero_area, zero_area: parsed.zero_area, tasks: items.len() })
 }
 
+/// Imports a bundle of DeepFashion2 files (see [`super::df2`]) as tasks.
+pub async fn import_df2(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, text: &str) -> Result<Imported> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let config = FpConfig::parse(&campaign.config)?;
+    let ontology = ontology(pool, campaign_id)
+        .await?
+        .ok_or_else(|| Error::conflict("no_ontology", "import the ontology before the masks"))?;
+    let coco = super::df2::to_coco(text, &super::df2::mapping(&config.df2_categories), &ontology)
+        .map_err(|m| Error::invalid("invalid_deepfashion2", m))?;
+    import_coco(pool, kinds, campaign_id, &coco.to_string()).await
+}
+
 /// Imports a COCO file from disk as tasks, streaming: the file is parsed on
 /// a blocking thread and its tasks inserted in chunks in one transaction, so
 /// memory stays flat however many masks it holds. All or nothing.

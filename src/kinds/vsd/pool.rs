@@ -75,13 +75,13 @@ pub fn batches_by_query(items: &[ItemRef], per_batch: usize, rng: &mut StdRng) -
     for group in groups {
         for chunk in group.chunks(per_batch.max(1)) {
             if !current.is_empty() && current.len() + chunk.len() > per_batch {
-                plans.push(BatchPlan { items: std::mem::take(&mut current), overlap: None });
+                plans.push(BatchPlan { items: std::mem::take(&mut current), overlap: None, group: None });
             }
             current.extend_from_slice(chunk);
         }
     }
     if !current.is_empty() {
-        plans.push(BatchPlan { items: current, overlap: None });
+        plans.push(BatchPlan { items: current, overlap: None, group: None });
     }
     plans
 }

@@ -64,6 +64,7 @@ pub fn form(c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<B
             plans.push(BatchPlan {
                 items: interleave(&rated, set, &positions),
                 overlap: Some(c.annotators_per_questionnaire),
+                group: None,
             });
         }
     }

@@ -61,6 +61,22 @@ pub async fn import_coco(
     Ok((StatusCode::CREATED, axum::Json(imported?)))
 }
 
+/// Import images and masks from DeepFashion2's per-image annotation files,
+/// bundled by image file name with `width` and `height` added:
+/// `{"000001.jpg": {"width": 500, "height": 700, "item1": {...}}}`; categories
+/// map to the ontology by the campaign's `df2_categories` over the obvious matches.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/fashionpedia/deepfashion2", tag = "fashionpedia", params(("id" = Uuid, Path)),
+    request_body = Object, responses((status = 201, body = Imported), (status = 422, body = ErrorBody)))]
+pub async fn import_df2(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    body: Bytes,
+) -> AppResult<(StatusCode, axum::Json<Imported>)> {
+    fp_campaign(&s, id).await?;
+    Ok((StatusCode::CREATED, axum::Json(store::import_df2(&s.pool, &s.kinds, id, utf8(&body)?).await?)))
+}
+
 /// The annotations as COCO JSON in the Fashionpedia layout, with the accepted
 /// `attribute_ids` (written out as the rows come).
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/fashionpedia/coco.json", tag = "fashionpedia", params(("id" = Uuid, Path)),

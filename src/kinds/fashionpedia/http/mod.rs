@@ -58,7 +58,10 @@ pub(crate) mod tempfile_path {
 pub fn routes() -> KindRoutes {
     KindRoutes {
         api: OpenApiRouter::new().routes(routes!(api::export_coco)).routes(routes!(api::stats)),
-        imports: OpenApiRouter::new().routes(routes!(api::import_ontology)).routes(routes!(api::import_coco)),
+        imports: OpenApiRouter::new()
+            .routes(routes!(api::import_ontology))
+            .routes(routes!(api::import_coco))
+            .routes(routes!(api::import_df2)),
         pages: pages::router(),
     }
 }

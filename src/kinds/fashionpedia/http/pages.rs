@@ -23,7 +23,8 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/admin/campaigns/{id}/fashionpedia", get(page))
         .route("/admin/campaigns/{id}/fashionpedia/ontology", post(import_ontology).layer(limit))
-        .route("/admin/campaigns/{id}/fashionpedia/coco", post(import_coco).layer(limit))
+        .route("/admin/campaigns/{id}/fashionpedia/coco", post(import_coco).layer(limit.clone()))
+        .route("/admin/campaigns/{id}/fashionpedia/deepfashion2", post(import_df2).layer(limit))
         .route("/kinds/fashionpedia/task.js", get(script))
 }
 
@@ -103,6 +104,18 @@ async fn import_ontology(
         format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()),
     )
     .await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
+}
+
+async fn import_df2(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    req: axum::extract::Request,
+) -> PageResult {
+    let r = store::import_df2(&s.pool, &s.kinds, id, &uploaded(req).await?).await?;
+    flash::set(&session, format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
 }
 

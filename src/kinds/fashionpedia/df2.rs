@@ -1,0 +1,87 @@
+//! DeepFashion2's per-image annotation files (`item1..itemN`, each with
+//! `category_name`, `category_id`, `segmentation` polygons, `bounding_box`
+//! [x1, y1, x2, y2], `landmarks`, `occlusion`, ...) as masks to annotate.
+//! DeepFashion2's files do not carry the image's size, so an upload bundles
+//! them by image file name with `width` and `height` added:
+//! `{"000001.jpg": {"width": 500, "height": 700, "item1": {...}, ...}}`.
+//! Its 13 categories map to ontology categories by an editable table.
+
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// DeepFashion2's 13 categories and the ontology category each becomes by default.
+pub const DEFAULT_MAPPING: [(&str, &str); 13] = [
+    ("short sleeve top", "top, t-shirt, sweatshirt"),
+    ("long sleeve top", "top, t-shirt, sweatshirt"),
+    ("short sleeve outwear", "jacket"),
+    ("long sleeve outwear", "jacket"),
+    ("vest", "vest"),
+    ("sling", "top, t-shirt, sweatshirt"),
+    ("shorts", "shorts"),
+    ("trousers", "pants"),
+    ("skirt", "skirt"),
+    ("short sleeve dress", "dress"),
+    ("long sleeve dress", "dress"),
+    ("vest dress", "dress"),
+    ("sling dress", "dress"),
+];
+
+/// The mapping in use: the default, with the campaign's own entries over it.
+pub fn mapping(custom: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut m: BTreeMap<String, String> =
+        DEFAULT_MAPPING.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect();
+    m.extend(custom.iter().map(|(k, v)| (k.to_lowercase(), v.clone())));
+    m
+}
+
+/// Turns a bundle of DeepFashion2 files into COCO's layout (ids: the image's
+/// digits, as DeepFashion2 numbers images; masks `image id × 100 + item`).
+/// Errors name the image and item.
+pub fn to_coco(
+    text: &str,
+    mapping: &BTreeMap<String, String>,
+    ontology: &super::ontology::Ontology,
+) -> Result<Value, String> {
+    let bundle: BTreeMap<String, Value> = serde_json::from_str(text).map_err(|e| {
+        format!("line {}: {e} (expected {{\"000001.jpg\": {{\"width\", \"height\", \"item1\": {{...}}}}}})", e.line())
+    })?;
+    let category_id = |name: &str| ontology.categories.iter().find(|c| c.name == name).map(|c| c.id);
+    let (mut images, mut annotations) = (Vec::new(), Vec::new());
+    for (n, (file, content)) in bundle.iter().enumerate() {
+        let at = |m: String| format!("image {file}: {m}");
+        let digits: String = file.chars().filter(char::is_ascii_digit).collect();
+        let image_id = digits.parse::<u64>().unwrap_or(n as u64 + 1);
+        let (Some(width), Some(height)) = (content["width"].as_u64(), content["height"].as_u64()) else {
+            return Err(at("needs `width` and `height` (DeepFashion2's files do not carry them)".into()));
+        };
+        images.push(json!({"id": image_id, "width": width, "height": height, "file_name": file}));
+        let items = content
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.strip_prefix("item")?.parse::<u64>().ok()?, v)));
+        for (number, item) in items {
+            let at = |m: String| format!("image {file}, item{number}: {m}");
+            let name = item["category_name"].as_str().ok_or_else(|| at("no category_name".into()))?.to_lowercase();
+            let target = mapping
+                .get(&name)
+                .ok_or_else(|| at(format!("category `{name}` has no ontology category in the mapping")))?;
+            let category =
+                category_id(target).ok_or_else(|| at(format!("`{target}` is not a category of the ontology")))?;
+            let b: Vec<f64> = item["bounding_box"].as_array().into_iter().flatten().filter_map(Value::as_f64).collect();
+            let bbox = match b.as_slice() {
+                [x1, y1, x2, y2] => json!([x1, y1, x2 - x1, y2 - y1]),
+                _ => Value::Null,
+            };
+            annotations.push(json!({
+                "id": image_id * 100 + number,
+                "image_id": image_id,
+                "category_id": category,
+                "segmentation": item["segmentation"],
+                "bbox": bbox,
+                "iscrowd": 0,
+            }));
+        }
+    }
+    Ok(json!({"images": images, "annotations": annotations}))
+}
