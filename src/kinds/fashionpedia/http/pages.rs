@@ -23,7 +23,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/admin/campaigns/{id}/fashionpedia", get(page))
         .route("/admin/campaigns/{id}/fashionpedia/ontology", post(import_ontology).layer(limit))
-        .route("/admin/campaigns/{id}/fashionpedia/coco", post(import_coco).layer(limit.clone()))
+        .route("/admin/campaigns/{id}/fashionpedia/coco", post(import_coco).layer(limit))
         .route("/admin/campaigns/{id}/fashionpedia/deepfashion2", post(import_df2).layer(limit))
         .route("/kinds/fashionpedia/task.js", get(script))
 }
