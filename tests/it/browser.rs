@@ -519,3 +519,120 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
     browser.close().await.ok();
     second.close().await.ok();
 }
+
+#[tokio::test]
+async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_one_and_corrects_the_other() {
+    use reqwest::Method;
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, c) = crate::fixtures::api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "fashionpedia", "name": "FP keys", "config": {"applies": {"shirt, blouse": ["silhouette"]}}})),
+    )
+    .await;
+    let id = c["id"].as_str().expect("id").to_owned();
+    let post = |path: String, body: String| {
+        let (url, token) = (app.at(&path), admin.clone());
+        async move {
+            let r = reqwest::Client::new().post(url).bearer_auth(token).body(body).send().await.expect("post");
+            assert!(r.status().is_success(), "{}", r.text().await.unwrap_or_default());
+        }
+    };
+    let ontology = r#"{"categories": [{"id": 0, "name": "shirt, blouse", "supercategory": "upperbody", "level": 2, "taxonomy_id": "c0"}],
+        "attributes": [{"id": 115, "name": "symmetrical", "supercategory": "silhouette", "level": 1, "taxonomy_id": "a115"},
+                       {"id": 116, "name": "peplum", "supercategory": "silhouette", "level": 1, "taxonomy_id": "a116"}]}"#;
+    post(format!("/api/v1/admin/campaigns/{id}/fashionpedia/ontology"), ontology.to_owned()).await;
+    let coco = json!({"images": [{"id": 1, "width": 240, "height": 260, "file_name": "/demo/images/tops/0.svg"}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 0, "segmentation": [[60, 50, 180, 50, 180, 190, 60, 190]]},
+            {"id": 2, "image_id": 1, "category_id": 0, "segmentation": {"size": [260, 240], "counts": [5200, 300, 56900]}}]});
+    post(format!("/api/v1/admin/campaigns/{id}/fashionpedia/coco"), coco.to_string()).await;
+    for (path, body) in [("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))] {
+        let (status, b) = crate::fixtures::api(
+            &app,
+            &admin,
+            Method::POST,
+            &format!("/api/v1/admin/campaigns/{id}/{path}"),
+            Some(body),
+        )
+        .await;
+        assert!(status.is_success(), "{b}");
+    }
+    for name in ["fp-keys-author", "fp-keys-reviewer"] {
+        atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, name, "expert-password-1")
+            .await
+            .expect("expert");
+    }
+    let session = |name: &'static str| {
+        let app_url = app.at("/login");
+        async move {
+            let browser = connect(port).await;
+            browser.goto(&app_url).await.expect("login page");
+            browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys(name).await.expect("type");
+            let password = browser.find(Locator::Css("input[name=password]")).await.expect("password");
+            password.send_keys("expert-password-1").await.expect("type");
+            browser
+                .find(Locator::Css("form button[type=submit]"))
+                .await
+                .expect("submit")
+                .click()
+                .await
+                .expect("log in");
+            wait_text(&browser, "Your campaigns").await;
+            browser.find(Locator::LinkText("FP keys")).await.expect("campaign").click().await.expect("open");
+            wait_text(&browser, "How it works").await;
+            press(&browser, ENTER).await;
+            browser
+        }
+    };
+    // The author: `1` ticks symmetrical on the first mask, `2` peplum on the second; Enter saves each.
+    let author = session("fp-keys-author").await;
+    wait_text(&author, "Question 1 of 2").await;
+    press(&author, "1").await;
+    press(&author, ENTER).await;
+    wait_text(&author, "Question 2 of 2").await;
+    press(&author, "2").await;
+    press(&author, ENTER).await;
+    wait_text(&author, "You have answered all 2 tasks").await;
+    press(&author, ENTER).await;
+    wait_text(&author, "Thank you!").await;
+    author.close().await.ok();
+
+    // The reviewer sees each answer, accepts the first (ticks the same) and corrects the second.
+    let reviewer = session("fp-keys-reviewer").await;
+    wait_text(&reviewer, "reviewing another annotator").await;
+    let mut seen = Vec::new();
+    for n in 1..=2 {
+        wait_text(&reviewer, &format!("Question {n} of 2")).await;
+        let shown = reviewer
+            .find(Locator::Css(".reviewed-attributes"))
+            .await
+            .expect("the answer under review")
+            .text()
+            .await
+            .expect("text");
+        seen.push(shown);
+        // Symmetrical: the same as the author's first answer, a correction of the second.
+        press(&reviewer, "1").await;
+        press(&reviewer, ENTER).await;
+    }
+    seen.sort();
+    assert_eq!(seen, vec!["peplum".to_owned(), "symmetrical".to_owned()], "the kind renders the answers under review");
+    wait_text(&reviewer, "You have answered all 2 tasks").await;
+    press(&reviewer, ENTER).await;
+    wait_text(&reviewer, "Thank you!").await;
+    reviewer.close().await.ok();
+
+    let (_, gt) =
+        crate::fixtures::api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None)
+            .await;
+    let attrs: Vec<serde_json::Value> =
+        gt["annotations"].as_array().expect("masks").iter().map(|m| m["attribute_ids"].clone()).collect();
+    assert_eq!(attrs, vec![json!([115]), json!([115])], "{gt}");
+    assert_eq!(gt["stats"]["review_acceptance"]["fp-keys-author"]["accepted"], 1, "{gt}");
+    assert_eq!(gt["stats"]["review_acceptance"]["fp-keys-author"]["reviewed"], 2);
+}

@@ -44,10 +44,12 @@ async fn write(
 ) -> Result<()> {
     let send =
         |s: String| async move { tx.send(s).await.map_err(|_| crate::core::Error::Internal("client left".into())) };
-    let (categories, attributes) = match &ontology {
-        Some(o) => (serde_json::to_string(&o.categories), serde_json::to_string(&o.attributes)),
-        None => (Ok("[]".into()), Ok("[]".into())),
+    let ontology = match ontology {
+        Some(o) => o,
+        None => ontology_from_items(pool, campaign_id).await?,
     };
+    let (categories, attributes) =
+        (serde_json::to_string(&ontology.categories), serde_json::to_string(&ontology.attributes));
     let (categories, attributes) = (
         categories.map_err(|e| crate::core::Error::Internal(e.to_string()))?,
         attributes.map_err(|e| crate::core::Error::Internal(e.to_string()))?,
@@ -99,6 +101,41 @@ async fn write(
     }
     send("]}\n".into()).await?;
     Ok(())
+}
+
+/// Categories and attributes as the tasks carry them, for a campaign whose
+/// ontology was never stored (its tasks came with their choices).
+async fn ontology_from_items(pool: &PgPool, campaign_id: Uuid) -> Result<super::ontology::Ontology> {
+    use super::ontology::{Entry, Ontology};
+    let rows: Vec<(Value,)> = sqlx::query_as(
+        "SELECT DISTINCT ON (payload->>'supercategory', payload->>'category_id')
+                jsonb_build_object('category_id', payload->'category_id', 'category', payload->'category',
+                                   'supercategory', payload->'supercategory', 'options', payload->'options')
+         FROM items WHERE campaign_id = $1",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?;
+    let (mut categories, mut attributes) = (std::collections::BTreeMap::new(), std::collections::BTreeMap::new());
+    let entry = |id: u64, name: &str, sc: &str| Entry {
+        id: u32::try_from(id).unwrap_or(u32::MAX),
+        name: name.to_owned(),
+        supercategory: sc.to_owned(),
+        level: 1,
+        taxonomy_id: String::new(),
+    };
+    for (r,) in rows {
+        if let (Some(id), Some(name)) = (r["category_id"].as_u64(), r["category"].as_str()) {
+            categories.entry(id).or_insert_with(|| entry(id, name, ""));
+        }
+        let sc = r["supercategory"].as_str().unwrap_or_default();
+        for o in r["options"].as_array().into_iter().flatten() {
+            if let (Some(id), Some(name)) = (o["id"].as_u64(), o["name"].as_str()) {
+                attributes.entry(id).or_insert_with(|| entry(id, name, o["group"].as_str().unwrap_or(sc)));
+            }
+        }
+    }
+    Ok(Ontology { categories: categories.into_values().collect(), attributes: attributes.into_values().collect() })
 }
 
 /// The flat CSV: one row per mask and super-category.
