@@ -15,6 +15,7 @@ pub mod kind;
 pub mod payouts;
 pub mod profiles;
 pub mod progress;
+pub mod record;
 pub mod registry;
 pub mod releases;
 pub mod responses;

@@ -13,7 +13,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 /// A response as stored.
-#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct Response {
     /// Response id.
     pub id: Uuid,

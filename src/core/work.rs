@@ -110,9 +110,7 @@ pub async fn respond(
     annotator_id: Uuid,
     sub: &Submission,
 ) -> Result<Submitted> {
-    let assignment = assignments::get_own(pool, assignment_id, annotator_id).await?;
-    let (response, outcome) = responses::submit(pool, kinds, &assignment, sub).await?;
-    let progress = progress::of_assignment(pool, assignment.id, assignment.batch_id).await?;
+    let (response, outcome, progress) = super::record::record(pool, kinds, assignment_id, annotator_id, sub).await?;
     Ok(Submitted { response, outcome, progress })
 }
 

@@ -170,6 +170,10 @@ pub fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
+        // No ping before every acquisition (a round trip each): a connection
+        // that died fails its query, which becomes a 503 with Retry-After,
+        // and the pool replaces it.
+        .test_before_acquire(false)
         .after_release(release_guard::after_release)
 }
 

@@ -1,0 +1,251 @@
+//! Vote ingest against PostgreSQL's own speed on the same cluster: the real
+//! service (in this process, on the embedded PostgreSQL) takes votes from
+//! crowd workers' sessions over HTTP, and `pgbench` inserts single rows into
+//! the same cluster, alternated A B A B at each concurrency; medians and the
+//! ratio are printed. Run with `cargo bench --bench vote_ingest` (about two
+//! minutes; `VOTE_BENCH_SECONDS` sets each run's length).
+
+use atelier::core::items::NewItem;
+use atelier::db::embedded::EmbeddedCluster;
+use atelier::http::{app, AppState, HttpConfig};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const ITEMS_PER_WORKER: usize = 49;
+
+/// One worker's session and their questionnaire.
+struct Worker {
+    client: reqwest::Client,
+    csrf: String,
+    assignment: String,
+    items: Vec<String>,
+}
+
+async fn worker(url: &str, token: &str, campaign: &str, n: usize) -> Worker {
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    client.get(format!("{url}/join/{token}?worker_id=bench-{n}")).send().await.expect("join");
+    let me: Value = client.get(format!("{url}/api/v1/me")).send().await.expect("me").json().await.expect("json");
+    let csrf = me["csrf_token"].as_str().expect("csrf").to_owned();
+    let view: Value = client
+        .post(format!("{url}/api/v1/work/campaigns/{campaign}/assignment"))
+        .header("x-csrf-token", &csrf)
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("assignment")
+        .json()
+        .await
+        .expect("json");
+    Worker {
+        assignment: view["assignment"]["id"].as_str().expect("assignment").to_owned(),
+        items: view["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["id"].as_str().expect("id").to_owned())
+            .collect(),
+        client,
+        csrf,
+    }
+}
+
+/// Votes from `clients` concurrent clients for `seconds`; (votes/s, p50 ms, p99 ms).
+async fn ingest(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
+    let needed = (workers.len() / 4).max(clients);
+    let batch: Vec<Worker> = workers.drain(..needed.min(workers.len())).collect();
+    let queues: Vec<Vec<Worker>> = {
+        let mut q: Vec<Vec<Worker>> = (0..clients).map(|_| Vec::new()).collect();
+        for (i, w) in batch.into_iter().enumerate() {
+            q[i % clients].push(w);
+        }
+        q
+    };
+    let done = Arc::new(AtomicUsize::new(0));
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let mut tasks = tokio::task::JoinSet::new();
+    for queue in queues {
+        let (url, done) = (url.to_owned(), done.clone());
+        tasks.spawn(async move {
+            let mut latencies = Vec::new();
+            'outer: for w in queue {
+                for item in &w.items {
+                    if Instant::now() >= deadline {
+                        break 'outer;
+                    }
+                    let start = Instant::now();
+                    let r = w
+                        .client
+                        .post(format!("{url}/api/v1/work/assignments/{}/responses", w.assignment))
+                        .header("x-csrf-token", &w.csrf)
+                        .json(&json!({"item_id": item, "answer": {"rating": 2}}))
+                        .send()
+                        .await;
+                    if r.is_ok_and(|r| r.status().is_success()) {
+                        latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            latencies
+        });
+    }
+    let mut all = Vec::new();
+    while let Some(l) = tasks.join_next().await {
+        all.extend(l.expect("client task"));
+    }
+    all.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1))).copied().unwrap_or(f64::NAN)
+    };
+    (done.load(Ordering::Relaxed) as f64 / seconds as f64, pct(0.5), pct(0.99))
+}
+
+/// pgbench single-row inserts at `clients` connections; transactions per second.
+fn pgbench(cluster: &EmbeddedCluster, database: &str, clients: usize, seconds: u64) -> f64 {
+    let script = cluster.data_dir().join("bench_insert.sql");
+    std::fs::write(
+        &script,
+        "\\set v random(1, 3)\nINSERT INTO bench_votes (client, value, at) VALUES (:client_id, :v, now());\n",
+    )
+    .expect("script");
+    // Run as this user: it reaches the socket directory, and the server trusts local connections.
+    let beside = atelier::db::embedded::find_bin_dir().map(|d| d.join("pgbench")).filter(|p| p.is_file());
+    let debian = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin/pgbench"))
+        .find(|p| p.is_file());
+    let bin = beside.or(debian).unwrap_or_else(|| "pgbench".into());
+    let out = std::process::Command::new(bin)
+        .args(["-n", "-h"])
+        .arg(cluster.socket_dir())
+        .args([
+            "-p",
+            "5432",
+            "-U",
+            atelier::db::embedded::SUPERUSER,
+            "-c",
+            &clients.to_string(),
+            "-j",
+            "2",
+            "-T",
+            &seconds.to_string(),
+            "-f",
+        ])
+        .arg(&script)
+        .arg(database)
+        .output()
+        .expect("pgbench runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find(|l| l.starts_with("tps"))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("pgbench: {text}{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[tokio::main]
+async fn main() {
+    let seconds: u64 = std::env::var("VOTE_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cluster = EmbeddedCluster::start(dir.path()).expect("embedded PostgreSQL");
+    let database = "vote_bench";
+    {
+        use sqlx::ConnectOptions;
+        let mut admin = cluster.connect_options("postgres").connect().await.expect("connect");
+        sqlx::query(&format!("CREATE DATABASE {database}")).execute(&mut admin).await.expect("create");
+    }
+    let pool = atelier::db::pool_options(20).connect_with(cluster.connect_options(database)).await.expect("pool");
+    atelier::db::migrate(&pool).await.expect("migrate");
+    sqlx::query("CREATE TABLE bench_votes (id bigserial PRIMARY KEY, client int, value int, at timestamptz)")
+        .execute(&pool)
+        .await
+        .expect("table");
+    let kinds = atelier::kinds::registry();
+    // A VTON campaign: one 50-task questionnaire per worker, one sanity task each.
+    let workers_needed = 1600;
+    let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
+    let campaign = atelier::core::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
+        .await
+        .expect("campaign");
+    let img = |r: &str, n: usize| format!("/img/{r}/{n}.png");
+    let mut items: Vec<NewItem> = (0..workers_needed * ITEMS_PER_WORKER)
+        .map(|n| NewItem {
+            external_id: format!("img-{n}"),
+            payload: json!({"garment": img("g", n), "person": img("p", n), "tryon": img("t", n), "reference": img("r", n), "model": "m", "category": "tops", "dataset": "bench"}),
+            gold: None,
+        })
+        .collect();
+    items.push(NewItem {
+        external_id: "sanity".into(),
+        payload: json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m", "category": "tops", "dataset": "bench"}),
+        gold: Some(json!({"rating": 1})),
+    });
+    atelier::core::items::import(&pool, &kinds, campaign.id, &items).await.expect("items");
+    atelier::core::batches::form(&pool, &kinds, campaign.id, 1).await.expect("batches");
+    atelier::core::campaigns::set_state(&pool, campaign.id, atelier::core::states::CampaignState::Open)
+        .await
+        .expect("open");
+    let admin = atelier::auth::users::create(&pool, atelier::auth::Role::Admin, "bench-admin", "bench-password-1")
+        .await
+        .expect("admin");
+    let token = atelier::auth::invitations::create(&pool, campaign.id, admin.id).await.expect("invitation");
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let state = AppState::new(
+        pool.clone(),
+        HttpConfig {
+            public_url: url.clone(),
+            secure_cookies: false,
+            upload_dir: dir.path().join("uploads"),
+            trusted_proxies: vec![],
+        },
+        kinds.clone(),
+    );
+    tokio::spawn(async move {
+        axum::serve(listener, app(state, atelier::kinds::routes()).into_make_service_with_connect_info::<SocketAddr>())
+            .await
+            .expect("serve");
+    });
+    let mut workers = Vec::with_capacity(workers_needed);
+    for n in 0..workers_needed {
+        workers.push(worker(&url, &token, &campaign.id.to_string(), n).await);
+    }
+    println!(
+        "vote ingest vs pgbench, {seconds} s per run, A B A B, this machine ({} cores)",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    for clients in [16usize, 64] {
+        let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..2 {
+            pg.push(pgbench(&cluster, database, clients, seconds));
+            let (v, p50, p99) = ingest(&url, &mut workers, clients, seconds).await;
+            votes.push(v);
+            p50s.push(p50);
+            p99s.push(p99);
+        }
+        let (pg, votes) = (median(pg), median(votes));
+        println!(
+            "RESULT clients={clients} pgbench_tps={pg:.0} votes_per_s={votes:.0} ratio={:.3} p50_ms={:.1} p99_ms={:.1}",
+            votes / pg,
+            median(p50s),
+            median(p99s)
+        );
+    }
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&pool).await.expect("count");
+    println!("responses stored: {stored}");
+}
