@@ -3,7 +3,7 @@
 
 use super::error::AppError;
 use super::AppState;
-use crate::auth::users::{self, User};
+use crate::auth::users::User;
 use crate::auth::{tokens, Role};
 use crate::core::Error;
 use axum::extract::rejection::{JsonRejection, PathRejection};
@@ -117,7 +117,7 @@ pub async fn current_user(parts: &mut Parts, state: &AppState) -> Result<Option<
     let Some(id) = session.get::<Uuid>(USER_KEY).await? else {
         return Ok(None);
     };
-    Ok(users::get(&state.pool, id).await?)
+    Ok(state.users.get(&state.pool, id).await?)
 }
 
 impl FromRequestParts<AppState> for CurrentUser {

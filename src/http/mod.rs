@@ -12,6 +12,7 @@ pub mod flash;
 pub mod kind_routes;
 pub mod metrics;
 pub mod pages;
+pub mod user_cache;
 
 use crate::auth::rate_limit::LoginLimiter;
 use axum::extract::{DefaultBodyLimit, Request};
@@ -89,6 +90,8 @@ pub struct AppState {
     pub tasks: tokio_util::task::TaskTracker,
     /// The task kinds of this build.
     pub kinds: crate::core::Registry,
+    /// Recently looked-up accounts (a few seconds).
+    pub users: user_cache::UserCache,
 }
 
 impl AppState {
@@ -101,6 +104,7 @@ impl AppState {
             config: Arc::new(config),
             tasks: tokio_util::task::TaskTracker::new(),
             kinds,
+            users: Default::default(),
         }
     }
 }
