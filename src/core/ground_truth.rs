@@ -48,15 +48,23 @@ pub async fn worker_ids(pool: &PgPool, campaign_id: Uuid) -> Result<std::collect
     .collect())
 }
 
-/// The campaign's ground truth as its kind computes it. Runs the
-/// aggregation off the async workers: it can be heavy on big campaigns.
+/// The campaign's ground truth as its kind computes it: from the cache
+/// while the campaign's data is unchanged (see [`super::aggregate_cache`]),
+/// else computed off the async workers (it can be heavy on big campaigns).
 pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Value> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
+    let fingerprint = super::aggregate_cache::fingerprint(pool, campaign_id).await?;
+    if let Some(cached) = super::aggregate_cache::get(campaign_id, &fingerprint) {
+        metrics::counter!("atelier_ground_truth_cache_hits_total").increment(1);
+        return Ok(cached);
+    }
     let input = input(pool, campaign_id).await?;
-    tokio::task::spawn_blocking(move || super::kind::aggregate_with_reviews(kind, input))
+    let value = tokio::task::spawn_blocking(move || super::kind::aggregate_with_reviews(kind, input))
         .await
-        .map_err(|e| super::Error::Internal(e.to_string()))
+        .map_err(|e| super::Error::Internal(e.to_string()))?;
+    super::aggregate_cache::put(campaign_id, fingerprint, &value);
+    Ok(value)
 }
 
 /// The ground truth as a table.

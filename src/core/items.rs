@@ -145,7 +145,11 @@ async fn merge_existing(
             .merge_item(payload, &item.payload)
             .ok_or_else(duplicate)?
             .map_err(|e| Error::invalid("invalid_item", format!("item `{external}`: {}", e.0)))?;
-        sqlx::query("UPDATE items SET payload = $2 WHERE id = $1").bind(id).bind(&merged).execute(&mut **tx).await?;
+        sqlx::query("UPDATE items SET payload = $2, updated_at = now() WHERE id = $1")
+            .bind(id)
+            .bind(&merged)
+            .execute(&mut **tx)
+            .await?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! responses and progress. Task kinds plug in through [`kind::TaskKind`];
 //! nothing here depends on which kinds exist.
 
+pub mod aggregate_cache;
 pub mod assignments;
 pub mod batches;
 pub mod campaigns;

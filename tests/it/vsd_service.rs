@@ -304,3 +304,50 @@ async fn the_benchmark_sites_real_records_import_and_export_with_their_labels() 
         .collect();
     assert_eq!(exported, label_of, "the export is the benchmark's own records, query first");
 }
+
+#[tokio::test]
+async fn a_cached_ground_truth_follows_every_change_of_its_data() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, c) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vsd", "name": "cache", "config": {"k": 1}})),
+    )
+    .await;
+    let id = c["id"].as_str().expect("id").to_owned();
+    let base = format!("/api/v1/admin/campaigns/{id}/vsd");
+    let gt = || async {
+        let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+        gt["pairs"][0].clone()
+    };
+    post_csv(&app, &admin, &format!("{base}/rankings"), "model,query,candidate,rank\nm1,q1,a,0\n").await;
+    api(&app, &admin, Method::POST, &format!("{base}/pool"), None).await;
+    assert_eq!(gt().await["proposed_by"], json!({"m1": 0}));
+    assert_eq!(gt().await["proposed_by"], json!({"m1": 0}), "served again");
+    // A merge changes an item's payload only: the next ground truth shows it.
+    post_csv(&app, &admin, &format!("{base}/rankings"), "model,query,candidate,rank\nm2,q1,a,0\n").await;
+    api(&app, &admin, Method::POST, &format!("{base}/pool"), None).await;
+    assert_eq!(gt().await["proposed_by"], json!({"m1": 0, "m2": 0}));
+    // A vote too.
+    for (path, body) in [("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))] {
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), Some(body)).await;
+    }
+    let expert = expert_token(&app, "cache-e").await;
+    label_all(&app, &expert, &id, |_| "1").await;
+    assert_eq!(gt().await["label"], 1);
+    // And a settings change.
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::PUT,
+        &format!("/api/v1/admin/campaigns/{id}/config"),
+        Some(json!({"k": 1, "catalog": 5})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, full) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    assert_eq!(full["estimate"]["pairs_total"], 4, "1 query x (5 - 1)");
+}
