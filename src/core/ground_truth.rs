@@ -11,12 +11,23 @@ use uuid::Uuid;
 /// an earlier curation run (reason `curation:...`) are included: curation
 /// recomputes those exclusions itself, so re-running it gives the same result.
 pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput> {
+    input_without(pool, campaign_id, &[]).await
+}
+
+/// [`input`] with some payload keys left out of every item (what a kind
+/// does not aggregate, e.g. masks' polygons), so big campaigns fit in memory.
+pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> Result<AggregationInput> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let items = super::items::list(pool, campaign_id)
-        .await?
-        .into_iter()
-        .map(|i| ItemRecord { id: i.id, external_id: i.external_id, payload: i.payload, gold: i.gold })
-        .collect();
+    let items = sqlx::query_as::<_, (Uuid, String, Value, Option<Value>)>(
+        "SELECT id, external_id, payload - $2::text[], gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",
+    )
+    .bind(campaign_id)
+    .bind(skip)
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload, gold })
+    .collect();
     let responses = sqlx::query_as::<_, ResponseRecord>(
         "SELECT r.assignment_id, b.review_of AS reviews, a.batch_id, r.item_id, r.annotator_id, r.answer,
                 a.state = 'completed' AS submitted, bi.position + 1 AS position
@@ -59,7 +70,7 @@ pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid
         metrics::counter!("atelier_ground_truth_cache_hits_total").increment(1);
         return Ok(cached);
     }
-    let input = input(pool, campaign_id).await?;
+    let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
     let value = tokio::task::spawn_blocking(move || super::kind::aggregate_with_reviews(kind, input))
         .await
         .map_err(|e| super::Error::Internal(e.to_string()))?;

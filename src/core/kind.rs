@@ -209,6 +209,12 @@ pub trait TaskKind: Send + Sync + 'static {
         String::new()
     }
 
+    /// Payload keys the kind's `aggregate` never reads (large ones, such as
+    /// masks' polygons), left out of the live aggregation's input.
+    fn payload_keys_not_aggregated(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// An answer as a reviewer sees it (HTML, escaped by the kind): the
     /// default shows the stored JSON.
     fn render_answer(&self, _payload: &Value, answer: &Value) -> String {

@@ -24,7 +24,10 @@ pub const ONTOLOGY: &str = r#"{"categories": [
 /// The demo campaign `atelier demo` seeds.
 pub fn campaign() -> DemoCampaign {
     let ontology = Ontology::parse(ONTOLOGY).expect("the demo ontology parses");
-    let config = FpConfig::parse(&json!({"masks_per_batch": 5})).expect("demo config");
+    let names: std::collections::BTreeMap<String, String> =
+        ontology.attributes.iter().map(|a| (a.id.to_string(), a.name.clone())).collect();
+    let config_json = json!({"masks_per_batch": 5, "attribute_names": names});
+    let config = FpConfig::parse(&config_json).expect("demo config");
     let image = Image { id: 1, width: 240, height: 260, file_name: "/demo/images/tops/0.svg".into() };
     // The demo shirt's outline, and its left sleeve as a run-length mask.
     let shirt = json!([[
@@ -65,7 +68,7 @@ pub fn campaign() -> DemoCampaign {
     ];
     DemoCampaign {
         name: "Demo: Fashionpedia attributes",
-        config: json!({"masks_per_batch": 5}),
+        config: config_json,
         settings: Default::default(),
         items: store::tasks(&config, &ontology, &annotations),
         seed: 3,

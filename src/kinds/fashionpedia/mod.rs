@@ -51,6 +51,9 @@ pub struct FpConfig {
     /// obvious name matches (e.g. `trousers` -> `pants`).
     #[serde(default)]
     pub df2_categories: BTreeMap<String, String>,
+    /// Attribute id -> name, from the ontology (written when it is imported).
+    #[serde(default)]
+    pub attribute_names: BTreeMap<u32, String>,
 }
 
 fn default_masks_per_batch() -> usize {
@@ -268,6 +271,11 @@ impl TaskKind for Fashionpedia {
         )
     }
 
+    fn payload_keys_not_aggregated(&self) -> &'static [&'static str] {
+        // The choices' names come from the configuration, their ids from `option_ids`.
+        &["segmentation", "bbox", "area", "iscrowd", "attribute_ids", "image_url", "width", "height", "options"]
+    }
+
     fn reviewed_answer_wins(&self, _config: &Value) -> bool {
         // The aggregate applies reviews itself, to count acceptance.
         false
@@ -303,6 +311,7 @@ impl TaskKind for Fashionpedia {
             ("image_base_url", "prefix turning an image's file_name into its address"),
             ("experts", "super-category -> expert account names who annotate it (others: any expert)"),
             ("df2_categories", "DeepFashion2 category -> ontology category, over the obvious name matches"),
+            ("attribute_names", "attribute id -> name, written from the ontology when it is imported"),
         ]
     }
 

@@ -150,7 +150,7 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
     let mut stats = Stats::default();
     let mut masks: BTreeMap<u64, MaskResult> = BTreeMap::new();
     let mut presence: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
-    let mut attribute_names = BTreeMap::new();
+    let attribute_names = super::FpConfig::parse(&input.config).map(|c| c.attribute_names).unwrap_or_default();
     for item in &input.items {
         let p = &item.payload;
         let (Some(annotation_id), Some(sc)) = (p["annotation_id"].as_u64(), p["supercategory"].as_str()) else {
@@ -165,11 +165,6 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
             attribute_ids: Vec::new(),
             tasks: BTreeMap::new(),
         });
-        for o in p["options"].as_array().into_iter().flatten() {
-            if let (Some(id), Some(name)) = (o["id"].as_u64(), o["name"].as_str()) {
-                attribute_names.entry(u32::try_from(id).unwrap_or(u32::MAX)).or_insert_with(|| name.to_owned());
-            }
-        }
         let given = originals.get(&item.id).cloned().unwrap_or_default();
         let mut finals = Vec::new();
         let mut reviewer = None;
@@ -187,13 +182,8 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
             }
         }
         if given.len() >= 2 {
-            let options: Vec<u32> = p["options"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|o| o["id"].as_u64())
-                .map(|v| v as u32)
-                .collect();
+            let options: Vec<u32> =
+                p["option_ids"].as_array().into_iter().flatten().filter_map(Value::as_u64).map(|v| v as u32).collect();
             let units = presence.entry(sc.to_owned()).or_default();
             for id in options {
                 units.push(finals.iter().map(|a| f64::from(u8::from(a.attributes.contains(&id)))).collect());

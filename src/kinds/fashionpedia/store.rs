@@ -10,8 +10,10 @@ use serde_json::json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// Stores (or replaces) the campaign's ontology.
-pub async fn save_ontology(pool: &PgPool, campaign_id: Uuid, text: &str) -> Result<Ontology> {
+/// Stores (or replaces) the campaign's ontology, and its attribute names in
+/// the campaign's configuration (the ground truth names attributes without
+/// reading every task's choices).
+pub async fn save_ontology(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, text: &str) -> Result<Ontology> {
     let campaign = campaigns::ensure_writable(pool, campaign_id).await?;
     if campaign.kind != super::NAME {
         return Err(Error::invalid("not_fashionpedia", "this is not a Fashionpedia campaign"));
@@ -25,6 +27,13 @@ pub async fn save_ontology(pool: &PgPool, campaign_id: Uuid, text: &str) -> Resu
     .bind(serde_json::to_value(&ontology).map_err(|e| Error::Internal(e.to_string()))?)
     .execute(pool)
     .await?;
+    let mut config = campaign.config.clone();
+    config["attribute_names"] = json!(ontology
+        .attributes
+        .iter()
+        .map(|a| (a.id.to_string(), a.name.clone()))
+        .collect::<std::collections::BTreeMap<_, _>>());
+    campaigns::set_kind_config(pool, kinds, campaign_id, &config).await?;
     Ok(ontology)
 }
 
@@ -66,6 +75,7 @@ pub fn tasks(config: &FpConfig, ontology: &Ontology, annotations: &[Annotation])
                     "area": a.area,
                     "iscrowd": a.iscrowd,
                     "attribute_ids": a.attribute_ids,
+                    "option_ids": options.iter().map(|o| o.id).collect::<Vec<_>>(),
                     "options": options,
                 }),
                 gold: None,

@@ -34,7 +34,7 @@ pub async fn import_ontology(
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     fp_campaign(&s, id).await?;
-    let o = store::save_ontology(&s.pool, id, utf8(&body)?).await?;
+    let o = store::save_ontology(&s.pool, &s.kinds, id, utf8(&body)?).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({"categories": o.categories.len(), "attributes": o.attributes.len(),

@@ -98,7 +98,7 @@ async fn import_ontology(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
-    let o = store::save_ontology(&s.pool, id, &uploaded(req).await?).await?;
+    let o = store::save_ontology(&s.pool, &s.kinds, id, &uploaded(req).await?).await?;
     flash::set(
         &session,
         format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()),
