@@ -107,6 +107,40 @@ async fn ingest(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u
     (done.load(Ordering::Relaxed) as f64 / seconds as f64, pct(0.5), pct(0.99))
 }
 
+/// Workers asking for their (current) task at once from `clients` clients for
+/// `seconds`: (requests/s, p50 ms, p99 ms).
+async fn next_task(url: &str, campaign: &str, workers: &[Worker], clients: usize, seconds: u64) -> (f64, f64, f64) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let mut tasks = tokio::task::JoinSet::new();
+    for c in 0..clients {
+        let w = &workers[c % workers.len()];
+        let (client, csrf, url, campaign) = (w.client.clone(), w.csrf.clone(), url.to_owned(), campaign.to_owned());
+        tasks.spawn(async move {
+            let mut latencies = Vec::new();
+            while Instant::now() < deadline {
+                let start = Instant::now();
+                let r = client
+                    .post(format!("{url}/api/v1/work/campaigns/{campaign}/assignment"))
+                    .header("x-csrf-token", &csrf)
+                    .json(&json!({}))
+                    .send()
+                    .await;
+                if r.is_ok_and(|r| r.status().is_success()) {
+                    latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+            latencies
+        });
+    }
+    let mut all = Vec::new();
+    while let Some(l) = tasks.join_next().await {
+        all.extend(l.expect("client task"));
+    }
+    all.sort_by(f64::total_cmp);
+    let pct = |p: f64| all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1))).copied().unwrap_or(f64::NAN);
+    (all.len() as f64 / seconds as f64, pct(0.5), pct(0.99))
+}
+
 /// pgbench single-row inserts at `clients` connections; transactions per second.
 fn pgbench(cluster: &EmbeddedCluster, database: &str, clients: usize, seconds: u64) -> f64 {
     let script = cluster.data_dir().join("bench_insert.sql");
@@ -246,6 +280,8 @@ async fn main() {
             median(p99s)
         );
     }
+    let (rate, p50, p99) = next_task(&url, &campaign.id.to_string(), &workers, 16, seconds).await;
+    println!("RESULT next_task clients=16 requests_per_s={rate:.0} p50_ms={p50:.1} p99_ms={p99:.1}");
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&pool).await.expect("count");
     println!("responses stored: {stored}");
 }

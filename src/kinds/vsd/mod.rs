@@ -66,6 +66,20 @@ fn default_pairs_per_batch() -> usize {
     60
 }
 
+impl Default for VsdConfig {
+    fn default() -> Self {
+        Self {
+            k: default_k(),
+            same_product: None,
+            image_base_url: String::new(),
+            pairs_per_batch: default_pairs_per_batch(),
+            queries: None,
+            catalog: None,
+            wild: false,
+        }
+    }
+}
+
 impl VsdConfig {
     /// Parses and checks a campaign's configuration.
     pub fn parse(config: &Value) -> Result<Self, Invalid> {

@@ -140,7 +140,7 @@ impl VsdResult {
 
 /// Builds the ground truth from the pool and the experts' submitted answers.
 pub fn aggregate(input: &AggregationInput) -> VsdResult {
-    let config = VsdConfig::parse(&input.config).unwrap_or_else(|_| VsdConfig::parse(&Value::Null).expect("defaults"));
+    let config = VsdConfig::parse(&input.config).unwrap_or_default();
     let expert = |id: &uuid::Uuid| id.to_string();
     let mut answers: BTreeMap<uuid::Uuid, BTreeMap<String, Value>> = BTreeMap::new();
     // Every vote counts as soon as it is given: experts label every pair over days.
