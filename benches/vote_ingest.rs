@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const ITEMS_PER_WORKER: usize = 49;
+/// Workers (each with 49 fresh tasks) given to each ingest run.
+const WORKERS_PER_RUN: usize = 700;
 
 /// One worker's session and their questionnaire.
 struct Worker {
@@ -58,7 +60,8 @@ async fn worker(url: &str, token: &str, campaign: &str, n: usize) -> Worker {
 
 /// Votes from `clients` concurrent clients for `seconds`; (votes/s, p50 ms, p99 ms).
 async fn ingest(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
-    let needed = (workers.len() / 4).max(clients);
+    // Enough fresh work that no run runs out of it (each run gets its own workers).
+    let needed = WORKERS_PER_RUN.max(clients);
     let batch: Vec<Worker> = workers.drain(..needed.min(workers.len())).collect();
     let queues: Vec<Vec<Worker>> = {
         let mut q: Vec<Vec<Worker>> = (0..clients).map(|_| Vec::new()).collect();
@@ -210,7 +213,7 @@ async fn main() {
         .expect("table");
     let kinds = atelier::kinds::registry();
     // A VTON campaign: one 50-task questionnaire per worker, one sanity task each.
-    let workers_needed = 1600;
+    let workers_needed = 4 * WORKERS_PER_RUN + 16;
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
     let campaign = atelier::core::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
         .await
