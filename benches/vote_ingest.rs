@@ -140,7 +140,9 @@ async fn next_task(url: &str, campaign: &str, workers: &[Worker], clients: usize
         all.extend(l.expect("client task"));
     }
     all.sort_by(f64::total_cmp);
-    let pct = |p: f64| all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1))).copied().unwrap_or(f64::NAN);
+    let pct = |p: f64| {
+        all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1))).copied().unwrap_or(f64::NAN)
+    };
     (all.len() as f64 / seconds as f64, pct(0.5), pct(0.99))
 }
 

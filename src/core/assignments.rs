@@ -85,11 +85,36 @@ pub async fn next(
     annotator_id: Uuid,
 ) -> Result<Option<Assignment>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
+    next_in(pool, kinds, &campaign, annotator_id).await
+}
+
+/// [`next`] for a campaign already loaded.
+pub async fn next_in(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign: &campaigns::Campaign,
+    annotator_id: Uuid,
+) -> Result<Option<Assignment>> {
+    let campaign_id = campaign.id;
     if campaign.state != CampaignState::Open {
         return Err(Error::conflict("campaign_not_open", "this campaign is not open for annotation"));
     }
-    let kind = kinds.of(&campaign)?;
+    let kind = kinds.of(campaign)?;
     let lease = campaign.settings.lease_minutes;
+    // Resuming (the common case) is one statement; only handing out new
+    // work needs the annotator's lock, under which resuming is checked again.
+    if let Some(current) = sqlx::query_as::<_, Assignment>(
+        "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $3::int))
+         WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
+    )
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .bind(lease)
+    .fetch_optional(pool)
+    .await?
+    {
+        return Ok(Some(current));
+    }
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))")
         .bind(annotator_id)

@@ -79,13 +79,21 @@ pub async fn start(
         let answers = super::profiles::validate(&questions, background)?;
         super::profiles::save(pool, campaign.id, annotator_id, &answers).await?;
     }
-    assignments::next(pool, kinds, campaign.id, annotator_id).await
+    assignments::next_in(pool, kinds, campaign, annotator_id).await
 }
 
 /// Builds the annotator's view of their assignment.
 pub async fn view(pool: &PgPool, kinds: &Registry, assignment: Assignment) -> Result<AssignmentView> {
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    let kind = kinds.of(&campaign)?;
+    view_in(pool, kinds.of(&campaign)?, assignment).await
+}
+
+/// [`view`] when the campaign's kind is known.
+pub async fn view_in(
+    pool: &PgPool,
+    kind: &dyn super::kind::TaskKind,
+    assignment: Assignment,
+) -> Result<AssignmentView> {
     let order = assignment.item_order();
     let by_id: BTreeMap<Uuid, Value> = super::items::payloads(pool, &order).await?;
     let items = order

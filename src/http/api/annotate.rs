@@ -61,7 +61,7 @@ async fn next_for(
     let background: Vec<(String, String)> =
         request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
     match work::start(&s.pool, &s.kinds, &campaign, user.id, &background).await? {
-        Some(a) => Ok(Some(work::view(&s.pool, &s.kinds, a).await?)),
+        Some(a) => Ok(Some(work::view_in(&s.pool, s.kinds.of(&campaign)?, a).await?)),
         None => Ok(None),
     }
 }
