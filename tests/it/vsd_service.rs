@@ -198,6 +198,12 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
         .await
         .expect("html");
     assert!(page.contains("Suspects at k = 2") && page.contains("image missing") && page.contains("good"), "{page}");
+    // The kind serves its own styles and the task page links them.
+    for (path, marker) in [("/kinds/vsd/style.css", ".vsd-task"), ("/kinds/fashionpedia/style.css", ".fp-task")] {
+        let css = reqwest::get(app.at(path)).await.expect("css");
+        assert!(css.headers()["content-type"].to_str().expect("type").starts_with("text/css"));
+        assert!(css.text().await.expect("text").contains(marker));
+    }
 }
 
 #[tokio::test]

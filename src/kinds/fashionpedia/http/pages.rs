@@ -26,6 +26,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/fashionpedia/coco", post(import_coco).layer(limit))
         .route("/admin/campaigns/{id}/fashionpedia/deepfashion2", post(import_df2).layer(limit))
         .route("/kinds/fashionpedia/task.js", get(script))
+        .route("/kinds/fashionpedia/style.css", get(style))
 }
 
 /// The task page's keyboard and filter script (kept with the kind).
@@ -36,6 +37,17 @@ async fn script() -> impl IntoResponse {
             (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
         ],
         include_str!("../task.js"),
+    )
+}
+
+/// The task page's styles (kept with the kind).
+async fn style() -> impl IntoResponse {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
+        ],
+        include_str!("../style.css"),
     )
 }
 

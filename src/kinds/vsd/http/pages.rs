@@ -27,11 +27,23 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/vsd/rankings", post(import_rankings).layer(limit))
         .route("/admin/campaigns/{id}/vsd/pool", post(add_to_pool))
         .route("/admin/campaigns/{id}/vsd/sample", post(add_sample))
-        .route("/admin/campaigns/{id}/vsd/models", post(score_model).layer(limit));
+        .route("/admin/campaigns/{id}/vsd/models", post(score_model).layer(limit))
+        .route("/kinds/vsd/style.css", get(style));
     match std::env::var_os("ATELIER_VSD_IMAGE_ROOT") {
         Some(root) => router.nest_service("/kinds/vsd/images", tower_http::services::ServeDir::new(root)),
         None => router,
     }
+}
+
+/// The task page's styles (kept with the kind).
+async fn style() -> impl IntoResponse {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
+        ],
+        include_str!("../style.css"),
+    )
 }
 
 /// Pairs per query, summarised.
