@@ -103,16 +103,7 @@ pub async fn next_in(
     let lease = campaign.settings.lease_minutes;
     // Resuming (the common case) is one statement; only handing out new
     // work needs the annotator's lock, under which resuming is checked again.
-    if let Some(current) = sqlx::query_as::<_, Assignment>(
-        "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $3::int))
-         WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
-    )
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .bind(lease)
-    .fetch_optional(pool)
-    .await?
-    {
+    if let Some(current) = resume(pool, campaign_id, annotator_id, lease).await? {
         return Ok(Some(current));
     }
     let mut tx = pool.begin().await?;
@@ -120,18 +111,7 @@ pub async fn next_in(
         .bind(annotator_id)
         .execute(&mut *tx)
         .await?;
-    // Resume: the annotator keeps their active assignment, lease renewed
-    // (never shortened: "every annotator" work is leased forever).
-    if let Some(current) = sqlx::query_as::<_, Assignment>(
-        "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $3::int))
-         WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
-    )
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .bind(lease)
-    .fetch_optional(&mut *tx)
-    .await?
-    {
+    if let Some(current) = resume(&mut *tx, campaign_id, annotator_id, lease).await? {
         tx.commit().await?;
         return Ok(Some(current));
     }
@@ -259,6 +239,25 @@ pub async fn next_in(
         metrics::counter!("atelier_assignments_created_total").increment(1);
         return Ok(Some(assignment));
     }
+}
+
+/// The annotator's active assignment in the campaign, its lease renewed
+/// (never shortened: "every annotator" work is leased forever).
+async fn resume<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    campaign_id: Uuid,
+    annotator_id: Uuid,
+    lease_minutes: i32,
+) -> Result<Option<Assignment>> {
+    Ok(sqlx::query_as::<_, Assignment>(
+        "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $3::int))
+         WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
+    )
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .bind(lease_minutes)
+    .fetch_optional(executor)
+    .await?)
 }
 
 /// Gives an annotator back their expired work in an "every annotator"

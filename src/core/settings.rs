@@ -180,7 +180,3 @@ impl CoreSettings {
         ]
     }
 }
-
-/// The core's keys, as they may appear in a posted configuration (older
-/// clients sent `lease_minutes` and `review` there).
-pub const KEYS: [&str; 4] = ["participants", "lease_minutes", "annotators_per_batch", "review"];

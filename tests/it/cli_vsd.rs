@@ -94,23 +94,14 @@ fn estimate_applies_the_label_rule_and_the_estimates_of_p() {
     );
     let sample =
         write(&dir, "sample.csv", "query,candidate,expert,label\nq1,c,e1,0\nq1,d,e1,1\nq1,e,e1,0\nq1,f,e1,0\n");
-    let (ok, out, err) = atelier(&[
-        "vsd",
-        "estimate",
-        "--rankings",
-        &rankings,
-        "--k",
-        "2",
-        "--labels",
-        &labels,
-        "--queries",
-        "2",
-        "--catalog",
-        "10",
-        "--sample",
-        &sample,
-        "--json",
-    ]);
+    // The same rankings and labels, with extra flags.
+    let estimate = |extra: &[&str]| {
+        let mut args = vec!["vsd", "estimate", "--rankings", &rankings, "--k", "2", "--labels", &labels];
+        args.extend(["--queries", "2", "--catalog", "10", "--json"]);
+        args.extend(extra);
+        atelier(&args)
+    };
+    let (ok, out, err) = estimate(&["--sample", &sample]);
     assert!(ok, "{err}");
     let e: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!((e["suspects"].as_u64(), e["labelled"].as_u64(), e["unlabelled"].as_u64()), (Some(3), Some(2), Some(1)));
@@ -125,22 +116,7 @@ fn estimate_applies_the_label_rule_and_the_estimates_of_p() {
     assert_eq!(e["speedup"], 2.0);
     assert!(e["alpha"].is_number(), "{e}");
     // In the wild |A| = |Q| x |D|, and without a sample p-hat is p_lb.
-    let (ok, out, _) = atelier(&[
-        "vsd",
-        "estimate",
-        "--rankings",
-        &rankings,
-        "--k",
-        "2",
-        "--labels",
-        &labels,
-        "--queries",
-        "2",
-        "--catalog",
-        "10",
-        "--wild",
-        "--json",
-    ]);
+    let (ok, out, _) = estimate(&["--wild"]);
     assert!(ok);
     let e: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(e["pairs_total"], 20);

@@ -4,7 +4,7 @@
 //! wins), majority mode with alpha, statistics, and the COCO export read
 //! back by pycocotools.
 
-use crate::fixtures::{admin_token, api, csrf_in, get_text, login_page};
+use crate::fixtures::{admin_token, api, csrf_in, expert_token, get_text, login_page};
 use crate::support::TestApp;
 use atelier::auth::{tokens, users, Role};
 use reqwest::{Method, StatusCode};
@@ -68,11 +68,6 @@ async fn campaign(app: &TestApp, admin: &str, settings: Value) -> String {
         assert!(status.is_success(), "{b}");
     }
     id
-}
-
-async fn expert(app: &TestApp, name: &str) -> String {
-    let user = users::create(&app.pool, Role::Expert, name, "expert-password-1").await.expect("expert");
-    tokens::create(&app.pool, user.id).await.expect("token")
 }
 
 /// Answers every task of the expert's next batch with `answer(supercategory, category)`; returns the batch view.
@@ -242,7 +237,7 @@ async fn experts_tick_several_attributes_on_the_page_and_a_reviewer_corrects_or_
     assert!(work(&app, &author, &id, |_, _| json!({})).await.is_null());
     // The reviewer sees the answers as the kind renders them, corrects the
     // shirt's length and the sleeve's, and accepts the silhouette.
-    let reviewer = expert(&app, "fp-reviewer").await;
+    let reviewer = expert_token(&app, "fp-reviewer").await;
     let verdict = |sc: &str, _: &str| match sc {
         "length" => json!({"attributes": [160]}),
         _ => json!({"attributes": [115], "not_on_list": true, "missing": "Boxy"}),
@@ -277,7 +272,7 @@ async fn independent_annotations_take_the_per_attribute_majority_with_alpha() {
     let id = campaign(&app, &admin, json!({"review": false, "annotators_per_batch": 3})).await;
     let picks: [&[u64]; 3] = [&[160, 161], &[160], &[161, 160]];
     for (n, pick) in picks.iter().enumerate() {
-        let token = expert(&app, &format!("fp-{n}")).await;
+        let token = expert_token(&app, &format!("fp-{n}")).await;
         let pick: Vec<u64> = pick.to_vec();
         let batches = work_all(&app, &token, &id, |sc, _| match sc {
             "length" => json!({"attributes": pick}),
@@ -299,7 +294,7 @@ async fn the_coco_export_loads_in_pycocotools_with_the_masks_and_attributes() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
     let id = campaign(&app, &admin, json!({"review": false})).await;
-    let token = expert(&app, "fp-coco").await;
+    let token = expert_token(&app, "fp-coco").await;
     work_all(&app, &token, &id, |sc, _| match sc {
         "length" => json!({"attributes": [161]}),
         _ => json!({"attributes": [116]}),
@@ -400,8 +395,8 @@ async fn super_categories_assigned_to_experts_go_to_them_and_the_page_shows_tabl
     )
     .await;
     assert_eq!(status, StatusCode::OK);
-    let other = expert(&app, "fp-other").await;
-    let len = expert(&app, "fp-len").await;
+    let other = expert_token(&app, "fp-other").await;
+    let len = expert_token(&app, "fp-len").await;
     // fp-other gets only the silhouette batch; length belongs to fp-len.
     let batches = work_all(&app, &other, &id, |sc, _| {
         assert_eq!(sc, "silhouette", "length is assigned to another expert");

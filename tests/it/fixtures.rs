@@ -15,6 +15,15 @@ pub async fn admin_token(app: &TestApp) -> String {
     tokens::create(&app.pool, admin.id).await.expect("token")
 }
 
+/// The password of experts the tests create.
+pub const EXPERT_PASSWORD: &str = "expert-password-1";
+
+/// Creates an expert account and returns an API token for it.
+pub async fn expert_token(app: &TestApp, name: &str) -> String {
+    let user = users::create(&app.pool, Role::Expert, name, EXPERT_PASSWORD).await.expect("expert");
+    tokens::create(&app.pool, user.id).await.expect("token")
+}
+
 /// Calls the API with a bearer token.
 pub async fn api(
     app: &TestApp,

@@ -2,16 +2,10 @@
 //! every expert labels every pair, the ground truth and its exports, the
 //! estimates, flagged pairs and model scoring.
 
-use crate::fixtures::{admin_token, api, get_text};
+use crate::fixtures::{admin_token, api, expert_token, get_text};
 use crate::support::TestApp;
-use atelier::auth::{tokens, users, Role};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-
-async fn expert_token(app: &TestApp, name: &str) -> String {
-    let user = users::create(&app.pool, Role::Expert, name, "expert-password-1").await.expect("expert");
-    tokens::create(&app.pool, user.id).await.expect("token")
-}
 
 async fn post_csv(app: &TestApp, token: &str, path: &str, body: &str) -> (StatusCode, Value) {
     let resp = reqwest::Client::new()

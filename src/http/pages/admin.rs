@@ -241,14 +241,6 @@ async fn upload_image(
     Ok(Redirect::to(&back).into_response())
 }
 
-/// The text to import: the `file` field of an upload when one was chosen,
-/// else the pasted `content`.
-async fn import_content(req: axum::extract::Request) -> Result<String, crate::http::error::AppError> {
-    let form = super::upload::read(req).await?;
-    let pasted = form.field("content").to_owned();
-    Ok(form.file.unwrap_or(pasted))
-}
-
 /// Imports items from the campaign page: pasted text (a form) or an uploaded
 /// file (multipart), in the kind's import format.
 async fn import(
@@ -259,7 +251,7 @@ async fn import(
     req: axum::extract::Request,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let content = import_content(req).await?;
+    let content = super::upload::text(req).await?;
     let items = s.kinds.of(&campaign)?.parse_import(&content).map_err(crate::core::Error::from)?;
     let n = crate::core::items::import(&s.pool, &s.kinds, id, &items).await?;
     flash::set(&session, format!("{n} item(s) imported.")).await;

@@ -19,6 +19,17 @@ impl Upload {
     pub fn field(&self, name: &str) -> &str {
         self.fields.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
     }
+
+    /// What an import form brings: the uploaded file when one was chosen,
+    /// else the text pasted into its `content` field.
+    pub fn text(&self) -> &str {
+        self.file.as_deref().unwrap_or_else(|| self.field("content"))
+    }
+}
+
+/// The text an import form brings (see [`Upload::text`]).
+pub async fn text(req: axum::extract::Request) -> Result<String, AppError> {
+    Ok(read(req).await?.text().to_owned())
 }
 
 /// Reads a form or a multipart upload.

@@ -47,6 +47,17 @@ pub async fn ontology(pool: &PgPool, campaign_id: Uuid) -> Result<Option<Ontolog
     v.map(|v| serde_json::from_value(v).map_err(|e| Error::Internal(e.to_string()))).transpose()
 }
 
+/// The campaign's configuration and ontology, which masks need before
+/// they can become tasks (409 until the ontology is imported).
+async fn ready_for_masks(pool: &PgPool, campaign_id: Uuid) -> Result<(FpConfig, Ontology)> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let config = FpConfig::parse(&campaign.config)?;
+    let ontology = ontology(pool, campaign_id)
+        .await?
+        .ok_or_else(|| Error::conflict("no_ontology", "import the ontology before the masks"))?;
+    Ok((config, ontology))
+}
+
 /// The tasks of some masks: one per applicable super-category.
 pub fn tasks(config: &FpConfig, ontology: &Ontology, annotations: &[Annotation]) -> Vec<NewItem> {
     let applies = config.applies.clone().unwrap_or_else(|| ontology.default_applicability());
@@ -98,11 +109,7 @@ pub struct Imported {
 
 /// Imports a COCO file's masks as tasks (all or nothing).
 pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, text: &str) -> Result<Imported> {
-    let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = FpConfig::parse(&campaign.config)?;
-    let ontology = ontology(pool, campaign_id)
-        .await?
-        .ok_or_else(|| Error::conflict("no_ontology", "import the ontology before the masks"))?;
+    let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
     let parsed = coco::parse(text, &ontology).map_err(|m| Error::invalid("invalid_coco", m))?;
     let items = tasks(&config, &ontology, &parsed.annotations);
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
@@ -111,11 +118,7 @@ pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, tex
 
 /// Imports a bundle of DeepFashion2 files (see [`super::df2`]) as tasks.
 pub async fn import_df2(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, text: &str) -> Result<Imported> {
-    let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = FpConfig::parse(&campaign.config)?;
-    let ontology = ontology(pool, campaign_id)
-        .await?
-        .ok_or_else(|| Error::conflict("no_ontology", "import the ontology before the masks"))?;
+    let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
     let coco = super::df2::to_coco(text, &super::df2::mapping(&config.df2_categories), &ontology)
         .map_err(|m| Error::invalid("invalid_deepfashion2", m))?;
     import_coco(pool, kinds, campaign_id, &coco.to_string()).await
@@ -130,11 +133,7 @@ pub async fn import_coco_file(
     campaign_id: Uuid,
     path: std::path::PathBuf,
 ) -> Result<Imported> {
-    let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = FpConfig::parse(&campaign.config)?;
-    let ontology = ontology(pool, campaign_id)
-        .await?
-        .ok_or_else(|| Error::conflict("no_ontology", "import the ontology before the masks"))?;
+    let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
     let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<NewItem>>(2);
     let reader = tokio::task::spawn_blocking(move || {

@@ -20,7 +20,6 @@ use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, Ta
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
 use serde_json::{json, Value};
 
 /// Stored name of the kind.
@@ -300,9 +299,4 @@ impl TaskKind for Vsd {
     fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
         Some(demo::campaign())
     }
-}
-
-/// Shuffles a slice with the batch formation's generator.
-pub(crate) fn shuffle<T>(items: &mut [T], rng: &mut StdRng) {
-    items.shuffle(rng);
 }

@@ -9,6 +9,7 @@ use crate::core::items::NewItem;
 use crate::core::kind::{BatchPlan, ItemRef};
 use crate::core::{campaigns, Error, Registry, Result};
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use sqlx::PgPool;
@@ -69,7 +70,7 @@ pub fn batches_by_query(items: &[ItemRef], per_batch: usize, rng: &mut StdRng) -
         by_query.entry(q).or_default().push(i.id);
     }
     let mut groups: Vec<Vec<Uuid>> = by_query.into_values().collect();
-    super::shuffle(&mut groups, rng);
+    groups.shuffle(rng);
     let mut plans: Vec<BatchPlan> = Vec::new();
     let mut current: Vec<Uuid> = Vec::new();
     for group in groups {
@@ -179,30 +180,26 @@ pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: u
     Ok(items.len())
 }
 
+/// A pool item's pair with its stored provenance (`None` for a payload
+/// without the two ids).
+pub fn suspect_of(p: &Value) -> Option<Suspect> {
+    let proposed_by = p["proposed_by"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
+        .collect();
+    let from_queries =
+        p["from_queries"].as_array().into_iter().flatten().filter_map(|q| Some(q.as_str()?.to_owned())).collect();
+    Some(Suspect {
+        query: p["query"].as_str()?.to_owned(),
+        candidate: p["candidate"].as_str()?.to_owned(),
+        proposed_by,
+        from_queries,
+    })
+}
+
 /// Suspects of the pool's items (their stored provenance), for the estimates.
 pub fn suspects_of_items<'a>(k: u32, payloads: impl Iterator<Item = &'a Value>) -> Suspects {
-    let pairs = payloads
-        .filter(|p| p["sample"] != true)
-        .filter_map(|p| {
-            let proposed_by: BTreeMap<String, u32> = p["proposed_by"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
-                .collect();
-            let from_queries = p["from_queries"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|q| Some(q.as_str()?.to_owned()))
-                .collect();
-            Some(Suspect {
-                query: p["query"].as_str()?.to_owned(),
-                candidate: p["candidate"].as_str()?.to_owned(),
-                proposed_by,
-                from_queries,
-            })
-        })
-        .collect();
-    eds::from_pairs(k, pairs)
+    eds::from_pairs(k, payloads.filter(|p| p["sample"] != true).filter_map(suspect_of).collect())
 }

@@ -176,25 +176,15 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
         if label.is_none() && !counted.is_empty() {
             unsure_only += 1;
         }
-        let proposed_by: BTreeMap<String, u32> = p["proposed_by"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
-            .collect();
+        let Some(suspect) = super::pool::suspect_of(p) else { continue };
         if !reasons.is_empty() {
             flagged.push(Flag { query: q.to_owned(), candidate: c.to_owned(), reasons });
         }
         let result = PairResult {
             query: q.to_owned(),
             candidate: c.to_owned(),
-            proposed_by,
-            from_queries: p["from_queries"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|q| Some(q.as_str()?.to_owned()))
-                .collect(),
+            proposed_by: suspect.proposed_by,
+            from_queries: suspect.from_queries.into_iter().collect(),
             votes,
             label: label.map(u8::from),
             unanimous,

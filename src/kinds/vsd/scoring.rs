@@ -198,13 +198,17 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
         });
         scores.insert(model, by_pair);
     }
-    let suspects = super::pool::suspects_of_items(
+    let suspects = super::eds::from_pairs(
         0,
         gt.pairs
             .iter()
-            .map(|p| json!({"query": p.query, "candidate": p.candidate, "proposed_by": p.proposed_by}))
-            .collect::<Vec<_>>()
-            .iter(),
+            .map(|p| super::eds::Suspect {
+                query: p.query.clone(),
+                candidate: p.candidate.clone(),
+                proposed_by: p.proposed_by.clone(),
+                from_queries: p.from_queries.iter().cloned().collect(),
+            })
+            .collect(),
     );
     Ok(ScoringReport {
         models,

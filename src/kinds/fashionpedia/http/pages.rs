@@ -97,12 +97,6 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     })
 }
 
-async fn uploaded(req: axum::extract::Request) -> Result<String, crate::http::error::AppError> {
-    let form = upload::read(req).await?;
-    let pasted = form.field("content").to_owned();
-    Ok(form.file.unwrap_or(pasted))
-}
-
 async fn import_ontology(
     _: OnPage<Admin>,
     State(s): State<AppState>,
@@ -110,7 +104,7 @@ async fn import_ontology(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
-    let o = store::save_ontology(&s.pool, &s.kinds, id, &uploaded(req).await?).await?;
+    let o = store::save_ontology(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
     flash::set(
         &session,
         format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()),
@@ -126,7 +120,7 @@ async fn import_df2(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
-    let r = store::import_df2(&s.pool, &s.kinds, id, &uploaded(req).await?).await?;
+    let r = store::import_df2(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
     flash::set(&session, format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
 }
@@ -138,7 +132,7 @@ async fn import_coco(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
-    let r = store::import_coco(&s.pool, &s.kinds, id, &uploaded(req).await?).await?;
+    let r = store::import_coco(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
     flash::set(
         &session,
         format!(

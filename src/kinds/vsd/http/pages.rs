@@ -112,9 +112,7 @@ async fn import_rankings(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
-    let form = upload::read(req).await?;
-    let text = form.file.clone().unwrap_or_else(|| form.field("content").to_owned());
-    let rows = import::parse(&text)?;
+    let rows = import::parse(&upload::text(req).await?)?;
     let n = import::store(&s.pool, id, &rows).await?;
     flash::set(&session, format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."))
         .await;
@@ -166,7 +164,7 @@ async fn score_model(
     req: axum::extract::Request,
 ) -> PageResult {
     let form = upload::read(req).await?;
-    let scores = scoring::parse_scores(form.file.as_deref().unwrap_or(form.field("content")))?;
+    let scores = scoring::parse_scores(form.text())?;
     let n = scoring::store(&s.pool, id, admin.id, form.field("model"), &scores).await?;
     flash::set(&session, format!("{n} score(s) of `{}` stored.", form.field("model").trim())).await;
     Ok(back(id))
