@@ -1,110 +1,281 @@
-//! The hot path of annotation: storing one answer in two round trips. One
-//! query reads what validation needs (the annotator's own assignment, that
-//! the item is in its batch, the item's payload, the campaign's kind and
-//! lease); one statement locks the assignment, inserts the answer if it is
-//! still active, renews the lease only when it is near its end, and counts
-//! progress. Retries and changed answers (rare) take the full path in
-//! [`super::responses::submit`], with the same rules.
+//! The hot path of annotation: storing answers at the rate crowds send them.
+//! One query reads what validation needs (that the assignment is the
+//! annotator's own, that the item is in its batch, the item's payload, the
+//! campaign's kind and lease); one statement locks the assignment, inserts
+//! the answer if it is still active, renews the lease only when it is near its
+//! end, and counts progress. Both go through a [`Batcher`], so concurrent
+//! answers share statements (group commit); each is acknowledged only after
+//! its statement returned. Retries and changed answers (rare) take the full
+//! path in [`super::responses::submit`], with the same rules.
 
-use super::assignments::Assignment;
+use super::assignments;
 use super::progress::AssignmentProgress;
 use super::responses::{self, Outcome, Response, Submission};
 use super::states::AssignmentState;
 use super::{Error, Registry, Result};
+use crate::db::batcher::Batcher;
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
+use std::collections::HashMap;
+use std::sync::Arc;
 use uuid::Uuid;
+
+/// Answers per statement at most.
+const MAX_BATCH: usize = 128;
+/// Statements of each sort running at once.
+const IN_FLIGHT: usize = 2;
+
+/// What one answer's validation needs, read with the annotator's identity.
+#[derive(Clone, Copy)]
+struct ReadKey {
+    assignment_id: Uuid,
+    annotator_id: Uuid,
+    item_id: Uuid,
+}
 
 #[derive(sqlx::FromRow)]
 struct Context {
-    #[sqlx(flatten)]
-    assignment: Assignment,
+    n: i64,
+    state: AssignmentState,
     kind: String,
     lease_minutes: i32,
     payload: Option<Value>,
 }
 
+/// One validated answer to insert.
+struct Write {
+    assignment_id: Uuid,
+    response_id: Uuid,
+    item_id: Uuid,
+    answer: Value,
+    time_on_task_ms: Option<i32>,
+    lease_minutes: i32,
+}
+
 #[derive(sqlx::FromRow)]
-struct Written {
+struct WrittenRow {
+    n: i64,
     state: AssignmentState,
-    inserted: Option<sqlx::types::Json<Response>>,
+    annotator_id: Uuid,
+    inserted: bool,
+    created_at: Option<DateTime<Utc>>,
     answered_before: i64,
     total: i64,
 }
 
-/// Stores an answer in the annotator's own assignment; the stored response,
-/// what happened, and the progress after it.
-pub async fn record(
-    pool: &PgPool,
-    kinds: &Registry,
-    assignment_id: Uuid,
-    annotator_id: Uuid,
-    sub: &Submission,
-) -> Result<(Response, Outcome, AssignmentProgress)> {
-    let ctx = sqlx::query_as::<_, Context>(
-        "SELECT a.*, c.kind, c.lease_minutes,
+/// What the statement did with one answer.
+struct Written {
+    state: AssignmentState,
+    /// The stored response, when this statement inserted it.
+    inserted: Option<Response>,
+    answered: i64,
+    total: i64,
+}
+
+/// Stores answers; one per service, shared by its handlers.
+pub struct Recorder {
+    pool: PgPool,
+    reads: Batcher<ReadKey, Option<Context>>,
+    writes: Batcher<Write, Option<Written>>,
+}
+
+impl Recorder {
+    /// A recorder on this pool; its single statements go through
+    /// `statements`, a pool that never holds a transaction (its batching
+    /// tasks start with the first answer).
+    pub fn new(pool: PgPool, statements: PgPool) -> Self {
+        let read_pool = statements.clone();
+        let write_pool = statements;
+        Self {
+            pool,
+            reads: Batcher::new(
+                MAX_BATCH,
+                IN_FLIGHT,
+                Arc::new(move |keys| {
+                    let pool = read_pool.clone();
+                    Box::pin(async move { logged(read(&pool, &keys).await) })
+                }),
+            ),
+            writes: Batcher::new(
+                MAX_BATCH,
+                IN_FLIGHT,
+                Arc::new(move |writes| {
+                    let pool = write_pool.clone();
+                    Box::pin(async move { logged(write(&pool, writes).await) })
+                }),
+            ),
+        }
+    }
+
+    /// The pool answers are stored in.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Stores an answer in the annotator's own assignment; the stored
+    /// response, what happened, and the progress after it.
+    pub async fn record(
+        &self,
+        kinds: &Registry,
+        assignment_id: Uuid,
+        annotator_id: Uuid,
+        sub: &Submission,
+    ) -> Result<(Response, Outcome, AssignmentProgress)> {
+        if sub.time_on_task_ms.is_some_and(|t| t < 0) {
+            return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
+        }
+        let key = ReadKey { assignment_id, annotator_id, item_id: sub.item_id };
+        let ctx = match self.reads.call(key).await {
+            Some(ctx) => ctx,
+            None => read(&self.pool, &[key]).await?.pop().flatten(),
+        }
+        .ok_or(Error::NotFound("assignment"))?;
+        if ctx.state == AssignmentState::Expired {
+            return Err(lease_expired());
+        }
+        let payload = ctx
+            .payload
+            .ok_or_else(|| Error::invalid("item_not_in_batch", "that item is not part of this assignment"))?;
+        let kind =
+            kinds.find(&ctx.kind).ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{}`", ctx.kind)))?;
+        let answer = kind.validate_answer(&payload, &sub.answer)?;
+        let write_of = |answer: Value| Write {
+            assignment_id,
+            response_id: Uuid::new_v4(),
+            item_id: sub.item_id,
+            answer,
+            time_on_task_ms: sub.time_on_task_ms,
+            lease_minutes: ctx.lease_minutes,
+        };
+        let written = match self.writes.call(write_of(answer.clone())).await {
+            Some(written) => written,
+            // The batch failed (or the service is stopping): alone, with the real error.
+            None => write(&self.pool, vec![write_of(answer)]).await?.pop().flatten(),
+        }
+        .ok_or(Error::NotFound("assignment"))?;
+        match (written.inserted, written.state) {
+            (Some(response), _) => {
+                metrics::counter!("atelier_responses_stored_total").increment(1);
+                Ok((
+                    response,
+                    Outcome::Created,
+                    AssignmentProgress { answered: written.answered, total: written.total },
+                ))
+            }
+            (None, AssignmentState::Expired) => Err(lease_expired()),
+            // Answered before (a retry or a change), or submitted meanwhile:
+            // the full path decides, with the same rules.
+            (None, _) => {
+                let assignment = assignments::get_own(&self.pool, assignment_id, annotator_id).await?;
+                let (response, outcome) = responses::submit(&self.pool, kinds, &assignment, sub).await?;
+                let progress = super::progress::of_assignment(&self.pool, assignment_id, assignment.batch_id).await?;
+                Ok((response, outcome, progress))
+            }
+        }
+    }
+}
+
+fn lease_expired() -> Error {
+    Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one")
+}
+
+/// A failed batch is answered `None` (each caller retries alone and reports
+/// its own error); the cause is logged once here.
+fn logged<T>(result: Result<T>) -> Option<T> {
+    result.map_err(|e| tracing::warn!(error = %e, "batched statement failed; its requests go alone")).ok()
+}
+
+/// Validation context for each key, in the keys' order (`None`: not the
+/// annotator's assignment).
+async fn read(pool: &PgPool, keys: &[ReadKey]) -> Result<Vec<Option<Context>>> {
+    let rows = sqlx::query_as::<_, Context>(
+        "SELECT k.n, a.state, c.kind, c.lease_minutes,
                 (SELECT i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
-                 WHERE bi.batch_id = a.batch_id AND bi.item_id = $3) AS payload
-         FROM assignments a JOIN campaigns c ON c.id = a.campaign_id
-         WHERE a.id = $1 AND a.annotator_id = $2",
+                 WHERE bi.batch_id = a.batch_id AND bi.item_id = k.item_id) AS payload
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS k(assignment_id, annotator_id, item_id, n)
+         JOIN assignments a ON a.id = k.assignment_id AND a.annotator_id = k.annotator_id
+         JOIN campaigns c ON c.id = a.campaign_id",
     )
-    .bind(assignment_id)
-    .bind(annotator_id)
-    .bind(sub.item_id)
-    .fetch_optional(pool)
-    .await?
-    .ok_or(Error::NotFound("assignment"))?;
-    if ctx.assignment.state == AssignmentState::Expired {
-        return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"));
-    }
-    let payload =
-        ctx.payload.ok_or_else(|| Error::invalid("item_not_in_batch", "that item is not part of this assignment"))?;
-    if sub.time_on_task_ms.is_some_and(|t| t < 0) {
-        return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
-    }
-    let kind =
-        kinds.find(&ctx.kind).ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{}`", ctx.kind)))?;
-    let answer = kind.validate_answer(&payload, &sub.answer)?;
-    let written = sqlx::query_as::<_, Written>(
-        "WITH a AS (SELECT id, state, campaign_id, annotator_id, batch_id, leased_until
-                    FROM assignments WHERE id = $1 FOR UPDATE),
-              ins AS (INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)
-                      SELECT $2, a.id, a.campaign_id, $3, a.annotator_id, $4, $5 FROM a WHERE a.state = 'active'
-                      ON CONFLICT (assignment_id, item_id) DO NOTHING
-                      RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at,
-                                excluded_reason),
-              lease AS (UPDATE assignments s SET leased_until = now() + make_interval(mins => $6::int)
-                        FROM a WHERE s.id = a.id AND a.state = 'active'
-                          AND a.leased_until < now() + make_interval(mins => $6::int) / 2
-                        RETURNING 1)
-         SELECT a.state, (SELECT to_jsonb(ins) FROM ins) AS inserted,
-                (SELECT count(*) FROM responses WHERE assignment_id = a.id) AS answered_before,
-                (SELECT count(*) FROM batch_items WHERE batch_id = a.batch_id) AS total
-         FROM a",
-    )
-    .bind(assignment_id)
-    .bind(Uuid::new_v4())
-    .bind(sub.item_id)
-    .bind(&answer)
-    .bind(sub.time_on_task_ms)
-    .bind(ctx.lease_minutes)
-    .fetch_one(pool)
+    .bind(keys.iter().map(|k| k.assignment_id).collect::<Vec<_>>())
+    .bind(keys.iter().map(|k| k.annotator_id).collect::<Vec<_>>())
+    .bind(keys.iter().map(|k| k.item_id).collect::<Vec<_>>())
+    .fetch_all(pool)
     .await?;
-    match (written.inserted, written.state) {
-        (Some(response), _) => {
-            metrics::counter!("atelier_responses_stored_total").increment(1);
-            let progress = AssignmentProgress { answered: written.answered_before + 1, total: written.total };
-            Ok((response.0, Outcome::Created, progress))
-        }
-        (None, AssignmentState::Expired) => {
-            Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"))
-        }
-        // Answered before (a retry or a change), or submitted meanwhile: the
-        // full path decides, with the same rules.
-        (None, _) => {
-            let (response, outcome) = responses::submit(pool, kinds, &ctx.assignment, sub).await?;
-            let progress = super::progress::of_assignment(pool, assignment_id, ctx.assignment.batch_id).await?;
-            Ok((response, outcome, progress))
+    Ok(in_input_order(keys.len(), rows.into_iter().map(|r| (r.n, r))))
+}
+
+/// Inserts the answers whose assignments are active, in one statement; what
+/// happened to each, in input order (`None`: the assignment is gone).
+async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>> {
+    let rows = sqlx::query_as::<_, WrittenRow>(
+        "WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::jsonb[], $5::int[], $6::int[])
+                 WITH ORDINALITY AS t(assignment_id, response_id, item_id, answer, time_ms, lease_minutes, n)),
+              a AS (SELECT s.id, s.state, s.campaign_id, s.annotator_id, s.batch_id, s.leased_until
+                    FROM assignments s WHERE s.id IN (SELECT assignment_id FROM input) ORDER BY s.id FOR UPDATE),
+              ins AS (INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)
+                      SELECT i.response_id, a.id, a.campaign_id, i.item_id, a.annotator_id, i.answer, i.time_ms
+                      FROM input i JOIN a ON a.id = i.assignment_id WHERE a.state = 'active' ORDER BY i.n
+                      ON CONFLICT (assignment_id, item_id) DO NOTHING
+                      RETURNING id, created_at),
+              lease AS (UPDATE assignments s SET leased_until = now() + make_interval(mins => i.lease_minutes)
+                        FROM a JOIN input i ON i.assignment_id = a.id
+                        WHERE s.id = a.id AND a.state = 'active'
+                          AND a.leased_until < now() + make_interval(mins => i.lease_minutes) / 2
+                        RETURNING 1)
+         SELECT i.n, a.state, a.annotator_id, ins.id IS NOT NULL AS inserted, ins.created_at,
+                (SELECT count(*) FROM responses r WHERE r.assignment_id = a.id) AS answered_before,
+                (SELECT count(*) FROM batch_items b WHERE b.batch_id = a.batch_id) AS total
+         FROM input i JOIN a ON a.id = i.assignment_id LEFT JOIN ins ON ins.id = i.response_id",
+    )
+    .bind(writes.iter().map(|w| w.assignment_id).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| w.response_id).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| w.item_id).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| &w.answer).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| w.time_on_task_ms).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| w.lease_minutes).collect::<Vec<_>>())
+    .fetch_all(pool)
+    .await?;
+    let mut rows = in_input_order(writes.len(), rows.into_iter().map(|r| (r.n, r)));
+    // The counts were taken before the statement's own inserts: an
+    // assignment's k-th answer stored here is its (before + k)-th.
+    let mut stored_here: HashMap<Uuid, i64> = HashMap::new();
+    Ok(writes
+        .into_iter()
+        .zip(rows.iter_mut())
+        .map(|(w, row)| {
+            let row = row.take()?;
+            let inserted = row.inserted.then(|| {
+                let now = row.created_at.unwrap_or_else(Utc::now);
+                Response {
+                    id: w.response_id,
+                    assignment_id: w.assignment_id,
+                    item_id: w.item_id,
+                    annotator_id: row.annotator_id,
+                    answer: w.answer,
+                    time_on_task_ms: w.time_on_task_ms,
+                    created_at: now,
+                    updated_at: now,
+                    excluded_reason: None,
+                }
+            });
+            let here = stored_here.entry(w.assignment_id).or_default();
+            if inserted.is_some() {
+                *here += 1;
+            }
+            Some(Written { state: row.state, answered: row.answered_before + *here, total: row.total, inserted })
+        })
+        .collect())
+}
+
+/// Rows numbered 1..=n by `WITH ORDINALITY`, as a vector in input order.
+fn in_input_order<T>(n: usize, rows: impl Iterator<Item = (i64, T)>) -> Vec<Option<T>> {
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    for (i, row) in rows {
+        if let Some(slot) = usize::try_from(i - 1).ok().and_then(|i| out.get_mut(i)) {
+            *slot = Some(row);
         }
     }
+    out
 }

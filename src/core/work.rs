@@ -6,6 +6,7 @@ use super::assignments::{self, Assignment};
 use super::campaigns::{self, Campaign};
 use super::kind::PublicItem;
 use super::progress::{self, AssignmentProgress};
+use super::record::Recorder;
 use super::responses::{self, Outcome, Response, Submission};
 use super::{Error, Registry, Result};
 use serde_json::Value;
@@ -112,13 +113,13 @@ pub async fn view_in(
 
 /// Stores an answer in the annotator's own assignment.
 pub async fn respond(
-    pool: &PgPool,
+    recorder: &Recorder,
     kinds: &Registry,
     assignment_id: Uuid,
     annotator_id: Uuid,
     sub: &Submission,
 ) -> Result<Submitted> {
-    let (response, outcome, progress) = super::record::record(pool, kinds, assignment_id, annotator_id, sub).await?;
+    let (response, outcome, progress) = recorder.record(kinds, assignment_id, annotator_id, sub).await?;
     Ok(Submitted { response, outcome, progress })
 }
 
@@ -139,17 +140,18 @@ pub struct FormAnswer {
 /// Stores an answer posted by the task page: the kind turns the form's
 /// fields into its answer, which is then validated as an API answer is.
 pub async fn respond_with_form(
-    pool: &PgPool,
+    recorder: &Recorder,
     kinds: &Registry,
     assignment_id: Uuid,
     annotator_id: Uuid,
     form: FormAnswer,
 ) -> Result<Submitted> {
+    let pool = recorder.pool();
     let assignment = assignments::get_own(pool, assignment_id, annotator_id).await?;
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
     let answer = kinds.of(&campaign)?.answer_from_form(&form.fields);
     let sub = Submission { item_id: form.item_id, answer, time_on_task_ms: form.time_on_task_ms, change: form.change };
-    respond(pool, kinds, assignment_id, annotator_id, &sub).await
+    respond(recorder, kinds, assignment_id, annotator_id, &sub).await
 }
 
 /// Submits the annotator's assignment (every item answered).

@@ -12,6 +12,7 @@ pub mod flash;
 pub mod kind_routes;
 pub mod metrics;
 pub mod pages;
+pub mod session_store;
 pub mod user_cache;
 
 use crate::auth::rate_limit::LoginLimiter;
@@ -29,7 +30,6 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
-use tower_sessions_sqlx_store::PostgresStore;
 
 /// Largest request body accepted, except on the import routes.
 pub const MAX_BODY: usize = 8 * 1024 * 1024;
@@ -92,19 +92,26 @@ pub struct AppState {
     pub kinds: crate::core::Registry,
     /// Recently looked-up accounts (a few seconds).
     pub users: user_cache::UserCache,
+    /// Stores answers, gathering concurrent ones into shared statements.
+    pub recorder: Arc<crate::core::record::Recorder>,
+    /// A pool for single statements only (see [`crate::db::statement_pool`]).
+    pub statements: PgPool,
 }
 
 impl AppState {
     /// State for a pool, settings and the build's kinds, with a fresh
     /// limiter and task tracker.
     pub fn new(pool: PgPool, config: HttpConfig, kinds: crate::core::Registry) -> Self {
+        let statements = crate::db::statement_pool(&pool);
         Self {
-            pool,
             limiter: LoginLimiter,
             config: Arc::new(config),
             tasks: tokio_util::task::TaskTracker::new(),
             kinds,
             users: Default::default(),
+            recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone())),
+            statements,
+            pool,
         }
     }
 }
@@ -121,7 +128,7 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
         kind_api = kind_api.merge(routes.api).merge(routes.imports.layer(DefaultBodyLimit::max(import_limit())));
     }
     let (api, openapi) = api::router().merge(kind_api).split_for_parts();
-    let session_store = PostgresStore::new(state.pool.clone());
+    let session_store = session_store::SessionStoreWithBatchedLoads::new(state.pool.clone(), state.statements.clone());
     let sessions = SessionManagerLayer::new(session_store)
         .with_name("atelier_session")
         .with_http_only(true)

@@ -461,3 +461,84 @@ async fn items_imported_after_batching_are_batched_and_asked() {
     assert!(seen.contains(&"/img/t/50.png".to_owned()) && seen.contains(&"/img/t/51.png".to_owned()), "{seen:?}");
     assert_eq!(seen.iter().filter(|t| t.contains("/1000.")).count(), 2, "the sanity task is in both questionnaires");
 }
+
+/// Concurrent answers share statements (group commit): each is acknowledged
+/// with its own response, a vote sent twice at once is stored once, a wrong
+/// answer in the same burst is refused alone, and the counts add up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_burst_of_answers_sharing_statements_stores_each_exactly_once() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        120,
+        1,
+        json!({"tasks_per_questionnaire": 6, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1}),
+    )
+    .await;
+    let mut sends = Vec::new();
+    for n in 0..20 {
+        let w = join(&app, &invitation, &format!("burst-{n}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+        let items: Vec<Value> = view["items"].as_array().expect("items").iter().map(|i| i["id"].clone()).collect();
+        let w = std::sync::Arc::new(w);
+        // Every item at once, the first one twice, and a rating out of range.
+        let mut votes: Vec<(Value, i64)> = items.iter().map(|i| (i.clone(), 2)).collect();
+        votes.push((items[0].clone(), 2));
+        votes.push((items[1].clone(), 7));
+        for (item, rating) in votes {
+            let (w, url, assignment) = (w.clone(), app.url.clone(), assignment.clone());
+            sends.push(tokio::spawn(async move {
+                let r = w
+                    .client
+                    .post(format!("{url}/api/v1/work/assignments/{assignment}/responses"))
+                    .header("x-csrf-token", &w.csrf)
+                    .json(&json!({"item_id": item, "answer": {"rating": rating}}))
+                    .send()
+                    .await
+                    .expect("respond");
+                let status = r.status();
+                (rating, status, r.json::<Value>().await.expect("json"))
+            }));
+        }
+    }
+    let (mut created, mut unchanged, mut refused) = (0, 0, 0);
+    let mut ids = std::collections::HashSet::new();
+    for send in sends {
+        let (rating, status, body) = send.await.expect("task");
+        if rating == 7 {
+            assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+            assert!(body["error"]["code"].is_string(), "{body}");
+            refused += 1;
+            continue;
+        }
+        assert_eq!(status, StatusCode::OK, "{body}");
+        ids.insert(body["response"]["id"].as_str().expect("id").to_owned());
+        assert_eq!(body["response"]["answer"], json!({"rating": 2}));
+        assert!(body["progress"]["answered"].as_i64().expect("answered") >= 1);
+        assert_eq!(body["progress"]["total"], 6, "six tasks, the sanity task among them");
+        match body["outcome"].as_str() {
+            Some("created") => created += 1,
+            Some("unchanged") => unchanged += 1,
+            other => panic!("unexpected outcome {other:?}: {body}"),
+        }
+    }
+    assert_eq!((created, unchanged, refused), (20 * 6, 20, 20));
+    assert_eq!(ids.len(), 20 * 6, "a vote sent twice is the same response");
+    assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 20 * 6);
+    assert_eq!(
+        count(&app, "SELECT count(*) FROM responses WHERE answer <> '{\"rating\": 2}'::jsonb").await,
+        0,
+        "the refused answer changed nothing"
+    );
+    // Each questionnaire is complete: every worker can submit it.
+    let done = count(
+        &app,
+        "SELECT count(*) FROM (SELECT a.id FROM assignments a JOIN responses r ON r.assignment_id = a.id
+         GROUP BY a.id HAVING count(*) = 6) x",
+    )
+    .await;
+    assert_eq!(done, 20);
+}

@@ -61,7 +61,8 @@ async fn next_for(
     let background: Vec<(String, String)> =
         request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
     match work::start(&s.pool, &s.kinds, &campaign, user.id, &background).await? {
-        Some(a) => Ok(Some(work::view_in(&s.pool, s.kinds.of(&campaign)?, a).await?)),
+        // Building the view is reads only: the single-statement pool.
+        Some(a) => Ok(Some(work::view_in(&s.statements, s.kinds.of(&campaign)?, a).await?)),
         None => Ok(None),
     }
 }
@@ -87,7 +88,7 @@ pub async fn work_view(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    Ok(axum::Json(work::view(&s.pool, &s.kinds, assignments::get_own(&s.pool, id, user.id).await?).await?))
+    Ok(axum::Json(work::view(&s.statements, &s.kinds, assignments::get_own(&s.statements, id, user.id).await?).await?))
 }
 
 /// Answer an item; a retry with the same answer is harmless.
@@ -99,7 +100,7 @@ pub async fn work_respond(
     Path(id): Path<Uuid>,
     Json(sub): Json<Submission>,
 ) -> AppResult<axum::Json<Submitted>> {
-    Ok(axum::Json(work::respond(&s.pool, &s.kinds, id, user.id, &sub).await?))
+    Ok(axum::Json(work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await?))
 }
 
 /// Submit the assignment (every item answered).
@@ -140,7 +141,7 @@ pub async fn expert_view(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    Ok(axum::Json(work::view(&s.pool, &s.kinds, assignments::get_own(&s.pool, id, user.id).await?).await?))
+    Ok(axum::Json(work::view(&s.statements, &s.kinds, assignments::get_own(&s.statements, id, user.id).await?).await?))
 }
 
 /// Answer an item as an expert.
@@ -152,7 +153,7 @@ pub async fn expert_respond(
     Path(id): Path<Uuid>,
     Json(sub): Json<Submission>,
 ) -> AppResult<axum::Json<Submitted>> {
-    Ok(axum::Json(work::respond(&s.pool, &s.kinds, id, user.id, &sub).await?))
+    Ok(axum::Json(work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await?))
 }
 
 /// Submit the expert's assignment.

@@ -287,7 +287,7 @@ async fn answer(
     let change = field(&fields, "change") == Some("1");
     let fields = fields.into_iter().filter(|(k, _)| !BOOKKEEPING.contains(&k.as_str())).collect();
     let form = work::FormAnswer { item_id, fields, time_on_task_ms: elapsed, change };
-    work::respond_with_form(&s.pool, &s.kinds, id, user.id, form).await?;
+    work::respond_with_form(&s.recorder, &s.kinds, id, user.id, form).await?;
     Ok(Redirect::to(&format!("/work/a/{id}")).into_response())
 }
 

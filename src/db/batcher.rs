@@ -1,0 +1,141 @@
+//! Group commit for hot statements: requests that arrive while the database
+//! is busy are gathered into one statement over arrays, so a burst of votes
+//! costs PostgreSQL a handful of statements instead of one each. Nothing waits
+//! for company: a lone request goes at once, and batches only grow while
+//! earlier ones are in flight. A caller is answered only after its batch's
+//! statement has returned, so an acknowledged write is committed.
+
+use futures_util::future::BoxFuture;
+use std::sync::{Arc, OnceLock};
+use tokio::sync::{mpsc, oneshot, Semaphore};
+
+/// Runs one batch: the inputs in arrival order, their outputs in the same
+/// order, or `None` when the batch failed as a whole.
+pub type RunBatch<I, O> = Arc<dyn Fn(Vec<I>) -> BoxFuture<'static, Option<Vec<O>>> + Send + Sync>;
+
+type Job<I, O> = (I, oneshot::Sender<Option<O>>);
+
+/// A batching front for one statement. Its worker task starts with the first
+/// request, on that request's runtime, and ends when the batcher is dropped.
+pub struct Batcher<I, O> {
+    run: RunBatch<I, O>,
+    max_batch: usize,
+    in_flight: usize,
+    sender: OnceLock<mpsc::UnboundedSender<Job<I, O>>>,
+}
+
+impl<I: Send + 'static, O: Send + 'static> Batcher<I, O> {
+    /// A batcher taking at most `max_batch` requests per statement, with at
+    /// most `in_flight` statements running at once.
+    pub fn new(max_batch: usize, in_flight: usize, run: RunBatch<I, O>) -> Self {
+        Self { run, max_batch: max_batch.max(1), in_flight: in_flight.max(1), sender: OnceLock::new() }
+    }
+
+    /// This request's output once its batch has run; `None` when the batch
+    /// failed (or the service is stopping): the caller then does the work
+    /// alone, on its own path, which reports the real error.
+    pub async fn call(&self, input: I) -> Option<O> {
+        let (reply, answer) = oneshot::channel();
+        self.sender().send((input, reply)).ok()?;
+        answer.await.ok().flatten()
+    }
+
+    fn sender(&self) -> &mpsc::UnboundedSender<Job<I, O>> {
+        self.sender.get_or_init(|| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(serve(rx, self.run.clone(), self.max_batch, Arc::new(Semaphore::new(self.in_flight))));
+            tx
+        })
+    }
+}
+
+async fn serve<I: Send + 'static, O: Send + 'static>(
+    mut rx: mpsc::UnboundedReceiver<Job<I, O>>,
+    run: RunBatch<I, O>,
+    max_batch: usize,
+    slots: Arc<Semaphore>,
+) {
+    while let Some(first) = rx.recv().await {
+        // Wait for a free slot before gathering: requests arriving meanwhile
+        // join this batch instead of queueing behind it.
+        let Ok(slot) = slots.clone().acquire_owned().await else { return };
+        let mut jobs = vec![first];
+        while jobs.len() < max_batch {
+            match rx.try_recv() {
+                Ok(job) => jobs.push(job),
+                Err(_) => break,
+            }
+        }
+        let run = run.clone();
+        tokio::spawn(async move {
+            let (inputs, replies): (Vec<I>, Vec<_>) = jobs.into_iter().unzip();
+            let expected = inputs.len();
+            match run(inputs).await {
+                Some(outputs) if outputs.len() == expected => {
+                    for (reply, output) in replies.into_iter().zip(outputs) {
+                        let _ = reply.send(Some(output));
+                    }
+                }
+                _ => {
+                    for reply in replies {
+                        let _ = reply.send(None);
+                    }
+                }
+            }
+            drop(slot);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn doubling(batches: Arc<AtomicUsize>, largest: Arc<AtomicUsize>) -> RunBatch<u32, u32> {
+        Arc::new(move |inputs: Vec<u32>| {
+            let (batches, largest) = (batches.clone(), largest.clone());
+            Box::pin(async move {
+                batches.fetch_add(1, Ordering::SeqCst);
+                largest.fetch_max(inputs.len(), Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                Some(inputs.into_iter().map(|i| i * 2).collect())
+            })
+        })
+    }
+
+    #[tokio::test]
+    async fn concurrent_requests_share_statements_and_each_gets_its_own_answer() {
+        let (batches, largest) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let batcher = Arc::new(Batcher::new(64, 1, doubling(batches.clone(), largest.clone())));
+        let calls: Vec<_> = (0..100u32)
+            .map(|i| {
+                let b = batcher.clone();
+                tokio::spawn(async move { (i, b.call(i).await) })
+            })
+            .collect();
+        for call in calls {
+            let (i, out) = call.await.expect("task");
+            assert_eq!(out, Some(i * 2));
+        }
+        let n = batches.load(Ordering::SeqCst);
+        assert!(n < 100, "{n} statements for 100 requests");
+        assert!(largest.load(Ordering::SeqCst) <= 64);
+    }
+
+    #[tokio::test]
+    async fn a_lone_request_goes_at_once_and_a_failed_batch_answers_none() {
+        let batcher: Batcher<u32, u32> = Batcher::new(
+            8,
+            2,
+            Arc::new(|inputs: Vec<u32>| {
+                Box::pin(async move { (inputs[0] != 7).then(|| inputs.clone()) }) as BoxFuture<'static, _>
+            }),
+        );
+        assert_eq!(batcher.call(3).await, Some(3));
+        assert_eq!(batcher.call(7).await, None);
+        let short: Batcher<u32, u32> =
+            Batcher::new(8, 1, Arc::new(|_inputs: Vec<u32>| Box::pin(async { Some(vec![]) }) as BoxFuture<'static, _>));
+        assert_eq!(short.call(1).await, None, "a batch answering too few outputs fails as a whole");
+    }
+}
