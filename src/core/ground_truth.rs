@@ -87,7 +87,8 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
 }
 
 /// Every response of the campaign, excluded ones with their reason, one row
-/// per annotator and item.
+/// per annotator and item, built in memory from a snapshot: the reference the
+/// streamed export ([`super::responses_export`]) is checked against.
 pub async fn raw_responses(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
     let snapshot = super::releases::Snapshot::load(pool, campaign_id, false).await?;
     Ok(responses_table(&snapshot))

@@ -20,6 +20,7 @@ pub mod record;
 pub mod registry;
 pub mod releases;
 pub mod responses;
+pub mod responses_export;
 pub mod settings;
 pub mod states;
 pub mod work;

@@ -156,3 +156,40 @@ async fn admins_upload_images_that_are_checked_and_served_with_caching_headers()
         .expect("upload");
     assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
 }
+
+/// `responses.csv` is written out as the rows come (several chunks here) and
+/// is byte for byte the table the release path builds in memory.
+#[tokio::test]
+async fn the_streamed_responses_export_equals_the_in_memory_table() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        300,
+        2,
+        json!({"tasks_per_questionnaire": 31, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    for n in 0..30 {
+        // A worker id a spreadsheet would run as a formula.
+        let w = join(&app, &invitation, &format!("=cmd-{n}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish(&app, &view, (n % 3 + 1) as u8).await;
+    }
+    let resp = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/responses.csv")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("csv");
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.headers().get("content-length").is_none(), "streamed, not built whole");
+    let streamed = resp.text().await.expect("text");
+    assert!(streamed.len() > 2 * 64 * 1024, "several chunks: {} bytes", streamed.len());
+    assert_eq!(streamed.lines().count(), 1 + 30 * 31);
+    assert!(streamed.contains(",'=cmd-3,") && !streamed.contains(",=cmd-3,"), "formulas neutralised");
+    let id = campaign.parse().expect("uuid");
+    let table = atelier::core::ground_truth::raw_responses(&app.pool, id).await.expect("table");
+    assert_eq!(streamed, atelier::core::ground_truth::to_csv(&table).expect("csv"));
+}

@@ -361,8 +361,8 @@ pub async fn responses_csv(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     campaigns::get(&s.pool, id).await?;
-    let table = crate::core::ground_truth::raw_responses(&s.pool, id).await?;
-    super::csv_response(&table, &format!("responses-{id}.csv"))
+    let chunks = crate::core::responses_export::csv_chunks(&s.pool, id).await?;
+    Ok(super::streamed_attachment("text/csv; charset=utf-8", &format!("responses-{id}.csv"), chunks))
 }
 
 /// Upload an image (PNG, JPEG, GIF or WebP; at most 5 MB) as the raw request

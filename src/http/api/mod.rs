@@ -55,6 +55,29 @@ pub fn attachment(content_type: &str, name: &str, body: String) -> axum::respons
         .into_response()
 }
 
+/// A download written out as its producer sends chunks (an error ends the
+/// body early, so a broken file never looks complete).
+pub fn streamed_attachment<C, E>(
+    content_type: &str,
+    name: &str,
+    chunks: tokio::sync::mpsc::Receiver<Result<C, E>>,
+) -> axum::response::Response
+where
+    C: Into<axum::body::Bytes> + Send + 'static,
+    E: Into<axum::BoxError> + Send + 'static,
+{
+    use axum::response::IntoResponse;
+    let stream = futures_util::stream::unfold(chunks, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) });
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, content_type.to_owned()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
+        ],
+        axum::body::Body::from_stream(stream),
+    )
+        .into_response()
+}
+
 /// A table downloaded as CSV (spreadsheet formulas neutralised).
 pub fn csv_response(
     table: &crate::core::kind::Table,

@@ -12,24 +12,27 @@ use sqlx::PgPool;
 use std::collections::HashMap;
 use uuid::Uuid;
 
+/// A chunk of the COCO file, or the error that ended it early.
+pub type Chunk = std::result::Result<String, std::io::Error>;
+
 /// The COCO export as chunks of text, produced on a task as the database
 /// delivers the masks (memory holds the accepted attributes, not the file).
 pub async fn coco_chunks(
     pool: &PgPool,
     kinds: &Registry,
     campaign_id: Uuid,
-) -> Result<tokio::sync::mpsc::Receiver<String>> {
+) -> Result<tokio::sync::mpsc::Receiver<Chunk>> {
     let gt = FpResult::from_value(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let accepted: HashMap<u64, Vec<u32>> =
         gt.annotations.into_iter().map(|a| (a.annotation_id, a.attribute_ids)).collect();
     let ontology = super::store::ontology(pool, campaign_id).await?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<String>(16);
+    let (tx, rx) = tokio::sync::mpsc::channel::<Chunk>(16);
     let pool = pool.clone();
     tokio::spawn(async move {
         if let Err(e) = write(&pool, campaign_id, &accepted, ontology, &tx).await {
-            // The body is already under way: end it visibly broken rather than valid-looking.
+            // The body is already under way: end it broken rather than valid-looking.
             tracing::error!(error = %e, "COCO export failed");
-            let _ = tx.send("\n/* export failed */".into()).await;
+            let _ = tx.send(Err(std::io::Error::other(e.to_string()))).await;
         }
     });
     Ok(rx)
@@ -40,10 +43,10 @@ async fn write(
     campaign_id: Uuid,
     accepted: &HashMap<u64, Vec<u32>>,
     ontology: Option<super::ontology::Ontology>,
-    tx: &tokio::sync::mpsc::Sender<String>,
+    tx: &tokio::sync::mpsc::Sender<Chunk>,
 ) -> Result<()> {
     let send =
-        |s: String| async move { tx.send(s).await.map_err(|_| crate::core::Error::Internal("client left".into())) };
+        |s: String| async move { tx.send(Ok(s)).await.map_err(|_| crate::core::Error::Internal("client left".into())) };
     let ontology = match ontology {
         Some(o) => o,
         None => ontology_from_items(pool, campaign_id).await?,

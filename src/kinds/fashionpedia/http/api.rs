@@ -86,20 +86,9 @@ pub async fn export_coco(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
-    use axum::response::IntoResponse;
     fp_campaign(&s, id).await?;
-    let rx = export::coco_chunks(&s.pool, &s.kinds, id).await?;
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
-    });
-    Ok((
-        [
-            (axum::http::header::CONTENT_TYPE, "application/json"),
-            (axum::http::header::CONTENT_DISPOSITION, "attachment; filename=\"fashionpedia_attributes.json\""),
-        ],
-        axum::body::Body::from_stream(stream),
-    )
-        .into_response())
+    let chunks = export::coco_chunks(&s.pool, &s.kinds, id).await?;
+    Ok(crate::http::api::streamed_attachment("application/json", "fashionpedia_attributes.json", chunks))
 }
 
 /// The statistics: Table 5's "not sure" / "not on the list" shares per
