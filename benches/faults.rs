@@ -12,14 +12,14 @@
 
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_atelier");
-const ADMIN: &str = "fault-harness";
+#[path = "support/service.rs"]
+mod service;
+use service::{admin, signal, Harness};
+
 /// Enough work that the clients never run out (about 3,000 questionnaires).
 const ITEMS: usize = 150_000;
 
@@ -36,84 +36,6 @@ struct Tally {
 
 /// Acknowledged votes: (assignment, item) → (response id, rating).
 type Acknowledged = Arc<Mutex<HashMap<(String, String), (String, i64)>>>;
-
-struct Harness {
-    data_dir: PathBuf,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Harness {
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-
-    fn cli(&self, args: &[&str], stdin: Option<&str>) -> String {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .arg("--data-dir")
-            .arg(&self.data_dir)
-            .env_remove("DATABASE_URL")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("atelier runs");
-        if let Some(text) = stdin {
-            use std::io::Write;
-            child.stdin.take().expect("stdin").write_all(text.as_bytes()).expect("stdin");
-        }
-        let out = child.wait_with_output().expect("atelier ends");
-        assert!(out.status.success(), "atelier {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn serve(&self) -> Child {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(&self.log).expect("log");
-        Command::new(BIN)
-            .args(["serve", "--bind", &format!("127.0.0.1:{}", self.port), "--data-dir"])
-            .arg(&self.data_dir)
-            .env_remove("DATABASE_URL")
-            .env("RUST_LOG", "warn")
-            .stdout(log.try_clone().expect("log"))
-            .stderr(log)
-            .spawn()
-            .expect("atelier serve")
-    }
-
-    /// Seconds until `/readyz` answers 200.
-    async fn ready(&self, client: &reqwest::Client) -> f64 {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(120) {
-            if client.get(self.url("/readyz")).send().await.is_ok_and(|r| r.status().is_success()) {
-                return start.elapsed().as_secs_f64();
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("the service did not become ready in 120 s (log: {})", self.log.display());
-    }
-
-    fn postmaster_pid(&self) -> i32 {
-        let text = std::fs::read_to_string(self.data_dir.join("postgres/postmaster.pid")).expect("postmaster.pid");
-        text.lines().next().and_then(|l| l.trim().parse().ok()).expect("pid")
-    }
-}
-
-fn signal(pid: i32, signal: nix::sys::signal::Signal) {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal).expect("signal");
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port()
-}
-
-async fn admin(client: &reqwest::Client, h: &Harness, token: &str, path: &str, body: Value) -> Value {
-    let r = client.post(h.url(path)).bearer_auth(token).json(&body).send().await.expect("admin request");
-    let status = r.status();
-    let body: Value = r.json().await.unwrap_or(Value::Null);
-    assert!(status.is_success(), "{path}: {status} {body}");
-    body
-}
 
 /// One worker's session, joined and holding a questionnaire; retried until
 /// the service answers (it may be down at any moment), or `None` once the
@@ -247,13 +169,9 @@ async fn main() {
         Duration::from_secs(std::env::var("FAULT_PHASE_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(8));
     let clients: usize = std::env::var("FAULT_CLIENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(32);
     let dir = tempfile::tempdir().expect("tempdir");
-    let h =
-        Arc::new(Harness { data_dir: dir.path().join("data"), port: free_port(), log: dir.path().join("service.log") });
-    h.cli(&["user", "add", "--role", "admin", "--name", ADMIN, "--password-stdin"], Some("fault-harness-password\n"));
-    let token = h.cli(&["token", "create", "--user", ADMIN], None).trim().to_owned();
-    let mut service = h.serve();
     let http = reqwest::Client::new();
-    h.ready(&http).await;
+    let (h, token, mut service) = service::start(dir.path(), &http).await;
+    let h = Arc::new(h);
 
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
     let campaign = admin(
@@ -352,6 +270,9 @@ async fn main() {
         tally.server_errors.load(Ordering::Relaxed),
         tally.unavailable_without_retry_after.load(Ordering::Relaxed),
     );
+
+    let (rss, peak) = service::rss_mb(service.id());
+    println!("RESULT service_rss_mb now={rss:.0} peak_since_restart={peak:.0}");
 
     // The service stops the PostgreSQL it adopted.
     signal(service.id() as i32, nix::sys::signal::Signal::SIGTERM);

@@ -37,6 +37,8 @@ ratings=$(($(wc -l <"$csv") - 1))
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
 ms() { printf '%.1f ms' "$(echo "$1 * 1000" | bc -l)"; }
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
+# The sections written by hand or by the other harnesses are kept as they are.
+others=$(awk '/^## / && !/^## (Alpha per questionnaire|Command line, long format)/ {keep = 1} keep' BENCHMARKS.md 2>/dev/null || true)
 cat >BENCHMARKS.md <<MD
 # Benchmarks
 
@@ -67,4 +69,5 @@ and calls \`krippendorff.alpha\` with value counts (\`scripts/bench_reference.py
 
 Target: at least 5x.
 MD
+if [ -n "$others" ]; then printf '\n%s\n' "$others" >>BENCHMARKS.md; fi
 cat BENCHMARKS.md

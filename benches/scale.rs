@@ -1,0 +1,218 @@
+//! Scale run at VTON-QBench size: the release service on its embedded
+//! PostgreSQL imports 62,688 try-on triplets in one upload, crowd workers
+//! rate them in questionnaires of 50 (five sanity tasks) until every
+//! questionnaire has its annotators, and then the admin's views and exports
+//! are timed with the service's resident memory (current and peak).
+//!
+//! Run with `cargo bench --bench scale` (about five minutes on two cores;
+//! `SCALE` shrinks it, e.g. `SCALE=0.1`; `SCALE_ANNOTATORS` sets the
+//! annotators per questionnaire, 7 by default as in the release).
+
+#[path = "support/service.rs"]
+mod service;
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use service::{admin, reset_peak, rss_mb, Harness};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const RELEASE_IMAGES: f64 = 62_688.0;
+const SANITY_ITEMS: usize = 40;
+const CLIENTS: usize = 32;
+
+/// What a careful rater answers for image `n` (sanity tasks expect the same):
+/// the harness needs agreement, or every questionnaire would be dropped.
+fn rating_of(n: usize) -> u8 {
+    (n % 3 + 1) as u8
+}
+
+fn triplets_csv(images: usize) -> String {
+    let mut csv = String::from("id,garment,person,tryon,reference,model,category,dataset,expected\n");
+    let row = |csv: &mut String, id: String, n: usize, expected: String| {
+        csv.push_str(&format!(
+            "{id},/release/garment/{n:06}.jpg,/release/person/{n:06}.jpg,/release/tryon/m{}/{n:06}.jpg,/release/reference/{n:06}.jpg,model-{},{},vitonhd,{expected}\n",
+            n % 9,
+            n % 9,
+            ["upper_body", "lower_body", "dresses"][n % 3],
+        ));
+    };
+    for n in 0..images {
+        row(&mut csv, format!("img-{n}"), n, String::new());
+    }
+    for s in 0..SANITY_ITEMS {
+        let n = images + s;
+        row(&mut csv, format!("sanity-{s}"), n, rating_of(n).to_string());
+    }
+    csv
+}
+
+/// The image number in a try-on path (`.../000123.jpg`).
+fn number_in(payload: &Value) -> usize {
+    payload["tryon"]
+        .as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .and_then(|f| f.trim_end_matches(".jpg").parse().ok())
+        .unwrap_or(0)
+}
+
+/// One worker: joins, rates their questionnaire, submits it. `false` when no
+/// questionnaire was left.
+async fn one_worker(h: &Harness, invitation: &str, campaign: &str, n: u64, votes: &AtomicU64) -> bool {
+    let Ok(client) = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build()
+    else {
+        return false;
+    };
+    let Ok(_) = client.get(h.url(&format!("/join/{invitation}?worker_id=scale-{n}"))).send().await else {
+        return false;
+    };
+    let Some(me) = client.get(h.url("/api/v1/me")).send().await.ok() else { return false };
+    let Some(csrf) = me.json::<Value>().await.ok().and_then(|m| Some(m["csrf_token"].as_str()?.to_owned())) else {
+        return false;
+    };
+    let post = |path: String, body: Value| client.post(h.url(&path)).header("x-csrf-token", &csrf).json(&body).send();
+    let Some(view) = post(format!("/api/v1/work/campaigns/{campaign}/assignment"), json!({})).await.ok() else {
+        return false;
+    };
+    let Ok(view) = view.json::<Value>().await else { return false };
+    let Some(assignment) = view["assignment"]["id"].as_str() else { return false };
+    for (i, item) in view["items"].as_array().into_iter().flatten().enumerate() {
+        // One rater in ten slips on one image in ten.
+        let careful = rating_of(number_in(&item["payload"]));
+        let rating = if n % 10 == 0 && i % 10 == 0 { careful % 3 + 1 } else { careful };
+        let body = json!({"item_id": item["id"], "answer": {"rating": rating}});
+        if post(format!("/api/v1/work/assignments/{assignment}/responses"), body).await.is_ok() {
+            votes.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let _ = post(format!("/api/v1/work/assignments/{assignment}/complete"), json!({})).await;
+    true
+}
+
+/// Times one GET (status checked); seconds and bytes.
+async fn timed_get(client: &reqwest::Client, url: &str, token: Option<&str>) -> (f64, usize) {
+    let start = Instant::now();
+    let mut request = client.get(url);
+    if let Some(t) = token {
+        request = request.bearer_auth(t);
+    }
+    let r = request.send().await.expect("request");
+    assert!(r.status().is_success(), "{url}: {}", r.status());
+    let bytes = r.bytes().await.expect("body").len();
+    (start.elapsed().as_secs_f64(), bytes)
+}
+
+fn report(what: &str, seconds: f64, detail: &str, pid: u32) {
+    let (now, peak) = rss_mb(pid);
+    println!("RESULT {what}: {seconds:.3} s{detail}; service RSS {now:.0} MB now, peak {peak:.0} MB");
+}
+
+#[tokio::main]
+async fn main() {
+    let scale: f64 = std::env::var("SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let annotators: u64 = std::env::var("SCALE_ANNOTATORS").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let images = (RELEASE_IMAGES * scale).round() as usize;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let http = reqwest::Client::new();
+    let (h, token, process) = service::start(dir.path(), &http).await;
+    let h = Arc::new(h);
+    let pid = process.id();
+    println!("scale run: {images} images, {annotators} annotators per questionnaire, service log {}", h.log.display());
+
+    let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 5,
+                        "annotators_per_questionnaire": annotators, "background": []});
+    let campaign =
+        admin(&http, &h, &token, "/api/v1/admin/campaigns", json!({"kind": "vton", "name": "scale", "config": config}))
+            .await;
+    let campaign = campaign["id"].as_str().expect("id").to_owned();
+    let csv = triplets_csv(images);
+    reset_peak(pid);
+    let start = Instant::now();
+    let r = http
+        .post(h.url(&format!("/api/v1/admin/campaigns/{campaign}/vton/triplets")))
+        .bearer_auth(&token)
+        .header("content-type", "text/csv")
+        .body(csv.clone())
+        .send()
+        .await
+        .expect("import");
+    assert!(r.status().is_success(), "import: {} {}", r.status(), r.text().await.unwrap_or_default());
+    report(
+        "import (one upload)",
+        start.elapsed().as_secs_f64(),
+        &format!(", {:.1} MB CSV", csv.len() as f64 / 1e6),
+        pid,
+    );
+    let start = Instant::now();
+    admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{campaign}/batches"), json!({"seed": 1})).await;
+    admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{campaign}/state"), json!({"state": "open"})).await;
+    report("batches formed", start.elapsed().as_secs_f64(), "", pid);
+    let invitation =
+        admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{campaign}/invitations"), Value::Null).await;
+    let invitation = invitation["token"].as_str().expect("token").to_owned();
+
+    reset_peak(pid);
+    let start = Instant::now();
+    let votes = Arc::new(AtomicU64::new(0));
+    let next = Arc::new(AtomicU64::new(0));
+    let mut clients = tokio::task::JoinSet::new();
+    for _ in 0..CLIENTS {
+        let (h, invitation, campaign, votes, next) =
+            (h.clone(), invitation.clone(), campaign.clone(), votes.clone(), next.clone());
+        clients.spawn(async move {
+            while one_worker(&h, &invitation, &campaign, next.fetch_add(1, Ordering::Relaxed), &votes).await {}
+        });
+    }
+    while clients.join_next().await.is_some() {}
+    let seconds = start.elapsed().as_secs_f64();
+    let stored = votes.load(Ordering::Relaxed);
+    report(
+        "rating (every questionnaire filled)",
+        seconds,
+        &format!(", {stored} ratings, {:.0} ratings/s with joins and submissions", stored as f64 / seconds),
+        pid,
+    );
+
+    // The admin's views, as a browser (the campaign page) and as scripts.
+    let browser = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build();
+    let browser = browser.expect("client");
+    let login = browser.get(h.url("/login")).send().await.expect("login page").text().await.expect("html");
+    let marker = "name=\"csrf_token\" value=\"";
+    let at = login.find(marker).expect("csrf") + marker.len();
+    let csrf = login[at..at + 32].to_owned();
+    let r = browser
+        .post(h.url("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "harness"), ("password", "harness-password-1")])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(r.status().as_u16(), 303, "logged in");
+    let page = h.url(&format!("/admin/campaigns/{campaign}"));
+    for view in ["first", "second", "third"] {
+        reset_peak(pid);
+        let (s, bytes) = timed_get(&browser, &page, None).await;
+        report(&format!("campaign page, {view} view"), s, &format!(", {bytes} bytes"), pid);
+    }
+    reset_peak(pid);
+    let start = Instant::now();
+    let four = futures_util::stream::iter(0..4).map(|_| timed_get(&browser, &page, None)).buffer_unordered(4);
+    let times: Vec<(f64, usize)> = four.collect().await;
+    let slowest = times.iter().map(|t| t.0).fold(0.0, f64::max);
+    report("campaign page, 4 at once", start.elapsed().as_secs_f64(), &format!(" (slowest {slowest:.3} s)"), pid);
+    for (what, path) in [
+        ("ground truth JSON", "ground-truth"),
+        ("ground truth CSV", "ground-truth.csv"),
+        ("responses CSV", "responses.csv"),
+        ("questionnaires CSV", "vton/questionnaires.csv"),
+    ] {
+        for view in ["first", "second"] {
+            reset_peak(pid);
+            let url = h.url(&format!("/api/v1/admin/campaigns/{campaign}/{path}"));
+            let (s, bytes) = timed_get(&http, &url, Some(&token)).await;
+            report(&format!("{what}, {view}"), s, &format!(", {:.1} MB", bytes as f64 / 1e6), pid);
+        }
+    }
+    service::signal(pid as i32, nix::sys::signal::Signal::SIGTERM);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+}
