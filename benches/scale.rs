@@ -80,7 +80,7 @@ async fn one_worker(h: &Harness, invitation: &str, campaign: &str, n: u64, votes
     for (i, item) in view["items"].as_array().into_iter().flatten().enumerate() {
         // One rater in ten slips on one image in ten.
         let careful = rating_of(number_in(&item["payload"]));
-        let rating = if n % 10 == 0 && i % 10 == 0 { careful % 3 + 1 } else { careful };
+        let rating = if n.is_multiple_of(10) && i.is_multiple_of(10) { careful % 3 + 1 } else { careful };
         let body = json!({"item_id": item["id"], "answer": {"rating": rating}});
         if post(format!("/api/v1/work/assignments/{assignment}/responses"), body).await.is_ok() {
             votes.fetch_add(1, Ordering::Relaxed);

@@ -60,9 +60,12 @@ pub async fn of_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignPro
            (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1) AS assignments_wanted,
            (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'completed') AS assignments_completed,
            (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'active' AND leased_until > now()) AS assignments_active,
-           (SELECT count(*) FROM responses WHERE campaign_id = $1) AS responses,
-           (SELECT count(*) FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL) AS responses_excluded,
-           (SELECT count(DISTINCT annotator_id) FROM responses WHERE campaign_id = $1) AS annotators",
+           r.responses, r.responses_excluded,
+           -- Through the assignments (thousands), not the responses (hundreds of thousands).
+           (SELECT count(DISTINCT a.annotator_id) FROM assignments a
+            WHERE a.campaign_id = $1 AND EXISTS (SELECT 1 FROM responses x WHERE x.assignment_id = a.id)) AS annotators
+         FROM (SELECT count(*) AS responses, count(*) FILTER (WHERE excluded_reason IS NOT NULL) AS responses_excluded
+               FROM responses WHERE campaign_id = $1) r",
     )
     .bind(campaign_id)
     .fetch_one(pool)
@@ -97,16 +100,19 @@ pub struct AnnotatorProgress {
 
 /// Per-annotator progress of a campaign: everyone who has worked on it, and
 /// in an expert campaign every expert (those who have not started too).
-pub async fn per_annotator(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<AnnotatorProgress>> {
+/// At most `limit` of them by name (`None`: all); a crowd campaign has
+/// thousands, and only the rows shown are counted.
+pub async fn per_annotator(pool: &PgPool, campaign_id: Uuid, limit: Option<i64>) -> Result<Vec<AnnotatorProgress>> {
     Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
         "WITH people AS (
            SELECT u.id, coalesce(u.name, u.external_id, u.id::text) AS who FROM users u
            WHERE u.id IN (SELECT annotator_id FROM assignments WHERE campaign_id = $1)
               OR (u.role = 'expert' AND (SELECT participants FROM campaigns WHERE id = $1) = 'experts'))
          SELECT p.id AS annotator_id, p.who AS annotator, {DONE} AS done, {REMAINING} AS remaining
-         FROM people p ORDER BY p.who"
+         FROM people p ORDER BY p.who LIMIT $2"
     ))
     .bind(campaign_id)
+    .bind(limit)
     .fetch_all(pool)
     .await?)
 }

@@ -541,4 +541,13 @@ async fn a_burst_of_answers_sharing_statements_stores_each_exactly_once() {
     )
     .await;
     assert_eq!(done, 20);
+    // The campaign's figures agree (one worker joined without answering).
+    join(&app, &invitation, "idle").await;
+    let (status, detail) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert_eq!(status, StatusCode::OK, "{detail}");
+    assert_eq!(detail["progress"]["responses"], 20 * 6);
+    assert_eq!(detail["progress"]["responses_excluded"], 0);
+    assert_eq!(detail["progress"]["annotators"], 20);
+    assert_eq!(detail["progress"]["assignments_active"], 20);
+    assert_eq!(detail["annotators"].as_array().map(Vec::len), Some(20));
 }

@@ -126,7 +126,7 @@ pub async fn get_campaign(
     Ok(axum::Json(CampaignDetail {
         completion_code: campaign.completion_code.clone(),
         progress: progress::of_campaign(&s.pool, id).await?,
-        annotators: progress::per_annotator(&s.pool, id).await?,
+        annotators: progress::per_annotator(&s.pool, id, None).await?,
         campaign,
         invitations,
     }))

@@ -86,8 +86,12 @@ struct CampaignPage {
     releases: Vec<crate::core::releases::ReleaseSummary>,
     settings: Vec<super::settings::SettingRow>,
     annotators: Vec<progress::AnnotatorProgress>,
+    annotators_shown: i64,
     csrf_token: String,
 }
+
+/// Annotators listed on the campaign page at most (the API lists all).
+const ANNOTATORS_SHOWN: i64 = 200;
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
@@ -107,7 +111,8 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
             .into_iter()
             .chain(super::settings::rows(campaigns::settings(&s.kinds, &campaign)?))
             .collect(),
-        annotators: progress::per_annotator(&s.pool, id).await?,
+        annotators: progress::per_annotator(&s.pool, id, Some(ANNOTATORS_SHOWN)).await?,
+        annotators_shown: ANNOTATORS_SHOWN,
         campaign,
         invitations,
         csrf_token: csrf::token(&session).await?,
