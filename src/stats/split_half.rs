@@ -62,47 +62,83 @@ pub struct SplitHalf {
     pub repetitions: usize,
 }
 
-/// Per image: the rating sums and counts within each half, and its group.
-type HalfSums<'a> = BTreeMap<&'a str, ([f64; 2], [usize; 2], &'a str)>;
-
-/// The random halvings (seeded): for each repetition, the annotators of the
-/// first half. The human ceiling and the half-label predictor scores use the
-/// same halvings for the same seed.
-fn halvings(ratings: &[Rating], repetitions: usize, seed: u64) -> Vec<BTreeSet<&str>> {
-    let annotators: Vec<&str> =
-        ratings.iter().map(|r| r.annotator.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..repetitions)
-        .map(|_| {
-            let mut shuffled = annotators.clone();
-            shuffled.shuffle(&mut rng);
-            shuffled[..shuffled.len() / 2].iter().copied().collect()
-        })
-        .collect()
+/// The ratings with annotators and images numbered in sorted order: each
+/// repetition then indexes arrays instead of comparing strings (a release has
+/// hundreds of thousands of ratings), with the same sums in the same order.
+struct Numbered<'a> {
+    /// Annotators, sorted.
+    annotators: Vec<&'a str>,
+    /// Images, sorted, with the group of each image's first rating.
+    images: Vec<(&'a str, &'a str)>,
+    /// (annotator, image, value) per rating, in the ratings' order.
+    rows: Vec<(usize, usize, f64)>,
 }
 
-fn half_sums<'a>(ratings: &'a [Rating], first: &BTreeSet<&str>) -> HalfSums<'a> {
-    let mut sums: HalfSums = BTreeMap::new();
-    for r in ratings {
-        let half = usize::from(!first.contains(r.annotator.as_str()));
-        let e = sums.entry(r.image.as_str()).or_insert(([0.0; 2], [0; 2], r.group.as_str()));
-        e.0[half] += r.value;
-        e.1[half] += 1;
+impl<'a> Numbered<'a> {
+    fn of(ratings: &'a [Rating]) -> Self {
+        let annotators: Vec<&str> =
+            ratings.iter().map(|r| r.annotator.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+        let mut groups: BTreeMap<&str, &str> = BTreeMap::new();
+        for r in ratings {
+            groups.entry(r.image.as_str()).or_insert(r.group.as_str());
+        }
+        let images: Vec<(&str, &str)> = groups.into_iter().collect();
+        let annotator_index: std::collections::HashMap<&str, usize> =
+            annotators.iter().enumerate().map(|(i, a)| (*a, i)).collect();
+        let image_index: std::collections::HashMap<&str, usize> =
+            images.iter().enumerate().map(|(i, (name, _))| (*name, i)).collect();
+        let rows = ratings
+            .iter()
+            .map(|r| (annotator_index[r.annotator.as_str()], image_index[r.image.as_str()], r.value))
+            .collect();
+        Self { annotators, images, rows }
     }
-    sums
+
+    /// The random halvings (seeded): for each repetition, whether each
+    /// annotator is in the first half. The human ceiling and the half-label
+    /// predictor scores use the same halvings for the same seed.
+    fn halvings(&self, repetitions: usize, seed: u64) -> Vec<Vec<bool>> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..repetitions)
+            .map(|_| {
+                let mut shuffled: Vec<usize> = (0..self.annotators.len()).collect();
+                shuffled.shuffle(&mut rng);
+                let mut first = vec![false; self.annotators.len()];
+                for &a in &shuffled[..shuffled.len() / 2] {
+                    first[a] = true;
+                }
+                first
+            })
+            .collect()
+    }
+
+    /// Per image (in sorted order): the rating sums and counts within each half.
+    fn half_sums(&self, first: &[bool]) -> Vec<([f64; 2], [usize; 2])> {
+        let mut sums = vec![([0.0; 2], [0; 2]); self.images.len()];
+        for &(annotator, image, value) in &self.rows {
+            let half = usize::from(!first[annotator]);
+            sums[image].0[half] += value;
+            sums[image].1[half] += 1;
+        }
+        sums
+    }
 }
 
 /// For each of the halvings [`split_half`] uses (same seed), every image's
 /// mean rating within the first half: labels from half of the annotators,
 /// for scoring a predictor on the same footing as the human ceiling.
 pub fn first_half_means(ratings: &[Rating], repetitions: usize, seed: u64) -> Vec<BTreeMap<String, f64>> {
-    halvings(ratings, repetitions, seed)
+    let numbered = Numbered::of(ratings);
+    numbered
+        .halvings(repetitions, seed)
         .iter()
         .map(|first| {
-            half_sums(ratings, first)
+            numbered
+                .half_sums(first)
                 .into_iter()
-                .filter(|(_, (_, n, _))| n[0] > 0)
-                .map(|(image, (s, n, _))| (image.to_owned(), s[0] / n[0] as f64))
+                .zip(&numbered.images)
+                .filter(|((_, n), _)| n[0] > 0)
+                .map(|((s, n), (image, _))| ((*image).to_owned(), s[0] / n[0] as f64))
                 .collect()
         })
         .collect()
@@ -113,9 +149,10 @@ pub fn first_half_means(ratings: &[Rating], repetitions: usize, seed: u64) -> Ve
 /// rating within each half, and compares the halves on images rated in both.
 pub fn split_half(ratings: &[Rating], repetitions: usize, seed: u64) -> SplitHalf {
     let mut runs: [Vec<Option<f64>>; 5] = Default::default();
-    for first in halvings(ratings, repetitions, seed) {
+    let numbered = Numbered::of(ratings);
+    for first in numbered.halvings(repetitions, seed) {
         let (mut a, mut b, mut groups) = (Vec::new(), Vec::new(), Vec::new());
-        for (s, n, g) in half_sums(ratings, &first).values() {
+        for ((s, n), (_, g)) in numbered.half_sums(&first).iter().zip(&numbered.images) {
             if n[0] > 0 && n[1] > 0 {
                 a.push(s[0] / n[0] as f64);
                 b.push(s[1] / n[1] as f64);
@@ -172,6 +209,43 @@ mod tests {
         assert!(r.plcc.sd.expect("defined") > 0.0);
         // Same seed, same result.
         assert_eq!(split_half(&noisy, 10, 7), r);
+    }
+
+    /// The halves as first written, with strings for keys: the numbered
+    /// version must give exactly these means (same shuffles, same sums).
+    fn first_half_means_by_name(ratings: &[Rating], repetitions: usize, seed: u64) -> Vec<BTreeMap<String, f64>> {
+        let annotators: Vec<&str> =
+            ratings.iter().map(|r| r.annotator.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..repetitions)
+            .map(|_| {
+                let mut shuffled = annotators.clone();
+                shuffled.shuffle(&mut rng);
+                let first: BTreeSet<&str> = shuffled[..shuffled.len() / 2].iter().copied().collect();
+                let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+                for r in ratings.iter().filter(|r| first.contains(r.annotator.as_str())) {
+                    let e = sums.entry(r.image.as_str()).or_default();
+                    e.0 += r.value;
+                    e.1 += 1;
+                }
+                sums.into_iter().map(|(image, (s, n))| (image.to_owned(), s / n as f64)).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn numbered_halves_give_exactly_the_string_keyed_means() {
+        // Uneven coverage: annotator a rates image i when (i + a) % 4 != 0, values vary.
+        let ratings: Vec<Rating> = (0..120)
+            .flat_map(|i| {
+                (0..13)
+                    .filter(move |a| (i + a) % 4 != 0)
+                    .map(move |a| rating(i, a, 1.0 + ((i * 31 + a * 7) % 3) as f64))
+            })
+            .collect();
+        for seed in [0, 7, 2026] {
+            assert_eq!(first_half_means(&ratings, 10, seed), first_half_means_by_name(&ratings, 10, seed));
+        }
     }
 
     #[test]
