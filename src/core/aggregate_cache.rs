@@ -6,13 +6,14 @@
 
 use serde_json::Value;
 use sqlx::PgPool;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 /// Campaigns whose ground truth is kept (the most recently used).
 const KEEP: usize = 4;
 
-static CACHE: Mutex<Vec<(Uuid, String, Value)>> = Mutex::new(Vec::new());
+// Shared, not copied: a release-sized ground truth is hundreds of MB as a `Value`.
+static CACHE: Mutex<Vec<(Uuid, String, Arc<Value>)>> = Mutex::new(Vec::new());
 
 /// The fingerprint of everything a campaign's ground truth depends on.
 pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> super::Result<String> {
@@ -34,7 +35,7 @@ pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> super::Result<Stri
 }
 
 /// The cached ground truth for this fingerprint, if any.
-pub fn get(campaign_id: Uuid, fingerprint: &str) -> Option<Value> {
+pub fn get(campaign_id: Uuid, fingerprint: &str) -> Option<Arc<Value>> {
     let mut cache = CACHE.lock().ok()?;
     let at = cache.iter().position(|(id, f, _)| *id == campaign_id && f == fingerprint)?;
     // Most recently used last.
@@ -45,7 +46,7 @@ pub fn get(campaign_id: Uuid, fingerprint: &str) -> Option<Value> {
 }
 
 /// Keeps a computed ground truth.
-pub fn put(campaign_id: Uuid, fingerprint: String, value: &Value) {
+pub fn put(campaign_id: Uuid, fingerprint: String, value: &Arc<Value>) {
     if let Ok(mut cache) = CACHE.lock() {
         cache.retain(|(id, _, _)| *id != campaign_id);
         if cache.len() >= KEEP {

@@ -62,7 +62,7 @@ pub async fn worker_ids(pool: &PgPool, campaign_id: Uuid) -> Result<std::collect
 /// The campaign's ground truth as its kind computes it: from the cache
 /// while the campaign's data is unchanged (see [`super::aggregate_cache`]),
 /// else computed off the async workers (it can be heavy on big campaigns).
-pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Value> {
+pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<std::sync::Arc<Value>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let fingerprint = super::aggregate_cache::fingerprint(pool, campaign_id).await?;
@@ -74,6 +74,7 @@ pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid
     let value = tokio::task::spawn_blocking(move || super::kind::aggregate_with_reviews(kind, input))
         .await
         .map_err(|e| super::Error::Internal(e.to_string()))?;
+    let value = std::sync::Arc::new(value);
     super::aggregate_cache::put(campaign_id, fingerprint, &value);
     Ok(value)
 }

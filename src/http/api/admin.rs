@@ -336,7 +336,11 @@ pub async fn create_token(
 /// The campaign's ground truth as its kind aggregates it (JSON).
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ground-truth", tag = "admin", params(("id" = Uuid, Path)),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
-pub async fn ground_truth(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Value>> {
+pub async fn ground_truth(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<std::sync::Arc<Value>>> {
     Ok(axum::Json(crate::core::ground_truth::aggregate(&s.pool, &s.kinds, id).await?))
 }
 

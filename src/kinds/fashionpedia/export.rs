@@ -22,7 +22,7 @@ pub async fn coco_chunks(
     kinds: &Registry,
     campaign_id: Uuid,
 ) -> Result<tokio::sync::mpsc::Receiver<Chunk>> {
-    let gt = FpResult::from_value(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = FpResult::from_value(&*ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let accepted: HashMap<u64, Vec<u32>> =
         gt.annotations.into_iter().map(|a| (a.annotation_id, a.attribute_ids)).collect();
     let ontology = super::store::ontology(pool, campaign_id).await?;
