@@ -6,7 +6,8 @@
 //!
 //! Run with `cargo bench --bench scale` (about five minutes on two cores;
 //! `SCALE` shrinks it, e.g. `SCALE=0.1`; `SCALE_ANNOTATORS` sets the
-//! annotators per questionnaire, 7 by default as in the release).
+//! annotators per questionnaire, 7 by default as in the release; `SCALE_KEEP`
+//! leaves the service running on its data afterwards).
 
 #[path = "support/service.rs"]
 mod service;
@@ -212,6 +213,11 @@ async fn main() {
             let (s, bytes) = timed_get(&http, &url, Some(&token)).await;
             report(&format!("{what}, {view}"), s, &format!(", {:.1} MB", bytes as f64 / 1e6), pid);
         }
+    }
+    if std::env::var_os("SCALE_KEEP").is_some() {
+        // For looking at the data afterwards: the service keeps running.
+        println!("kept: {} (service pid {pid}, port {})", dir.keep().display(), h.port);
+        return;
     }
     service::signal(pid as i32, nix::sys::signal::Signal::SIGTERM);
     tokio::time::sleep(Duration::from_secs(2)).await;

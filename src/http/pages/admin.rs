@@ -96,8 +96,15 @@ const ANNOTATORS_SHOWN: i64 = 200;
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
-    let invitations = invitations::list(&s.pool, id)
-        .await?
+    // Independent reads, side by side: on a crowd-sized campaign the counts
+    // scan hundreds of thousands of responses.
+    let (invitations, progress, releases, annotators) = tokio::try_join!(
+        invitations::list(&s.pool, id),
+        progress::of_campaign(&s.pool, id),
+        crate::core::releases::list(&s.pool, id),
+        progress::per_annotator(&s.pool, id, Some(ANNOTATORS_SHOWN)),
+    )?;
+    let invitations = invitations
         .into_iter()
         .map(|i| (format!("{}/join/{}?worker_id=", s.config.public_url, i.token), i.token, i.revoked_at.is_some()))
         .collect();
@@ -105,13 +112,13 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         kind_title: kind.title(),
         import_hint: kind.import_hint(),
         kind_page: kind.admin_page(),
-        progress: progress::of_campaign(&s.pool, id).await?,
-        releases: crate::core::releases::list(&s.pool, id).await?,
+        progress,
+        releases,
         settings: super::settings::core_rows(&campaign.settings, &kind.default_settings())
             .into_iter()
             .chain(super::settings::rows(campaigns::settings(&s.kinds, &campaign)?))
             .collect(),
-        annotators: progress::per_annotator(&s.pool, id, Some(ANNOTATORS_SHOWN)).await?,
+        annotators,
         annotators_shown: ANNOTATORS_SHOWN,
         campaign,
         invitations,
