@@ -28,7 +28,8 @@ pub async fn check_access(
     session: Option<&Session>,
 ) -> AppResult<campaigns::Campaign> {
     let is_worker = user.role == Role::Worker;
-    let campaign = work::campaign_for(&s.pool, campaign_id, is_worker).await?;
+    // One read: the single-statement pool.
+    let campaign = work::campaign_for(&s.statements, campaign_id, is_worker).await?;
     if is_worker {
         let joined: Vec<Uuid> = match session {
             Some(s) => s.get(JOINED_KEY).await?.unwrap_or_default(),
