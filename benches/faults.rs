@@ -232,22 +232,19 @@ async fn main() {
     tokio::time::sleep(phase).await;
     print_tally(&tally);
 
-    // 2. PostgreSQL is killed outright; the service must notice and restart it.
-    let start = Instant::now();
-    signal(h.postmaster_pid(), nix::sys::signal::Signal::SIGKILL);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    h.ready(&http).await;
-    println!("RESULT fault=postgres_kill9 back_after_s={:.2}", start.elapsed().as_secs_f64());
-    tokio::time::sleep(phase).await;
-    print_tally(&tally);
-
-    // 3. PostgreSQL shuts down (fast shutdown, as `pg_ctl stop` does).
-    let start = Instant::now();
-    signal(h.postmaster_pid(), nix::sys::signal::Signal::SIGINT);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    h.ready(&http).await;
-    println!("RESULT fault=postgres_shutdown back_after_s={:.2}", start.elapsed().as_secs_f64());
-    tokio::time::sleep(phase).await;
+    // 2. PostgreSQL is killed outright, then 3. shut down (fast shutdown, as
+    //    `pg_ctl stop` does): the service must notice and restart it.
+    for (fault, how) in
+        [("postgres_kill9", nix::sys::signal::Signal::SIGKILL), ("postgres_shutdown", nix::sys::signal::Signal::SIGINT)]
+    {
+        let start = Instant::now();
+        signal(h.postmaster_pid(), how);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        h.ready(&http).await;
+        println!("RESULT fault={fault} back_after_s={:.2}", start.elapsed().as_secs_f64());
+        tokio::time::sleep(phase).await;
+        print_tally(&tally);
+    }
 
     stop.store(true, Ordering::Relaxed);
     while load.join_next().await.is_some() {}

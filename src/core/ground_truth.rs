@@ -128,12 +128,19 @@ pub fn responses_table(snapshot: &super::releases::Snapshot) -> Table {
         })
         .collect();
     rows.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
+    let header = responses_header(with_workers).iter().map(|h| (*h).to_owned()).collect();
+    Table { header, rows: rows.into_iter().map(|r| r.3).collect() }
+}
+
+/// The columns of `responses.csv`, live (with the worker's id when anyone
+/// took part) or in a release (without).
+pub fn responses_header(with_workers: bool) -> Vec<&'static str> {
     let mut header = vec!["questionnaire", "questionnaire_position", "item", "annotator"];
     if with_workers {
         header.push("worker_id");
     }
     header.extend(["answer", "time_on_task_ms", "answered_at", "changed_at", "excluded_reason"]);
-    Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows: rows.into_iter().map(|r| r.3).collect() }
+    header
 }
 
 /// A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or

@@ -13,7 +13,7 @@ use super::progress::AssignmentProgress;
 use super::responses::{self, Outcome, Response, Submission};
 use super::states::AssignmentState;
 use super::{Error, Registry, Result};
-use crate::db::batcher::Batcher;
+use crate::db::batcher::{in_input_order, Batcher};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -90,19 +90,21 @@ impl Recorder {
         Self {
             pool,
             reads: Batcher::new(
+                "answer context",
                 MAX_BATCH,
                 IN_FLIGHT,
                 Arc::new(move |keys| {
                     let pool = read_pool.clone();
-                    Box::pin(async move { logged(read(&pool, &keys).await) })
+                    Box::pin(async move { Ok(read(&pool, &keys).await?) })
                 }),
             ),
             writes: Batcher::new(
+                "answer insert",
                 MAX_BATCH,
                 IN_FLIGHT,
                 Arc::new(move |writes| {
                     let pool = write_pool.clone();
-                    Box::pin(async move { logged(write(&pool, writes).await) })
+                    Box::pin(async move { Ok(write(&pool, writes).await?) })
                 }),
             ),
         }
@@ -178,12 +180,6 @@ impl Recorder {
 
 fn lease_expired() -> Error {
     Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one")
-}
-
-/// A failed batch is answered `None` (each caller retries alone and reports
-/// its own error); the cause is logged once here.
-fn logged<T>(result: Result<T>) -> Option<T> {
-    result.map_err(|e| tracing::warn!(error = %e, "batched statement failed; its requests go alone")).ok()
 }
 
 /// Validation context for each key, in the keys' order (`None`: not the
@@ -267,15 +263,4 @@ async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>
             Some(Written { state: row.state, answered: row.answered_before + *here, total: row.total, inserted })
         })
         .collect())
-}
-
-/// Rows numbered 1..=n by `WITH ORDINALITY`, as a vector in input order.
-fn in_input_order<T>(n: usize, rows: impl Iterator<Item = (i64, T)>) -> Vec<Option<T>> {
-    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    for (i, row) in rows {
-        if let Some(slot) = usize::try_from(i - 1).ok().and_then(|i| out.get_mut(i)) {
-            *slot = Some(row);
-        }
-    }
-    out
 }

@@ -2,9 +2,10 @@
 //! memory holds one chunk, not the campaign. Same columns, order and cell
 //! rules as [`super::ground_truth::responses_table`] (which releases use).
 
-use super::ground_truth::neutralise_formula;
+use super::ground_truth::{neutralise_formula, responses_header};
+use super::releases::snapshot::time;
 use super::{Error, Result};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
 use serde_json::Value;
 use sqlx::PgPool;
@@ -52,14 +53,9 @@ pub async fn csv_chunks(pool: &PgPool, campaign_id: Uuid) -> Result<mpsc::Receiv
 }
 
 async fn write(pool: &PgPool, campaign_id: Uuid, with_workers: bool, tx: &mpsc::Sender<Chunk>) -> Result<()> {
-    let mut header = vec!["questionnaire", "questionnaire_position", "item", "annotator"];
-    if with_workers {
-        header.push("worker_id");
-    }
-    header.extend(["answer", "time_on_task_ms", "answered_at", "changed_at", "excluded_reason"]);
     let mut out = csv::Writer::from_writer(Vec::with_capacity(CHUNK * 2));
     let csv_error = |e: csv::Error| Error::Internal(e.to_string());
-    out.write_record(&header).map_err(csv_error)?;
+    out.write_record(responses_header(with_workers)).map_err(csv_error)?;
     // Ordered as the in-memory table sorts: bytewise, hence "C".
     let mut rows = sqlx::query_as::<_, Row>(
         "SELECT a.batch_id, b.position, i.external_id, r.annotator_id,
@@ -72,7 +68,6 @@ async fn write(pool: &PgPool, campaign_id: Uuid, with_workers: bool, tx: &mpsc::
     )
     .bind(campaign_id)
     .fetch(pool);
-    let time = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Micros, true);
     while let Some(row) = rows.next().await {
         let r = row?;
         let mut cells = vec![r.batch_id.to_string(), r.position.to_string(), r.external_id, r.annotator_id.to_string()];

@@ -9,15 +9,20 @@ use futures_util::future::BoxFuture;
 use std::sync::{Arc, OnceLock};
 use tokio::sync::{mpsc, oneshot, Semaphore};
 
+/// Why a batch failed as a whole.
+pub type BatchError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Runs one batch: the inputs in arrival order, their outputs in the same
-/// order, or `None` when the batch failed as a whole.
-pub type RunBatch<I, O> = Arc<dyn Fn(Vec<I>) -> BoxFuture<'static, Option<Vec<O>>> + Send + Sync>;
+/// order, or why the batch failed as a whole.
+pub type RunBatch<I, O> = Arc<dyn Fn(Vec<I>) -> BoxFuture<'static, Result<Vec<O>, BatchError>> + Send + Sync>;
 
 type Job<I, O> = (I, oneshot::Sender<Option<O>>);
 
 /// A batching front for one statement. Its worker task starts with the first
 /// request, on that request's runtime, and ends when the batcher is dropped.
 pub struct Batcher<I, O> {
+    /// Names the statement in the log when a batch fails.
+    name: &'static str,
     run: RunBatch<I, O>,
     max_batch: usize,
     in_flight: usize,
@@ -25,15 +30,15 @@ pub struct Batcher<I, O> {
 }
 
 impl<I: Send + 'static, O: Send + 'static> Batcher<I, O> {
-    /// A batcher taking at most `max_batch` requests per statement, with at
-    /// most `in_flight` statements running at once.
-    pub fn new(max_batch: usize, in_flight: usize, run: RunBatch<I, O>) -> Self {
-        Self { run, max_batch: max_batch.max(1), in_flight: in_flight.max(1), sender: OnceLock::new() }
+    /// A batcher for the statement `name`, taking at most `max_batch`
+    /// requests per statement, with at most `in_flight` running at once.
+    pub fn new(name: &'static str, max_batch: usize, in_flight: usize, run: RunBatch<I, O>) -> Self {
+        Self { name, run, max_batch: max_batch.max(1), in_flight: in_flight.max(1), sender: OnceLock::new() }
     }
 
     /// This request's output once its batch has run; `None` when the batch
-    /// failed (or the service is stopping): the caller then does the work
-    /// alone, on its own path, which reports the real error.
+    /// failed (logged here, once) or the service is stopping: the caller then
+    /// does the work alone, on its own path, which reports its own error.
     pub async fn call(&self, input: I) -> Option<O> {
         let (reply, answer) = oneshot::channel();
         self.sender().send((input, reply)).ok()?;
@@ -43,7 +48,8 @@ impl<I: Send + 'static, O: Send + 'static> Batcher<I, O> {
     fn sender(&self) -> &mpsc::UnboundedSender<Job<I, O>> {
         self.sender.get_or_init(|| {
             let (tx, rx) = mpsc::unbounded_channel();
-            tokio::spawn(serve(rx, self.run.clone(), self.max_batch, Arc::new(Semaphore::new(self.in_flight))));
+            let slots = Arc::new(Semaphore::new(self.in_flight));
+            tokio::spawn(serve(rx, self.name, self.run.clone(), self.max_batch, slots));
             tx
         })
     }
@@ -51,6 +57,7 @@ impl<I: Send + 'static, O: Send + 'static> Batcher<I, O> {
 
 async fn serve<I: Send + 'static, O: Send + 'static>(
     mut rx: mpsc::UnboundedReceiver<Job<I, O>>,
+    name: &'static str,
     run: RunBatch<I, O>,
     max_batch: usize,
     slots: Arc<Semaphore>,
@@ -71,12 +78,16 @@ async fn serve<I: Send + 'static, O: Send + 'static>(
             let (inputs, replies): (Vec<I>, Vec<_>) = jobs.into_iter().unzip();
             let expected = inputs.len();
             match run(inputs).await {
-                Some(outputs) if outputs.len() == expected => {
+                Ok(outputs) if outputs.len() == expected => {
                     for (reply, output) in replies.into_iter().zip(outputs) {
                         let _ = reply.send(Some(output));
                     }
                 }
-                _ => {
+                failed => {
+                    match failed {
+                        Err(e) => tracing::warn!(statement = name, error = %e, "batch failed; its requests go alone"),
+                        Ok(_) => tracing::error!(statement = name, "batch answered a wrong number of rows"),
+                    }
                     for reply in replies {
                         let _ = reply.send(None);
                     }
@@ -85,6 +96,18 @@ async fn serve<I: Send + 'static, O: Send + 'static>(
             drop(slot);
         });
     }
+}
+
+/// Rows numbered 1..=n by `WITH ORDINALITY` over a batch's input arrays,
+/// as one slot per input in input order (`None`: no row for that input).
+pub fn in_input_order<T>(n: usize, rows: impl IntoIterator<Item = (i64, T)>) -> Vec<Option<T>> {
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    for (i, row) in rows {
+        if let Some(slot) = usize::try_from(i - 1).ok().and_then(|i| out.get_mut(i)) {
+            *slot = Some(row);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -99,7 +122,7 @@ mod tests {
                 batches.fetch_add(1, Ordering::SeqCst);
                 largest.fetch_max(inputs.len(), Ordering::SeqCst);
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                Some(inputs.into_iter().map(|i| i * 2).collect())
+                Ok(inputs.into_iter().map(|i| i * 2).collect())
             })
         })
     }
@@ -107,7 +130,7 @@ mod tests {
     #[tokio::test]
     async fn concurrent_requests_share_statements_and_each_gets_its_own_answer() {
         let (batches, largest) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let batcher = Arc::new(Batcher::new(64, 1, doubling(batches.clone(), largest.clone())));
+        let batcher = Arc::new(Batcher::new("doubling", 64, 1, doubling(batches.clone(), largest.clone())));
         let calls: Vec<_> = (0..100u32)
             .map(|i| {
                 let b = batcher.clone();
@@ -126,16 +149,32 @@ mod tests {
     #[tokio::test]
     async fn a_lone_request_goes_at_once_and_a_failed_batch_answers_none() {
         let batcher: Batcher<u32, u32> = Batcher::new(
+            "sevens fail",
             8,
             2,
             Arc::new(|inputs: Vec<u32>| {
-                Box::pin(async move { (inputs[0] != 7).then(|| inputs.clone()) }) as BoxFuture<'static, _>
+                Box::pin(async move {
+                    if inputs[0] == 7 {
+                        Err("seven".into())
+                    } else {
+                        Ok(inputs)
+                    }
+                }) as BoxFuture<'static, _>
             }),
         );
         assert_eq!(batcher.call(3).await, Some(3));
         assert_eq!(batcher.call(7).await, None);
-        let short: Batcher<u32, u32> =
-            Batcher::new(8, 1, Arc::new(|_inputs: Vec<u32>| Box::pin(async { Some(vec![]) }) as BoxFuture<'static, _>));
+        let short: Batcher<u32, u32> = Batcher::new(
+            "short",
+            8,
+            1,
+            Arc::new(|_inputs: Vec<u32>| Box::pin(async { Ok(vec![]) }) as BoxFuture<'static, _>),
+        );
         assert_eq!(short.call(1).await, None, "a batch answering too few outputs fails as a whole");
+    }
+
+    #[test]
+    fn numbered_rows_land_in_input_order_and_missing_ones_stay_empty() {
+        assert_eq!(in_input_order(4, [(3, 'c'), (1, 'a'), (9, 'x'), (0, 'z')]), vec![Some('a'), None, Some('c'), None]);
     }
 }

@@ -2,7 +2,7 @@
 //! them), and the lookups of concurrent requests share one query. Creating,
 //! saving and deleting go to the store as they are.
 
-use crate::db::batcher::Batcher;
+use crate::db::batcher::{in_input_order, Batcher};
 use async_trait::async_trait;
 use sqlx::PgPool;
 use std::sync::Arc;
@@ -35,16 +35,13 @@ impl SessionStoreWithBatchedLoads {
         let store = PostgresStore::new(pool);
         let pool = statements;
         let loads = Batcher::new(
+            "session lookup",
             MAX_BATCH,
             IN_FLIGHT,
             Arc::new(move |ids: Vec<String>| {
                 let pool = pool.clone();
-                Box::pin(async move {
-                    load_many(&pool, &ids)
-                        .await
-                        .map_err(|e| tracing::warn!(error = %e, "batched session lookup failed; looking up alone"))
-                        .ok()
-                }) as futures_util::future::BoxFuture<'static, _>
+                Box::pin(async move { Ok(load_many(&pool, &ids).await?) })
+                    as futures_util::future::BoxFuture<'static, _>
             }),
         );
         Self { store, loads: Arc::new(loads) }
@@ -60,13 +57,7 @@ async fn load_many(pool: &PgPool, ids: &[String]) -> sqlx::Result<Vec<Option<Vec
     .bind(ids)
     .fetch_all(pool)
     .await?;
-    let mut out = vec![None; ids.len()];
-    for (n, data) in rows {
-        if let Some(slot) = usize::try_from(n - 1).ok().and_then(|i| out.get_mut(i)) {
-            *slot = Some(data);
-        }
-    }
-    Ok(out)
+    Ok(in_input_order(ids.len(), rows))
 }
 
 #[async_trait]

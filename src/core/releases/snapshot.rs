@@ -131,7 +131,8 @@ pub struct Snapshot {
     pub worker_ids: BTreeMap<Uuid, String>,
 }
 
-fn time(t: DateTime<Utc>) -> String {
+/// A moment as every export writes it (RFC 3339, microseconds, `Z`).
+pub fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
