@@ -4,16 +4,17 @@
 //! assignments, items and batches, and its settings): one cheap query, so a
 //! cached result is never stale, whichever instance changed the data.
 
-use serde_json::Value;
+use bytes::Bytes;
 use sqlx::PgPool;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use uuid::Uuid;
 
 /// Campaigns whose ground truth is kept (the most recently used).
 const KEEP: usize = 4;
 
-// Shared, not copied: a release-sized ground truth is hundreds of MB as a `Value`.
-static CACHE: Mutex<Vec<(Uuid, String, Arc<Value>)>> = Mutex::new(Vec::new());
+// Compact JSON text, shared and not copied: a release-sized ground truth is
+// tens of MB as text (hundreds as a `Value`).
+static CACHE: Mutex<Vec<(Uuid, String, Bytes)>> = Mutex::new(Vec::new());
 
 /// The fingerprint of everything a campaign's ground truth depends on.
 pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> super::Result<String> {
@@ -35,7 +36,7 @@ pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> super::Result<Stri
 }
 
 /// The cached ground truth for this fingerprint, if any.
-pub fn get(campaign_id: Uuid, fingerprint: &str) -> Option<Arc<Value>> {
+pub fn get(campaign_id: Uuid, fingerprint: &str) -> Option<Bytes> {
     let mut cache = CACHE.lock().ok()?;
     let at = cache.iter().position(|(id, f, _)| *id == campaign_id && f == fingerprint)?;
     // Most recently used last.
@@ -46,7 +47,7 @@ pub fn get(campaign_id: Uuid, fingerprint: &str) -> Option<Arc<Value>> {
 }
 
 /// Keeps a computed ground truth.
-pub fn put(campaign_id: Uuid, fingerprint: String, value: &Arc<Value>) {
+pub fn put(campaign_id: Uuid, fingerprint: String, value: &Bytes) {
     if let Ok(mut cache) = CACHE.lock() {
         cache.retain(|(id, _, _)| *id != campaign_id);
         if cache.len() >= KEEP {

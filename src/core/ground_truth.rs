@@ -28,9 +28,19 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     .into_iter()
     .map(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload, gold })
     .collect();
-    let responses = sqlx::query_as::<_, ResponseRecord>(
-        "SELECT r.assignment_id, b.review_of AS reviews, a.batch_id, r.item_id, r.annotator_id, r.answer,
-                a.state = 'completed' AS submitted, bi.position + 1 AS position
+    let responses = responses(pool, campaign_id).await?;
+    let worker_ids = worker_ids(pool, campaign_id).await?;
+    Ok(AggregationInput { config: campaign.config.clone(), items, responses, worker_ids })
+}
+
+/// The responses that count, oldest first, identical answers sharing one
+/// parsed copy (read as a stream, so only the shared copies are ever parsed).
+async fn responses(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
+    use futures_util::TryStreamExt;
+    type Row = (Uuid, Option<Uuid>, Uuid, Uuid, Uuid, String, bool, Option<i32>);
+    let mut rows = sqlx::query_as::<_, Row>(
+        "SELECT r.assignment_id, b.review_of, a.batch_id, r.item_id, r.annotator_id, r.answer::text,
+                a.state = 'completed', bi.position + 1
          FROM responses r
          JOIN assignments a ON a.id = r.assignment_id
          JOIN batches b ON b.id = a.batch_id
@@ -39,10 +49,25 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
          ORDER BY r.created_at, r.id",
     )
     .bind(campaign_id)
-    .fetch_all(pool)
-    .await?;
-    let worker_ids = worker_ids(pool, campaign_id).await?;
-    Ok(AggregationInput { config: campaign.config.clone(), items, responses, worker_ids })
+    .fetch(pool);
+    let mut shared = super::shared_answers::SharedAnswers::default();
+    let mut responses = Vec::new();
+    while let Some((assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position)) =
+        rows.try_next().await?
+    {
+        let answer = shared.from_text(&answer).map_err(|e| super::Error::Internal(format!("stored answer: {e}")))?;
+        responses.push(ResponseRecord {
+            assignment_id,
+            reviews,
+            batch_id,
+            item_id,
+            annotator_id,
+            answer,
+            submitted,
+            position,
+        });
+    }
+    Ok(responses)
 }
 
 /// The crowd platform's worker id (an account name for experts) of everyone
@@ -59,10 +84,12 @@ pub async fn worker_ids(pool: &PgPool, campaign_id: Uuid) -> Result<std::collect
     .collect())
 }
 
-/// The campaign's ground truth as its kind computes it: from the cache
-/// while the campaign's data is unchanged (see [`super::aggregate_cache`]),
-/// else computed off the async workers (it can be heavy on big campaigns).
-pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<std::sync::Arc<Value>> {
+/// The campaign's ground truth as its kind computes it, as compact JSON
+/// text: from the cache while the campaign's data is unchanged (see
+/// [`super::aggregate_cache`]), else computed off the async workers (it can
+/// be heavy on big campaigns). Kinds read it back into
+/// their typed results; the API sends it as it is.
+pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<bytes::Bytes> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let fingerprint = super::aggregate_cache::fingerprint(pool, campaign_id).await?;
@@ -71,12 +98,12 @@ pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid
         return Ok(cached);
     }
     let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
-    let value = tokio::task::spawn_blocking(move || super::kind::aggregate_with_reviews(kind, input))
+    let json = tokio::task::spawn_blocking(move || super::kind::aggregate_json_with_reviews(kind, input))
         .await
         .map_err(|e| super::Error::Internal(e.to_string()))?;
-    let value = std::sync::Arc::new(value);
-    super::aggregate_cache::put(campaign_id, fingerprint, &value);
-    Ok(value)
+    let json = bytes::Bytes::from(json);
+    super::aggregate_cache::put(campaign_id, fingerprint, &json);
+    Ok(json)
 }
 
 /// The ground truth as a table.

@@ -97,8 +97,18 @@ pub trait TaskKind: Send + Sync + 'static {
     /// Excluded responses are already left out of `input`.
     fn aggregate(&self, input: &AggregationInput) -> Value;
 
-    /// The ground truth as a table for CSV export: a header and rows.
-    fn export_table(&self, aggregate: &Value) -> Table;
+    /// The same document as [`TaskKind::aggregate`], as compact JSON text
+    /// with the same bytes (`Value`'s sorted keys): what the live views
+    /// cache and send. A kind whose ground truth runs to hundreds of MB as a
+    /// `Value` writes its typed result directly instead, and may free the
+    /// input (which it owns here) before it writes.
+    fn aggregate_json(&self, input: AggregationInput) -> String {
+        self.aggregate(&input).to_string()
+    }
+
+    /// The ground truth (its compact JSON text) as a table for CSV export:
+    /// a header and rows.
+    fn export_table(&self, aggregate: &[u8]) -> Table;
 
     /// Called when an annotator submits a batch, with each item's gold answer
     /// (if any), payload and the annotator's answer. The kind may exclude the
@@ -298,7 +308,7 @@ pub struct ItemRecord {
 }
 
 /// One counted response, for aggregation.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct ResponseRecord {
     /// The assignment it was given in (one annotator's take of the batch).
     pub assignment_id: Uuid,
@@ -312,8 +322,10 @@ pub struct ResponseRecord {
     pub item_id: Uuid,
     /// The annotator.
     pub annotator_id: Uuid,
-    /// The answer.
-    pub answer: Value,
+    /// The answer. Shared: a crowd campaign's hundreds of thousands of
+    /// answers take a handful of distinct values, and each `Value` object
+    /// costs hundreds of bytes.
+    pub answer: std::sync::Arc<Value>,
     /// Whether its questionnaire (assignment) was submitted; answers of
     /// questionnaires still in progress are in the input too, and each kind
     /// decides whether they count.
@@ -344,7 +356,8 @@ impl AggregationInput {
     /// themselves leave the input, so every item keeps one answer per
     /// original annotator.
     pub fn apply_reviews(&mut self) {
-        let mut verdicts: std::collections::HashMap<(Uuid, Uuid), Value> = std::collections::HashMap::new();
+        let mut verdicts: std::collections::HashMap<(Uuid, Uuid), std::sync::Arc<Value>> =
+            std::collections::HashMap::new();
         for r in self.responses.iter().filter(|r| r.submitted) {
             if let Some(reviewed) = r.reviews {
                 verdicts.insert((reviewed, r.item_id), r.answer.clone());
@@ -367,6 +380,15 @@ pub fn aggregate_with_reviews(kind: &dyn TaskKind, mut input: AggregationInput) 
         input.apply_reviews();
     }
     kind.aggregate(&input)
+}
+
+/// [`aggregate_with_reviews`] as compact JSON text (see
+/// [`TaskKind::aggregate_json`]).
+pub fn aggregate_json_with_reviews(kind: &dyn TaskKind, mut input: AggregationInput) -> String {
+    if kind.reviewed_answer_wins(&input.config) {
+        input.apply_reviews();
+    }
+    kind.aggregate_json(input)
 }
 
 /// Escapes text for HTML (for kinds rendering answers).

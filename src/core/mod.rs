@@ -6,6 +6,7 @@ pub mod aggregate_cache;
 pub mod assignments;
 pub mod batches;
 pub mod campaigns;
+pub mod coalesce;
 pub mod constraints;
 mod error;
 pub mod ground_truth;
@@ -22,6 +23,7 @@ pub mod releases;
 pub mod responses;
 pub mod responses_export;
 pub mod settings;
+pub mod shared_answers;
 pub mod states;
 pub mod work;
 

@@ -4,17 +4,19 @@
 use super::correlation::{pairwise_accuracy, pearson, r_squared, spearman};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
-/// One rating of one image by one annotator.
+/// One rating of one image by one annotator. The ids are shared text (one
+/// copy per image, group and annotator, however many ratings).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rating {
     /// Image id.
-    pub image: String,
+    pub image: Arc<str>,
     /// Group for pairwise accuracy (the garment-person pair).
-    pub group: String,
+    pub group: Arc<str>,
     /// Annotator id.
-    pub annotator: String,
+    pub annotator: Arc<str>,
     /// The rating value.
     pub value: f64,
 }
@@ -48,18 +50,18 @@ impl MeanSd {
 /// Split-half agreement on the VTON metrics.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SplitHalf {
-    /// Pearson between the halves' mean scores.
-    pub plcc: MeanSd,
-    /// Spearman between the halves' mean scores.
-    pub srcc: MeanSd,
-    /// R² of the second half's scores as a prediction of the first's.
-    pub r2: MeanSd,
-    /// Pairwise accuracy pooled over all pairs.
-    pub pairwise_micro: MeanSd,
     /// Pairwise accuracy averaged over groups.
     pub pairwise_macro: MeanSd,
+    /// Pairwise accuracy pooled over all pairs.
+    pub pairwise_micro: MeanSd,
+    /// Pearson between the halves' mean scores.
+    pub plcc: MeanSd,
+    /// R² of the second half's scores as a prediction of the first's.
+    pub r2: MeanSd,
     /// Repetitions run.
     pub repetitions: usize,
+    /// Spearman between the halves' mean scores.
+    pub srcc: MeanSd,
 }
 
 /// The ratings with annotators and images numbered in sorted order: each
@@ -76,21 +78,21 @@ struct Numbered<'a> {
 
 impl<'a> Numbered<'a> {
     fn of(ratings: &'a [Rating]) -> Self {
-        let annotators: Vec<&str> =
-            ratings.iter().map(|r| r.annotator.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
-        let mut groups: BTreeMap<&str, &str> = BTreeMap::new();
+        // Distinct names hashed, then sorted once: hundreds of thousands of
+        // ratings, thousands of names.
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut groups: HashMap<&str, &str> = HashMap::new();
         for r in ratings {
-            groups.entry(r.image.as_str()).or_insert(r.group.as_str());
+            seen.insert(&*r.annotator);
+            groups.entry(&*r.image).or_insert(&*r.group);
         }
-        let images: Vec<(&str, &str)> = groups.into_iter().collect();
-        let annotator_index: std::collections::HashMap<&str, usize> =
-            annotators.iter().enumerate().map(|(i, a)| (*a, i)).collect();
-        let image_index: std::collections::HashMap<&str, usize> =
-            images.iter().enumerate().map(|(i, (name, _))| (*name, i)).collect();
-        let rows = ratings
-            .iter()
-            .map(|r| (annotator_index[r.annotator.as_str()], image_index[r.image.as_str()], r.value))
-            .collect();
+        let mut annotators: Vec<&str> = seen.into_iter().collect();
+        annotators.sort_unstable();
+        let mut images: Vec<(&str, &str)> = groups.into_iter().collect();
+        images.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let annotator_index: HashMap<&str, usize> = annotators.iter().enumerate().map(|(i, a)| (*a, i)).collect();
+        let image_index: HashMap<&str, usize> = images.iter().enumerate().map(|(i, (name, _))| (*name, i)).collect();
+        let rows = ratings.iter().map(|r| (annotator_index[&*r.annotator], image_index[&*r.image], r.value)).collect();
         Self { annotators, images, rows }
     }
 
@@ -179,12 +181,13 @@ pub fn split_half(ratings: &[Rating], repetitions: usize, seed: u64) -> SplitHal
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     fn rating(image: usize, annotator: usize, value: f64) -> Rating {
         Rating {
-            image: format!("i{image}"),
-            group: format!("g{}", image / 3),
-            annotator: format!("a{annotator}"),
+            image: format!("i{image}").into(),
+            group: format!("g{}", image / 3).into(),
+            annotator: format!("a{annotator}").into(),
             value,
         }
     }
@@ -215,7 +218,7 @@ mod tests {
     /// version must give exactly these means (same shuffles, same sums).
     fn first_half_means_by_name(ratings: &[Rating], repetitions: usize, seed: u64) -> Vec<BTreeMap<String, f64>> {
         let annotators: Vec<&str> =
-            ratings.iter().map(|r| r.annotator.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+            ratings.iter().map(|r| &*r.annotator).collect::<BTreeSet<_>>().into_iter().collect();
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         (0..repetitions)
             .map(|_| {
@@ -223,8 +226,8 @@ mod tests {
                 shuffled.shuffle(&mut rng);
                 let first: BTreeSet<&str> = shuffled[..shuffled.len() / 2].iter().copied().collect();
                 let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
-                for r in ratings.iter().filter(|r| first.contains(r.annotator.as_str())) {
-                    let e = sums.entry(r.image.as_str()).or_default();
+                for r in ratings.iter().filter(|r| first.contains(&*r.annotator)) {
+                    let e = sums.entry(&*r.image).or_default();
                     e.0 += r.value;
                     e.1 += 1;
                 }

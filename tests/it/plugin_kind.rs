@@ -112,11 +112,12 @@ impl TaskKind for Tags {
         let names: BTreeMap<_, _> = input.items.iter().map(|i| (i.id, i.external_id.clone())).collect();
         let mut answers: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         for r in input.responses.iter().filter(|r| r.submitted) {
-            answers.entry(names[&r.item_id].clone()).or_default().push(r.answer.clone());
+            answers.entry(names[&r.item_id].clone()).or_default().push((*r.answer).clone());
         }
         json!({ "items": answers })
     }
-    fn export_table(&self, aggregate: &Value) -> Table {
+    fn export_table(&self, aggregate: &[u8]) -> Table {
+        let aggregate: Value = serde_json::from_slice(aggregate).unwrap_or_default();
         let rows = aggregate["items"]
             .as_object()
             .into_iter()

@@ -76,7 +76,10 @@ pub fn derived_files(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInf
     let aggregate = crate::core::kind::aggregate_with_reviews(kind, snapshot.aggregation_input());
     let mut files = vec![
         (GROUND_TRUTH_JSON.to_owned(), pretty_json(&aggregate)?),
-        (GROUND_TRUTH_CSV.to_owned(), ground_truth::to_csv(&kind.export_table(&aggregate))?.into_bytes()),
+        (
+            GROUND_TRUTH_CSV.to_owned(),
+            ground_truth::to_csv(&kind.export_table(aggregate.to_string().as_bytes()))?.into_bytes(),
+        ),
         (RESPONSES_CSV.to_owned(), ground_truth::to_csv(&ground_truth::responses_table(snapshot))?.into_bytes()),
     ];
     files.extend(kind.release_files(snapshot, &aggregate)?);

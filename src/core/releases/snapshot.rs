@@ -287,6 +287,7 @@ impl Snapshot {
         let submitted: std::collections::HashSet<Uuid> =
             self.assignments.iter().filter(|a| a.state == AssignmentState::Completed).map(|a| a.id).collect();
         let reviews: BTreeMap<Uuid, Uuid> = self.batches.iter().filter_map(|b| Some((b.id, b.review_of?))).collect();
+        let mut shared = crate::core::shared_answers::SharedAnswers::default();
         AggregationInput {
             config: self.kind_config(),
             items: self
@@ -309,7 +310,7 @@ impl Snapshot {
                     batch_id: r.batch_id,
                     item_id: r.item_id,
                     annotator_id: r.annotator,
-                    answer: r.answer.clone(),
+                    answer: shared.from_value(&r.answer),
                     submitted: submitted.contains(&r.assignment_id),
                     position: r.position,
                 })

@@ -340,8 +340,11 @@ pub async fn ground_truth(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-) -> AppResult<axum::Json<std::sync::Arc<Value>>> {
-    Ok(axum::Json(crate::core::ground_truth::aggregate(&s.pool, &s.kinds, id).await?))
+) -> AppResult<axum::response::Response> {
+    use axum::response::IntoResponse;
+    // Sent as the cache keeps it: already JSON.
+    let json = crate::core::ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
 /// The campaign's ground truth as CSV.

@@ -69,8 +69,8 @@ pub fn aggregate(input: &AggregationInput, aat: bool) -> Value {
 }
 
 /// Long table: one row per question and choice.
-pub fn table(aggregate: &Value) -> Table {
-    let Ok(gt) = A100Result::from_value(aggregate) else { return Table::default() };
+pub fn table(aggregate: &[u8]) -> Table {
+    let Ok(gt) = A100Result::from_json(aggregate) else { return Table::default() };
     let mut header = vec!["question", "choice", "votes", "share", "majority", "participants", "consistency"];
     if gt.is_aat() {
         // The AAT's key and what it tests, next to how people answered.

@@ -184,7 +184,7 @@ macro_rules! a100_kind {
             fn aggregate(&self, input: &AggregationInput) -> Value {
                 aggregate::aggregate(input, $aat)
             }
-            fn export_table(&self, aggregate: &Value) -> Table {
+            fn export_table(&self, aggregate: &[u8]) -> Table {
                 aggregate::table(aggregate)
             }
             fn on_submit(&self, _config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {

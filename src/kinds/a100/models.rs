@@ -3,7 +3,6 @@
 
 use super::gt_file::GroundTruth;
 use crate::core::{campaigns, ground_truth, Error, Result};
-use serde::Deserialize;
 use serde_json::Value;
 use sqlx::PgPool;
 use std::collections::HashMap;
@@ -23,7 +22,8 @@ pub struct ModelScore {
 /// The campaign's ground truth in the file format.
 pub async fn ground_truth_file(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<GroundTruth> {
     let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
-    GroundTruth::deserialize(&*aggregate).map_err(|e| Error::invalid("not_a100", format!("not an A100 campaign: {e}")))
+    serde_json::from_slice::<GroundTruth>(&aggregate)
+        .map_err(|e| Error::invalid("not_a100", format!("not an A100 campaign: {e}")))
 }
 
 /// Scores a model's answers (question id -> choice id) and stores the result

@@ -22,7 +22,7 @@ pub async fn coco_chunks(
     kinds: &Registry,
     campaign_id: Uuid,
 ) -> Result<tokio::sync::mpsc::Receiver<Chunk>> {
-    let gt = FpResult::from_value(&*ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = FpResult::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let accepted: HashMap<u64, Vec<u32>> =
         gt.annotations.into_iter().map(|a| (a.annotation_id, a.attribute_ids)).collect();
     let ontology = super::store::ontology(pool, campaign_id).await?;
@@ -142,8 +142,8 @@ async fn ontology_from_items(pool: &PgPool, campaign_id: Uuid) -> Result<super::
 }
 
 /// The flat CSV: one row per mask and super-category.
-pub fn flat_table(aggregate: &Value) -> Table {
-    let Ok(gt) = FpResult::from_value(aggregate) else { return Table::default() };
+pub fn flat_table(aggregate: &[u8]) -> Table {
+    let Ok(gt) = FpResult::from_json(aggregate) else { return Table::default() };
     let header = [
         "annotation_id",
         "image",

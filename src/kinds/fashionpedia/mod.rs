@@ -285,7 +285,7 @@ impl TaskKind for Fashionpedia {
         result::aggregate(input).to_value()
     }
 
-    fn export_table(&self, aggregate: &Value) -> Table {
+    fn export_table(&self, aggregate: &[u8]) -> Table {
         export::flat_table(aggregate)
     }
 

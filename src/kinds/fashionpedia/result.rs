@@ -102,6 +102,13 @@ pub struct Acceptance {
 }
 
 impl FpResult {
+    /// Reads it back from its compact JSON text (what the ground-truth
+    /// cache keeps).
+    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
+        serde_json::from_slice(aggregate)
+            .map_err(|e| crate::core::Error::Internal(format!("not a Fashionpedia ground truth: {e}")))
+    }
+
     /// Reads a ground truth back from its JSON.
     pub fn from_value(v: &Value) -> Result<Self, crate::core::Error> {
         Self::deserialize(v).map_err(|e| crate::core::Error::Internal(format!("not a Fashionpedia ground truth: {e}")))

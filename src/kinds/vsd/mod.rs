@@ -239,7 +239,7 @@ impl TaskKind for Vsd {
         result::aggregate(input).to_value()
     }
 
-    fn export_table(&self, aggregate: &Value) -> Table {
+    fn export_table(&self, aggregate: &[u8]) -> Table {
         result::table(aggregate)
     }
 

@@ -102,6 +102,13 @@ impl PairResult {
 }
 
 impl VsdResult {
+    /// Reads it back from its compact JSON text (what the ground-truth
+    /// cache keeps).
+    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
+        serde_json::from_slice(aggregate)
+            .map_err(|e| crate::core::Error::Internal(format!("not a VSD ground truth: {e}")))
+    }
+
     /// Reads a VSD ground truth back from its JSON.
     pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
         Self::deserialize(aggregate).map_err(|e| crate::core::Error::Internal(format!("not a VSD ground truth: {e}")))
@@ -145,7 +152,7 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
     let mut answers: BTreeMap<uuid::Uuid, BTreeMap<String, Value>> = BTreeMap::new();
     // Every vote counts as soon as it is given: experts label every pair over days.
     for r in input.responses.iter().filter(|r| r.reviews.is_none()) {
-        answers.entry(r.item_id).or_default().insert(expert(&r.annotator_id), r.answer.clone());
+        answers.entry(r.item_id).or_default().insert(expert(&r.annotator_id), (*r.answer).clone());
     }
     let (mut pairs, mut sample, mut flagged) = (Vec::new(), Vec::new(), Vec::new());
     let mut suspect_votes: BTreeMap<Pair, Vec<Vote>> = BTreeMap::new();
@@ -244,8 +251,8 @@ fn estimate(
 }
 
 /// The CSV export: one row per pair, votes and provenance included.
-pub fn table(aggregate: &Value) -> Table {
-    let Ok(r) = VsdResult::from_value(aggregate) else { return Table::default() };
+pub fn table(aggregate: &[u8]) -> Table {
+    let Ok(r) = VsdResult::from_json(aggregate) else { return Table::default() };
     let header = [
         "query",
         "candidate",

@@ -139,7 +139,7 @@ pub struct ScoringReport {
 
 /// The campaign's report for every stored model.
 pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Result<ScoringReport> {
-    let gt = VsdResult::from_value(&*ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = VsdResult::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let labelled = gt.labelled();
     let stored: Vec<(String, Value)> =
         sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")

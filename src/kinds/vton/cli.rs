@@ -187,7 +187,7 @@ fn curate_files(args: &CurateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 )
                 .into());
         }
-        answers.push(Answer { questionnaire: q, annotator: a, task, rating, position });
+        answers.push(Answer { questionnaire: q.into(), annotator: a.into(), task: task.into(), rating, position });
     }
     for (name, v) in [("max-identical", args.max_identical), ("max-disagreement", args.max_disagreement)] {
         anyhow::ensure!((0.0..=1.0).contains(&v), "--{name} must be between 0 and 1");

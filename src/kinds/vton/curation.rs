@@ -10,7 +10,8 @@
 use crate::stats::aggregate::{mean_score, MeanScore};
 use crate::stats::agreement::unique_mode;
 use crate::stats::alpha::{alpha, Level, ReliabilityData};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// A sanity (attention) task: the expected rating, and how far off an
 /// answer may be and still pass (0: only the expected rating passes).
@@ -39,14 +40,16 @@ impl SanityTask {
 pub type SanityTasks = HashMap<String, SanityTask>;
 
 /// One rating: annotator `annotator` gave `rating` (1-3) to `task` in `questionnaire`.
+/// The ids are shared text: a campaign has hundreds of thousands of
+/// answers and only thousands of questionnaires, annotators and tasks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
     /// Questionnaire id.
-    pub questionnaire: String,
+    pub questionnaire: Arc<str>,
     /// Annotator id.
-    pub annotator: String,
+    pub annotator: Arc<str>,
     /// Task (image) id.
-    pub task: String,
+    pub task: Arc<str>,
     /// 1 Unnatural, 2 Slightly unnatural, 3 Completely natural.
     pub rating: u8,
     /// 1-based position in the questionnaire, when known (the released
@@ -70,21 +73,21 @@ pub enum Preset {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
-    /// The rule set.
-    pub preset: Preset,
-    /// An annotator failing more sanity tasks than this is removed.
-    pub max_sanity_failures: usize,
-    /// Removed when the share of their most frequent rating exceeds this.
-    pub max_identical: f64,
+    /// The `vton-qbench-code` preset's own thresholds.
+    pub code: super::curation_code::CodeThresholds,
     /// Removed when they differ from the others' plurality rating (their
     /// unique most frequent rating, not necessarily over half) more often than this.
     pub max_disagreement: f64,
+    /// Removed when the share of their most frequent rating exceeds this.
+    pub max_identical: f64,
+    /// An annotator failing more sanity tasks than this is removed.
+    pub max_sanity_failures: usize,
     /// Questionnaires with alpha at or below this are dropped.
     pub min_alpha: f64,
     /// Questionnaires with fewer kept annotators are dropped.
     pub min_annotators: usize,
-    /// The `vton-qbench-code` preset's own thresholds.
-    pub code: super::curation_code::CodeThresholds,
+    /// The rule set.
+    pub preset: Preset,
 }
 
 impl Preset {
@@ -146,38 +149,38 @@ impl Rule {
 /// The verdict on one annotator in one questionnaire.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AnnotatorVerdict {
-    /// Questionnaire id.
-    pub questionnaire: String,
     /// Annotator id.
     pub annotator: String,
     /// The first rule that caught them, or `None` if kept.
     pub excluded_by: Option<Rule>,
+    /// Questionnaire id.
+    pub questionnaire: String,
 }
 
 /// The verdict on one questionnaire.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QuestionnaireVerdict {
-    /// Questionnaire id.
-    pub questionnaire: String,
-    /// Ordinal alpha on non-sanity tasks, all annotators (`None` = undefined).
-    pub alpha_before: Option<f64>,
     /// Ordinal alpha with the kept annotators.
     pub alpha_after: Option<f64>,
+    /// Ordinal alpha on non-sanity tasks, all annotators (`None` = undefined).
+    pub alpha_before: Option<f64>,
     /// Annotators kept by the annotator rules.
     pub annotators_kept: usize,
     /// Whether the questionnaire's data is used.
     pub kept: bool,
+    /// Questionnaire id.
+    pub questionnaire: String,
 }
 
 /// The curated score of one task.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TaskScore {
-    /// Task id.
-    pub task: String,
     /// Mean rating (1-3).
     pub mean: f64,
     /// Ratings used.
     pub n: usize,
+    /// Task id.
+    pub task: String,
     /// Count of ratings 1, 2 and 3.
     pub votes: [usize; 3],
 }
@@ -185,16 +188,16 @@ pub struct TaskScore {
 /// Everything curation decides.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Curation {
+    /// Mean alpha over questionnaires after the annotator rules.
+    pub alpha_mean_after: Option<f64>,
+    /// Mean alpha over questionnaires, all annotators (defined alphas only).
+    pub alpha_mean_before: Option<f64>,
+    /// Mean alpha over the kept questionnaires.
+    pub alpha_mean_kept: Option<f64>,
     /// Per (questionnaire, annotator), sorted.
     pub annotators: Vec<AnnotatorVerdict>,
     /// Per questionnaire, sorted.
     pub questionnaires: Vec<QuestionnaireVerdict>,
-    /// Mean alpha over questionnaires, all annotators (defined alphas only).
-    pub alpha_mean_before: Option<f64>,
-    /// Mean alpha over questionnaires after the annotator rules.
-    pub alpha_mean_after: Option<f64>,
-    /// Mean alpha over the kept questionnaires.
-    pub alpha_mean_kept: Option<f64>,
     /// Curated scores: kept annotators of kept questionnaires, sanity tasks excluded.
     pub scores: Vec<TaskScore>,
 }
@@ -239,7 +242,8 @@ pub(super) fn run<'a>(
     let data = by_questionnaire(answers);
     let mut annotators = Vec::new();
     let mut questionnaires = Vec::new();
-    let mut kept_ratings: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
+    // Hashed while gathering (one entry per rating), sorted once at the end.
+    let mut kept_ratings: HashMap<&str, Vec<u8>> = HashMap::new();
     for (&q, by_annotator) in &data {
         let Decision { verdicts, alpha_after, keep } = decide(q, by_annotator);
         let kept: Vec<&str> = verdicts.iter().filter(|(_, v)| v.is_none()).map(|(a, _)| *a).collect();
@@ -286,9 +290,11 @@ pub(super) fn by_questionnaire(answers: &[Answer]) -> ByQuestionnaire<'_> {
 fn summarise(
     annotators: Vec<AnnotatorVerdict>,
     questionnaires: Vec<QuestionnaireVerdict>,
-    kept_ratings: BTreeMap<&str, Vec<u8>>,
+    kept_ratings: HashMap<&str, Vec<u8>>,
 ) -> Curation {
     let mean = |values: Vec<f64>| (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64);
+    let mut kept_ratings: Vec<(&str, Vec<u8>)> = kept_ratings.into_iter().collect();
+    kept_ratings.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let scores = kept_ratings
         .into_iter()
         .filter_map(|(task, ratings)| {
@@ -309,8 +315,8 @@ fn summarise(
 /// The answers curation keeps: kept annotators of kept questionnaires,
 /// sanity tasks excluded.
 pub fn kept_answers<'a>(answers: &'a [Answer], sanity: &SanityTasks, c: &Curation) -> Vec<&'a Answer> {
-    let kept_q: BTreeSet<&str> = c.questionnaires.iter().filter(|q| q.kept).map(|q| q.questionnaire.as_str()).collect();
-    let kept_a: BTreeSet<(&str, &str)> = c
+    let kept_q: HashSet<&str> = c.questionnaires.iter().filter(|q| q.kept).map(|q| q.questionnaire.as_str()).collect();
+    let kept_a: HashSet<(&str, &str)> = c
         .annotators
         .iter()
         .filter(|a| a.excluded_by.is_none())
@@ -319,9 +325,9 @@ pub fn kept_answers<'a>(answers: &'a [Answer], sanity: &SanityTasks, c: &Curatio
     answers
         .iter()
         .filter(|a| {
-            kept_q.contains(a.questionnaire.as_str())
-                && kept_a.contains(&(a.questionnaire.as_str(), a.annotator.as_str()))
-                && !sanity.contains_key(&a.task)
+            kept_q.contains(&*a.questionnaire)
+                && kept_a.contains(&(&*a.questionnaire, &*a.annotator))
+                && !sanity.contains_key(&*a.task)
         })
         .collect()
 }

@@ -30,24 +30,24 @@ const SHARE_TOLERANCE: f64 = 1e-12;
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CodeThresholds {
+    /// Bootstrap draws averaged into a form's alpha.
+    pub bootstrap_draws: usize,
+    /// Responses drawn (without replacement) per bootstrap draw.
+    pub bootstrap_size: usize,
     /// A response whose longest identical run covers more than this share is excluded.
     pub max_run_share: f64,
+    /// Forms with fewer responses left are dropped.
+    pub min_responses: usize,
     /// A response whose rating variance is below this is excluded.
     pub min_variance: f64,
+    /// Seed of the bootstrap (recorded with the result).
+    pub seed: u64,
     /// The others' majority must hold at least this share for a task to test trolling.
     pub troll_majority_share: f64,
     /// Trolling is judged only with at least this many such tasks.
     pub troll_min_tasks: usize,
     /// A troll answers the opposite extreme in at least this share of them.
     pub troll_share: f64,
-    /// Forms with fewer responses left are dropped.
-    pub min_responses: usize,
-    /// Responses drawn (without replacement) per bootstrap draw.
-    pub bootstrap_size: usize,
-    /// Bootstrap draws averaged into a form's alpha.
-    pub bootstrap_draws: usize,
-    /// Seed of the bootstrap (recorded with the result).
-    pub seed: u64,
 }
 
 impl Default for CodeThresholds {
@@ -210,7 +210,7 @@ mod tests {
                 ratings.iter().enumerate().map(move |(i, &r)| Answer {
                     questionnaire: "q".into(),
                     annotator: (*a).into(),
-                    task: format!("t{}", i + 1),
+                    task: format!("t{}", i + 1).into(),
                     rating: r,
                     position: Some(i as u32 + 1),
                 })

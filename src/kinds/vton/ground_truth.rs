@@ -11,6 +11,8 @@ use crate::stats::bootstrap::mean_ci;
 use crate::stats::split_half::{split_half, Rating};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use uuid::Uuid;
 
 /// Repetitions of the split-half human ceiling (as in the benchmark).
 pub const SPLIT_HALF_REPETITIONS: usize = 10;
@@ -25,23 +27,30 @@ pub(super) fn group(payload: &Value) -> String {
     format!("{}|{}", payload["garment"].as_str().unwrap_or_default(), payload["person"].as_str().unwrap_or_default())
 }
 
+/// One shared text per id, however often it occurs.
+fn shared_id(ids: &mut HashMap<Uuid, Arc<str>>, id: Uuid) -> Arc<str> {
+    ids.entry(id).or_insert_with(|| id.to_string().into()).clone()
+}
+
 /// The campaign's ratings as curation reads them, and its sanity tasks.
 fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
-    let by_id: HashMap<_, _> = input.items.iter().map(|i| (i.id, i)).collect();
+    let tasks: HashMap<Uuid, Arc<str>> =
+        input.items.iter().map(|i| (i.id, Arc::from(i.external_id.as_str()))).collect();
     let sanity: SanityTasks = input
         .items
         .iter()
         .filter_map(|i| Some((i.external_id.clone(), super::sanity_task(i.gold.as_ref()?)?)))
         .collect();
+    let (mut questionnaires, mut annotators) = (HashMap::new(), HashMap::new());
     let answers: Vec<Answer> = input
         .responses
         .iter()
         .filter_map(|r| {
             Some(Answer {
-                questionnaire: r.batch_id.to_string(),
-                annotator: r.annotator_id.to_string(),
-                task: by_id.get(&r.item_id)?.external_id.clone(),
+                task: tasks.get(&r.item_id)?.clone(),
                 rating: r.answer.get("rating")?.as_u64()? as u8,
+                questionnaire: shared_id(&mut questionnaires, r.batch_id),
+                annotator: shared_id(&mut annotators, r.annotator_id),
                 position: r.position.and_then(|p| u32::try_from(p).ok()),
             })
         })
@@ -51,10 +60,14 @@ fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
 
 /// The ratings curation keeps, each with its image's comparison group.
 fn ratings_of(kept: &[&Answer], payloads: &HashMap<&str, &Value>) -> Vec<Rating> {
+    let mut groups: HashMap<&str, Arc<str>> = HashMap::new();
     kept.iter()
         .map(|a| Rating {
             image: a.task.clone(),
-            group: payloads.get(a.task.as_str()).map(|p| group(p)).unwrap_or_default(),
+            group: groups
+                .entry(&*a.task)
+                .or_insert_with(|| payloads.get(&*a.task).map(|p| group(p)).unwrap_or_default().into())
+                .clone(),
             annotator: a.annotator.clone(),
             value: f64::from(a.rating),
         })
@@ -71,15 +84,24 @@ pub fn curated_ratings(input: &AggregationInput, thresholds: &Thresholds) -> Vec
 }
 
 /// Curates the campaign and scores every image and model.
-pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
+pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
+    rank_models(score_images(input, thresholds))
+}
+
+/// Curates the campaign and scores every image; the models are ranked by
+/// [`rank_models`], which no longer needs the input (a caller that owns it
+/// can free it first: the bootstraps take a while).
+pub fn score_images(input: &AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
     let (answers, sanity) = answers_and_sanity(input);
     let curation = curate(&answers, &sanity, thresholds);
     let kept = kept_answers(&answers, &sanity, &curation);
-    let mut annotators_of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for a in &kept {
-        annotators_of.entry(a.task.as_str()).or_default().push(a.annotator.as_str());
-    }
     let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
+    // The ceiling first: its ratings are gone before the images are built.
+    let human_ceiling = split_half(&ratings_of(&kept, &payloads), SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED);
+    let mut annotators_of: HashMap<&str, Vec<Arc<str>>> = HashMap::new();
+    for a in &kept {
+        annotators_of.entry(&*a.task).or_default().push(a.annotator.clone());
+    }
     let field = |p: &Value, key: &str| p.get(key).cloned();
     let mut images: Vec<ImageScore> = curation
         .scores
@@ -100,15 +122,11 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
                 reward: normalize_score(s.mean, 3),
                 votes: s.votes,
                 n_annotation: s.n,
-                annotators: annotators_of
-                    .get(s.task.as_str())
-                    .map(|a| a.iter().map(|x| (*x).to_owned()).collect())
-                    .unwrap_or_default(),
+                annotators: annotators_of.remove(s.task.as_str()).unwrap_or_default(),
                 worker_ids: None,
             }
         })
         .collect();
-    let ratings = ratings_of(&kept, &payloads);
     if !input.worker_ids.is_empty() {
         // Admins' live view: the crowd platform's ids next to Atelier's.
         for img in &mut images {
@@ -123,13 +141,18 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> Value {
     let workers = input.worker_ids.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     VtonGroundTruth {
         thresholds: thresholds.clone(),
-        models: models(&images),
+        models: BTreeMap::new(),
         curation,
         workers,
         images,
-        human_ceiling: split_half(&ratings, SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED),
+        human_ceiling,
     }
-    .to_value()
+}
+
+/// The ground truth with its model rankings.
+pub fn rank_models(mut scored: VtonGroundTruth) -> VtonGroundTruth {
+    scored.models = models(&scored.images);
+    scored
 }
 
 /// Per try-on model: mean image score with a 95 % bootstrap interval and
@@ -147,9 +170,11 @@ fn models(images: &[ImageScore]) -> BTreeMap<String, BTreeMap<String, Vec<ModelR
             by.entry((slice.to_owned(), value, model.clone())).or_default().push(img.mean);
         }
     }
+    let slices: Vec<_> = by.iter().collect();
+    let intervals = intervals_side_by_side(&slices);
     let mut out: BTreeMap<String, BTreeMap<String, Vec<ModelRank>>> = BTreeMap::new();
-    for ((slice, value, model), scores) in &by {
-        let Some((mean, lo, hi)) = mean_ci(scores, 0.95, BOOTSTRAP_RESAMPLES, 7) else { continue };
+    for (((slice, value, model), scores), interval) in slices.into_iter().zip(intervals) {
+        let Some((mean, lo, hi)) = interval else { continue };
         let row = ModelRank { model: model.clone(), mean, ci95: [lo, hi], images: scores.len(), rank: 0 };
         out.entry(slice.clone()).or_default().entry(value.clone()).or_default().push(row);
     }
@@ -161,6 +186,35 @@ fn models(images: &[ImageScore]) -> BTreeMap<String, BTreeMap<String, Vec<ModelR
         }
     }
     out
+}
+
+/// Each slice's mean and bootstrap interval, in the slices' order. The
+/// bootstraps (2,000 resamples of every image, three times over) are most
+/// of a big campaign's aggregation, and each has its own seed, so they run
+/// on every core with the same results.
+fn intervals_side_by_side<K: Sync>(slices: &[(&K, &Vec<f64>)]) -> Vec<Option<(f64, f64, f64)>> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(slices.len().max(1));
+    let mut intervals = vec![None; slices.len()];
+    std::thread::scope(|scope| {
+        // Dealt round-robin: neighbouring slices are alike in size.
+        let threads: Vec<_> = (0..cores)
+            .map(|first| {
+                scope.spawn(move || {
+                    (first..slices.len())
+                        .step_by(cores)
+                        .map(|at| (at, mean_ci(slices[at].1, 0.95, BOOTSTRAP_RESAMPLES, 7)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for thread in threads {
+            let done = thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (at, interval) in done {
+                intervals[at] = interval;
+            }
+        }
+    });
+    intervals
 }
 
 /// A JSON value as a CSV cell: text as is, numbers as JSON writes them, nothing for null.
@@ -178,7 +232,7 @@ fn cell_of<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// One CSV row per image.
-pub fn table(aggregate: &Value) -> Table {
+pub fn table(aggregate: &[u8]) -> Table {
     let header = [
         "image",
         "vton_model_id",
@@ -196,7 +250,7 @@ pub fn table(aggregate: &Value) -> Table {
         "votes_3",
         "annotators",
     ];
-    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return Table::default() };
+    let Ok(gt) = VtonGroundTruth::from_json(aggregate) else { return Table::default() };
     let rows = gt
         .images
         .iter()
@@ -225,8 +279,8 @@ pub fn table(aggregate: &Value) -> Table {
 /// The questionnaire table: alpha before and after, annotators kept, kept or
 /// dropped, and (for admins) who was kept and who was removed by which rule,
 /// by the crowd platform's worker id.
-pub fn questionnaire_table(aggregate: &Value) -> Table {
-    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return Table::default() };
+pub fn questionnaire_table(aggregate: &[u8]) -> Table {
+    let Ok(gt) = VtonGroundTruth::from_json(aggregate) else { return Table::default() };
     let mut kept: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut removed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for a in &gt.curation.annotators {
@@ -257,4 +311,83 @@ pub fn questionnaire_table(aggregate: &Value) -> Table {
         })
         .collect();
     Table { header, rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::kind::{ItemRecord, ResponseRecord, TaskKind};
+    use serde_json::json;
+    use std::sync::Arc;
+    use uuid::Uuid;
+
+    /// Two questionnaires of twelve tasks (two of them sanity tasks), four
+    /// annotators each, one of whom fails the sanity tasks; one annotator's
+    /// ratings stray now and then (a fixed pseudo-random sequence).
+    fn campaign(config: Value) -> AggregationInput {
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % 3 + 1
+        };
+        let (mut items, mut responses, mut worker_ids) = (Vec::new(), Vec::new(), BTreeMap::new());
+        for q in 0..2 {
+            let batch_id = Uuid::new_v4();
+            let batch: Vec<ItemRecord> = (0..12)
+                .map(|t| ItemRecord {
+                    id: Uuid::new_v4(),
+                    external_id: format!("q{q}-t{t}"),
+                    payload: json!({"model": format!("m{}", t % 3), "category": if t % 2 == 0 { "upper" } else { "lower" },
+                                    "dataset": "d", "tryon": format!("t{q}{t}.jpg"), "garment": format!("g{t}.jpg"),
+                                    "person": "p.jpg", "reference": "r.jpg"}),
+                    gold: (t >= 10).then(|| json!({"rating": 3})),
+                })
+                .collect();
+            for a in 0..4 {
+                let (annotator_id, assignment_id) = (Uuid::new_v4(), Uuid::new_v4());
+                worker_ids.insert(annotator_id, format!("worker-{q}-{a}"));
+                for (position, item) in batch.iter().enumerate() {
+                    // Mostly agreeing (the item's own level), now and then not.
+                    let own = (position % 3) as u64 + 1;
+                    let noisy = next();
+                    let rating = match (item.gold.is_some(), a) {
+                        (true, 3) => 1,
+                        (true, _) => 3,
+                        (false, 1) if noisy == 1 => noisy,
+                        _ => own,
+                    };
+                    responses.push(ResponseRecord {
+                        assignment_id,
+                        reviews: None,
+                        batch_id,
+                        item_id: item.id,
+                        annotator_id,
+                        answer: Arc::new(json!({ "rating": rating })),
+                        submitted: true,
+                        position: Some(position as i32 + 1),
+                    });
+                }
+            }
+            items.extend(batch);
+        }
+        AggregationInput { config, items, responses, worker_ids }
+    }
+
+    #[test]
+    fn the_typed_text_is_the_value_text_byte_for_byte() {
+        // The live views send `aggregate_json`; releases write `aggregate`'s
+        // `Value`. They must be one document, keys in the same order.
+        for preset in ["paper", "vton-qbench-code"] {
+            let config = json!({"tasks_per_questionnaire": 12, "sanity_per_questionnaire": 2,
+                                "curation": {"preset": preset, "max_sanity_failures": 0}});
+            assert!(super::super::VtonConfig::parse(&config).is_ok(), "{preset}: a valid configuration");
+            let input = campaign(config);
+            let value = super::super::Vton.aggregate(&input);
+            let text = super::super::Vton.aggregate_json(input);
+            assert_eq!(text, value.to_string(), "preset {preset}");
+            assert!(value["images"].as_array().is_some_and(|i| i.len() >= 10), "{preset}: images scored");
+            assert!(value["images"][0]["worker_ids"].is_array(), "{preset}: the admins' live view");
+            assert!(value["curation"]["annotators"].as_array().is_some_and(|a| a.len() == 8), "{preset}");
+        }
+    }
 }

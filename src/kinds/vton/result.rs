@@ -8,55 +8,59 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// A VTON campaign's ground truth.
+/// A VTON campaign's ground truth. Its fields, and those of every type
+/// in it, are declared in alphabetical order: serialized directly it is then
+/// the same text as through a `Value` (whose keys are sorted), so the live
+/// views can skip the `Value` and releases keep their bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VtonGroundTruth {
-    /// The curation thresholds used (with the preset).
-    pub thresholds: Thresholds,
     /// Everything curation decided.
     pub curation: Curation,
-    /// Atelier's annotator id -> the crowd platform's worker id (admins'
-    /// live view only; empty in releases).
-    pub workers: BTreeMap<String, String>,
+    /// Split-half agreement of the annotators: the human ceiling.
+    pub human_ceiling: SplitHalf,
     /// Curated score of every image.
     pub images: Vec<ImageScore>,
     /// Try-on models ranked: slice (`all`, `category`, `dataset`) -> value -> ranks.
     pub models: BTreeMap<String, BTreeMap<String, Vec<ModelRank>>>,
-    /// Split-half agreement of the annotators: the human ceiling.
-    pub human_ceiling: SplitHalf,
+    /// The curation thresholds used (with the preset).
+    pub thresholds: Thresholds,
+    /// Atelier's annotator id -> the crowd platform's worker id (admins'
+    /// live view only; empty in releases).
+    pub workers: BTreeMap<String, String>,
 }
 
 /// One image's curated score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImageScore {
-    /// The image (the item's external id).
-    pub image: String,
-    /// The try-on model that made it.
-    pub vton_model_id: Option<Value>,
+    /// Annotators whose ratings count (shared text: each annotator rates
+    /// hundreds of images).
+    pub annotators: Vec<std::sync::Arc<str>>,
     /// Garment category.
     pub category: Option<Value>,
     /// Source dataset.
     pub dataset: Option<Value>,
-    /// Try-on image.
-    pub tryon: Option<Value>,
     /// Garment image.
     pub garment: Option<Value>,
+    /// The (garment, person) pair it belongs to, for pairwise metrics.
+    pub group: String,
+    /// The image (the item's external id).
+    pub image: String,
+    /// Mean rating (1-3).
+    pub mean: f64,
+    /// Ratings used.
+    pub n_annotation: usize,
     /// Person image.
     pub person: Option<Value>,
     /// Reference image.
     pub reference: Option<Value>,
-    /// The (garment, person) pair it belongs to, for pairwise metrics.
-    pub group: String,
-    /// Mean rating (1-3).
-    pub mean: f64,
     /// The mean on [-1, 1].
     pub reward: f64,
+    /// Try-on image.
+    pub tryon: Option<Value>,
     /// Count of ratings 1, 2 and 3.
     pub votes: [usize; 3],
-    /// Ratings used.
-    pub n_annotation: usize,
-    /// Annotators whose ratings count.
-    pub annotators: Vec<String>,
+    /// The try-on model that made it.
+    pub vton_model_id: Option<Value>,
     /// Their crowd platform ids (admins' live view only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_ids: Option<Vec<Option<String>>>,
@@ -65,19 +69,26 @@ pub struct ImageScore {
 /// One try-on model's place in a ranking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelRank {
-    /// The model.
-    pub model: String,
-    /// Mean image score.
-    pub mean: f64,
     /// 95 % bootstrap interval of the mean.
     pub ci95: [f64; 2],
     /// Images scored.
     pub images: usize,
+    /// Mean image score.
+    pub mean: f64,
+    /// The model.
+    pub model: String,
     /// 1-based rank (highest mean first).
     pub rank: usize,
 }
 
 impl VtonGroundTruth {
+    /// Reads it back from its compact JSON text (what the ground-truth
+    /// cache keeps).
+    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
+        serde_json::from_slice(aggregate)
+            .map_err(|e| crate::core::Error::Internal(format!("not a VTON ground truth: {e}")))
+    }
+
     /// Reads a VTON ground truth back from its JSON (as `aggregate` made it).
     pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
         Self::deserialize(aggregate).map_err(|e| crate::core::Error::Internal(format!("not a VTON ground truth: {e}")))

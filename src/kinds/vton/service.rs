@@ -165,8 +165,7 @@ pub async fn score_predictor(
     predictions: &std::collections::HashMap<String, f64>,
     options: &super::predictor::PredictorOptions,
 ) -> Result<Value> {
-    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
-    let gt = VtonGroundTruth::from_value(&aggregate)?;
+    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let known: std::collections::HashSet<&str> = gt.images.iter().map(|i| i.image.as_str()).collect();
     let mut unknown: Vec<&String> = predictions.keys().filter(|k| !known.contains(k.as_str())).collect();
     unknown.sort();
@@ -222,7 +221,7 @@ pub struct CurationSummary {
 /// Runs curation and records its decisions on the responses (re-runnable:
 /// earlier curation marks are replaced). Returns the summary.
 pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<CurationSummary> {
-    let gt = VtonGroundTruth::from_value(&*ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let curation = &gt.curation;
     let parse = |v: &str| v.parse::<Uuid>().ok();
     let dropped: Vec<Uuid> =
@@ -254,7 +253,7 @@ pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign
 pub async fn requeue_dropped(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<usize> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let config = VtonConfig::parse(&campaign.config).map_err(Error::from)?;
-    let gt = VtonGroundTruth::from_value(&*ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let mut requeued = 0;
     for q in &gt.curation.questionnaires {
         let Ok(batch) = q.questionnaire.parse::<Uuid>() else { continue };

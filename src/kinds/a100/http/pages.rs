@@ -113,7 +113,7 @@ struct A100Page {
 
 async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let gt = A100Result::from_value(&*ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let gt = A100Result::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let mut rows: Vec<Row> = gt
         .questions
         .iter()

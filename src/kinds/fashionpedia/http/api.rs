@@ -98,5 +98,5 @@ pub async fn export_coco(
     responses((status = 200, body = Object)))]
 pub async fn stats(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Stats>> {
     fp_campaign(&s, id).await?;
-    Ok(axum::Json(FpResult::from_value(&*ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?.stats))
+    Ok(axum::Json(FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?.stats))
 }

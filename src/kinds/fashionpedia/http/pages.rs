@@ -90,7 +90,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     };
     render(&FpPage {
         ontology: ontology.as_ref().map(|o| (o.categories.len(), o.attributes.len())),
-        result: FpResult::from_value(&*ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?,
+        result: FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?,
         csrf_token: csrf::token(&session).await?,
         campaign,
         applies,

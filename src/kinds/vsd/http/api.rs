@@ -98,7 +98,7 @@ pub async fn benchmark(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vsd_campaign(&s, id).await?;
-    let gt = VsdResult::from_value(&*ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let body = serde_json::to_string(&gt.benchmark()).map_err(|e| Error::Internal(e.to_string()))?;
     Ok(attachment("application/json", "vsd_ground_truth.json", body))
 }

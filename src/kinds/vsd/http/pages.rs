@@ -87,7 +87,7 @@ fn per_query(s: &Suspects) -> PerQuery {
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let (config, suspects) = pool::suspects(&s.pool, id).await?;
-    let result = VsdResult::from_value(&*ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     render(&VsdPage {
         rankings: import::models(&s.pool, id).await?,
         per_query: per_query(&suspects),

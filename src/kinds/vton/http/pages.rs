@@ -46,7 +46,7 @@ fn fmt(v: Option<f64>) -> String {
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let gt = VtonGroundTruth::from_value(&*ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let c = &gt.curation;
     let preset = gt.thresholds.preset;
     let rules: &[Rule] = if preset == Preset::VtonQbenchCode {
