@@ -18,24 +18,31 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
 /// does not aggregate, e.g. masks' polygons), so big campaigns fit in memory.
 pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> Result<AggregationInput> {
     let campaign = campaigns::get(pool, campaign_id).await?;
+    // One snapshot for items, responses and workers, and room to sort the
+    // responses in memory (PostgreSQL's default 4 MB sends a crowd
+    // campaign's sort to disk).
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+    sqlx::query("SET LOCAL work_mem = '64MB'").execute(&mut *tx).await?;
     let items = sqlx::query_as::<_, (Uuid, String, Value, Option<Value>)>(
         "SELECT id, external_id, payload - $2::text[], gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",
     )
     .bind(campaign_id)
     .bind(skip)
-    .fetch_all(pool)
+    .fetch_all(&mut *tx)
     .await?
     .into_iter()
     .map(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload, gold })
     .collect();
-    let responses = responses(pool, campaign_id).await?;
-    let worker_ids = worker_ids(pool, campaign_id).await?;
+    let responses = responses(&mut tx, campaign_id).await?;
+    let worker_ids = worker_ids(&mut *tx, campaign_id).await?;
+    tx.commit().await?;
     Ok(AggregationInput { config: campaign.config.clone(), items, responses, worker_ids })
 }
 
 /// The responses that count, oldest first, identical answers sharing one
 /// parsed copy (read as a stream, so only the shared copies are ever parsed).
-async fn responses(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
+async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
     use futures_util::TryStreamExt;
     type Row = (Uuid, Option<Uuid>, Uuid, Uuid, Uuid, String, bool, Option<i32>);
     let mut rows = sqlx::query_as::<_, Row>(
@@ -49,7 +56,7 @@ async fn responses(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ResponseRecor
          ORDER BY r.created_at, r.id",
     )
     .bind(campaign_id)
-    .fetch(pool);
+    .fetch(db);
     let mut shared = super::shared_answers::SharedAnswers::default();
     let mut responses = Vec::new();
     while let Some((assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position)) =
@@ -72,13 +79,16 @@ async fn responses(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ResponseRecor
 
 /// The crowd platform's worker id (an account name for experts) of everyone
 /// who took a batch of the campaign: for admins' live views, never releases.
-pub async fn worker_ids(pool: &PgPool, campaign_id: Uuid) -> Result<std::collections::BTreeMap<Uuid, String>> {
+pub async fn worker_ids<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    campaign_id: Uuid,
+) -> Result<std::collections::BTreeMap<Uuid, String>> {
     Ok(sqlx::query_as::<_, (Uuid, String)>(
         "SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) FROM users u
          JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1",
     )
     .bind(campaign_id)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?
     .into_iter()
     .collect())
