@@ -195,9 +195,11 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
 pub fn to_csv(table: &Table) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let internal = |e: csv::Error| super::Error::Internal(e.to_string());
-    w.write_record(table.header.iter().map(|c| neutralise_formula(c).into_owned())).map_err(internal)?;
-    for row in &table.rows {
-        w.write_record(row.iter().map(|c| neutralise_formula(c).into_owned())).map_err(internal)?;
+    for row in std::iter::once(&table.header).chain(&table.rows) {
+        for cell in row {
+            w.write_field(neutralise_formula(cell).as_bytes()).map_err(internal)?;
+        }
+        w.write_record(None::<&[u8]>).map_err(internal)?;
     }
     let bytes = w.into_inner().map_err(|e| super::Error::Internal(e.to_string()))?;
     String::from_utf8(bytes).map_err(|e| super::Error::Internal(e.to_string()))
