@@ -108,20 +108,19 @@ pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid
         return Ok(cached);
     }
     let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
-    let json = tokio::task::spawn_blocking(move || super::kind::aggregate_json_with_reviews(kind, input))
-        .await
-        .map_err(|e| super::Error::Internal(e.to_string()))?;
+    let json = super::heavy::run(move || super::kind::aggregate_json_with_reviews(kind, input)).await?;
     let json = bytes::Bytes::from(json);
     super::aggregate_cache::put(campaign_id, fingerprint, &json);
     Ok(json)
 }
 
-/// The ground truth as a table.
-pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Table> {
+/// The ground truth as CSV text, built off the async workers (tens of MB at
+/// benchmark scale) where the ground truth was computed (see [`super::heavy`]).
+pub async fn csv(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<String> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let aggregate = aggregate(pool, kinds, campaign_id).await?;
-    Ok(kind.export_table(&aggregate))
+    super::heavy::run(move || to_csv(&kind.export_table(&aggregate))).await?
 }
 
 /// Every response of the campaign, excluded ones with their reason, one row

@@ -10,6 +10,7 @@ pub mod coalesce;
 pub mod constraints;
 mod error;
 pub mod ground_truth;
+pub mod heavy;
 pub mod history;
 pub mod images;
 pub mod items;

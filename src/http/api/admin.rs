@@ -355,8 +355,8 @@ pub async fn ground_truth_csv(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
-    let table = crate::core::ground_truth::table(&s.pool, &s.kinds, id).await?;
-    super::csv_response(&table, &format!("ground-truth-{id}.csv"))
+    let csv = crate::core::ground_truth::csv(&s.pool, &s.kinds, id).await?;
+    Ok(super::attachment("text/csv; charset=utf-8", &format!("ground-truth-{id}.csv"), csv))
 }
 
 /// Every response as CSV, excluded ones with their reason.

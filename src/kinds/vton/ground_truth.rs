@@ -250,35 +250,71 @@ pub fn table(aggregate: &[u8]) -> Table {
         "votes_3",
         "annotators",
     ];
-    /// The one part of the ground truth the table shows (the rest is
-    /// skipped while parsing, not built).
-    #[derive(serde::Deserialize)]
-    struct Images {
-        images: Vec<ImageScore>,
+    let mut rows = Vec::new();
+    let mut reader = serde_json::Deserializer::from_slice(aggregate);
+    if serde::Deserializer::deserialize_map(&mut reader, ImageRows(&mut rows)).is_err() {
+        return Table::default();
     }
-    let Ok(Images { images }) = serde_json::from_slice::<Images>(aggregate) else { return Table::default() };
-    let rows = images
-        .into_iter()
-        .map(|img| {
-            let mut row = vec![
-                img.image,
-                cell_of(&img.vton_model_id),
-                cell_of(&img.category),
-                cell_of(&img.dataset),
-                cell_of(&img.tryon),
-                cell_of(&img.garment),
-                cell_of(&img.person),
-                cell_of(&img.reference),
-                cell_of(&img.mean),
-                cell_of(&img.reward),
-                cell_of(&img.n_annotation),
-            ];
-            row.extend(img.votes.iter().map(cell_of));
-            row.push(img.annotators.join(" "));
-            row
-        })
-        .collect();
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
+}
+
+/// Reads the ground truth's `images` straight into table rows, one image
+/// at a time, skipping everything else: at benchmark scale the parsed
+/// images alone would be ~70 MB next to the table.
+struct ImageRows<'r>(&'r mut Vec<Vec<String>>);
+
+impl<'de> serde::de::Visitor<'de> for ImageRows<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a VTON ground truth")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "images" {
+                map.next_value_seed(ImageRows(&mut *self.0))?;
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut images: A) -> Result<(), A::Error> {
+        while let Some(image) = images.next_element::<ImageScore>()? {
+            self.0.push(image_row(image));
+        }
+        Ok(())
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ImageRows<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, images: D) -> Result<(), D::Error> {
+        images.deserialize_seq(self)
+    }
+}
+
+/// One image's table row.
+fn image_row(img: ImageScore) -> Vec<String> {
+    let mut row = vec![
+        img.image,
+        cell_of(&img.vton_model_id),
+        cell_of(&img.category),
+        cell_of(&img.dataset),
+        cell_of(&img.tryon),
+        cell_of(&img.garment),
+        cell_of(&img.person),
+        cell_of(&img.reference),
+        cell_of(&img.mean),
+        cell_of(&img.reward),
+        cell_of(&img.n_annotation),
+    ];
+    row.extend(img.votes.iter().map(cell_of));
+    row.push(img.annotators.join(" "));
+    row
 }
 
 /// The questionnaire table: alpha before and after, annotators kept, kept or

@@ -157,8 +157,11 @@ pub async fn questionnaires_csv(
     use axum::response::IntoResponse;
     vton_campaign(&s, id).await?;
     let aggregate = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
-    let table = crate::kinds::vton::ground_truth::questionnaire_table(&aggregate);
-    let csv = ground_truth::to_csv(&table)?;
+    // Reads the whole ground truth back: off the async workers.
+    let csv = crate::core::heavy::run(move || {
+        ground_truth::to_csv(&crate::kinds::vton::ground_truth::questionnaire_table(&aggregate))
+    })
+    .await??;
     Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
 }
 
