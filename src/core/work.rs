@@ -96,7 +96,13 @@ pub async fn view_in(
     assignment: Assignment,
 ) -> Result<AssignmentView> {
     let order = assignment.item_order();
-    let by_id: BTreeMap<Uuid, Value> = super::items::payloads(pool, &order).await?;
+    // Four independent reads, side by side (the next-task path waits on all).
+    let (by_id, answers, progress, reviewing): (BTreeMap<Uuid, Value>, _, _, _) = tokio::try_join!(
+        super::items::payloads(pool, &order),
+        responses::own_in_assignment(pool, assignment.id),
+        progress::of_assignment(pool, assignment.id, assignment.batch_id),
+        assignments::reviewed_answers(pool, &assignment),
+    )?;
     let items = order
         .iter()
         .filter_map(|id| {
@@ -104,10 +110,7 @@ pub async fn view_in(
             Some(PublicItem { id: *id, payload: kind.public_payload(payload, &assignment.item_presentation(*id)) })
         })
         .collect();
-    let answers =
-        responses::own_in_assignment(pool, assignment.id).await?.into_iter().map(|r| (r.item_id, r.answer)).collect();
-    let progress = progress::of_assignment(pool, assignment.id, assignment.batch_id).await?;
-    let reviewing = assignments::reviewed_answers(pool, &assignment).await?;
+    let answers = answers.into_iter().map(|r| (r.item_id, r.answer)).collect();
     Ok(AssignmentView { assignment, items, answers, progress, reviewing })
 }
 
