@@ -66,8 +66,9 @@ where
         }
     }
 
-    /// Computations running now (for tests).
-    pub fn running(&self) -> usize {
+    /// Computations running now.
+    #[cfg(test)]
+    fn running(&self) -> usize {
         self.running.lock().map_or(0, |r| r.len())
     }
 }

@@ -1,7 +1,7 @@
 //! Ground truth and exports: the kind aggregates, the core gathers the data
 //! and writes the generic raw-response table.
 
-use super::kind::{AggregationInput, ItemRecord, ResponseRecord, Table};
+use super::kind::{AggregationInput, ItemRecord, ResponseRecord, Table, TaskKind};
 use super::{campaigns, Result};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -97,11 +97,15 @@ pub async fn worker_ids<'e>(
 /// The campaign's ground truth as its kind computes it, as compact JSON
 /// text: from the cache while the campaign's data is unchanged (see
 /// [`super::aggregate_cache`]), else computed off the async workers (it can
-/// be heavy on big campaigns). Kinds read it back into
-/// their typed results; the API sends it as it is.
+/// be heavy on big campaigns). Kinds read it back into their typed results;
+/// the API sends it as it is.
 pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<bytes::Bytes> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds.of(&campaign)?;
+    aggregate_of(pool, kinds.of(&campaign)?, campaign_id).await
+}
+
+/// [`aggregate`] when the campaign's kind is known.
+async fn aggregate_of(pool: &PgPool, kind: &'static dyn TaskKind, campaign_id: Uuid) -> Result<bytes::Bytes> {
     let fingerprint = super::aggregate_cache::fingerprint(pool, campaign_id).await?;
     if let Some(cached) = super::aggregate_cache::get(campaign_id, &fingerprint) {
         metrics::counter!("atelier_ground_truth_cache_hits_total").increment(1);
@@ -119,7 +123,7 @@ pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid
 pub async fn csv(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<String> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
-    let aggregate = aggregate(pool, kinds, campaign_id).await?;
+    let aggregate = aggregate_of(pool, kind, campaign_id).await?;
     super::heavy::run(move || to_csv(&kind.export_table(&aggregate))).await?
 }
 

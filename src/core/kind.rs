@@ -375,20 +375,22 @@ impl AggregationInput {
 /// The kind's ground truth from an input, the reviews applied first when
 /// the kind lets the reviewed answer win: the one path both the live
 /// exports and releases take.
-pub fn aggregate_with_reviews(kind: &dyn TaskKind, mut input: AggregationInput) -> Value {
-    if kind.reviewed_answer_wins(&input.config) {
-        input.apply_reviews();
-    }
-    kind.aggregate(&input)
+pub fn aggregate_with_reviews(kind: &dyn TaskKind, input: AggregationInput) -> Value {
+    kind.aggregate(&reviewed(kind, input))
 }
 
 /// [`aggregate_with_reviews`] as compact JSON text (see
 /// [`TaskKind::aggregate_json`]).
-pub fn aggregate_json_with_reviews(kind: &dyn TaskKind, mut input: AggregationInput) -> String {
+pub fn aggregate_json_with_reviews(kind: &dyn TaskKind, input: AggregationInput) -> String {
+    kind.aggregate_json(reviewed(kind, input))
+}
+
+/// The input with the reviews applied, when the kind lets the reviewed answer win.
+fn reviewed(kind: &dyn TaskKind, mut input: AggregationInput) -> AggregationInput {
     if kind.reviewed_answer_wins(&input.config) {
         input.apply_reviews();
     }
-    kind.aggregate_json(input)
+    input
 }
 
 /// Escapes text for HTML (for kinds rendering answers).

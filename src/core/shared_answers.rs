@@ -36,7 +36,8 @@ impl SharedAnswers {
     }
 
     /// Distinct answers seen.
-    pub fn distinct(&self) -> usize {
+    #[cfg(test)]
+    fn distinct(&self) -> usize {
         self.by_text.len()
     }
 }

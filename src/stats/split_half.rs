@@ -22,6 +22,8 @@ pub struct Rating {
 }
 
 /// Mean and standard deviation over repetitions.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (the VTON ground truth is written so).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MeanSd {
     /// Mean over repetitions where the metric was defined.
@@ -48,6 +50,8 @@ impl MeanSd {
 }
 
 /// Split-half agreement on the VTON metrics.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (the VTON ground truth is written so).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SplitHalf {
     /// Pairwise accuracy averaged over groups.

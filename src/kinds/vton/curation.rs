@@ -70,6 +70,8 @@ pub enum Preset {
 }
 
 /// Thresholds; the defaults are the benchmark's.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
@@ -147,6 +149,8 @@ impl Rule {
 }
 
 /// The verdict on one annotator in one questionnaire.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AnnotatorVerdict {
     /// Annotator id.
@@ -158,6 +162,8 @@ pub struct AnnotatorVerdict {
 }
 
 /// The verdict on one questionnaire.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QuestionnaireVerdict {
     /// Ordinal alpha with the kept annotators.
@@ -173,6 +179,8 @@ pub struct QuestionnaireVerdict {
 }
 
 /// The curated score of one task.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TaskScore {
     /// Mean rating (1-3).
@@ -186,6 +194,8 @@ pub struct TaskScore {
 }
 
 /// Everything curation decides.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Curation {
     /// Mean alpha over questionnaires after the annotator rules.

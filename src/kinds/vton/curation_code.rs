@@ -27,6 +27,8 @@ use std::hash::{Hash, Hasher};
 const SHARE_TOLERANCE: f64 = 1e-12;
 
 /// Thresholds of the released code's rules (defaults as released).
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CodeThresholds {

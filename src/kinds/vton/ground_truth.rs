@@ -7,7 +7,7 @@ use super::curation::{curate, kept_answers, Answer, SanityTasks, Thresholds};
 use super::result::{ImageScore, ModelRank, VtonGroundTruth};
 use crate::core::kind::{AggregationInput, Table};
 use crate::stats::aggregate::normalize_score;
-use crate::stats::bootstrap::mean_ci;
+use crate::stats::bootstrap::mean_cis;
 use crate::stats::split_half::{split_half, Rating};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -170,10 +170,10 @@ fn models(images: &[ImageScore]) -> BTreeMap<String, BTreeMap<String, Vec<ModelR
             by.entry((slice.to_owned(), value, model.clone())).or_default().push(img.mean);
         }
     }
-    let slices: Vec<_> = by.iter().collect();
-    let intervals = intervals_side_by_side(&slices);
+    let samples: Vec<&[f64]> = by.values().map(Vec::as_slice).collect();
+    let intervals = mean_cis(&samples, 0.95, BOOTSTRAP_RESAMPLES, 7);
     let mut out: BTreeMap<String, BTreeMap<String, Vec<ModelRank>>> = BTreeMap::new();
-    for (((slice, value, model), scores), interval) in slices.into_iter().zip(intervals) {
+    for (((slice, value, model), scores), interval) in by.iter().zip(intervals) {
         let Some((mean, lo, hi)) = interval else { continue };
         let row = ModelRank { model: model.clone(), mean, ci95: [lo, hi], images: scores.len(), rank: 0 };
         out.entry(slice.clone()).or_default().entry(value.clone()).or_default().push(row);
@@ -186,35 +186,6 @@ fn models(images: &[ImageScore]) -> BTreeMap<String, BTreeMap<String, Vec<ModelR
         }
     }
     out
-}
-
-/// Each slice's mean and bootstrap interval, in the slices' order. The
-/// bootstraps (2,000 resamples of every image, three times over) are most
-/// of a big campaign's aggregation, and each has its own seed, so they run
-/// on every core with the same results.
-fn intervals_side_by_side<K: Sync>(slices: &[(&K, &Vec<f64>)]) -> Vec<Option<(f64, f64, f64)>> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).min(slices.len().max(1));
-    let mut intervals = vec![None; slices.len()];
-    std::thread::scope(|scope| {
-        // Dealt round-robin: neighbouring slices are alike in size.
-        let threads: Vec<_> = (0..cores)
-            .map(|first| {
-                scope.spawn(move || {
-                    (first..slices.len())
-                        .step_by(cores)
-                        .map(|at| (at, mean_ci(slices[at].1, 0.95, BOOTSTRAP_RESAMPLES, 7)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for thread in threads {
-            let done = thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for (at, interval) in done {
-                intervals[at] = interval;
-            }
-        }
-    });
-    intervals
 }
 
 /// A JSON value as a CSV cell: text as is, numbers as JSON writes them, nothing for null.

@@ -30,6 +30,8 @@ pub struct VtonGroundTruth {
 }
 
 /// One image's curated score.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImageScore {
     /// Annotators whose ratings count (shared text: each annotator rates
@@ -67,6 +69,8 @@ pub struct ImageScore {
 }
 
 /// One try-on model's place in a ranking.
+/// Fields in alphabetical order, so that written directly it is the same
+/// text as through a `Value` (see `vton::result::VtonGroundTruth`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelRank {
     /// 95 % bootstrap interval of the mean.
