@@ -2,8 +2,13 @@
 //! service (in this process, on the embedded PostgreSQL) takes votes from
 //! crowd workers' sessions over HTTP, and `pgbench` inserts single rows into
 //! the same cluster, alternated A B A B at each concurrency; medians and the
-//! ratio are printed. Run with `cargo bench --bench vote_ingest` (about two
+//! ratio are printed. Run with `cargo bench --bench vote_ingest` (about five
 //! minutes; `VOTE_BENCH_SECONDS` sets each run's length).
+//!
+//! The votes come from `wrk` (a second process, as `pgbench` is) when it is
+//! installed, as in the audit that set the target; otherwise, or with
+//! `VOTE_BENCH_CLIENT=reqwest`, from reqwest clients in this process, which
+//! take a share of the same two cores.
 
 use atelier::core::items::NewItem;
 use atelier::db::embedded::EmbeddedCluster;
@@ -15,27 +20,45 @@ use std::time::{Duration, Instant};
 
 const ITEMS_PER_WORKER: usize = 49;
 /// Workers (each with 49 fresh tasks) given to each ingest run.
-const WORKERS_PER_RUN: usize = 1_500;
+const WORKERS_PER_RUN: usize = 2_000;
 
 /// One worker's session and their questionnaire.
 struct Worker {
     client: reqwest::Client,
+    /// The session cookie, as a `Cookie` header sends it.
+    cookie: String,
     csrf: String,
     assignment: String,
     items: Vec<String>,
 }
 
-async fn worker(url: &str, token: &str, campaign: &str, n: usize) -> Worker {
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
-    client.get(format!("{url}/join/{token}?worker_id=bench-{n}")).send().await.expect("join");
-    let me: Value = client.get(format!("{url}/api/v1/me")).send().await.expect("me").json().await.expect("json");
+/// A worker who joined by the invitation and took a questionnaire; the
+/// client is shared (one connection pool for all workers), the session goes
+/// in the `Cookie` header.
+async fn worker(client: &reqwest::Client, url: &str, token: &str, campaign: &str, n: usize) -> Worker {
+    let joined = client.get(format!("{url}/join/{token}?worker_id=bench-{n}")).send().await.expect("join");
+    let cookie = joined
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("atelier_session="))
+        .and_then(|v| v.split(';').next())
+        .expect("session cookie")
+        .to_owned();
+    let me: Value = client
+        .get(format!("{url}/api/v1/me"))
+        .header(reqwest::header::COOKIE, &cookie)
+        .send()
+        .await
+        .expect("me")
+        .json()
+        .await
+        .expect("json");
     let csrf = me["csrf_token"].as_str().expect("csrf").to_owned();
     let view: Value = client
         .post(format!("{url}/api/v1/work/campaigns/{campaign}/assignment"))
+        .header(reqwest::header::COOKIE, &cookie)
         .header("x-csrf-token", &csrf)
         .json(&json!({}))
         .send()
@@ -52,16 +75,92 @@ async fn worker(url: &str, token: &str, campaign: &str, n: usize) -> Worker {
             .iter()
             .map(|i| i["id"].as_str().expect("id").to_owned())
             .collect(),
-        client,
+        client: client.clone(),
+        cookie,
         csrf,
     }
 }
 
-/// Votes from `clients` concurrent clients for `seconds`; (votes/s, p50 ms, p99 ms).
+/// Votes from `clients` concurrent connections for `seconds`, each vote
+/// once (each run gets its own workers); (votes/s, p50 ms, p99 ms).
 async fn ingest(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
-    // Enough fresh work that no run runs out of it (each run gets its own workers).
-    let needed = WORKERS_PER_RUN.max(clients);
-    let batch: Vec<Worker> = workers.drain(..needed.min(workers.len())).collect();
+    let batch: Vec<Worker> = workers.drain(..WORKERS_PER_RUN.max(clients).min(workers.len())).collect();
+    match wrk() {
+        Some(wrk) => ingest_wrk(&wrk, url, &batch, clients, seconds),
+        None => ingest_reqwest(url, batch, clients, seconds).await,
+    }
+}
+
+/// `wrk`, unless it is missing or reqwest was asked for.
+fn wrk() -> Option<std::path::PathBuf> {
+    if std::env::var("VOTE_BENCH_CLIENT").is_ok_and(|c| c == "reqwest") {
+        return None;
+    }
+    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| std::path::Path::new(d).join("wrk")).find(|p| p.is_file())
+}
+
+/// The votes of `batch` sent by wrk over `clients` connections (two threads):
+/// the workers take turns, each answering their questionnaire in order.
+fn ingest_wrk(wrk: &std::path::Path, url: &str, batch: &[Worker], clients: usize, seconds: u64) -> (f64, f64, f64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (votes, script) = (dir.path().join("votes.tsv"), dir.path().join("votes.lua"));
+    let mut lines = String::new();
+    for position in 0..ITEMS_PER_WORKER {
+        for w in batch {
+            if let Some(item) = w.items.get(position) {
+                let body = json!({"item_id": item, "answer": {"rating": 2}});
+                lines.push_str(&format!(
+                    "/api/v1/work/assignments/{}/responses\t{}\t{}\t{body}\n",
+                    w.assignment, w.cookie, w.csrf
+                ));
+            }
+        }
+    }
+    std::fs::write(&votes, lines).expect("votes file");
+    std::fs::write(&script, include_str!("support/votes.lua")).expect("script");
+    let threads = 2.min(clients);
+    let out = std::process::Command::new(wrk)
+        .args([
+            "-t",
+            &threads.to_string(),
+            "-c",
+            &clients.to_string(),
+            "-d",
+            &format!("{seconds}s"),
+            "--timeout",
+            "10s",
+            "-s",
+        ])
+        .arg(&script)
+        .arg(url)
+        .arg("--")
+        .arg(&votes)
+        .arg(threads.to_string())
+        .output()
+        .expect("wrk runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("VOTES "))
+        .unwrap_or_else(|| panic!("wrk: {text}{}", String::from_utf8_lossy(&out.stderr)));
+    let field = |name: &str| -> f64 {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("wrk: no {name} in {line}"))
+    };
+    if field("exhausted") > 0.0 {
+        eprintln!("warning: wrk ran out of fresh votes; raise WORKERS_PER_RUN");
+    }
+    if field("non2xx") > 0.0 || field("errors") > 0.0 {
+        eprintln!("warning: {line}");
+    }
+    (field("ok") / field("seconds"), field("p50_ms"), field("p99_ms"))
+}
+
+/// The same votes from reqwest clients in this process, one worker's
+/// questionnaire after another on each connection.
+async fn ingest_reqwest(url: &str, batch: Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
     let queues: Vec<Vec<Worker>> = {
         let mut q: Vec<Vec<Worker>> = (0..clients).map(|_| Vec::new()).collect();
         for (i, w) in batch.into_iter().enumerate() {
@@ -85,6 +184,7 @@ async fn ingest(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u
                     let r = w
                         .client
                         .post(format!("{url}/api/v1/work/assignments/{}/responses", w.assignment))
+                        .header(reqwest::header::COOKIE, &w.cookie)
                         .header("x-csrf-token", &w.csrf)
                         .json(&json!({"item_id": item, "answer": {"rating": 2}}))
                         .send()
@@ -126,13 +226,15 @@ async fn next_task(url: &str, campaign: &str, workers: &[Worker], clients: usize
     let mut tasks = tokio::task::JoinSet::new();
     for c in 0..clients {
         let w = &workers[c % workers.len()];
-        let (client, csrf, url, campaign) = (w.client.clone(), w.csrf.clone(), url.to_owned(), campaign.to_owned());
+        let (client, cookie, csrf) = (w.client.clone(), w.cookie.clone(), w.csrf.clone());
+        let (url, campaign) = (url.to_owned(), campaign.to_owned());
         tasks.spawn(async move {
             let mut latencies = Vec::new();
             while Instant::now() < deadline {
                 let start = Instant::now();
                 let r = client
                     .post(format!("{url}/api/v1/work/campaigns/{campaign}/assignment"))
+                    .header(reqwest::header::COOKIE, &cookie)
                     .header("x-csrf-token", &csrf)
                     .json(&json!({}))
                     .send()
@@ -261,17 +363,19 @@ async fn main() {
             .await
             .expect("serve");
     });
-    // Sessions and questionnaires for every worker, 16 at a time.
+    // Sessions and questionnaires for every worker, 32 at a time.
     let campaign_id = campaign.id.to_string();
+    let setup_client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
     let mut workers: Vec<Worker> = futures_util::stream::iter(0..workers_needed)
-        .map(|n| worker(&url, &token, &campaign_id, n))
-        .buffer_unordered(16)
+        .map(|n| worker(&setup_client, &url, &token, &campaign_id, n))
+        .buffer_unordered(32)
         .collect()
         .await;
     workers.sort_by_key(|w| w.assignment.clone());
     println!(
-        "vote ingest vs pgbench, {seconds} s per run, A B A B, this machine ({} cores)",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+        "vote ingest vs pgbench, {seconds} s per run, A B A B, this machine ({} cores), votes from {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        if wrk().is_some() { "wrk" } else { "reqwest in this process" }
     );
     for clients in [16usize, 64] {
         let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

@@ -68,6 +68,16 @@ pub trait TaskKind: Send + Sync + 'static {
     /// Validates an answer to an item and returns the form to store.
     fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid>;
 
+    /// Whether [`Self::validate_answer`] reads the item's payload. A kind
+    /// whose answers are valid or not whatever the item (a rating, a label)
+    /// says `false`: its answers are then validated against `Value::Null`
+    /// and stored without reading the item first, which saves a query on
+    /// every vote (the statement storing the answer still checks that the
+    /// item is in the annotator's batch).
+    fn answer_reads_item(&self) -> bool {
+        true
+    }
+
     /// Turns the fields posted by the task page's form (bookkeeping fields
     /// already removed, in the order posted, a field repeated for each
     /// ticked box) into an answer, which is then validated as any other.

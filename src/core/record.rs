@@ -1,14 +1,19 @@
 //! The hot path of annotation: storing answers at the rate crowds send them.
-//! One query reads what validation needs (that the assignment is the
-//! annotator's own, that the item is in its batch, the item's payload, the
-//! campaign's kind and lease); one statement locks the assignment, inserts
-//! the answer if it is still active, renews the lease only when it is near its
-//! end, and counts progress. Both go through a [`Batcher`], so concurrent
-//! answers share statements (group commit); each is acknowledged only after
-//! its statement returned. Retries and changed answers (rare) take the full
-//! path in [`super::responses::submit`], with the same rules.
+//! One statement locks the assignment, checks that it is the annotator's own
+//! and still active and that the item is in its batch, inserts the answer,
+//! renews the lease only when it is near its end, and counts progress. Before
+//! it, the answer is validated by its kind: against the item's payload, read
+//! in one query with the assignment's campaign, for kinds whose answers
+//! depend on the item; for the others (ratings, labels) without reading
+//! anything once the assignment's owner and kind are known (they never
+//! change, so they are remembered). Both statements go through a [`Batcher`],
+//! so concurrent answers share statements (group commit); each is
+//! acknowledged only after its statement returned. Retries and changed
+//! answers (rare) take the full path in [`super::responses::submit`], with
+//! the same rules.
 
 use super::assignments;
+use super::kind::TaskKind;
 use super::progress::AssignmentProgress;
 use super::responses::{self, Outcome, Response, Submission};
 use super::states::AssignmentState;
@@ -18,13 +23,16 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 /// Answers per statement at most.
 const MAX_BATCH: usize = 128;
 /// Statements of each sort running at once.
 const IN_FLIGHT: usize = 2;
+/// Assignments whose owner and kind are remembered, at most (the memory is
+/// cleared when full: a bound, not an LRU; about 100 bytes each).
+const OWNERS_KEPT: usize = 100_000;
 
 /// What one answer's validation needs, read with the annotator's identity.
 #[derive(Clone, Copy)]
@@ -39,25 +47,24 @@ struct Context {
     n: i64,
     state: AssignmentState,
     kind: String,
-    lease_minutes: i32,
     payload: Option<Value>,
 }
 
 /// One validated answer to insert.
 struct Write {
     assignment_id: Uuid,
+    annotator_id: Uuid,
     response_id: Uuid,
     item_id: Uuid,
     answer: Value,
     time_on_task_ms: Option<i32>,
-    lease_minutes: i32,
 }
 
 #[derive(sqlx::FromRow)]
 struct WrittenRow {
     n: i64,
     state: AssignmentState,
-    annotator_id: Uuid,
+    in_batch: bool,
     inserted: bool,
     created_at: Option<DateTime<Utc>>,
     answered_before: i64,
@@ -67,6 +74,8 @@ struct WrittenRow {
 /// What the statement did with one answer.
 struct Written {
     state: AssignmentState,
+    /// Whether the item is in the assignment's batch.
+    in_batch: bool,
     /// The stored response, when this statement inserted it.
     inserted: Option<Response>,
     answered: i64,
@@ -78,6 +87,9 @@ pub struct Recorder {
     pool: PgPool,
     reads: Batcher<ReadKey, Option<Context>>,
     writes: Batcher<Write, Option<Written>>,
+    /// Each assignment's annotator and kind, as read with its first answer
+    /// here (neither ever changes, so every instance may keep its own).
+    owners: Mutex<HashMap<Uuid, (Uuid, &'static dyn TaskKind)>>,
 }
 
 impl Recorder {
@@ -107,6 +119,7 @@ impl Recorder {
                     Box::pin(async move { Ok(write(&pool, writes).await?) })
                 }),
             ),
+            owners: Mutex::new(HashMap::new()),
         }
     }
 
@@ -127,28 +140,17 @@ impl Recorder {
         if sub.time_on_task_ms.is_some_and(|t| t < 0) {
             return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
         }
-        let key = ReadKey { assignment_id, annotator_id, item_id: sub.item_id };
-        let ctx = match self.reads.call(key).await {
-            Some(ctx) => ctx,
-            None => read(&self.pool, &[key]).await?.pop().flatten(),
-        }
-        .ok_or(Error::NotFound("assignment"))?;
-        if ctx.state == AssignmentState::Expired {
-            return Err(lease_expired());
-        }
-        let payload = ctx
-            .payload
-            .ok_or_else(|| Error::invalid("item_not_in_batch", "that item is not part of this assignment"))?;
-        let kind =
-            kinds.find(&ctx.kind).ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{}`", ctx.kind)))?;
-        let answer = kind.validate_answer(&payload, &sub.answer)?;
+        let answer = match self.kind_answering_alone(assignment_id, annotator_id) {
+            Some(kind) => kind.validate_answer(&Value::Null, &sub.answer)?,
+            None => self.validate_with_item(kinds, assignment_id, annotator_id, sub).await?,
+        };
         let write_of = |answer: Value| Write {
             assignment_id,
+            annotator_id,
             response_id: Uuid::new_v4(),
             item_id: sub.item_id,
             answer,
             time_on_task_ms: sub.time_on_task_ms,
-            lease_minutes: ctx.lease_minutes,
         };
         let written = match self.writes.call(write_of(answer.clone())).await {
             Some(written) => written,
@@ -156,6 +158,9 @@ impl Recorder {
             None => write(&self.pool, vec![write_of(answer)]).await?.pop().flatten(),
         }
         .ok_or(Error::NotFound("assignment"))?;
+        if !written.in_batch {
+            return Err(not_in_batch());
+        }
         match (written.inserted, written.state) {
             (Some(response), _) => {
                 metrics::counter!("atelier_responses_stored_total").increment(1);
@@ -178,6 +183,50 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// The kind of the annotator's own assignment, when it is known here and
+    /// validates answers without their item.
+    fn kind_answering_alone(&self, assignment_id: Uuid, annotator_id: Uuid) -> Option<&'static dyn TaskKind> {
+        let owners = self.owners.lock().ok()?;
+        let (owner, kind) = owners.get(&assignment_id)?;
+        (*owner == annotator_id && !kind.answer_reads_item()).then_some(*kind)
+    }
+
+    /// Validates the answer against its item, read with the assignment's
+    /// campaign (which also tells whether the assignment is the annotator's).
+    async fn validate_with_item(
+        &self,
+        kinds: &Registry,
+        assignment_id: Uuid,
+        annotator_id: Uuid,
+        sub: &Submission,
+    ) -> Result<Value> {
+        let key = ReadKey { assignment_id, annotator_id, item_id: sub.item_id };
+        let ctx = match self.reads.call(key).await {
+            Some(ctx) => ctx,
+            None => read(&self.pool, &[key]).await?.pop().flatten(),
+        }
+        .ok_or(Error::NotFound("assignment"))?;
+        let kind =
+            kinds.find(&ctx.kind).ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{}`", ctx.kind)))?;
+        if let Ok(mut owners) = self.owners.lock() {
+            if owners.len() >= OWNERS_KEPT {
+                owners.clear();
+            }
+            owners.insert(assignment_id, (annotator_id, kind));
+        }
+        if ctx.state == AssignmentState::Expired {
+            return Err(lease_expired());
+        }
+        let payload = ctx.payload.ok_or_else(not_in_batch)?;
+        Ok(kind.validate_answer(&payload, &sub.answer)?)
+    }
+}
+
+fn not_in_batch() -> Error {
+    Error::invalid("item_not_in_batch", "that item is not part of this assignment")
+}
+
 fn lease_expired() -> Error {
     Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one")
 }
@@ -186,7 +235,7 @@ fn lease_expired() -> Error {
 /// annotator's assignment).
 async fn read(pool: &PgPool, keys: &[ReadKey]) -> Result<Vec<Option<Context>>> {
     let rows = sqlx::query_as::<_, Context>(
-        "SELECT k.n, a.state, c.kind, c.lease_minutes,
+        "SELECT k.n, a.state, c.kind,
                 (SELECT i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
                  WHERE bi.batch_id = a.batch_id AND bi.item_id = k.item_id) AS payload
          FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS k(assignment_id, annotator_id, item_id, n)
@@ -201,36 +250,43 @@ async fn read(pool: &PgPool, keys: &[ReadKey]) -> Result<Vec<Option<Context>>> {
     Ok(in_input_order(keys.len(), rows.into_iter().map(|r| (r.n, r))))
 }
 
-/// Inserts the answers whose assignments are active, in one statement; what
-/// happened to each, in input order (`None`: the assignment is gone).
+/// Inserts the answers whose assignments are the annotator's, active, and
+/// hold the item, in one statement; what happened to each, in input order
+/// (`None`: not the annotator's assignment, or gone).
 async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>> {
     let rows = sqlx::query_as::<_, WrittenRow>(
         "WITH input AS (
-             SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::jsonb[], $5::int[], $6::int[])
-                 WITH ORDINALITY AS t(assignment_id, response_id, item_id, answer, time_ms, lease_minutes, n)),
-              a AS (SELECT s.id, s.state, s.campaign_id, s.annotator_id, s.batch_id, s.leased_until
-                    FROM assignments s WHERE s.id IN (SELECT assignment_id FROM input) ORDER BY s.id FOR UPDATE),
+             SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::int[])
+                 WITH ORDINALITY AS t(assignment_id, annotator_id, response_id, item_id, answer, time_ms, n)),
+              a AS (SELECT s.id, s.state, s.campaign_id, s.annotator_id, s.batch_id, s.leased_until, c.lease_minutes
+                    FROM assignments s JOIN campaigns c ON c.id = s.campaign_id
+                    WHERE s.id IN (SELECT assignment_id FROM input) ORDER BY s.id FOR UPDATE OF s),
+              own AS (SELECT i.*, a.state, a.campaign_id, a.batch_id, a.leased_until, a.lease_minutes,
+                             EXISTS (SELECT 1 FROM batch_items b WHERE b.batch_id = a.batch_id AND b.item_id = i.item_id)
+                                 AS in_batch
+                      FROM input i JOIN a ON a.id = i.assignment_id AND a.annotator_id = i.annotator_id),
               ins AS (INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)
-                      SELECT i.response_id, a.id, a.campaign_id, i.item_id, a.annotator_id, i.answer, i.time_ms
-                      FROM input i JOIN a ON a.id = i.assignment_id WHERE a.state = 'active' ORDER BY i.n
+                      SELECT o.response_id, o.assignment_id, o.campaign_id, o.item_id, o.annotator_id, o.answer, o.time_ms
+                      FROM own o WHERE o.state = 'active' AND o.in_batch ORDER BY o.n
                       ON CONFLICT (assignment_id, item_id) DO NOTHING
                       RETURNING id, created_at),
-              lease AS (UPDATE assignments s SET leased_until = now() + make_interval(mins => i.lease_minutes)
-                        FROM a JOIN input i ON i.assignment_id = a.id
-                        WHERE s.id = a.id AND a.state = 'active'
-                          AND a.leased_until < now() + make_interval(mins => i.lease_minutes) / 2
+              lease AS (UPDATE assignments s SET leased_until = now() + make_interval(mins => o.lease_minutes)
+                        FROM (SELECT DISTINCT assignment_id, lease_minutes, leased_until FROM own
+                              WHERE state = 'active' AND in_batch) o
+                        WHERE s.id = o.assignment_id
+                          AND o.leased_until < now() + make_interval(mins => o.lease_minutes) / 2
                         RETURNING 1)
-         SELECT i.n, a.state, a.annotator_id, ins.id IS NOT NULL AS inserted, ins.created_at,
-                (SELECT count(*) FROM responses r WHERE r.assignment_id = a.id) AS answered_before,
-                (SELECT count(*) FROM batch_items b WHERE b.batch_id = a.batch_id) AS total
-         FROM input i JOIN a ON a.id = i.assignment_id LEFT JOIN ins ON ins.id = i.response_id",
+         SELECT o.n, o.state, o.in_batch, ins.id IS NOT NULL AS inserted, ins.created_at,
+                (SELECT count(*) FROM responses r WHERE r.assignment_id = o.assignment_id) AS answered_before,
+                (SELECT count(*) FROM batch_items b WHERE b.batch_id = o.batch_id) AS total
+         FROM own o LEFT JOIN ins ON ins.id = o.response_id",
     )
     .bind(writes.iter().map(|w| w.assignment_id).collect::<Vec<_>>())
+    .bind(writes.iter().map(|w| w.annotator_id).collect::<Vec<_>>())
     .bind(writes.iter().map(|w| w.response_id).collect::<Vec<_>>())
     .bind(writes.iter().map(|w| w.item_id).collect::<Vec<_>>())
     .bind(writes.iter().map(|w| &w.answer).collect::<Vec<_>>())
     .bind(writes.iter().map(|w| w.time_on_task_ms).collect::<Vec<_>>())
-    .bind(writes.iter().map(|w| w.lease_minutes).collect::<Vec<_>>())
     .fetch_all(pool)
     .await?;
     let mut rows = in_input_order(writes.len(), rows.into_iter().map(|r| (r.n, r)));
@@ -248,7 +304,7 @@ async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>
                     id: w.response_id,
                     assignment_id: w.assignment_id,
                     item_id: w.item_id,
-                    annotator_id: row.annotator_id,
+                    annotator_id: w.annotator_id,
                     answer: w.answer,
                     time_on_task_ms: w.time_on_task_ms,
                     created_at: now,
@@ -260,7 +316,13 @@ async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>
             if inserted.is_some() {
                 *here += 1;
             }
-            Some(Written { state: row.state, answered: row.answered_before + *here, total: row.total, inserted })
+            Some(Written {
+                state: row.state,
+                in_batch: row.in_batch,
+                answered: row.answered_before + *here,
+                total: row.total,
+                inserted,
+            })
         })
         .collect())
 }

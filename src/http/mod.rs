@@ -12,6 +12,7 @@ pub mod flash;
 pub mod kind_routes;
 pub mod metrics;
 pub mod pages;
+pub mod session_cache;
 pub mod session_store;
 pub mod user_cache;
 

@@ -1,7 +1,9 @@
 //! The session store: sessions live in PostgreSQL (so every instance sees
-//! them), and the lookups of concurrent requests share one query. Creating,
-//! saving and deleting go to the store as they are.
+//! them); each instance remembers the ones it read (see [`SessionCache`]),
+//! and the lookups of concurrent requests share one query. Saving and
+//! deleting announce the change to every instance in the same statement.
 
+use super::session_cache::{SessionCache, CHANNEL};
 use crate::db::batcher::{in_input_order, Batcher};
 use async_trait::async_trait;
 use sqlx::PgPool;
@@ -15,11 +17,13 @@ const MAX_BATCH: usize = 128;
 /// Lookup queries running at once.
 const IN_FLIGHT: usize = 2;
 
-/// [`PostgresStore`] with batched lookups.
+/// [`PostgresStore`] with remembered sessions and batched lookups.
 #[derive(Clone)]
 pub struct SessionStoreWithBatchedLoads {
     store: PostgresStore,
+    pool: PgPool,
     loads: Arc<Batcher<String, Option<Vec<u8>>>>,
+    cache: Arc<SessionCache>,
 }
 
 impl std::fmt::Debug for SessionStoreWithBatchedLoads {
@@ -30,9 +34,13 @@ impl std::fmt::Debug for SessionStoreWithBatchedLoads {
 
 impl SessionStoreWithBatchedLoads {
     /// The store on `pool`, in PostgresStore's table; lookups go through
-    /// `statements`, a pool for single statements.
+    /// `statements`, a pool for single statements. Its listener starts here
+    /// (on the caller's runtime).
     pub fn new(pool: PgPool, statements: PgPool) -> Self {
-        let store = PostgresStore::new(pool);
+        let store = PostgresStore::new(pool.clone());
+        let cache = Arc::new(SessionCache::default());
+        cache.listen(pool.clone());
+        let writes = pool;
         let pool = statements;
         let loads = Batcher::new(
             "session lookup",
@@ -44,7 +52,7 @@ impl SessionStoreWithBatchedLoads {
                     as futures_util::future::BoxFuture<'static, _>
             }),
         );
-        Self { store, loads: Arc::new(loads) }
+        Self { store, pool: writes, loads: Arc::new(loads), cache }
     }
 }
 
@@ -67,20 +75,67 @@ impl SessionStore for SessionStoreWithBatchedLoads {
     }
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
-        self.store.save(record).await
+        let data = rmp_serde::to_vec(record).map_err(|e| session_store::Error::Encode(e.to_string()))?;
+        let id = record.id.to_string();
+        // NOTIFY is delivered at commit: the change and its announcement are one.
+        let statement = sqlx::query(
+            "WITH saved AS (
+                 INSERT INTO tower_sessions.session (id, data, expiry_date) VALUES ($1, $2, $3)
+                 ON CONFLICT (id) DO UPDATE SET data = excluded.data, expiry_date = excluded.expiry_date
+                 RETURNING id)
+             SELECT pg_notify($4, id) FROM saved",
+        )
+        .bind(&id)
+        .bind(data)
+        .bind(record.expiry_date);
+        self.change(&id, statement).await
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
-        match self.loads.call(id.to_string()).await {
-            Some(Some(data)) => {
-                rmp_serde::from_slice(&data).map(Some).map_err(|e| session_store::Error::Decode(e.to_string()))
-            }
-            Some(None) => Ok(None),
-            None => self.store.load(id).await,
+        let key = id.to_string();
+        if let Some(record) = self.cache.get(&key) {
+            return Ok(Some(record));
         }
+        let ticket = self.cache.ticket();
+        let record = match self.loads.call(key).await {
+            Some(Some(data)) => {
+                Some(rmp_serde::from_slice::<Record>(&data).map_err(|e| session_store::Error::Decode(e.to_string()))?)
+            }
+            Some(None) => None,
+            None => self.store.load(id).await?,
+        };
+        if let Some(record) = &record {
+            self.cache.remember(ticket, record);
+        }
+        Ok(record)
     }
 
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
-        self.store.delete(id).await
+        let id = id.to_string();
+        let statement = sqlx::query(
+            "WITH gone AS (DELETE FROM tower_sessions.session WHERE id = $1 RETURNING id)
+             SELECT pg_notify($2, id) FROM gone",
+        )
+        .bind(&id);
+        self.change(&id, statement).await
     }
+}
+
+impl SessionStoreWithBatchedLoads {
+    /// Runs a statement that changes the session `id` and announces it to
+    /// every instance (its last parameter, bound here, is the channel), and
+    /// forgets the session here at once.
+    async fn change(
+        &self,
+        id: &str,
+        statement: sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments>,
+    ) -> session_store::Result<()> {
+        statement.bind(CHANNEL).execute(&self.pool).await.map_err(backend)?;
+        self.cache.forget(id);
+        Ok(())
+    }
+}
+
+fn backend(e: sqlx::Error) -> session_store::Error {
+    session_store::Error::Backend(e.to_string())
 }

@@ -98,3 +98,51 @@ async fn two_instances_on_one_database_share_sessions_limits_assignments_and_rel
     let served = reqwest::get(on_b(url)).await.expect("image on B").bytes().await.expect("bytes");
     assert_eq!(served.as_ref(), png.as_slice());
 }
+
+/// Sessions are remembered by each instance between requests; ending one on
+/// one instance ends it on the others at once (the change is announced).
+#[tokio::test]
+async fn a_session_ended_on_one_instance_is_refused_by_the_other_that_remembered_it() {
+    let app = TestApp::spawn().await;
+    let other = app.spawn_beside().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1}),
+    )
+    .await;
+    let w = join(&app, &invitation, "leaving").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+    let vote_on_b = |n: usize| {
+        w.client
+            .post(format!("{other}/api/v1/work/assignments/{assignment}/responses"))
+            .header("x-csrf-token", &w.csrf)
+            .json(&json!({"item_id": view["items"][n]["id"], "answer": {"rating": 2}}))
+            .send()
+    };
+    // B reads the session and remembers it.
+    assert_eq!(vote_on_b(0).await.expect("vote").status(), StatusCode::OK);
+    assert_eq!(vote_on_b(1).await.expect("vote").status(), StatusCode::OK);
+    let resp = w.client.post(app.at("/logout")).form(&[("csrf_token", w.csrf.as_str())]).send().await.expect("logout");
+    assert!(resp.status().is_redirection(), "{}", resp.status());
+    // The announcement arrives within milliseconds (B may answer from memory
+    // until it does); allow a generous bound.
+    let view_on_b = format!("{other}/api/v1/work/assignments/{assignment}");
+    let mut refused = false;
+    for _ in 0..100 {
+        let status = w.client.get(&view_on_b).send().await.expect("view").status();
+        if status == StatusCode::UNAUTHORIZED {
+            refused = true;
+            break;
+        }
+        assert_eq!(status, StatusCode::OK);
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(refused, "B kept the ended session for more than a second");
+    let status = vote_on_b(2).await.expect("vote").status();
+    assert!(matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN), "{status}");
+}

@@ -174,6 +174,10 @@ impl TaskKind for Vsd {
         Ok(())
     }
 
+    fn answer_reads_item(&self) -> bool {
+        false
+    }
+
     fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<Value, Invalid> {
         let invalid = || Invalid("answer must be {\"label\": \"1\", \"0\", \"unsure\" or \"broken\"}".into());
         let label = match answer_of(answer).ok_or_else(invalid)? {
@@ -298,5 +302,33 @@ impl TaskKind for Vsd {
 
     fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
         Some(demo::campaign())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_judged_without_their_item_as_the_kind_says() {
+        assert!(!Vsd.answer_reads_item());
+        let item = json!({"query": "/q.jpg", "candidate": "/c.jpg", "models": {"m": 1}});
+        let long = "x".repeat(501);
+        for answer in [
+            json!({"label": "1"}),
+            json!({"label": "0"}),
+            json!({"label": "unsure"}),
+            json!({"label": "broken", "reason": "blank"}),
+            json!({"label": "broken", "reason": long}),
+            json!({"label": "2"}),
+            json!(null),
+        ] {
+            let alone = Vsd.validate_answer(&Value::Null, &answer).map_err(|e| e.0);
+            assert_eq!(alone, Vsd.validate_answer(&item, &answer).map_err(|e| e.0), "{answer}");
+        }
+        assert_eq!(
+            Vsd.validate_answer(&Value::Null, &json!({"label": "1"})).map_err(|e| e.0),
+            Ok(json!({"label": "1"}))
+        );
     }
 }

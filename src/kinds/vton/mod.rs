@@ -219,6 +219,10 @@ impl TaskKind for Vton {
         Ok(())
     }
 
+    fn answer_reads_item(&self) -> bool {
+        false
+    }
+
     fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<Value, Invalid> {
         let r = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
         Ok(json!({ "rating": r }))
@@ -377,5 +381,24 @@ impl TaskKind for Vton {
             current: view.answer.and_then(rating).unwrap_or(0),
         }
         .render()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_judged_without_their_item_as_the_kind_says() {
+        assert!(!Vton.answer_reads_item());
+        let item = json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m"});
+        for answer in [json!({"rating": 1}), json!({"rating": 3}), json!({"rating": 4}), json!({"x": 1}), json!(null)] {
+            let alone = Vton.validate_answer(&Value::Null, &answer).map_err(|e| e.0);
+            assert_eq!(alone, Vton.validate_answer(&item, &answer).map_err(|e| e.0), "{answer}");
+        }
+        assert_eq!(
+            Vton.validate_answer(&Value::Null, &json!({"rating": 2})).map_err(|e| e.0),
+            Ok(json!({"rating": 2}))
+        );
     }
 }
