@@ -3,7 +3,8 @@
 //! crowd workers' sessions over HTTP, and `pgbench` inserts single rows into
 //! the same cluster, alternated A B A B at each concurrency; medians and the
 //! ratio are printed. Run with `cargo bench --bench vote_ingest` (about five
-//! minutes; `VOTE_BENCH_SECONDS` sets each run's length).
+//! minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
+//! the concurrencies, "16,64" by default).
 //!
 //! The votes come from `wrk` (a second process, as `pgbench` is) when it is
 //! installed, as in the audit that set the target; otherwise, or with
@@ -318,7 +319,12 @@ async fn main() {
         .expect("table");
     let kinds = atelier::kinds::registry();
     // A VTON campaign: one 50-task questionnaire per worker, one sanity task each.
-    let workers_needed = 4 * WORKERS_PER_RUN + 16;
+    // `VOTE_BENCH_CONNECTIONS` (e.g. "16") narrows the runs, for quick experiments.
+    let concurrencies: Vec<usize> = std::env::var("VOTE_BENCH_CONNECTIONS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![16, 64]);
+    let workers_needed = 2 * concurrencies.len() * WORKERS_PER_RUN + 16;
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
     let campaign = atelier::core::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
         .await
@@ -377,7 +383,7 @@ async fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         if wrk().is_some() { "wrk" } else { "reqwest in this process" }
     );
-    for clients in [16usize, 64] {
+    for &clients in &concurrencies {
         let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..2 {
             pg.push(pgbench(&cluster, database, clients, seconds));

@@ -117,7 +117,7 @@ pub async fn current_user(parts: &mut Parts, state: &AppState) -> Result<Option<
     let Some(id) = session.get::<Uuid>(USER_KEY).await? else {
         return Ok(None);
     };
-    Ok(state.users.get(&state.pool, id).await?)
+    Ok(state.users.get(&state.statements, id).await?)
 }
 
 impl FromRequestParts<AppState> for CurrentUser {

@@ -109,6 +109,9 @@ async fn resubmitting_is_idempotent_and_changes_are_explicit_and_audited() {
         .await
         .expect("audit row");
     assert_eq!((old, new), (json!({"rating": 1}), json!({"rating": 3})));
+    let answered: i32 =
+        sqlx::query_scalar("SELECT answered FROM assignments").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(answered, 1, "retries and changes are not counted again");
 }
 
 #[tokio::test]
@@ -550,4 +553,51 @@ async fn a_burst_of_answers_sharing_statements_stores_each_exactly_once() {
     assert_eq!(detail["progress"]["annotators"], 20);
     assert_eq!(detail["progress"]["assignments_active"], 20);
     assert_eq!(detail["annotators"].as_array().map(Vec::len), Some(20));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_questionnaire_answered_all_at_once_and_twice_counts_each_answer_once_in_order() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 12, 1, json!({"tasks_per_questionnaire": 12, "sanity_per_questionnaire": 1}))
+            .await;
+    let w = std::sync::Arc::new(join(&app, &invitation, "eager").await);
+    let (_, view) = w.next(&app, &campaign).await;
+    let path = format!("/api/v1/work/assignments/{}/responses", view["assignment"]["id"].as_str().expect("id"));
+    let items: Vec<Value> = view["items"].as_array().expect("items").iter().map(|i| i["id"].clone()).collect();
+    let total = items.len() as i64;
+    // Every answer sent twice at the same moment (a double click, a retry).
+    let app = std::sync::Arc::new(app);
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(items.len() * 2));
+    let mut set = tokio::task::JoinSet::new();
+    for item in items.iter().chain(items.iter()) {
+        let (app, w, path, barrier, item) = (app.clone(), w.clone(), path.clone(), barrier.clone(), item.clone());
+        set.spawn(async move {
+            barrier.wait().await;
+            w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 3}})).await
+        });
+    }
+    let mut created = Vec::new();
+    while let Some(r) = set.join_next().await {
+        let (status, body) = r.expect("task");
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["progress"]["total"], total, "{body}");
+        match body["outcome"].as_str() {
+            Some("created") => created.push(body["progress"]["answered"].as_i64().expect("answered")),
+            Some("unchanged") => {}
+            other => panic!("unexpected outcome {other:?}: {body}"),
+        }
+    }
+    created.sort_unstable();
+    assert_eq!(created, (1..=total).collect::<Vec<_>>(), "each stored answer is counted once, in order");
+    assert_eq!(count(&app, "SELECT count(*) FROM responses").await, total);
+    let drift = count(
+        &app,
+        "SELECT count(*) FROM assignments a WHERE a.answered <> (SELECT count(*) FROM responses r WHERE r.assignment_id = a.id)",
+    )
+    .await;
+    assert_eq!(drift, 0, "the kept count is the count");
+    let (status, _) = w.post(&app, &format!("{}/complete", path.trim_end_matches("/responses")), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
 }
