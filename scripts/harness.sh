@@ -10,7 +10,8 @@
 #
 # Each part prints RESULT lines; BENCHMARKS.md records them with the date and
 # the machine. Needs PostgreSQL's server binaries and pgbench (Debian:
-# postgresql, postgresql-contrib on older releases).
+# postgresql, postgresql-contrib on older releases); the ingest part sends
+# its votes with wrk (Debian: wrk) when it is installed, as the audit did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 parts=("${@:-ingest faults scale}")
