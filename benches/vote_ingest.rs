@@ -295,6 +295,20 @@ fn pgbench(cluster: &EmbeddedCluster, database: &str, clients: usize, seconds: u
         .unwrap_or_else(|| panic!("pgbench: {text}{}", String::from_utf8_lossy(&out.stderr)))
 }
 
+/// The service's storing statements so far, from its metrics: (count,
+/// answers in them, seconds spent in them).
+fn storing_statements() -> (f64, f64, f64) {
+    let text = atelier::http::metrics::handle().render();
+    let value = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name) && l.contains("statement=\"answer insert\""))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (value("atelier_batch_size_count"), value("atelier_batch_size_sum"), value("atelier_batch_seconds_sum"))
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -387,7 +401,16 @@ async fn main() {
         let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..2 {
             pg.push(pgbench(&cluster, database, clients, seconds));
+            let before = storing_statements();
             let (v, p50, p99) = ingest(&url, &mut workers, clients, seconds).await;
+            let after = storing_statements();
+            let (n, size, secs) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
+            println!(
+                "  storing statements: {n:.0}, {:.1} answers each, {:.2} ms each, busy {:.0} % of the run",
+                size / n,
+                secs / n * 1e3,
+                secs / seconds as f64 * 100.0
+            );
             votes.push(v);
             p50s.push(p50);
             p99s.push(p99);

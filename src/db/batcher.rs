@@ -77,7 +77,13 @@ async fn serve<I: Send + 'static, O: Send + 'static>(
         tokio::spawn(async move {
             let (inputs, replies): (Vec<I>, Vec<_>) = jobs.into_iter().unzip();
             let expected = inputs.len();
-            match run(inputs).await {
+            let started = std::time::Instant::now();
+            let outcome = run(inputs).await;
+            // How full statements are and how long they take: the two figures
+            // that tell whether batching works (names are static, labels bounded).
+            metrics::histogram!("atelier_batch_size", "statement" => name).record(expected as f64);
+            metrics::histogram!("atelier_batch_seconds", "statement" => name).record(started.elapsed().as_secs_f64());
+            match outcome {
                 Ok(outputs) if outputs.len() == expected => {
                     for (reply, output) in replies.into_iter().zip(outputs) {
                         let _ = reply.send(Some(output));
