@@ -185,9 +185,7 @@ impl Recorder {
             }
         }
     }
-}
 
-impl Recorder {
     /// The kind of the annotator's own assignment, when it is known here and
     /// validates answers without their item.
     fn kind_answering_alone(&self, assignment_id: Uuid, annotator_id: Uuid) -> Option<&'static dyn TaskKind> {
@@ -296,8 +294,8 @@ async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>
     .await?;
     let mut rows = in_input_order(writes.len(), rows.into_iter().map(|r| (r.n, r)));
     // The counts were read before the statement's own inserts (its trigger
-    // counts them after): an
-    // assignment's k-th answer stored here is its (before + k)-th.
+    // counts them after): an assignment's k-th answer stored here is its
+    // (before + k)-th.
     let mut stored_here: HashMap<Uuid, i64> = HashMap::new();
     Ok(writes
         .into_iter()

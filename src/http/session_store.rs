@@ -40,19 +40,30 @@ impl SessionStoreWithBatchedLoads {
         let store = PostgresStore::new(pool.clone());
         let cache = Arc::new(SessionCache::default());
         cache.listen(pool.clone());
-        let writes = pool;
-        let pool = statements;
         let loads = Batcher::new(
             "session lookup",
             MAX_BATCH,
             IN_FLIGHT,
             Arc::new(move |ids: Vec<String>| {
-                let pool = pool.clone();
+                let pool = statements.clone();
                 Box::pin(async move { Ok(load_many(&pool, &ids).await?) })
                     as futures_util::future::BoxFuture<'static, _>
             }),
         );
-        Self { store, pool: writes, loads: Arc::new(loads), cache }
+        Self { store, pool, loads: Arc::new(loads), cache }
+    }
+
+    /// Runs a statement that changes the session `id` and announces it to
+    /// every instance (its last parameter, bound here, is the channel), and
+    /// forgets the session here at once.
+    async fn change(
+        &self,
+        id: &str,
+        statement: sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments>,
+    ) -> session_store::Result<()> {
+        statement.bind(CHANNEL).execute(&self.pool).await.map_err(backend)?;
+        self.cache.forget(id);
+        Ok(())
     }
 }
 
@@ -118,21 +129,6 @@ impl SessionStore for SessionStoreWithBatchedLoads {
         )
         .bind(&id);
         self.change(&id, statement).await
-    }
-}
-
-impl SessionStoreWithBatchedLoads {
-    /// Runs a statement that changes the session `id` and announces it to
-    /// every instance (its last parameter, bound here, is the channel), and
-    /// forgets the session here at once.
-    async fn change(
-        &self,
-        id: &str,
-        statement: sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments>,
-    ) -> session_store::Result<()> {
-        statement.bind(CHANNEL).execute(&self.pool).await.map_err(backend)?;
-        self.cache.forget(id);
-        Ok(())
     }
 }
 

@@ -7,8 +7,10 @@ use crate::support::TestApp;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-#[tokio::test]
-async fn two_instances_on_one_database_share_sessions_limits_assignments_and_releases() {
+/// Instance A (the app), instance B's address beside it on the same
+/// database, an admin token, and an open VTON campaign (its id and
+/// invitation) of one-worker questionnaires.
+async fn two_instances_and_a_campaign() -> (TestApp, String, String, String, String) {
     let app = TestApp::spawn().await;
     let other = app.spawn_beside().await;
     let admin = admin_token(&app).await;
@@ -20,6 +22,12 @@ async fn two_instances_on_one_database_share_sessions_limits_assignments_and_rel
         json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1}),
     )
     .await;
+    (app, other, admin, campaign, invitation)
+}
+
+#[tokio::test]
+async fn two_instances_on_one_database_share_sessions_limits_assignments_and_releases() {
+    let (app, other, admin, campaign, invitation) = two_instances_and_a_campaign().await;
     // A worker joins through instance A and carries on through instance B.
     let w = join(&app, &invitation, "roaming").await;
     let (_, view) = w.next(&app, &campaign).await;
@@ -103,17 +111,7 @@ async fn two_instances_on_one_database_share_sessions_limits_assignments_and_rel
 /// one instance ends it on the others at once (the change is announced).
 #[tokio::test]
 async fn a_session_ended_on_one_instance_is_refused_by_the_other_that_remembered_it() {
-    let app = TestApp::spawn().await;
-    let other = app.spawn_beside().await;
-    let admin = admin_token(&app).await;
-    let (campaign, invitation) = open_vton_campaign(
-        &app,
-        &admin,
-        4,
-        1,
-        json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1}),
-    )
-    .await;
+    let (app, other, _, campaign, invitation) = two_instances_and_a_campaign().await;
     let w = join(&app, &invitation, "leaving").await;
     let (_, view) = w.next(&app, &campaign).await;
     let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
