@@ -69,7 +69,10 @@ async fn worker(client: &reqwest::Client, url: &str, token: &str, campaign: &str
         .await
         .expect("json");
     Worker {
-        assignment: view["assignment"]["id"].as_str().expect("assignment").to_owned(),
+        assignment: view["assignment"]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("worker {n} got no questionnaire: {view}"))
+            .to_owned(),
         items: view["items"]
             .as_array()
             .expect("items")
@@ -386,12 +389,20 @@ async fn main() {
     // Sessions and questionnaires for every worker, 32 at a time.
     let campaign_id = campaign.id.to_string();
     let setup_client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let setup_started = Instant::now();
     let mut workers: Vec<Worker> = futures_util::stream::iter(0..workers_needed)
         .map(|n| worker(&setup_client, &url, &token, &campaign_id, n))
         .buffer_unordered(32)
         .collect()
         .await;
     workers.sort_by_key(|w| w.assignment.clone());
+    // Each worker joins, reads their session and takes a questionnaire, 32 at a time.
+    println!(
+        "setup: {} workers joined and took a questionnaire in {:.1} s ({:.1} ms per worker)",
+        workers.len(),
+        setup_started.elapsed().as_secs_f64(),
+        setup_started.elapsed().as_secs_f64() * 1e3 / workers.len() as f64
+    );
     println!(
         "vote ingest vs pgbench, {seconds} s per run, A B A B, this machine ({} cores), votes from {}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
@@ -427,4 +438,8 @@ async fn main() {
     println!("RESULT next_task clients=16 requests_per_s={rate:.0} p50_ms={p50:.1} p99_ms={p99:.1}");
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&pool).await.expect("count");
     println!("responses stored: {stored}");
+    if std::env::var("VOTE_BENCH_KEEP").is_ok() {
+        println!("KEEP socket={} db={database}", cluster.socket_dir().display());
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
 }

@@ -4,10 +4,15 @@
 //! * a batch never has more live assignments (active with a valid lease, or
 //!   completed) than its overlap: the candidate batch is locked with
 //!   `FOR UPDATE` and recounted after locking. Annotators asking at the same
-//!   moment wait for each other briefly rather than skipping a locked batch:
-//!   skipping told most of them "no task left" at every campaign launch, on
-//!   a batch that still wanted them. Batches are locked in position order,
-//!   so waiting never deadlocks;
+//!   moment first pass over batches others are taking (so they spread over
+//!   batches instead of queueing on one) and, when no other batch has room,
+//!   wait for a locked one rather than hear "no task left" on a batch that
+//!   still wants them. Waiting never deadlocks: whoever holds a batch with
+//!   room inserts and commits without waiting for anything else. Each batch
+//!   keeps how many of its
+//!   assignments hold a slot (a trigger counts them), so only batches with
+//!   room are looked at; a slot whose lease ran out is handed out again once
+//!   the campaign has no room left (until then its worker may still finish);
 //! * an annotator never gets the same batch twice (unique constraint) nor a
 //!   batch holding a non-gold item they already answered (shared sanity
 //!   items may recur unless the kind says otherwise: they test the
@@ -160,36 +165,33 @@ pub async fn next_in(
     .await?;
     let barred: Vec<String> = groups.into_iter().filter(|g| !kind.may_take(&config, Some(g), &who)).collect();
     let mut skipped: Vec<Uuid> = Vec::new();
+    let mut swept = false;
     loop {
-        let candidate: Option<(Uuid, Option<i32>)> = sqlx::query_as(
-            "SELECT b.id, b.overlap FROM batches b
-             WHERE b.campaign_id = $1 AND NOT (b.id = ANY($3)) AND (b.grouping IS NULL OR NOT (b.grouping = ANY($5)))
-               AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
-               AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
-                               JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $4)
-                               JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
-                               WHERE bi.batch_id = b.id))
-               AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)
-               AND (b.overlap IS NULL OR b.overlap > (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id
-                     AND (a.state = 'completed' OR (a.state = 'active' AND a.leased_until > now()))))
-             ORDER BY b.position
-             LIMIT 1
-             FOR UPDATE OF b",
-        )
-        .bind(campaign_id)
-        .bind(annotator_id)
-        .bind(&skipped)
-        .bind(check_gold)
-        .bind(&barred)
-        .fetch_optional(&mut *tx)
-        .await?;
+        // Batches nobody is taking right now first, so annotators asking at
+        // once spread over batches instead of queueing on one; when those
+        // have no room, the ones being taken, waiting for their lock.
+        let mut candidate = None;
+        for lock in ["FOR UPDATE OF b SKIP LOCKED", "FOR UPDATE OF b"] {
+            candidate = with_room(&mut tx, campaign_id, annotator_id, &skipped, check_gold, &barred, lock).await?;
+            if candidate.is_some() {
+                break;
+            }
+        }
         let Some((batch_id, overlap)) = candidate else {
+            // No room left: slots whose lease ran out are handed out again,
+            // the latest then. Until then their workers may still finish.
+            if !swept {
+                swept = true;
+                if expire_stale(&mut tx, Stale::Campaign(campaign_id)).await? > 0 {
+                    continue;
+                }
+            }
             tx.commit().await?;
             return Ok(None);
         };
         // Expire run-out leases first: this waits for an annotator who is
         // renewing theirs right now, so the recount below sees the outcome.
-        expire_stale(&mut tx, batch_id).await?;
+        expire_stale(&mut tx, Stale::Batch(batch_id)).await?;
         // Recount under the lock: the first count used a snapshot taken
         // before a concurrent assigner may have committed.
         let live: i64 = sqlx::query_scalar(
@@ -239,6 +241,42 @@ pub async fn next_in(
         metrics::counter!("atelier_assignments_created_total").increment(1);
         return Ok(Some(assignment));
     }
+}
+
+/// The first batch (in position order) with a free slot that the annotator
+/// may take, locked with `lock`: only batches with room are looked at (an
+/// index lists them in order); a batch that fills while this waits for its
+/// lock is passed over.
+async fn with_room(
+    tx: &mut Transaction<'_, Postgres>,
+    campaign_id: Uuid,
+    annotator_id: Uuid,
+    skipped: &[Uuid],
+    check_gold: bool,
+    barred: &[String],
+    lock: &str,
+) -> Result<Option<(Uuid, Option<i32>)>> {
+    Ok(sqlx::query_as(&format!(
+        "SELECT b.id, b.overlap FROM batches b
+         WHERE b.campaign_id = $1 AND (b.overlap IS NULL OR b.taken < b.overlap)
+           AND NOT (b.id = ANY($3)) AND (b.grouping IS NULL OR NOT (b.grouping = ANY($5)))
+           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
+           AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
+                           JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $4)
+                           JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
+                           WHERE bi.batch_id = b.id))
+           AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)
+         ORDER BY b.position
+         LIMIT 1
+         {lock}"
+    ))
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .bind(skipped)
+    .bind(check_gold)
+    .bind(barred)
+    .fetch_optional(&mut **tx)
+    .await?)
 }
 
 /// The annotator's active assignment in the campaign, its lease renewed
@@ -291,22 +329,41 @@ async fn revive_every_annotator_work(
     Ok(revived)
 }
 
-/// Expires active assignments of a batch whose lease ran out, so their slot
-/// can be handed out again; their partial answers stay, marked excluded.
-async fn expire_stale(tx: &mut Transaction<'_, Postgres>, batch_id: Uuid) -> Result<()> {
-    let expired: Vec<Uuid> = sqlx::query_scalar(
+/// Where to look for leases that ran out.
+enum Stale {
+    /// In one batch.
+    Batch(Uuid),
+    /// In every batch of a campaign.
+    Campaign(Uuid),
+}
+
+/// Expires the active assignments whose lease ran out, so their slots can
+/// be handed out again; their partial answers stay, marked excluded. How
+/// many expired.
+async fn expire_stale(tx: &mut Transaction<'_, Postgres>, scope: Stale) -> Result<usize> {
+    let (column, id) = match scope {
+        Stale::Batch(id) => ("batch_id", id),
+        Stale::Campaign(id) => ("campaign_id", id),
+    };
+    let expired: Vec<Uuid> = sqlx::query_scalar(&format!(
         "UPDATE assignments SET state = 'expired'
-         WHERE batch_id = $1 AND state = 'active' AND leased_until <= now() RETURNING id",
-    )
-    .bind(batch_id)
+         WHERE {column} = $1 AND state = 'active' AND leased_until <= now() RETURNING id"
+    ))
+    .bind(id)
     .fetch_all(&mut **tx)
     .await?;
+    exclude_expired_answers(tx, &expired).await?;
+    Ok(expired.len())
+}
+
+/// Marks the answers of expired assignments excluded (they stay stored).
+async fn exclude_expired_answers(tx: &mut Transaction<'_, Postgres>, expired: &[Uuid]) -> Result<()> {
     if !expired.is_empty() {
         sqlx::query(
             "UPDATE responses SET excluded_reason = 'lease_expired', excluded_at = now()
              WHERE assignment_id = ANY($1) AND excluded_reason IS NULL",
         )
-        .bind(&expired)
+        .bind(expired)
         .execute(&mut **tx)
         .await?;
     }

@@ -54,7 +54,19 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
         }
     }
     tx.commit().await?;
+    refresh_statistics(pool).await?;
     Ok(plans.len())
+}
+
+/// Brings the planner's statistics up to date after batches were formed or
+/// imported in bulk. Workers arrive right after a launch, before the
+/// background analyser has looked at the new rows: with statistics from an
+/// empty campaign, reading a batch's items scanned every batch entry (20 ms
+/// at 4,000 questionnaires) while the batch was locked, and the workers
+/// taking questionnaires queued behind it.
+pub(super) async fn refresh_statistics(pool: &PgPool) -> Result<()> {
+    sqlx::query("ANALYZE items, batches, batch_items").execute(pool).await?;
+    Ok(())
 }
 
 /// Locks the campaign row (so two admins cannot both form batches) and

@@ -95,5 +95,6 @@ pub async fn import_completed(pool: &PgPool, campaign_id: Uuid, batches: &[PastB
         }
     }
     tx.commit().await?;
+    super::batches::refresh_statistics(pool).await?;
     Ok(recorded)
 }

@@ -52,6 +52,8 @@ struct Context {
     state: AssignmentState,
     kind: String,
     payload: Option<Value>,
+    /// Items in the assignment's batch.
+    total: i64,
 }
 
 /// One validated answer to insert.
@@ -72,7 +74,6 @@ struct WrittenRow {
     inserted: bool,
     created_at: Option<DateTime<Utc>>,
     answered_before: i64,
-    total: i64,
 }
 
 /// What the statement did with one answer.
@@ -83,6 +84,15 @@ struct Written {
     /// The stored response, when this statement inserted it.
     inserted: Option<Response>,
     answered: i64,
+}
+
+/// What never changes about an assignment once it exists, remembered from
+/// its first answer here: whose it is, its kind, and how many items its
+/// batch holds (a batch's items are fixed when it is formed).
+#[derive(Clone, Copy)]
+struct Owner {
+    annotator_id: Uuid,
+    kind: &'static dyn TaskKind,
     total: i64,
 }
 
@@ -91,9 +101,9 @@ pub struct Recorder {
     pool: PgPool,
     reads: Batcher<ReadKey, Option<Context>>,
     writes: Batcher<Write, Option<Written>>,
-    /// Each assignment's annotator and kind, as read with its first answer
-    /// here (neither ever changes, so every instance may keep its own).
-    owners: Mutex<HashMap<Uuid, (Uuid, &'static dyn TaskKind)>>,
+    /// Each assignment's owner, kind and size, as read with its first answer
+    /// here (none ever changes, so every instance may keep its own).
+    owners: Mutex<HashMap<Uuid, Owner>>,
 }
 
 impl Recorder {
@@ -144,8 +154,8 @@ impl Recorder {
         if sub.time_on_task_ms.is_some_and(|t| t < 0) {
             return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
         }
-        let answer = match self.kind_answering_alone(assignment_id, annotator_id) {
-            Some(kind) => kind.validate_answer(&Value::Null, &sub.answer)?,
+        let (answer, total) = match self.kind_answering_alone(assignment_id, annotator_id) {
+            Some(owner) => (owner.kind.validate_answer(&Value::Null, &sub.answer)?, owner.total),
             None => self.validate_with_item(kinds, assignment_id, annotator_id, sub).await?,
         };
         let write_of = |answer: Value| Write {
@@ -168,11 +178,7 @@ impl Recorder {
         match (written.inserted, written.state) {
             (Some(response), _) => {
                 metrics::counter!("atelier_responses_stored_total").increment(1);
-                Ok((
-                    response,
-                    Outcome::Created,
-                    AssignmentProgress { answered: written.answered, total: written.total },
-                ))
+                Ok((response, Outcome::Created, AssignmentProgress { answered: written.answered, total }))
             }
             (None, AssignmentState::Expired) => Err(lease_expired()),
             // Answered before (a retry or a change), or submitted meanwhile:
@@ -186,23 +192,24 @@ impl Recorder {
         }
     }
 
-    /// The kind of the annotator's own assignment, when it is known here and
+    /// The annotator's own assignment as remembered here, when its kind
     /// validates answers without their item.
-    fn kind_answering_alone(&self, assignment_id: Uuid, annotator_id: Uuid) -> Option<&'static dyn TaskKind> {
+    fn kind_answering_alone(&self, assignment_id: Uuid, annotator_id: Uuid) -> Option<Owner> {
         let owners = self.owners.lock().ok()?;
-        let (owner, kind) = owners.get(&assignment_id)?;
-        (*owner == annotator_id && !kind.answer_reads_item()).then_some(*kind)
+        let owner = owners.get(&assignment_id)?;
+        (owner.annotator_id == annotator_id && !owner.kind.answer_reads_item()).then_some(*owner)
     }
 
     /// Validates the answer against its item, read with the assignment's
-    /// campaign (which also tells whether the assignment is the annotator's).
+    /// campaign (which also tells whether the assignment is the annotator's);
+    /// the valid answer and the number of items in the batch.
     async fn validate_with_item(
         &self,
         kinds: &Registry,
         assignment_id: Uuid,
         annotator_id: Uuid,
         sub: &Submission,
-    ) -> Result<Value> {
+    ) -> Result<(Value, i64)> {
         let key = ReadKey { assignment_id, annotator_id, item_id: sub.item_id };
         let ctx = match self.reads.call(key).await {
             Some(ctx) => ctx,
@@ -215,13 +222,13 @@ impl Recorder {
             if owners.len() >= OWNERS_KEPT {
                 owners.clear();
             }
-            owners.insert(assignment_id, (annotator_id, kind));
+            owners.insert(assignment_id, Owner { annotator_id, kind, total: ctx.total });
         }
         if ctx.state == AssignmentState::Expired {
             return Err(lease_expired());
         }
         let payload = ctx.payload.ok_or_else(not_in_batch)?;
-        Ok(kind.validate_answer(&payload, &sub.answer)?)
+        Ok((kind.validate_answer(&payload, &sub.answer)?, ctx.total))
     }
 }
 
@@ -239,7 +246,8 @@ async fn read(pool: &PgPool, keys: &[ReadKey]) -> Result<Vec<Option<Context>>> {
     let rows = sqlx::query_as::<_, Context>(
         "SELECT k.n, a.state, c.kind,
                 (SELECT i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
-                 WHERE bi.batch_id = a.batch_id AND bi.item_id = k.item_id) AS payload
+                 WHERE bi.batch_id = a.batch_id AND bi.item_id = k.item_id) AS payload,
+                (SELECT count(*) FROM batch_items bi WHERE bi.batch_id = a.batch_id) AS total
          FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS k(assignment_id, annotator_id, item_id, n)
          JOIN assignments a ON a.id = k.assignment_id AND a.annotator_id = k.annotator_id
          JOIN campaigns c ON c.id = a.campaign_id",
@@ -280,8 +288,7 @@ async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>
                           AND o.leased_until < now() + make_interval(mins => o.lease_minutes) / 2
                         RETURNING 1)
          SELECT o.n, o.state, o.in_batch, ins.id IS NOT NULL AS inserted, ins.created_at,
-                o.answered::bigint AS answered_before,
-                (SELECT count(*) FROM batch_items b WHERE b.batch_id = o.batch_id) AS total
+                o.answered::bigint AS answered_before
          FROM own o LEFT JOIN ins ON ins.id = o.response_id",
     )
     .bind(writes.iter().map(|w| w.assignment_id).collect::<Vec<_>>())
@@ -320,13 +327,7 @@ async fn write(pool: &PgPool, writes: Vec<Write>) -> Result<Vec<Option<Written>>
             if inserted.is_some() {
                 *here += 1;
             }
-            Some(Written {
-                state: row.state,
-                in_batch: row.in_batch,
-                answered: row.answered_before + *here,
-                total: row.total,
-                inserted,
-            })
+            Some(Written { state: row.state, in_batch: row.in_batch, answered: row.answered_before + *here, inserted })
         })
         .collect())
 }

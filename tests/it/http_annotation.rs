@@ -199,19 +199,19 @@ async fn invalid_input_gets_a_clear_4xx_and_stores_nothing() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
 }
 
+/// A VTON campaign of `n` questionnaires (three images and a sanity task
+/// each), one annotator wanted per questionnaire, five-minute leases.
+async fn questionnaires_of_four_for_one_annotator(app: &TestApp, admin: &str, n: usize) -> (String, String) {
+    let config = json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "lease_minutes": 5});
+    open_vton_campaign(app, admin, 3 * n, n, config).await
+}
+
 #[tokio::test]
 async fn an_expired_lease_returns_the_batch_to_the_pool() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
     // One questionnaire, one annotator wanted.
-    let (campaign, invitation) = open_vton_campaign(
-        &app,
-        &admin,
-        3,
-        1,
-        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "lease_minutes": 5}),
-    )
-    .await;
+    let (campaign, invitation) = questionnaires_of_four_for_one_annotator(&app, &admin, 1).await;
     let slow = join(&app, &invitation, "slow").await;
     let fast = join(&app, &invitation, "fast").await;
     let (_, slow_view) = slow.next(&app, &campaign).await;
@@ -243,6 +243,39 @@ async fn an_expired_lease_returns_the_batch_to_the_pool() {
         .await
         .expect("state");
     assert_eq!(state, "expired");
+    assert_eq!(count(&app, SLOTS_KEPT_WRONG).await, 0);
+}
+
+#[tokio::test]
+async fn a_slot_whose_lease_ran_out_goes_to_someone_else_only_when_no_batch_has_room() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = questionnaires_of_four_for_one_annotator(&app, &admin, 2).await;
+    let (late, second, third) = (
+        join(&app, &invitation, "late").await,
+        join(&app, &invitation, "second").await,
+        join(&app, &invitation, "third").await,
+    );
+    let (_, late_view) = late.next(&app, &campaign).await;
+    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second'")
+        .execute(&app.pool)
+        .await
+        .expect("run out");
+    // The other questionnaire still has room: it goes there, and the late
+    // worker's lapsed questionnaire stays theirs.
+    let (_, second_view) = second.next(&app, &campaign).await;
+    assert_ne!(second_view["assignment"]["batch_id"], late_view["assignment"]["batch_id"]);
+    let (status, resumed) = late.next(&app, &campaign).await;
+    assert_eq!((status, &resumed["assignment"]["id"]), (StatusCode::OK, &late_view["assignment"]["id"]));
+    // No room anywhere once more time passes: the lapsed slot is handed out again.
+    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second' WHERE id = $1::uuid")
+        .bind(late_view["assignment"]["id"].as_str().expect("id"))
+        .execute(&app.pool)
+        .await
+        .expect("run out again");
+    let (_, third_view) = third.next(&app, &campaign).await;
+    assert_eq!(third_view["assignment"]["batch_id"], late_view["assignment"]["batch_id"]);
+    assert_eq!(count(&app, SLOTS_KEPT_WRONG).await, 0);
 }
 
 #[tokio::test]
@@ -330,7 +363,13 @@ async fn fifty_simultaneous_workers_never_exceed_overlap_or_answer_twice() {
     )
     .await;
     assert_eq!(twice, 0, "no worker rated the same image twice");
+    assert_eq!(count(&app, SLOTS_KEPT_WRONG).await, 0, "each batch's kept slot count matches its assignments");
 }
+
+/// Batches whose kept count of held slots (active or completed assignments)
+/// differs from their assignments.
+const SLOTS_KEPT_WRONG: &str = "SELECT count(*) FROM batches b
+     WHERE b.taken <> (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id AND a.state IN ('active', 'completed'))";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixteen_workers_asking_at_once_all_get_the_batch_that_wants_sixteen() {
