@@ -19,6 +19,11 @@ use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+/// The allocator the `atelier` binary runs with, so that the service here
+/// costs what it costs in production.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const ITEMS_PER_WORKER: usize = 49;
 /// Workers (each with 49 fresh tasks) given to each ingest run.
 const WORKERS_PER_RUN: usize = 2_000;

@@ -3,6 +3,7 @@
 
 pub mod batcher;
 pub mod embedded;
+pub mod held;
 pub mod release_guard;
 
 use embedded::EmbeddedCluster;

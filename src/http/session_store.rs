@@ -40,13 +40,14 @@ impl SessionStoreWithBatchedLoads {
         let store = PostgresStore::new(pool.clone());
         let cache = Arc::new(SessionCache::default());
         cache.listen(pool.clone());
+        let held = Arc::new(crate::db::held::Held::new(statements, IN_FLIGHT));
         let loads = Batcher::new(
             "session lookup",
             MAX_BATCH,
             IN_FLIGHT,
             Arc::new(move |ids: Vec<String>| {
-                let pool = statements.clone();
-                Box::pin(async move { Ok(load_many(&pool, &ids).await?) })
+                let held = held.clone();
+                Box::pin(async move { Ok(held.run(async move |conn| load_many(conn, &ids).await).await?) })
                     as futures_util::future::BoxFuture<'static, _>
             }),
         );
@@ -68,13 +69,13 @@ impl SessionStoreWithBatchedLoads {
 }
 
 /// The live sessions' data for these ids, in their order.
-async fn load_many(pool: &PgPool, ids: &[String]) -> sqlx::Result<Vec<Option<Vec<u8>>>> {
+async fn load_many<'e>(db: impl sqlx::PgExecutor<'e>, ids: &[String]) -> sqlx::Result<Vec<Option<Vec<u8>>>> {
     let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(
         "SELECT k.n, s.data FROM unnest($1::text[]) WITH ORDINALITY AS k(id, n)
          JOIN tower_sessions.session s ON s.id = k.id AND s.expiry_date > now()",
     )
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?;
     Ok(in_input_order(ids.len(), rows))
 }

@@ -640,3 +640,47 @@ async fn a_questionnaire_answered_all_at_once_and_twice_counts_each_answer_once_
     let (status, _) = w.post(&app, &format!("{}/complete", path.trim_end_matches("/responses")), json!({})).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn votes_go_on_after_every_database_connection_is_cut() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (w, path, _, campaign) = one_open_assignment(&app, &admin).await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let items: Vec<Value> = view["items"].as_array().expect("items").iter().map(|i| i["id"].clone()).collect();
+    let (status, _) = w.post(&app, &path, json!({"item_id": items[0], "answer": {"rating": 2}})).await;
+    assert_eq!(status, StatusCode::OK);
+    // Every connection the service holds (its pools' and the ones kept for
+    // storing answers) is cut, as when PostgreSQL restarts.
+    sqlx::query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("cut");
+    for item in &items[1..] {
+        let mut answered = false;
+        for _ in 0..40 {
+            let (status, body) = w.post(&app, &path, json!({"item_id": item, "answer": {"rating": 3}})).await;
+            match status {
+                StatusCode::OK => {
+                    answered = true;
+                    break;
+                }
+                // A broken connection is a temporary failure, never a 500.
+                StatusCode::SERVICE_UNAVAILABLE => {}
+                other => panic!("{other}: {body}"),
+            }
+        }
+        assert!(answered, "the answer is stored once fresh connections replace the cut ones");
+    }
+    let mut stored = None;
+    for _ in 0..40 {
+        if let Ok(n) = sqlx::query_scalar::<_, i64>("SELECT count(*) FROM responses").fetch_one(&app.pool).await {
+            stored = Some(n);
+            break;
+        }
+    }
+    assert_eq!(stored, Some(items.len() as i64), "each answer stored exactly once");
+}
