@@ -4,7 +4,8 @@
 //! the same cluster, alternated A B A B at each concurrency; medians and the
 //! ratio are printed. Run with `cargo bench --bench vote_ingest` (about five
 //! minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
-//! the concurrencies, "16,64" by default).
+//! the concurrencies, "16,64" by default; `VOTE_BENCH_KEEP=1` leaves the
+//! cluster running at the end, its socket printed, for `psql`).
 //!
 //! The votes come from `wrk` (a second process, as `pgbench` is) when it is
 //! installed, as in the audit that set the target; otherwise, or with
@@ -26,7 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const ITEMS_PER_WORKER: usize = 49;
 /// Workers (each with 49 fresh tasks) given to each ingest run.
-const WORKERS_PER_RUN: usize = 2_000;
+const WORKERS_PER_RUN: usize = 4_000;
 
 /// One worker's session and their questionnaire.
 struct Worker {

@@ -78,9 +78,22 @@ pub fn client_ip(
     forwarded.into_iter().rev().find(|ip| !is_trusted(ip)).unwrap_or(peer)
 }
 
-/// Shared state of every handler.
+/// Shared state of every handler: one pointer, so that the many copies a
+/// request makes (each extractor and middleware takes its own) cost one
+/// counter each rather than one per field.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What every handler shares (reached through [`AppState`]).
+pub struct Shared {
     /// Database pool.
     pub pool: PgPool,
     /// Login attempt limiter.
@@ -104,7 +117,7 @@ impl AppState {
     /// limiter and task tracker.
     pub fn new(pool: PgPool, config: HttpConfig, kinds: crate::core::Registry) -> Self {
         let statements = crate::db::statement_pool(&pool);
-        Self {
+        Self(Arc::new(Shared {
             limiter: LoginLimiter,
             config: Arc::new(config),
             tasks: tokio_util::task::TaskTracker::new(),
@@ -113,7 +126,7 @@ impl AppState {
             recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone())),
             statements,
             pool,
-        }
+        }))
     }
 }
 
