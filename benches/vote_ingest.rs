@@ -318,6 +318,16 @@ fn storing_statements() -> (f64, f64, f64) {
     (value("atelier_batch_size_count"), value("atelier_batch_size_sum"), value("atelier_batch_seconds_sum"))
 }
 
+/// The cluster's WAL so far: (records, full-page images, bytes).
+async fn wal(pool: &sqlx::PgPool) -> (f64, f64, f64) {
+    sqlx::query_as::<_, (f64, f64, f64)>(
+        "SELECT wal_records::float8, wal_fpi::float8, wal_bytes::float8 FROM pg_stat_wal",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap_or((0.0, 0.0, 0.0))
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -418,15 +428,22 @@ async fn main() {
         let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..2 {
             pg.push(pgbench(&cluster, database, clients, seconds));
-            let before = storing_statements();
+            let (before, wal_before) = (storing_statements(), wal(&pool).await);
             let (v, p50, p99) = ingest(&url, &mut workers, clients, seconds).await;
-            let after = storing_statements();
+            let (after, wal_after) = (storing_statements(), wal(&pool).await);
             let (n, size, secs) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
             println!(
                 "  storing statements: {n:.0}, {:.1} answers each, {:.2} ms each, busy {:.0} % of the run",
                 size / n,
                 secs / n * 1e3,
                 secs / seconds as f64 * 100.0
+            );
+            let votes_sent = v * seconds as f64;
+            println!(
+                "  WAL per vote: {:.0} bytes, {:.1} records, {:.3} full-page images",
+                (wal_after.2 - wal_before.2) / votes_sent,
+                (wal_after.0 - wal_before.0) / votes_sent,
+                (wal_after.1 - wal_before.1) / votes_sent
             );
             votes.push(v);
             p50s.push(p50);
