@@ -9,10 +9,10 @@
 //!   wait for a locked one rather than hear "no task left" on a batch that
 //!   still wants them. Waiting never deadlocks: whoever holds a batch with
 //!   room inserts and commits without waiting for anything else. Each batch
-//!   keeps how many of its
-//!   assignments hold a slot (a trigger counts them), so only batches with
-//!   room are looked at; a slot whose lease ran out is handed out again once
-//!   the campaign has no room left (until then its worker may still finish);
+//!   keeps how many of its assignments hold a slot (a trigger counts them),
+//!   so only batches with room are looked at; a slot whose lease ran out is
+//!   handed out again once the campaign has no room left (until then its
+//!   worker may still come back and finish);
 //! * an annotator never gets the same batch twice (unique constraint) nor a
 //!   batch holding a non-gold item they already answered (shared sanity
 //!   items may recur unless the kind says otherwise: they test the
@@ -178,8 +178,8 @@ pub async fn next_in(
             }
         }
         let Some((batch_id, overlap)) = candidate else {
-            // No room left: slots whose lease ran out are handed out again,
-            // the latest then. Until then their workers may still finish.
+            // No room left: now, and only now, slots whose lease ran out
+            // are handed out again (until now their workers could resume).
             if !swept {
                 swept = true;
                 if expire_stale(&mut tx, Stale::Campaign(campaign_id)).await? > 0 {
