@@ -462,7 +462,8 @@ async fn main() {
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&pool).await.expect("count");
     println!("responses stored: {stored}");
     if std::env::var("VOTE_BENCH_KEEP").is_ok() {
-        println!("KEEP socket={} db={database}", cluster.socket_dir().display());
-        tokio::time::sleep(Duration::from_secs(3600)).await;
+        println!("KEEP socket={} db={database} (Ctrl-C stops the cluster)", cluster.socket_dir().display());
+        // Until Ctrl-C (or an hour): then the cluster is stopped as the bench ends.
+        let _ = tokio::time::timeout(Duration::from_secs(3600), tokio::signal::ctrl_c()).await;
     }
 }
