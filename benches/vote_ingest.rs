@@ -4,8 +4,8 @@
 //! the same cluster, alternated A B A B at each concurrency; medians and the
 //! ratio are printed. Run with `cargo bench --bench vote_ingest` (about five
 //! minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
-//! the concurrencies, "16,64" by default; `VOTE_BENCH_KEEP=1` leaves the
-//! cluster running at the end, its socket printed, for `psql`).
+//! the concurrencies, "16,64" by default; `VOTE_BENCH_KEEP=1` keeps the
+//! cluster running at the end, its socket printed for `psql`, until Ctrl-C).
 //!
 //! The votes come from `wrk` (a second process, as `pgbench` is) when it is
 //! installed, as in the audit that set the target; otherwise, or with
@@ -412,7 +412,6 @@ async fn main() {
         .collect()
         .await;
     workers.sort_by_key(|w| w.assignment.clone());
-    // Each worker joins, reads their session and takes a questionnaire, 32 at a time.
     println!(
         "setup: {} workers joined and took a questionnaire in {:.1} s ({:.1} ms per worker)",
         workers.len(),

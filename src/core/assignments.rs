@@ -1,17 +1,17 @@
 //! Assignments: handing the next batch to an annotator under a lease.
 //!
 //! Concurrency rules, all enforced in the database:
-//! * a batch never has more live assignments (active with a valid lease, or
-//!   completed) than its overlap: the candidate batch is locked with
-//!   `FOR UPDATE` and recounted after locking. Annotators asking at the same
-//!   moment first pass over batches others are taking (so they spread over
-//!   batches instead of queueing on one) and, when no other batch has room,
-//!   wait for a locked one rather than hear "no task left" on a batch that
-//!   still wants them. Waiting never deadlocks: whoever holds a batch with
-//!   room inserts and commits without waiting for anything else. Each batch
-//!   keeps how many of its assignments hold a slot (a trigger counts them),
-//!   so only batches with room are looked at; a slot whose lease ran out is
-//!   handed out again once the campaign has no room left (until then its
+//! * a batch never has more live assignments (active, or completed) than
+//!   its overlap: each batch keeps how many of its assignments hold a slot
+//!   (a trigger counts them), an index lists the batches with room, and the
+//!   candidate is locked with `FOR UPDATE`, its count checked again on the
+//!   locked row. Annotators asking at the same moment first pass over
+//!   batches others are taking (so they spread over batches instead of
+//!   queueing on one) and, when no other batch has room, wait for a locked
+//!   one rather than hear "no task left" on a batch that still wants them.
+//!   Waiting never deadlocks: whoever holds a batch with room inserts and
+//!   commits without waiting for anything else. A slot whose lease ran out
+//!   is handed out again once the campaign has no room left (until then its
 //!   worker may still come back and finish);
 //! * an annotator never gets the same batch twice (unique constraint) nor a
 //!   batch holding a non-gold item they already answered (shared sanity
@@ -164,94 +164,82 @@ pub async fn next_in(
     .fetch_one(&mut *tx)
     .await?;
     let barred: Vec<String> = groups.into_iter().filter(|g| !kind.may_take(&config, Some(g), &who)).collect();
-    let mut skipped: Vec<Uuid> = Vec::new();
-    let mut swept = false;
-    loop {
-        // Batches nobody is taking right now first, so annotators asking at
-        // once spread over batches instead of queueing on one; when those
-        // have no room, the ones being taken, waiting for their lock.
-        let mut candidate = None;
-        for lock in ["FOR UPDATE OF b SKIP LOCKED", "FOR UPDATE OF b"] {
-            candidate = with_room(&mut tx, campaign_id, annotator_id, &skipped, check_gold, &barred, lock).await?;
-            if candidate.is_some() {
-                break;
-            }
-        }
-        let Some((batch_id, overlap)) = candidate else {
-            // No room left: now, and only now, slots whose lease ran out
-            // are handed out again (until now their workers could resume).
-            if !swept {
-                swept = true;
-                if expire_stale(&mut tx, Stale::Campaign(campaign_id)).await? > 0 {
-                    continue;
-                }
-            }
-            tx.commit().await?;
-            return Ok(None);
-        };
-        // Expire run-out leases first: this waits for an annotator who is
-        // renewing theirs right now, so the recount below sees the outcome.
-        expire_stale(&mut tx, Stale::Batch(batch_id)).await?;
-        // Recount under the lock: the first count used a snapshot taken
-        // before a concurrent assigner may have committed.
-        let live: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM assignments WHERE batch_id = $1
-               AND (state = 'completed' OR (state = 'active' AND leased_until > now()))",
-        )
-        .bind(batch_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        if overlap.is_some_and(|o| live >= i64::from(o)) {
-            skipped.push(batch_id);
-            continue;
-        }
-        let items: Vec<(Uuid, Value)> = sqlx::query_as(
-            "SELECT i.id, i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
-             WHERE bi.batch_id = $1 ORDER BY bi.position",
-        )
-        .bind(batch_id)
-        .fetch_all(&mut *tx)
-        .await?;
-        let mut rng = rand::rngs::StdRng::from_os_rng();
-        let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
-        if kind.shuffle_items(&config) {
-            use rand::seq::SliceRandom;
-            order.shuffle(&mut rng);
-        }
-        let presentation = json!({
-            "items": order.iter().map(|(id, payload)| json!({"item": id, "presentation": kind.presentation(payload, &mut rng)})).collect::<Vec<_>>()
-        });
-        // A batch every annotator labels has no slot anyone waits for: its
-        // lease never runs out, so an expert may pause for days.
-        let assignment = sqlx::query_as::<_, Assignment>(&format!(
-            "INSERT INTO assignments (id, batch_id, campaign_id, annotator_id, presentation, leased_until)
-             VALUES ($1, $2, $3, $4, $5, CASE WHEN $7 THEN {ENDLESS} ELSE now() + make_interval(mins => $6::int) END)
-             RETURNING *"
-        ))
-        .bind(Uuid::new_v4())
-        .bind(batch_id)
-        .bind(campaign_id)
-        .bind(annotator_id)
-        .bind(&presentation)
-        .bind(lease)
-        .bind(overlap.is_none())
-        .fetch_one(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        metrics::counter!("atelier_assignments_created_total").increment(1);
-        return Ok(Some(assignment));
+    let mut candidate = first_with_room(&mut tx, campaign_id, annotator_id, check_gold, &barred).await?;
+    // No room left: now, and only now, slots whose lease ran out are handed
+    // out again (until now their workers could resume).
+    if candidate.is_none() && expire_stale(&mut tx, campaign_id).await? > 0 {
+        candidate = first_with_room(&mut tx, campaign_id, annotator_id, check_gold, &barred).await?;
     }
+    let Some((batch_id, overlap)) = candidate else {
+        tx.commit().await?;
+        return Ok(None);
+    };
+    let items: Vec<(Uuid, Value)> = sqlx::query_as(
+        "SELECT i.id, i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
+         WHERE bi.batch_id = $1 ORDER BY bi.position",
+    )
+    .bind(batch_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
+    if kind.shuffle_items(&config) {
+        use rand::seq::SliceRandom;
+        order.shuffle(&mut rng);
+    }
+    let presentation = json!({
+        "items": order.iter().map(|(id, payload)| json!({"item": id, "presentation": kind.presentation(payload, &mut rng)})).collect::<Vec<_>>()
+    });
+    // A batch every annotator labels has no slot anyone waits for: its
+    // lease never runs out, so an expert may pause for days.
+    let assignment = sqlx::query_as::<_, Assignment>(&format!(
+        "INSERT INTO assignments (id, batch_id, campaign_id, annotator_id, presentation, leased_until)
+         VALUES ($1, $2, $3, $4, $5, CASE WHEN $7 THEN {ENDLESS} ELSE now() + make_interval(mins => $6::int) END)
+         RETURNING *"
+    ))
+    .bind(Uuid::new_v4())
+    .bind(batch_id)
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .bind(&presentation)
+    .bind(lease)
+    .bind(overlap.is_none())
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    metrics::counter!("atelier_assignments_created_total").increment(1);
+    Ok(Some(assignment))
 }
 
 /// The first batch (in position order) with a free slot that the annotator
-/// may take, locked with `lock`: only batches with room are looked at (an
-/// index lists them in order); a batch that fills while this waits for its
-/// lock is passed over.
+/// may take, locked: batches nobody is taking right now first, so
+/// annotators asking at once spread over batches instead of queueing on
+/// one; when those have no room, the ones being taken, waiting for their
+/// lock. Its id and overlap.
+async fn first_with_room(
+    tx: &mut Transaction<'_, Postgres>,
+    campaign_id: Uuid,
+    annotator_id: Uuid,
+    check_gold: bool,
+    barred: &[String],
+) -> Result<Option<(Uuid, Option<i32>)>> {
+    for lock in ["FOR UPDATE OF b SKIP LOCKED", "FOR UPDATE OF b"] {
+        let found = with_room(tx, campaign_id, annotator_id, check_gold, barred, lock).await?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
+/// [`first_with_room`] with one locking clause: only batches with room are
+/// looked at (an index lists them in order), and the count is checked again
+/// on the locked row, so a batch that fills while this waits for its lock
+/// is passed over.
 async fn with_room(
     tx: &mut Transaction<'_, Postgres>,
     campaign_id: Uuid,
     annotator_id: Uuid,
-    skipped: &[Uuid],
     check_gold: bool,
     barred: &[String],
     lock: &str,
@@ -259,10 +247,10 @@ async fn with_room(
     Ok(sqlx::query_as(&format!(
         "SELECT b.id, b.overlap FROM batches b
          WHERE b.campaign_id = $1 AND (b.overlap IS NULL OR b.taken < b.overlap)
-           AND NOT (b.id = ANY($3)) AND (b.grouping IS NULL OR NOT (b.grouping = ANY($5)))
+           AND (b.grouping IS NULL OR NOT (b.grouping = ANY($4)))
            AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
            AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
-                           JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $4)
+                           JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $3)
                            JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
                            WHERE bi.batch_id = b.id))
            AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)
@@ -272,7 +260,6 @@ async fn with_room(
     ))
     .bind(campaign_id)
     .bind(annotator_id)
-    .bind(skipped)
     .bind(check_gold)
     .bind(barred)
     .fetch_optional(&mut **tx)
@@ -329,45 +316,27 @@ async fn revive_every_annotator_work(
     Ok(revived)
 }
 
-/// Where to look for leases that ran out.
-enum Stale {
-    /// In one batch.
-    Batch(Uuid),
-    /// In every batch of a campaign.
-    Campaign(Uuid),
-}
-
-/// Expires the active assignments whose lease ran out, so their slots can
-/// be handed out again; their partial answers stay, marked excluded. How
-/// many expired.
-async fn expire_stale(tx: &mut Transaction<'_, Postgres>, scope: Stale) -> Result<usize> {
-    let (column, id) = match scope {
-        Stale::Batch(id) => ("batch_id", id),
-        Stale::Campaign(id) => ("campaign_id", id),
-    };
-    let expired: Vec<Uuid> = sqlx::query_scalar(&format!(
+/// Expires the campaign's active assignments whose lease ran out, so their
+/// slots can be handed out again; their partial answers stay, marked
+/// excluded. How many expired.
+async fn expire_stale(tx: &mut Transaction<'_, Postgres>, campaign_id: Uuid) -> Result<usize> {
+    let expired: Vec<Uuid> = sqlx::query_scalar(
         "UPDATE assignments SET state = 'expired'
-         WHERE {column} = $1 AND state = 'active' AND leased_until <= now() RETURNING id"
-    ))
-    .bind(id)
+         WHERE campaign_id = $1 AND state = 'active' AND leased_until <= now() RETURNING id",
+    )
+    .bind(campaign_id)
     .fetch_all(&mut **tx)
     .await?;
-    exclude_expired_answers(tx, &expired).await?;
-    Ok(expired.len())
-}
-
-/// Marks the answers of expired assignments excluded (they stay stored).
-async fn exclude_expired_answers(tx: &mut Transaction<'_, Postgres>, expired: &[Uuid]) -> Result<()> {
     if !expired.is_empty() {
         sqlx::query(
             "UPDATE responses SET excluded_reason = 'lease_expired', excluded_at = now()
              WHERE assignment_id = ANY($1) AND excluded_reason IS NULL",
         )
-        .bind(expired)
+        .bind(&expired)
         .execute(&mut **tx)
         .await?;
     }
-    Ok(())
+    Ok(expired.len())
 }
 
 /// Queues a review of a completed assignment by a different annotator,

@@ -206,6 +206,15 @@ async fn questionnaires_of_four_for_one_annotator(app: &TestApp, admin: &str, n:
     open_vton_campaign(app, admin, 3 * n, n, config).await
 }
 
+/// Time passes for the assignment of this view: its lease runs out.
+async fn lapse_lease(app: &TestApp, view: &Value) {
+    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second' WHERE id = $1::uuid")
+        .bind(view["assignment"]["id"].as_str().expect("assignment id"))
+        .execute(&app.pool)
+        .await
+        .expect("lease runs out");
+}
+
 #[tokio::test]
 async fn an_expired_lease_returns_the_batch_to_the_pool() {
     let app = TestApp::spawn().await;
@@ -223,10 +232,7 @@ async fn an_expired_lease_returns_the_batch_to_the_pool() {
     let (status, none) = fast.next(&app, &campaign).await;
     assert_eq!((status, none), (StatusCode::OK, Value::Null));
     // Time passes: the lease runs out.
-    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second'")
-        .execute(&app.pool)
-        .await
-        .expect("expire");
+    lapse_lease(&app, &slow_view).await;
     let (_, fast_view) = fast.next(&app, &campaign).await;
     assert_eq!(fast_view["assignment"]["batch_id"], slow_view["assignment"]["batch_id"]);
 
@@ -257,10 +263,7 @@ async fn a_slot_whose_lease_ran_out_goes_to_someone_else_only_when_no_batch_has_
         join(&app, &invitation, "third").await,
     );
     let (_, late_view) = late.next(&app, &campaign).await;
-    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second'")
-        .execute(&app.pool)
-        .await
-        .expect("run out");
+    lapse_lease(&app, &late_view).await;
     // The other questionnaire still has room: it goes there, and the late
     // worker's lapsed questionnaire stays theirs.
     let (_, second_view) = second.next(&app, &campaign).await;
@@ -268,11 +271,7 @@ async fn a_slot_whose_lease_ran_out_goes_to_someone_else_only_when_no_batch_has_
     let (status, resumed) = late.next(&app, &campaign).await;
     assert_eq!((status, &resumed["assignment"]["id"]), (StatusCode::OK, &late_view["assignment"]["id"]));
     // No room anywhere once more time passes: the lapsed slot is handed out again.
-    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second' WHERE id = $1::uuid")
-        .bind(late_view["assignment"]["id"].as_str().expect("id"))
-        .execute(&app.pool)
-        .await
-        .expect("run out again");
+    lapse_lease(&app, &late_view).await;
     let (_, third_view) = third.next(&app, &campaign).await;
     assert_eq!(third_view["assignment"]["batch_id"], late_view["assignment"]["batch_id"]);
     assert_eq!(count(&app, SLOTS_KEPT_WRONG).await, 0);
