@@ -44,6 +44,16 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
 /// parsed copy (read as a stream, so only the shared copies are ever parsed).
 async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
     use futures_util::TryStreamExt;
+    // Counted first (same snapshot), so the list is allocated once: grown
+    // by doubling, a crowd campaign's half-million responses would need the
+    // old and the new list at once (~80 MB instead of ~50).
+    let (count,): (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM responses r
+         WHERE r.campaign_id = $1 AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')",
+    )
+    .bind(campaign_id)
+    .fetch_one(&mut *db)
+    .await?;
     type Row = (Uuid, Option<Uuid>, Uuid, Uuid, Uuid, String, bool, Option<i32>);
     let mut rows = sqlx::query_as::<_, Row>(
         "SELECT r.assignment_id, b.review_of, a.batch_id, r.item_id, r.annotator_id, r.answer::text,
@@ -58,7 +68,7 @@ async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec
     .bind(campaign_id)
     .fetch(db);
     let mut shared = super::shared_answers::SharedAnswers::default();
-    let mut responses = Vec::new();
+    let mut responses = Vec::with_capacity(usize::try_from(count).unwrap_or_default());
     while let Some((assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position)) =
         rows.try_next().await?
     {
@@ -118,13 +128,20 @@ async fn aggregate_of(pool: &PgPool, kind: &'static dyn TaskKind, campaign_id: U
     Ok(json)
 }
 
-/// The ground truth as CSV text, built off the async workers (tens of MB at
-/// benchmark scale) where the ground truth was computed (see [`super::heavy`]).
-pub async fn csv(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<String> {
+/// The ground truth as CSV text in chunks (see [`super::csv_chunks`]),
+/// written off the async workers (tens of MB at benchmark scale) where the
+/// ground truth was computed (see [`super::heavy`]), row by row as the kind
+/// reads them.
+pub async fn csv(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Vec<bytes::Bytes>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let aggregate = aggregate_of(pool, kind, campaign_id).await?;
-    super::heavy::run(move || to_csv(&kind.export_table(&aggregate))).await?
+    super::heavy::run(move || {
+        let mut csv = super::csv_chunks::CsvChunks::default();
+        kind.export_rows(&aggregate, &mut |row| csv.row(row));
+        csv.finish()
+    })
+    .await?
 }
 
 /// Every response of the campaign, excluded ones with their reason, one row

@@ -113,12 +113,24 @@ pub trait TaskKind: Send + Sync + 'static {
     /// `Value` writes its typed result directly instead, and may free the
     /// input (which it owns here) before it writes.
     fn aggregate_json(&self, input: AggregationInput) -> String {
-        self.aggregate(&input).to_string()
+        let aggregate = self.aggregate(&input);
+        drop(input);
+        super::json_text::exact(&aggregate).unwrap_or_else(|_| aggregate.to_string())
     }
 
     /// The ground truth (its compact JSON text) as a table for CSV export:
     /// a header and rows.
     fn export_table(&self, aggregate: &[u8]) -> Table;
+
+    /// The rows of [`TaskKind::export_table`], header first, handed over
+    /// one at a time as they are read: what the live CSV export writes. A
+    /// kind whose table runs to tens of MB reads its ground truth straight
+    /// into rows here instead of building the table.
+    fn export_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
+        let table = self.export_table(aggregate);
+        each(&table.header);
+        table.rows.iter().for_each(|row| each(row));
+    }
 
     /// Called when an annotator submits a batch, with each item's gold answer
     /// (if any), payload and the annotator's answer. The kind may exclude the

@@ -355,8 +355,11 @@ pub async fn ground_truth_csv(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
-    let csv = crate::core::ground_truth::csv(&s.pool, &s.kinds, id).await?;
-    Ok(super::attachment("text/csv; charset=utf-8", &format!("ground-truth-{id}.csv"), csv))
+    let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, id).await?;
+    let body = axum::body::Body::from_stream(futures_util::stream::iter(
+        chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
+    ));
+    Ok(super::attachment("text/csv; charset=utf-8", &format!("ground-truth-{id}.csv"), body))
 }
 
 /// Every response as CSV, excluded ones with their reason.

@@ -42,7 +42,7 @@ impl Modify for SecurityAddon {
 }
 
 /// A file download: content type, a `Content-Disposition` naming the file, the body.
-pub fn attachment(content_type: &str, name: &str, body: String) -> axum::response::Response {
+pub fn attachment(content_type: &str, name: &str, body: impl Into<axum::body::Body>) -> axum::response::Response {
     use axum::response::IntoResponse;
     let disposition = format!("attachment; filename=\"{name}\"");
     (
@@ -50,7 +50,7 @@ pub fn attachment(content_type: &str, name: &str, body: String) -> axum::respons
             (axum::http::header::CONTENT_TYPE, content_type.to_owned()),
             (axum::http::header::CONTENT_DISPOSITION, disposition),
         ],
-        body,
+        body.into(),
     )
         .into_response()
 }

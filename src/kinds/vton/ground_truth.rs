@@ -42,19 +42,16 @@ fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
         .filter_map(|i| Some((i.external_id.clone(), super::sanity_task(i.gold.as_ref()?)?)))
         .collect();
     let (mut questionnaires, mut annotators) = (HashMap::new(), HashMap::new());
-    let answers: Vec<Answer> = input
-        .responses
-        .iter()
-        .filter_map(|r| {
-            Some(Answer {
-                task: tasks.get(&r.item_id)?.clone(),
-                rating: r.answer.get("rating")?.as_u64()? as u8,
-                questionnaire: shared_id(&mut questionnaires, r.batch_id),
-                annotator: shared_id(&mut annotators, r.annotator_id),
-                position: r.position.and_then(|p| u32::try_from(p).ok()),
-            })
+    let mut answers: Vec<Answer> = Vec::with_capacity(input.responses.len());
+    answers.extend(input.responses.iter().filter_map(|r| {
+        Some(Answer {
+            task: tasks.get(&r.item_id)?.clone(),
+            rating: r.answer.get("rating")?.as_u64()? as u8,
+            questionnaire: shared_id(&mut questionnaires, r.batch_id),
+            annotator: shared_id(&mut annotators, r.annotator_id),
+            position: r.position.and_then(|p| u32::try_from(p).ok()),
         })
-        .collect();
+    }));
     (answers, sanity)
 }
 
@@ -93,6 +90,26 @@ pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> VtonGroun
 /// can free it first: the bootstraps take a while).
 pub fn score_images(input: &AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
     let (answers, sanity) = answers_and_sanity(input);
+    score_answers(input, answers, sanity, thresholds)
+}
+
+/// [`score_images`] on an input it owns: the responses are freed as soon
+/// as curation has its own copy of the ratings, so that what curation and
+/// the images take reuses their memory (at benchmark scale ~55 MB off the
+/// computation's peak).
+pub fn score_owned_input(mut input: AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
+    let (answers, sanity) = answers_and_sanity(&input);
+    input.responses = Vec::new();
+    score_answers(&input, answers, sanity, thresholds)
+}
+
+/// Curation and image scores from the ratings as read by [`answers_and_sanity`].
+fn score_answers(
+    input: &AggregationInput,
+    answers: Vec<Answer>,
+    sanity: SanityTasks,
+    thresholds: &Thresholds,
+) -> VtonGroundTruth {
     let curation = curate(&answers, &sanity, thresholds);
     let kept = kept_answers(&answers, &sanity, &curation);
     let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
@@ -202,37 +219,52 @@ fn cell_of<T: serde::Serialize>(v: &T) -> String {
     cell(&serde_json::to_value(v).unwrap_or(Value::Null))
 }
 
-/// One CSV row per image.
+/// The export's columns.
+const HEADER: [&str; 15] = [
+    "image",
+    "vton_model_id",
+    "category",
+    "dataset",
+    "tryon",
+    "garment",
+    "person",
+    "reference",
+    "mean",
+    "reward",
+    "n_annotation",
+    "votes_1",
+    "votes_2",
+    "votes_3",
+    "annotators",
+];
+
+/// One CSV row per image (empty if the text is not a ground truth).
 pub fn table(aggregate: &[u8]) -> Table {
-    let header = [
-        "image",
-        "vton_model_id",
-        "category",
-        "dataset",
-        "tryon",
-        "garment",
-        "person",
-        "reference",
-        "mean",
-        "reward",
-        "n_annotation",
-        "votes_1",
-        "votes_2",
-        "votes_3",
-        "annotators",
-    ];
     let mut rows = Vec::new();
-    let mut reader = serde_json::Deserializer::from_slice(aggregate);
-    if serde::Deserializer::deserialize_map(&mut reader, ImageRows(&mut rows)).is_err() {
+    if !read_rows(aggregate, &mut |row| rows.push(row)) {
         return Table::default();
     }
-    Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
+    Table { header: HEADER.iter().map(|h| (*h).to_owned()).collect(), rows }
+}
+
+/// The rows of [`table`], header first, one at a time as they are read (a
+/// text that is not a ground truth stops where it breaks: the service only
+/// ever reads its own).
+pub fn rows(aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
+    each(&HEADER.map(str::to_owned));
+    read_rows(aggregate, &mut |row| each(&row));
+}
+
+/// Hands over each image's row; whether the whole text was read.
+fn read_rows(aggregate: &[u8], each: &mut dyn FnMut(Vec<String>)) -> bool {
+    let mut reader = serde_json::Deserializer::from_slice(aggregate);
+    serde::Deserializer::deserialize_map(&mut reader, ImageRows(each)).is_ok()
 }
 
 /// Reads the ground truth's `images` straight into table rows, one image
 /// at a time, skipping everything else: at benchmark scale the parsed
 /// images alone would be ~70 MB next to the table.
-struct ImageRows<'r>(&'r mut Vec<Vec<String>>);
+struct ImageRows<'r>(&'r mut dyn FnMut(Vec<String>));
 
 impl<'de> serde::de::Visitor<'de> for ImageRows<'_> {
     type Value = ();
@@ -254,7 +286,7 @@ impl<'de> serde::de::Visitor<'de> for ImageRows<'_> {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut images: A) -> Result<(), A::Error> {
         while let Some(image) = images.next_element::<ImageScore>()? {
-            self.0.push(image_row(image));
+            (self.0)(image_row(image));
         }
         Ok(())
     }
@@ -401,5 +433,18 @@ mod tests {
             assert!(value["images"][0]["worker_ids"].is_array(), "{preset}: the admins' live view");
             assert!(value["curation"]["annotators"].as_array().is_some_and(|a| a.len() == 8), "{preset}");
         }
+    }
+
+    #[test]
+    fn the_rows_handed_over_one_by_one_are_the_table() {
+        let config = json!({"tasks_per_questionnaire": 12, "sanity_per_questionnaire": 2});
+        let text = super::super::Vton.aggregate_json(campaign(config));
+        let whole = table(text.as_bytes());
+        assert_eq!(whole.rows.len(), 20, "every image but the sanity tasks");
+        let mut handed = Vec::new();
+        rows(text.as_bytes(), &mut |row| handed.push(row.to_vec()));
+        assert_eq!(handed[0], whole.header);
+        assert_eq!(handed[1..], whole.rows[..]);
+        assert!(table(b"not a ground truth").rows.is_empty());
     }
 }

@@ -1,0 +1,99 @@
+//! CSV written into a list of chunks rather than one buffer: a big export
+//! (tens of MB) never needs one contiguous allocation, nor the copies a
+//! growing buffer makes, and the chunks go out as a streamed response body.
+
+use super::ground_truth::neutralise_formula;
+use bytes::Bytes;
+
+/// Bytes per chunk (a chunk is closed once it holds this much).
+const CHUNK: usize = 1 << 20;
+
+/// The chunks written so far and the one being filled.
+#[derive(Default)]
+struct Chunks {
+    done: Vec<Bytes>,
+    current: Vec<u8>,
+}
+
+impl std::io::Write for Chunks {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.current.capacity() == 0 {
+            self.current.reserve_exact(CHUNK + bytes.len());
+        }
+        self.current.extend_from_slice(bytes);
+        if self.current.len() >= CHUNK {
+            self.done.push(Bytes::from(std::mem::take(&mut self.current)));
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A CSV document being written row by row, spreadsheet formulas
+/// neutralised (as [`super::ground_truth::to_csv`] does).
+pub struct CsvChunks {
+    writer: csv::Writer<Chunks>,
+    /// The first failure; later rows are skipped.
+    failed: Option<csv::Error>,
+}
+
+impl Default for CsvChunks {
+    fn default() -> Self {
+        Self { writer: csv::Writer::from_writer(Chunks::default()), failed: None }
+    }
+}
+
+impl CsvChunks {
+    /// Appends one row.
+    pub fn row(&mut self, cells: &[String]) {
+        if self.failed.is_some() {
+            return;
+        }
+        let written = cells
+            .iter()
+            .try_for_each(|cell| self.writer.write_field(neutralise_formula(cell).as_bytes()))
+            .and_then(|()| self.writer.write_record(None::<&[u8]>));
+        if let Err(e) = written {
+            self.failed = Some(e);
+        }
+    }
+
+    /// The document's chunks, in order.
+    pub fn finish(self) -> super::Result<Vec<Bytes>> {
+        let internal = |e: String| super::Error::Internal(format!("writing CSV: {e}"));
+        if let Some(e) = self.failed {
+            return Err(internal(e.to_string()));
+        }
+        let mut chunks = self.writer.into_inner().map_err(|e| internal(e.to_string()))?;
+        if !chunks.current.is_empty() {
+            chunks.done.push(Bytes::from(chunks.current));
+        }
+        Ok(chunks.done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CsvChunks;
+    use crate::core::kind::Table;
+
+    #[test]
+    fn the_chunks_are_the_same_text_as_the_whole_document() {
+        let table = Table {
+            header: vec!["image".into(), "note".into()],
+            rows: (0..40_000).map(|i| vec![format!("img-{i}"), format!("=cmd{i}, \"quoted\"\nline")]).collect(),
+        };
+        let mut csv = CsvChunks::default();
+        csv.row(&table.header);
+        table.rows.iter().for_each(|r| csv.row(r));
+        let chunks = csv.finish().expect("written");
+        assert!(chunks.len() > 1, "a document over a MB comes in several chunks");
+        let joined: Vec<u8> = chunks.iter().flat_map(|c| c.iter().copied()).collect();
+        let whole = crate::core::ground_truth::to_csv(&table).expect("csv");
+        assert_eq!(String::from_utf8(joined).expect("utf-8"), whole);
+        assert!(whole.contains("\"'=cmd7, \"\"quoted\"\"\nline\""));
+    }
+}
