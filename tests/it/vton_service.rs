@@ -106,6 +106,20 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
             .await
             .expect("reasons");
     assert_eq!(reasons, vec!["curation:sanity".to_owned()]);
+    // The campaign's figures (from the kept answer counts) agree with counting the responses.
+    let (_, detail) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
+    let (stored, excluded, annotators): (i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE excluded_reason IS NOT NULL), count(DISTINCT annotator_id)
+         FROM responses WHERE campaign_id = $1::uuid",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("counts");
+    assert_eq!((excluded, annotators), (12, 8), "{detail}");
+    assert_eq!(detail["progress"]["responses"], stored);
+    assert_eq!(detail["progress"]["responses_excluded"], excluded);
+    assert_eq!(detail["progress"]["annotators"], annotators);
     // Re-running gives the same result.
     let (_, again) =
         api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/vton/curation"), None).await;
