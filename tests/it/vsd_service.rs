@@ -72,6 +72,24 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
         post_csv(&app, &admin, &format!("{base}/rankings"), "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,x\n").await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_rankings")));
     assert!(err["error"]["message"].as_str().expect("message").contains("line 3: rank"), "{err}");
+    // Also when the bad row comes after the first chunks were inserted (rows
+    // are parsed and stored 5,000 at a time, in one transaction).
+    let mut long: String = (0..12_000).map(|i| format!("m1,q{},c{i},{}\n", i / 100, i % 100)).collect();
+    long.push_str("m1,q0,late,-1\n");
+    let (status, err) =
+        post_csv(&app, &admin, &format!("{base}/rankings"), &format!("model,query,candidate,rank\n{long}")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert!(err["error"]["message"].as_str().expect("message").contains("line 12002: rank"), "{err}");
+    let lines: String = (0..6_000)
+        .map(|i| format!("{{\"model\":\"m\",\"query\":\"q\",\"candidate\":\"c{i}\",\"rank\":{i}}}\n"))
+        .collect();
+    let (status, err) =
+        post_csv(&app, &admin, &format!("{base}/rankings"), &format!("{lines}\n{{\"model\":\"m\"}}\n")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert!(err["error"]["message"].as_str().expect("message").contains("line 6002"), "{err}");
+    let stored: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM vsd_rankings").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(stored, 0, "a refused file leaves nothing stored");
     let (status, _) = post_csv(
         &app,
         &admin,

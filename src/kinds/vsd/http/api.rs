@@ -38,8 +38,7 @@ pub async fn import_rankings(
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     vsd_campaign(&s, id).await?;
-    let rows = import::parse(utf8(&body)?)?;
-    let stored = import::store(&s.pool, id, &rows).await?;
+    let stored = import::store_text(&s.pool, id, utf8(&body)?).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "stored": stored }))))
 }
 

@@ -112,8 +112,7 @@ async fn import_rankings(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
-    let rows = import::parse(&upload::text(req).await?)?;
-    let n = import::store(&s.pool, id, &rows).await?;
+    let n = import::store_text(&s.pool, id, &upload::text(req).await?).await?;
     flash::set(&session, format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."))
         .await;
     Ok(back(id))
