@@ -214,6 +214,22 @@ async fn main() {
             report(&format!("{what}, {view}"), s, &format!(", {:.1} MB", bytes as f64 / 1e6), pid);
         }
     }
+    // A release (the snapshot, every derived file, the archive stored) and its download.
+    reset_peak(pid);
+    let start = Instant::now();
+    let release =
+        admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{campaign}/releases"), json!({"note": "scale"}))
+            .await;
+    report(
+        "release cut",
+        start.elapsed().as_secs_f64(),
+        &format!(", archive {:.1} MB", release["size"].as_f64().unwrap_or(0.0) / 1e6),
+        pid,
+    );
+    reset_peak(pid);
+    let url = h.url(&format!("/api/v1/admin/campaigns/{campaign}/releases/{}/archive", release["number"]));
+    let (s, bytes) = timed_get(&http, &url, Some(&token)).await;
+    report("release download", s, &format!(", {:.1} MB", bytes as f64 / 1e6), pid);
     if std::env::var_os("SCALE_KEEP").is_some() {
         // For looking at the data afterwards: the service keeps running.
         println!("kept: {} (service pid {pid}, port {})", dir.keep().display(), h.port);

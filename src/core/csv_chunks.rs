@@ -1,6 +1,8 @@
-//! CSV written into a list of chunks rather than one buffer: a big export
-//! (tens of MB) never needs one contiguous allocation, nor the copies a
-//! growing buffer makes, and the chunks go out as a streamed response body.
+//! CSV written row by row into any writer, spreadsheet formulas neutralised
+//! (as [`super::ground_truth::to_csv`] does): into a list of chunks for a
+//! streamed response (a big export never needs one contiguous buffer, nor
+//! the copies a growing buffer makes), or into a release file as it is
+//! packed.
 
 use super::ground_truth::neutralise_formula;
 use bytes::Bytes;
@@ -10,7 +12,7 @@ const CHUNK: usize = 1 << 20;
 
 /// The chunks written so far and the one being filled.
 #[derive(Default)]
-struct Chunks {
+pub struct Chunks {
     done: Vec<Bytes>,
     current: Vec<u8>,
 }
@@ -32,21 +34,39 @@ impl std::io::Write for Chunks {
     }
 }
 
-/// A CSV document being written row by row, spreadsheet formulas
-/// neutralised (as [`super::ground_truth::to_csv`] does).
-pub struct CsvChunks {
-    writer: csv::Writer<Chunks>,
+/// A CSV document being written row by row.
+pub struct CsvRows<W: std::io::Write> {
+    writer: csv::Writer<W>,
     /// The first failure; later rows are skipped.
     failed: Option<csv::Error>,
 }
 
+/// CSV written into chunks (see [`Chunks`]).
+pub type CsvChunks = CsvRows<Chunks>;
+
 impl Default for CsvChunks {
     fn default() -> Self {
-        Self { writer: csv::Writer::from_writer(Chunks::default()), failed: None }
+        Self::new(Chunks::default())
     }
 }
 
 impl CsvChunks {
+    /// The document's chunks, in order.
+    pub fn chunks(self) -> super::Result<Vec<Bytes>> {
+        let mut chunks = self.finish()?;
+        if !chunks.current.is_empty() {
+            chunks.done.push(Bytes::from(chunks.current));
+        }
+        Ok(chunks.done)
+    }
+}
+
+impl<W: std::io::Write> CsvRows<W> {
+    /// A document written into `out`.
+    pub fn new(out: W) -> Self {
+        Self { writer: csv::Writer::from_writer(out), failed: None }
+    }
+
     /// Appends one row.
     pub fn row(&mut self, cells: &[String]) {
         if self.failed.is_some() {
@@ -61,17 +81,13 @@ impl CsvChunks {
         }
     }
 
-    /// The document's chunks, in order.
-    pub fn finish(self) -> super::Result<Vec<Bytes>> {
+    /// The writer, everything written into it.
+    pub fn finish(self) -> super::Result<W> {
         let internal = |e: String| super::Error::Internal(format!("writing CSV: {e}"));
         if let Some(e) = self.failed {
             return Err(internal(e.to_string()));
         }
-        let mut chunks = self.writer.into_inner().map_err(|e| internal(e.to_string()))?;
-        if !chunks.current.is_empty() {
-            chunks.done.push(Bytes::from(chunks.current));
-        }
-        Ok(chunks.done)
+        self.writer.into_inner().map_err(|e| internal(e.to_string()))
     }
 }
 
@@ -89,7 +105,7 @@ mod tests {
         let mut csv = CsvChunks::default();
         csv.row(&table.header);
         table.rows.iter().for_each(|r| csv.row(r));
-        let chunks = csv.finish().expect("written");
+        let chunks = csv.chunks().expect("written");
         assert!(chunks.len() > 1, "a document over a MB comes in several chunks");
         let joined: Vec<u8> = chunks.iter().flat_map(|c| c.iter().copied()).collect();
         let whole = crate::core::ground_truth::to_csv(&table).expect("csv");

@@ -139,7 +139,7 @@ pub async fn csv(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> R
     super::heavy::run(move || {
         let mut csv = super::csv_chunks::CsvChunks::default();
         kind.export_rows(&aggregate, &mut |row| csv.row(row));
-        csv.finish()
+        csv.chunks()
     })
     .await?
 }
@@ -159,34 +159,50 @@ pub async fn raw_responses(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
 /// `annotator` the annotator's id; live exports for admins add the crowd
 /// platform's `worker_id`, releases never do.
 pub fn responses_table(snapshot: &super::releases::Snapshot) -> Table {
+    let (mut header, mut rows) = (None, Vec::with_capacity(snapshot.responses.len()));
+    each_response_row(snapshot, &mut |row| match header {
+        None => header = Some(row),
+        Some(_) => rows.push(row),
+    });
+    Table { header: header.unwrap_or_default(), rows }
+}
+
+/// The header and rows of [`responses_table`], handed to `each` one at a
+/// time in the table's order (only the sort keys are held: at crowd scale
+/// the whole table is ~250 MB).
+pub fn each_response_row(snapshot: &super::releases::Snapshot, each: &mut dyn FnMut(Vec<String>)) {
     let batch_position: std::collections::HashMap<Uuid, i32> =
         snapshot.batches.iter().map(|b| (b.id, b.position)).collect();
     let item_id: std::collections::HashMap<Uuid, &str> =
         snapshot.items.iter().map(|i| (i.id, i.external_id.as_str())).collect();
     let with_workers = !snapshot.worker_ids.is_empty();
-    let mut rows: Vec<(i32, String, &str, Vec<String>)> = snapshot
+    each(responses_header(with_workers).iter().map(|h| (*h).to_owned()).collect());
+    // Annotators compare as their text does (lowercase hex, hyphens in fixed places).
+    let mut order: Vec<(i32, Uuid, &str, usize)> = snapshot
         .responses
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(n, r)| {
             let position = batch_position.get(&r.batch_id).copied().unwrap_or(-1);
-            let item = item_id.get(&r.item_id).copied().unwrap_or_default();
-            let mut row = vec![r.batch_id.to_string(), position.to_string(), item.to_owned(), r.annotator.to_string()];
-            if with_workers {
-                row.push(snapshot.worker_ids.get(&r.annotator).cloned().unwrap_or_default());
-            }
-            row.extend([
-                r.answer.to_string(),
-                r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
-                r.answered_at.clone(),
-                r.changed_at.clone(),
-                r.excluded_reason.clone().unwrap_or_default(),
-            ]);
-            (position, r.annotator.to_string(), item, row)
+            (position, r.annotator, item_id.get(&r.item_id).copied().unwrap_or_default(), n)
         })
         .collect();
-    rows.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
-    let header = responses_header(with_workers).iter().map(|h| (*h).to_owned()).collect();
-    Table { header, rows: rows.into_iter().map(|r| r.3).collect() }
+    order.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    for (position, _, item, n) in order {
+        let r = &snapshot.responses[n];
+        let mut row = vec![r.batch_id.to_string(), position.to_string(), item.to_owned(), r.annotator.to_string()];
+        if with_workers {
+            row.push(snapshot.worker_ids.get(&r.annotator).cloned().unwrap_or_default());
+        }
+        row.extend([
+            r.answer.to_string(),
+            r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
+            r.answered_at.clone(),
+            r.changed_at.clone(),
+            r.excluded_reason.clone().unwrap_or_default(),
+        ]);
+        each(row);
+    }
 }
 
 /// The columns of `responses.csv`, live (with the worker's id when anyone

@@ -88,8 +88,9 @@ pub async fn create(
     };
     let (manifest, archive_bytes) = tokio::task::spawn_blocking(move || -> Result<(Value, Vec<u8>)> {
         let (manifest, files) = archive::build(kind, &snapshot, &info)?;
+        drop(snapshot);
         let root = format!("release-v{}", info.release);
-        let bytes = archive::pack(&root, &files, u64::try_from(now.timestamp()).unwrap_or(0))?;
+        let bytes = archive::pack_deflated(&root, &files, u64::try_from(now.timestamp()).unwrap_or(0))?;
         Ok((manifest, bytes))
     })
     .await

@@ -87,8 +87,8 @@ pub struct SnapResponse {
     pub item_id: Uuid,
     /// The annotator (pseudonymous in a release).
     pub annotator: Uuid,
-    /// The answer.
-    pub answer: Value,
+    /// The answer (one shared copy per distinct answer when loaded).
+    pub answer: std::sync::Arc<Value>,
     /// 1-based position of the item in its batch.
     pub position: Option<i32>,
     /// When it was given (RFC 3339).
@@ -142,6 +142,63 @@ fn pseudonym(n: usize) -> Uuid {
     Uuid::from_u128(n as u128 + 1)
 }
 
+/// The campaign's responses, oldest first, annotators named by `name`,
+/// read as a stream with one shared copy of each distinct answer: at crowd
+/// scale half a million parsed answers (and the rows holding them all at
+/// once) took most of a snapshot's memory.
+async fn load_responses(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    name: &mut impl FnMut(Uuid) -> Uuid,
+) -> Result<Vec<SnapResponse>> {
+    use futures_util::TryStreamExt;
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        assignment_id: Uuid,
+        batch_id: Uuid,
+        item_id: Uuid,
+        annotator_id: Uuid,
+        answer: String,
+        position: Option<i32>,
+        created_at: DateTime<Utc>,
+        updated_at: DateTime<Utc>,
+        time_on_task_ms: Option<i32>,
+        excluded_reason: Option<String>,
+    }
+    // A capacity hint (responses are never deleted): the list is allocated once.
+    let expected: i64 =
+        sqlx::query_scalar("SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1")
+            .bind(campaign_id)
+            .fetch_one(pool)
+            .await?;
+    let mut rows = sqlx::query_as::<_, Row>(
+        "SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer::text AS answer,
+                bi.position + 1 AS position, r.created_at, r.updated_at, r.time_on_task_ms, r.excluded_reason
+         FROM responses r JOIN assignments a ON a.id = r.assignment_id
+         LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
+         WHERE r.campaign_id = $1 ORDER BY r.created_at, r.id",
+    )
+    .bind(campaign_id)
+    .fetch(pool);
+    let mut shared = crate::core::shared_answers::SharedAnswers::default();
+    let mut responses = Vec::with_capacity(usize::try_from(expected).unwrap_or_default());
+    while let Some(r) = rows.try_next().await? {
+        responses.push(SnapResponse {
+            assignment_id: r.assignment_id,
+            batch_id: r.batch_id,
+            item_id: r.item_id,
+            annotator: name(r.annotator_id),
+            answer: shared.from_text(&r.answer).map_err(|e| Error::Internal(format!("stored answer: {e}")))?,
+            position: r.position,
+            answered_at: time(r.created_at),
+            changed_at: time(r.updated_at),
+            time_on_task_ms: r.time_on_task_ms,
+            excluded_reason: r.excluded_reason,
+        });
+    }
+    Ok(responses)
+}
+
 impl Snapshot {
     /// Loads a campaign's data; with `pseudonymize`, annotator ids are
     /// replaced by pseudonyms stable within the snapshot.
@@ -172,35 +229,6 @@ impl Snapshot {
         .bind(campaign_id)
         .fetch_all(pool)
         .await?;
-        #[derive(sqlx::FromRow)]
-        struct Row {
-            assignment_id: Uuid,
-            batch_id: Uuid,
-            item_id: Uuid,
-            annotator_id: Uuid,
-            answer: Value,
-            position: Option<i32>,
-            created_at: DateTime<Utc>,
-            updated_at: DateTime<Utc>,
-            time_on_task_ms: Option<i32>,
-            excluded_reason: Option<String>,
-        }
-        let responses: Vec<Row> = sqlx::query_as(
-            "SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer, bi.position + 1 AS position,
-                    r.created_at, r.updated_at, r.time_on_task_ms, r.excluded_reason
-             FROM responses r JOIN assignments a ON a.id = r.assignment_id
-             LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
-             WHERE r.campaign_id = $1 ORDER BY r.created_at, r.id",
-        )
-        .bind(campaign_id)
-        .fetch_all(pool)
-        .await?;
-        let profiles: Vec<(Uuid, Value)> = sqlx::query_as(
-            "SELECT annotator_id, answers FROM participant_profiles WHERE campaign_id = $1 ORDER BY created_at, annotator_id",
-        )
-        .bind(campaign_id)
-        .fetch_all(pool)
-        .await?;
         let worker_ids = if pseudonymize {
             BTreeMap::new()
         } else {
@@ -225,21 +253,13 @@ impl Snapshot {
                 submitted_at: completed.map(time),
             })
             .collect();
-        let responses = responses
-            .into_iter()
-            .map(|r| SnapResponse {
-                assignment_id: r.assignment_id,
-                batch_id: r.batch_id,
-                item_id: r.item_id,
-                annotator: name(r.annotator_id),
-                answer: r.answer,
-                position: r.position,
-                answered_at: time(r.created_at),
-                changed_at: time(r.updated_at),
-                time_on_task_ms: r.time_on_task_ms,
-                excluded_reason: r.excluded_reason,
-            })
-            .collect();
+        let responses = load_responses(pool, campaign_id, &mut name).await?;
+        let profiles: Vec<(Uuid, Value)> = sqlx::query_as(
+            "SELECT annotator_id, answers FROM participant_profiles WHERE campaign_id = $1 ORDER BY created_at, annotator_id",
+        )
+        .bind(campaign_id)
+        .fetch_all(pool)
+        .await?;
         let profiles = profiles
             .into_iter()
             .map(|(annotator, answers)| SnapProfile { annotator: name(annotator), answers })
@@ -287,7 +307,6 @@ impl Snapshot {
         let submitted: std::collections::HashSet<Uuid> =
             self.assignments.iter().filter(|a| a.state == AssignmentState::Completed).map(|a| a.id).collect();
         let reviews: BTreeMap<Uuid, Uuid> = self.batches.iter().filter_map(|b| Some((b.id, b.review_of?))).collect();
-        let mut shared = crate::core::shared_answers::SharedAnswers::default();
         AggregationInput {
             config: self.kind_config(),
             items: self
@@ -310,7 +329,7 @@ impl Snapshot {
                     batch_id: r.batch_id,
                     item_id: r.item_id,
                     annotator_id: r.annotator,
-                    answer: shared.from_value(&r.answer),
+                    answer: r.answer.clone(),
                     submitted: submitted.contains(&r.assignment_id),
                     position: r.position,
                 })
@@ -324,19 +343,18 @@ impl Snapshot {
         self.responses.iter().map(|r| r.annotator).collect::<std::collections::BTreeSet<_>>().len()
     }
 
-    /// The raw files of a release: the snapshot, split by table.
-    pub fn raw_files(&self) -> Result<Vec<(String, Vec<u8>)>> {
-        Ok(vec![
-            ("raw/campaign.json".into(), pretty_json(&self.campaign)?),
-            ("raw/items.json".into(), pretty_json(&self.items)?),
-            ("raw/batches.json".into(), pretty_json(&self.batches)?),
-            ("raw/assignments.json".into(), pretty_json(&self.assignments)?),
-            ("raw/responses.json".into(), pretty_json(&self.responses)?),
-            ("raw/background.json".into(), pretty_json(&self.profiles)?),
-        ])
+    /// The raw files of a release, the snapshot split by table: `each` gets
+    /// each file's name and a function that writes it.
+    pub fn each_raw_file(&self, each: super::archive::EachFile<'_>) -> Result<()> {
+        each("raw/campaign.json", &mut |out| write_pretty_json(out, &self.campaign))?;
+        each("raw/items.json", &mut |out| write_pretty_json(out, &self.items))?;
+        each("raw/batches.json", &mut |out| write_pretty_json(out, &self.batches))?;
+        each("raw/assignments.json", &mut |out| write_pretty_json(out, &self.assignments))?;
+        each("raw/responses.json", &mut |out| write_pretty_json(out, &self.responses))?;
+        each("raw/background.json", &mut |out| write_pretty_json(out, &self.profiles))
     }
 
-    /// Reads the raw files back (as [`raw_files`](Self::raw_files) wrote them).
+    /// Reads the raw files back (as [`each_raw_file`](Self::each_raw_file) wrote them).
     pub fn from_raw_files(files: &BTreeMap<String, Vec<u8>>) -> std::result::Result<Self, String> {
         fn read<T: serde::de::DeserializeOwned>(
             files: &BTreeMap<String, Vec<u8>>,
@@ -355,6 +373,12 @@ impl Snapshot {
             worker_ids: BTreeMap::new(),
         })
     }
+}
+
+/// Writes [`pretty_json`] into `out` as it is made.
+pub fn write_pretty_json<T: serde::Serialize>(out: &mut dyn std::io::Write, value: &T) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| Error::Internal(e.to_string()))?;
+    out.write_all(b"\n").map_err(|e| Error::Internal(e.to_string()))
 }
 
 /// Pretty JSON with a final newline: how every JSON file of a release is written.
