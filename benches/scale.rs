@@ -1,8 +1,8 @@
 //! Scale run at VTON-QBench size: the release service on its embedded
 //! PostgreSQL imports 62,688 try-on triplets in one upload, crowd workers
 //! rate them in questionnaires of 50 (five sanity tasks) until every
-//! questionnaire has its annotators, and then the admin's views and exports
-//! are timed with the service's resident memory (current and peak).
+//! questionnaire has its annotators, and then the admin's views, exports and
+//! a release are timed with the service's resident memory (current and peak).
 //!
 //! Run with `cargo bench --bench scale` (about five minutes on two cores;
 //! `SCALE` shrinks it, e.g. `SCALE=0.1`; `SCALE_ANNOTATORS` sets the

@@ -6,7 +6,7 @@
 #   scripts/harness.sh ingest     votes and next task against pgbench on the same cluster
 #   scripts/harness.sh faults     kill -9 of the service and of PostgreSQL, PostgreSQL shutdown,
 #                                 under retrying load: acknowledged = stored exactly once
-#   scripts/harness.sh scale      VTON-QBench size: import, rating, campaign page, exports, RSS
+#   scripts/harness.sh scale      VTON-QBench size: import, rating, campaign page, exports, a release, RSS
 #
 # Each part prints RESULT lines; BENCHMARKS.md records them with the date and
 # the machine. Needs PostgreSQL's server binaries and pgbench (Debian:
