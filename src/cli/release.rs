@@ -1,7 +1,7 @@
 //! `atelier release create` and `atelier release verify`.
 
 use super::Failed;
-use crate::core::releases::{self, archive, Author};
+use crate::core::releases::{self, archive, packing, Author};
 use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,7 +66,7 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
         }
         ReleaseCommand::Verify(args) => {
             let bytes = std::fs::read(&args.archive).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
-            let files = archive::unpack(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
+            let files = packing::unpack(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
             let verification = archive::verify(&files, &crate::kinds::registry());
             for problem in &verification.problems {
                 writeln!(out, "DIFFERS {problem}")?;

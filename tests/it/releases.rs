@@ -5,7 +5,7 @@
 use crate::a100_service::{a100_campaign, question};
 use crate::fixtures::{admin_token, api, join, open_vton_campaign};
 use crate::support::TestApp;
-use atelier::core::releases::archive;
+use atelier::core::releases::packing;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -55,12 +55,12 @@ fn verify_then_tamper(archive_bytes: &[u8], tamper: &str) {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.starts_with("OK "), "{out}");
 
-    let mut files: BTreeMap<String, Vec<u8>> = archive::unpack(archive_bytes).expect("unpack");
+    let mut files: BTreeMap<String, Vec<u8>> = packing::unpack(archive_bytes).expect("unpack");
     let bytes = files.get_mut(tamper).unwrap_or_else(|| panic!("{tamper} in the archive"));
     let at = bytes.len() / 2;
     bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
     let list: Vec<(String, Vec<u8>)> = files.into_iter().collect();
-    let tampered = archive::pack("release", &list, 0).expect("pack");
+    let tampered = packing::pack("release", &list, 0).expect("pack");
     let bad = dir.path().join("tampered.tar.gz");
     std::fs::write(&bad, tampered).expect("write");
     let (code, out, err) = atelier(&["release", "verify", bad.to_str().expect("path")]);
@@ -90,7 +90,7 @@ async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
     assert_eq!(v1["number"], 1);
     assert_eq!(v1["campaign_state"], "open");
     let bytes = download(&app, &admin, &campaign, 1).await;
-    let files = archive::unpack(&bytes).expect("unpack");
+    let files = packing::unpack(&bytes).expect("unpack");
     for name in [
         "manifest.json",
         "DATASHEET.md",
@@ -191,7 +191,7 @@ async fn a_vton_release_holds_the_benchmark_layout_and_records_curation_changes(
     }
     cut(&app, &admin, &campaign, "").await;
     let bytes = download(&app, &admin, &campaign, 1).await;
-    let files = archive::unpack(&bytes).expect("unpack");
+    let files = packing::unpack(&bytes).expect("unpack");
     assert!(files.contains_key("answers.csv") && files.contains_key("images.csv"), "the VTON-QBench layout");
     let datasheet = String::from_utf8_lossy(&files["DATASHEET.md"]);
     assert!(datasheet.contains("Krippendorff's alpha") && datasheet.contains("Curation preset `paper`"), "{datasheet}");
@@ -231,7 +231,7 @@ async fn a_vton_release_holds_the_benchmark_layout_and_records_curation_changes(
     assert!(changed.iter().all(|l| l["reasons"].to_string().contains("new votes")), "{diff}");
     let v2 = download(&app, &admin, &campaign, 2).await;
     let manifest: Value =
-        serde_json::from_slice(&archive::unpack(&v2).expect("unpack")["manifest.json"]).expect("json");
+        serde_json::from_slice(&packing::unpack(&v2).expect("unpack")["manifest.json"]).expect("json");
     assert!(manifest["release"]["created_by"].as_str().expect("by").starts_with("cli:"));
     let path = dir.path().join("v2.tar.gz");
     std::fs::write(&path, &v2).expect("write");

@@ -7,6 +7,7 @@
 pub mod archive;
 pub mod datasheet;
 pub mod diff;
+pub mod packing;
 pub mod snapshot;
 
 pub use snapshot::Snapshot;
@@ -90,7 +91,7 @@ pub async fn create(
         let (manifest, files) = archive::build(kind, &snapshot, &info)?;
         drop(snapshot);
         let root = format!("release-v{}", info.release);
-        let bytes = archive::pack_deflated(&root, &files, u64::try_from(now.timestamp()).unwrap_or(0))?;
+        let bytes = packing::pack_deflated(&root, &files, u64::try_from(now.timestamp()).unwrap_or(0))?;
         Ok((manifest, bytes))
     })
     .await
@@ -163,7 +164,7 @@ async fn unpacked(
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("release"))?;
-    archive::unpack(&bytes).map_err(Error::Internal)
+    packing::unpack(&bytes).map_err(Error::Internal)
 }
 
 /// What changed from release `from` to release `to`.
