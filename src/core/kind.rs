@@ -209,11 +209,13 @@ pub trait TaskKind: Send + Sync + 'static {
 
     /// Files a release holds beyond `ground_truth.json` and
     /// `ground_truth.csv` (e.g. a benchmark's own layout), computed from the
-    /// snapshot and the ground truth: the same code as the live exports.
+    /// snapshot and the ground truth (its compact JSON text, as
+    /// [`TaskKind::aggregate_json`] writes it): the same code as the live
+    /// exports.
     fn release_files(
         &self,
         _snapshot: &super::releases::Snapshot,
-        _aggregate: &Value,
+        _aggregate: &[u8],
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
         Ok(Vec::new())
     }
@@ -236,8 +238,8 @@ pub trait TaskKind: Send + Sync + 'static {
     }
 
     /// Markdown for a datasheet: the kind's quality control and agreement,
-    /// read from the ground truth.
-    fn datasheet_quality(&self, _aggregate: &Value) -> String {
+    /// read from the ground truth (its compact JSON text).
+    fn datasheet_quality(&self, _aggregate: &[u8]) -> String {
         String::new()
     }
 

@@ -5,7 +5,7 @@
 
 use super::datasheet;
 use super::packing::{packing, Packed};
-use super::snapshot::{pretty_json, write_pretty_json, Snapshot};
+use super::snapshot::{pretty_json, Snapshot};
 use crate::core::csv_chunks::CsvRows;
 use crate::core::kind::TaskKind;
 use crate::core::{ground_truth, Result};
@@ -101,11 +101,14 @@ pub fn each_derived_file(
     info: &ReleaseInfo,
     each: EachFile<'_>,
 ) -> Result<()> {
-    let aggregate = crate::core::kind::aggregate_with_reviews(kind, snapshot.aggregation_input());
-    each(GROUND_TRUTH_JSON, &mut |out| write_pretty_json(out, &aggregate))?;
+    // The ground truth as the live views have it, its compact text (a
+    // `Value` of a crowd campaign's ground truth is several hundred MB).
+    let aggregate = crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+    let aggregate = aggregate.as_bytes();
+    each(GROUND_TRUTH_JSON, &mut |out| pretty_from_text(out, aggregate))?;
     each(GROUND_TRUTH_CSV, &mut |out| {
         let mut csv = CsvRows::new(out);
-        kind.export_rows(aggregate.to_string().as_bytes(), &mut |row| csv.row(row));
+        kind.export_rows(aggregate, &mut |row| csv.row(row));
         csv.finish().map(drop)
     })?;
     each(RESPONSES_CSV, &mut |out| {
@@ -113,11 +116,22 @@ pub fn each_derived_file(
         ground_truth::each_response_row(snapshot, &mut |row| csv.row(&row));
         csv.finish().map(drop)
     })?;
-    for (name, bytes) in kind.release_files(snapshot, &aggregate)? {
+    for (name, bytes) in kind.release_files(snapshot, aggregate)? {
         each(&name, &mut |out| out.write_all(&bytes).map_err(packing))?;
     }
-    let datasheet = datasheet::render(kind, snapshot, &aggregate, info, &counts(snapshot));
+    let datasheet = datasheet::render(kind, snapshot, aggregate, info, &counts(snapshot));
     each(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))
+}
+
+/// Writes compact JSON text as [`pretty_json`] writes the same document
+/// (the text's key order kept, numbers and strings written again by the
+/// same serializer), without building it in memory.
+fn pretty_from_text(out: &mut dyn Write, text: &[u8]) -> Result<()> {
+    let internal = |e: String| crate::core::Error::Internal(format!("writing the ground truth: {e}"));
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    let mut writer = serde_json::Serializer::pretty(&mut *out);
+    serde_transcode::transcode(&mut reader, &mut writer).map_err(|e| internal(e.to_string()))?;
+    out.write_all(b"\n").map_err(|e| internal(e.to_string()))
 }
 
 /// The manifest: identity, parameters, counts, and every file's hash and size.
@@ -231,4 +245,21 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
 
 fn problem(message: String) -> Verification {
     Verification { checked: 0, problems: vec![message] }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_pretty_ground_truth_from_text_is_the_values_byte_for_byte() {
+        // 0.9672889195007827 is read back one unit in the last place off
+        // without serde_json's `float_roundtrip` (seen in a release at scale).
+        let value = serde_json::json!({"alpha": 0.9672889195007827, "b": [1, -2.5e-12, "x\"y\n", null, {}, []],
+                                       "a": {"n": 18446744073709551615u64, "m": -3, "f": 0.1}});
+        let mut out = Vec::new();
+        super::pretty_from_text(&mut out, value.to_string().as_bytes()).expect("written");
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            String::from_utf8(super::pretty_json(&value).expect("pretty")).expect("utf-8")
+        );
+    }
 }

@@ -25,7 +25,7 @@ fn background_summary(snapshot: &Snapshot) -> BTreeMap<String, BTreeMap<String, 
 pub fn render(
     kind: &dyn TaskKind,
     snapshot: &Snapshot,
-    aggregate: &Value,
+    aggregate: &[u8],
     info: &ReleaseInfo,
     counts: &Value,
 ) -> String {

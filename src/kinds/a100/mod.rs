@@ -216,8 +216,8 @@ macro_rules! a100_kind {
             fn datasheet_task(&self, _config: &Value) -> String {
                 release::task($aat)
             }
-            fn datasheet_quality(&self, aggregate: &Value) -> String {
-                release::quality(aggregate)
+            fn datasheet_quality(&self, aggregate: &[u8]) -> String {
+                serde_json::from_slice(aggregate).map(|gt: Value| release::quality(&gt)).unwrap_or_default()
             }
             fn parse_import(&self, text: &str) -> Result<Vec<crate::core::items::NewItem>, Invalid> {
                 question::parse_set(text)

@@ -315,7 +315,7 @@ impl TaskKind for Vton {
     fn release_files(
         &self,
         snapshot: &crate::core::releases::Snapshot,
-        _aggregate: &Value,
+        _aggregate: &[u8],
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
         release::files(snapshot).map_err(|e| Invalid(e.to_string()))
     }
@@ -355,7 +355,7 @@ impl TaskKind for Vton {
         release::task()
     }
 
-    fn datasheet_quality(&self, aggregate: &Value) -> String {
+    fn datasheet_quality(&self, aggregate: &[u8]) -> String {
         release::quality(aggregate)
     }
 

@@ -43,8 +43,8 @@ pub fn task() -> String {
 }
 
 /// Curation and agreement read from the ground truth.
-pub fn quality(aggregate: &Value) -> String {
-    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return String::new() };
+pub fn quality(aggregate: &[u8]) -> String {
+    let Ok(gt) = VtonGroundTruth::from_json(aggregate) else { return String::new() };
     let c = &gt.curation;
     let mut removed: BTreeMap<String, usize> = BTreeMap::new();
     for rule in c.annotators.iter().filter_map(|a| a.excluded_by) {
