@@ -181,8 +181,10 @@ pub async fn of_annotator(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) 
     .await?)
 }
 
-/// Items labelled by annotator `p.id` in campaign `$1`.
-const DONE: &str = "(SELECT count(*) FROM responses r JOIN assignments a ON a.id = r.assignment_id
+/// Items labelled by annotator `p.id` in campaign `$1`: the kept answer
+/// counts of their assignments (a crowd campaign's admin view lists
+/// thousands of annotators; counting their responses read each one).
+const DONE: &str = "(SELECT COALESCE(sum(a.answered), 0)::bigint FROM assignments a
                     WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state <> 'expired')";
 
 /// Items waiting for annotator `p.id` in campaign `$1`: unanswered items of
