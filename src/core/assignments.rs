@@ -387,6 +387,19 @@ pub async fn reviewed_answers(
     Ok(Some(rows.into_iter().collect()))
 }
 
+/// How many answers the campaign's assignments hold (excluded ones too),
+/// from their kept counts: read in milliseconds where counting the
+/// responses scans them. Responses are never deleted, so this bounds any
+/// later read of them (a capacity to allocate once).
+pub async fn answers_stored<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Result<usize> {
+    let stored: i64 =
+        sqlx::query_scalar("SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1")
+            .bind(campaign_id)
+            .fetch_one(db)
+            .await?;
+    Ok(usize::try_from(stored).unwrap_or_default())
+}
+
 /// The annotator's active assignment in a campaign, if any.
 pub async fn active_of(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<Option<Assignment>> {
     Ok(sqlx::query_as("SELECT * FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active'")

@@ -44,16 +44,9 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
 /// parsed copy (read as a stream, so only the shared copies are ever parsed).
 async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
     use futures_util::TryStreamExt;
-    // Counted first (same snapshot), so the list is allocated once: grown
-    // by doubling, a crowd campaign's half-million responses would need the
-    // old and the new list at once (~80 MB instead of ~50). The assignments'
-    // kept counts (every response, excluded ones too: a bound, read in
-    // milliseconds where counting the responses scans them).
-    let (count,): (i64,) =
-        sqlx::query_as("SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1")
-            .bind(campaign_id)
-            .fetch_one(&mut *db)
-            .await?;
+    // Allocated once: grown by doubling, a crowd campaign's half-million
+    // responses would need the old and the new list at once (~80 MB, not ~50).
+    let capacity = super::assignments::answers_stored(&mut *db, campaign_id).await?;
     type Row = (Uuid, Option<Uuid>, Uuid, Uuid, Uuid, String, bool, Option<i32>);
     let mut rows = sqlx::query_as::<_, Row>(
         "SELECT r.assignment_id, b.review_of, a.batch_id, r.item_id, r.annotator_id, r.answer::text,
@@ -68,7 +61,7 @@ async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec
     .bind(campaign_id)
     .fetch(db);
     let mut shared = super::shared_answers::SharedAnswers::default();
-    let mut responses = Vec::with_capacity(usize::try_from(count).unwrap_or_default());
+    let mut responses = Vec::with_capacity(capacity);
     while let Some((assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position)) =
         rows.try_next().await?
     {
@@ -229,14 +222,7 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
 
 /// Writes a table as CSV, spreadsheet formulas neutralised.
 pub fn to_csv(table: &Table) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let internal = |e: csv::Error| super::Error::Internal(e.to_string());
-    for row in std::iter::once(&table.header).chain(&table.rows) {
-        for cell in row {
-            w.write_field(neutralise_formula(cell).as_bytes()).map_err(internal)?;
-        }
-        w.write_record(None::<&[u8]>).map_err(internal)?;
-    }
-    let bytes = w.into_inner().map_err(|e| super::Error::Internal(e.to_string()))?;
-    String::from_utf8(bytes).map_err(|e| super::Error::Internal(e.to_string()))
+    let mut csv = super::csv_chunks::CsvRows::new(Vec::new());
+    std::iter::once(&table.header).chain(&table.rows).for_each(|row| csv.row(row));
+    String::from_utf8(csv.finish()?).map_err(|e| super::Error::Internal(e.to_string()))
 }

@@ -165,12 +165,7 @@ async fn load_responses(
         time_on_task_ms: Option<i32>,
         excluded_reason: Option<String>,
     }
-    // A capacity hint (responses are never deleted): the list is allocated once.
-    let expected: i64 =
-        sqlx::query_scalar("SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1")
-            .bind(campaign_id)
-            .fetch_one(pool)
-            .await?;
+    let capacity = crate::core::assignments::answers_stored(pool, campaign_id).await?;
     let mut rows = sqlx::query_as::<_, Row>(
         "SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer::text AS answer,
                 bi.position + 1 AS position, r.created_at, r.updated_at, r.time_on_task_ms, r.excluded_reason
@@ -181,7 +176,7 @@ async fn load_responses(
     .bind(campaign_id)
     .fetch(pool);
     let mut shared = crate::core::shared_answers::SharedAnswers::default();
-    let mut responses = Vec::with_capacity(usize::try_from(expected).unwrap_or_default());
+    let mut responses = Vec::with_capacity(capacity);
     while let Some(r) = rows.try_next().await? {
         responses.push(SnapResponse {
             assignment_id: r.assignment_id,
@@ -383,7 +378,7 @@ pub fn write_pretty_json<T: serde::Serialize>(out: &mut dyn std::io::Write, valu
 
 /// Pretty JSON with a final newline: how every JSON file of a release is written.
 pub fn pretty_json<T: serde::Serialize>(value: &T) -> Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| Error::Internal(e.to_string()))?;
-    bytes.push(b'\n');
+    let mut bytes = Vec::new();
+    write_pretty_json(&mut bytes, value)?;
     Ok(bytes)
 }
