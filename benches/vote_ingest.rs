@@ -4,7 +4,8 @@
 //! the same cluster, alternated A B A B at each concurrency; medians and the
 //! ratio are printed. Run with `cargo bench --bench vote_ingest` (about five
 //! minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
-//! the concurrencies, "16,64" by default; `VOTE_BENCH_KEEP=1` keeps the
+//! the concurrencies, "16,64" by default; `VOTE_BENCH_SQL` runs statements on
+//! the database after its migrations, for experiments; `VOTE_BENCH_KEEP=1` keeps the
 //! cluster running at the end, its socket printed for `psql`, until Ctrl-C).
 //!
 //! The votes come from `wrk` (a second process, as `pgbench` is) when it is
@@ -350,6 +351,12 @@ async fn main() {
         .execute(&pool)
         .await
         .expect("table");
+    // `VOTE_BENCH_SQL`: statements run on the database after its migrations,
+    // for experiments with the schema (a dropped index, a changed setting).
+    if let Ok(sql) = std::env::var("VOTE_BENCH_SQL") {
+        println!("experiment: {sql}");
+        sqlx::raw_sql(&sql).execute(&pool).await.expect("VOTE_BENCH_SQL");
+    }
     let kinds = atelier::kinds::registry();
     // A VTON campaign: one 50-task questionnaire per worker, one sanity task each.
     // `VOTE_BENCH_CONNECTIONS` (e.g. "16") narrows the runs, for quick experiments.
