@@ -419,6 +419,12 @@ async fn main() {
         .collect()
         .await;
     workers.sort_by_key(|w| w.assignment.clone());
+    // The setup grew the session and assignment tables from nothing within a
+    // minute, faster than autovacuum's analyze follows; plans the service
+    // made while they were small (a sequential scan of the sessions for each
+    // lookup) would otherwise last into the runs. A service that has been up
+    // a few minutes has these statistics.
+    sqlx::query("ANALYZE").execute(&pool).await.expect("analyze");
     println!(
         "setup: {} workers joined and took a questionnaire in {:.1} s ({:.1} ms per worker)",
         workers.len(),
