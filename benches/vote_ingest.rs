@@ -319,6 +319,19 @@ fn storing_statements() -> (f64, f64, f64) {
     (value("atelier_batch_size_count"), value("atelier_batch_size_sum"), value("atelier_batch_seconds_sum"))
 }
 
+/// The vote requests answered so far as the service timed them (inside its
+/// middleware, `track`): (count, seconds).
+fn vote_requests() -> (f64, f64) {
+    let text = atelier::http::metrics::handle().render();
+    let sum = |name: &str| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with(name) && l.contains("/responses\"") && l.contains("status=\"200\""))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    (sum("atelier_http_request_duration_seconds_count"), sum("atelier_http_request_duration_seconds_sum"))
+}
+
 /// The cluster's WAL so far: (records, full-page images, bytes).
 async fn wal(pool: &sqlx::PgPool) -> (f64, f64, f64) {
     sqlx::query_as::<_, (f64, f64, f64)>(
@@ -440,9 +453,14 @@ async fn main() {
         let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..2 {
             pg.push(pgbench(&cluster, database, clients, seconds));
-            let (before, wal_before) = (storing_statements(), wal(&pool).await);
+            let (before, wal_before, timed_before) = (storing_statements(), wal(&pool).await, vote_requests());
             let (v, p50, p99) = ingest(&url, &mut workers, clients, seconds).await;
-            let (after, wal_after) = (storing_statements(), wal(&pool).await);
+            let (after, wal_after, timed_after) = (storing_statements(), wal(&pool).await, vote_requests());
+            let (timed, timed_secs) = (timed_after.0 - timed_before.0, timed_after.1 - timed_before.1);
+            println!(
+                "  inside the service: {:.2} ms a vote on average ({timed:.0} votes timed by its middleware)",
+                timed_secs / timed * 1e3
+            );
             let (n, size, secs) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
             println!(
                 "  storing statements: {n:.0}, {:.1} answers each, {:.2} ms each, busy {:.0} % of the run",
