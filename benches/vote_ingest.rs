@@ -305,17 +305,20 @@ fn pgbench(cluster: &EmbeddedCluster, database: &str, clients: usize, seconds: u
         .unwrap_or_else(|| panic!("pgbench: {text}{}", String::from_utf8_lossy(&out.stderr)))
 }
 
+/// The sum of a metric's series whose labels contain every one of `labels`,
+/// in the service's Prometheus text.
+fn metric(text: &str, name: &str, labels: &[&str]) -> f64 {
+    text.lines()
+        .filter(|l| l.starts_with(name) && labels.iter().all(|label| l.contains(label)))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 /// The service's storing statements so far, from its metrics: (count,
 /// answers in them, seconds spent in them).
 fn storing_statements() -> (f64, f64, f64) {
     let text = atelier::http::metrics::handle().render();
-    let value = |name: &str| {
-        text.lines()
-            .find(|l| l.starts_with(name) && l.contains("statement=\"answer insert\""))
-            .and_then(|l| l.rsplit(' ').next())
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
+    let value = |name: &str| metric(&text, name, &["statement=\"answer insert\""]);
     (value("atelier_batch_size_count"), value("atelier_batch_size_sum"), value("atelier_batch_seconds_sum"))
 }
 
@@ -323,13 +326,8 @@ fn storing_statements() -> (f64, f64, f64) {
 /// middleware, `track`): (count, seconds).
 fn vote_requests() -> (f64, f64) {
     let text = atelier::http::metrics::handle().render();
-    let sum = |name: &str| -> f64 {
-        text.lines()
-            .filter(|l| l.starts_with(name) && l.contains("/responses\"") && l.contains("status=\"200\""))
-            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-            .sum()
-    };
-    (sum("atelier_http_request_duration_seconds_count"), sum("atelier_http_request_duration_seconds_sum"))
+    let value = |name: &str| metric(&text, name, &["/responses\"", "status=\"200\""]);
+    (value("atelier_http_request_duration_seconds_count"), value("atelier_http_request_duration_seconds_sum"))
 }
 
 /// The cluster's WAL so far: (records, full-page images, bytes).
