@@ -4,7 +4,7 @@
 //! deleted or re-keyed under them. (Checked per statement by the answer
 //! counter's trigger, migration 0022, in place of two foreign keys.)
 
-use crate::fixtures::{admin_token, join, open_vton_campaign};
+use crate::fixtures::{admin_token, join, open_vton_campaign, WorkerSession};
 use crate::support::TestApp;
 use serde_json::json;
 use sqlx::PgPool;
@@ -32,18 +32,35 @@ async fn refused(pool: &PgPool, sql: &str, binds: &[Uuid]) -> String {
 const INSERT: &str = "INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer)
                       VALUES (gen_random_uuid(), $1, $2, $3, $4, '{\"rating\": 2}')";
 
-#[tokio::test]
-async fn answers_outside_their_assignment_or_campaign_are_refused_and_what_they_name_stays() {
+/// Two open VTON campaigns and a worker holding a questionnaire of the first.
+struct Started {
+    app: TestApp,
+    campaign: String,
+    other_campaign: String,
+    other_invitation: String,
+    worker: WorkerSession,
+    assignment: Uuid,
+    items: Vec<Uuid>,
+}
+
+async fn started(tasks: usize) -> Started {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let config = json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1});
-    let (campaign, invitation) = open_vton_campaign(&app, &admin, 4, 1, config.clone()).await;
-    let (other_campaign, other_invitation) = open_vton_campaign(&app, &admin, 4, 1, config).await;
-    let w = join(&app, &invitation, "w").await;
-    let (_, view) = w.next(&app, &campaign).await;
+    let config = json!({"tasks_per_questionnaire": tasks, "sanity_per_questionnaire": 1});
+    let (campaign, invitation) = open_vton_campaign(&app, &admin, tasks + 1, 1, config.clone()).await;
+    let (other_campaign, other_invitation) = open_vton_campaign(&app, &admin, tasks + 1, 1, config).await;
+    let worker = join(&app, &invitation, "w").await;
+    let (_, view) = worker.next(&app, &campaign).await;
     let assignment: Uuid = view["assignment"]["id"].as_str().and_then(|s| s.parse().ok()).expect("assignment");
     let items: Vec<Uuid> =
         view["items"].as_array().expect("items").iter().filter_map(|i| i["id"].as_str()?.parse().ok()).collect();
+    Started { app, campaign, other_campaign, other_invitation, worker, assignment, items }
+}
+
+#[tokio::test]
+async fn answers_outside_their_assignment_or_campaign_are_refused_and_what_they_name_stays() {
+    let Started { app, campaign, other_campaign, other_invitation, worker: w, assignment, items, .. } =
+        started(3).await;
     let (status, _) = w
         .post(
             &app,
@@ -150,4 +167,53 @@ async fn a_campaign_without_answers_is_still_deleted_with_its_items_and_empty_as
     assert!(status.is_success(), "{status}: {body}");
     assert_eq!(count(&app.pool, "SELECT count(*) FROM items").await, 0);
     assert_eq!(count(&app.pool, "SELECT count(*) FROM assignments").await, 0);
+}
+
+#[tokio::test]
+async fn an_item_of_another_campaign_put_into_a_batch_is_refused_and_the_rest_counted_once() {
+    let Started { app, other_campaign, worker: w, assignment, items, .. } = started(4).await;
+    let path = format!("/api/v1/work/assignments/{assignment}/responses");
+    // The first answer (its kind then answers without reading the item).
+    let (status, body) = w.post(&app, &path, json!({"item_id": items[0], "answer": {"rating": 2}})).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    // An item of another campaign put into this batch behind the service's back.
+    let pool = &app.pool;
+    let foreign_item: Uuid = sqlx::query_scalar("SELECT id FROM items WHERE campaign_id = $1::uuid LIMIT 1")
+        .bind(&other_campaign)
+        .fetch_one(pool)
+        .await
+        .expect("item");
+    sqlx::query(
+        "INSERT INTO batch_items (batch_id, position, item_id)
+         SELECT batch_id, 1000, $2 FROM assignments WHERE id = $1",
+    )
+    .bind(assignment)
+    .bind(foreign_item)
+    .execute(pool)
+    .await
+    .expect("smuggled");
+    let (status, body) = w.post(&app, &path, json!({"item_id": foreign_item, "answer": {"rating": 2}})).await;
+    assert_eq!(status, reqwest::StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"]["code"], "item_not_in_campaign", "{body}");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses WHERE item_id = $1")
+        .bind(foreign_item)
+        .fetch_one(pool)
+        .await
+        .expect("count");
+    assert_eq!(stored, 0, "the other campaign's item was not answered");
+    // The rest of the batch, all at once: each answer counted once.
+    let answers = items[1..].iter().map(|item| {
+        let (w, app, path) = (&w, &app, &path);
+        async move { w.post(app, path, json!({"item_id": item, "answer": {"rating": 1}})).await }
+    });
+    for (status, body) in futures_util::future::join_all(answers).await {
+        assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    }
+    let answered: i32 = sqlx::query_scalar("SELECT answered FROM assignments WHERE id = $1")
+        .bind(assignment)
+        .fetch_one(pool)
+        .await
+        .expect("answered");
+    assert_eq!(answered as usize, items.len());
+    assert_eq!(count(pool, "SELECT count(*) FROM responses").await, items.len() as i64);
 }
