@@ -19,6 +19,8 @@ pub struct BackgroundQuestion {
 }
 
 /// Checks submitted answers against the questions; returns what to store.
+/// A question left out is `background_required`; an answer that is not one
+/// of its options, `invalid_background` (both name the question).
 pub fn validate(questions: &[BackgroundQuestion], submitted: &[(String, String)]) -> Result<Value> {
     let mut answers = Map::new();
     for q in questions {
@@ -26,6 +28,12 @@ pub fn validate(questions: &[BackgroundQuestion], submitted: &[(String, String)]
         match given {
             Some(v) if q.options.iter().any(|o| o == v) => {
                 answers.insert(q.id.clone(), Value::from(v));
+            }
+            Some(v) if !v.is_empty() => {
+                return Err(Error::invalid(
+                    "invalid_background",
+                    format!("`{v}` is not an answer to \"{}\"; choose one of: {}", q.question, q.options.join(", ")),
+                ))
             }
             _ => return Err(Error::invalid("background_required", format!("please answer: {}", q.question))),
         }
@@ -55,4 +63,33 @@ pub async fn exists(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Res
         .fetch_optional(pool)
         .await?
         .is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gender() -> Vec<BackgroundQuestion> {
+        vec![BackgroundQuestion {
+            id: "gender".into(),
+            question: "Your gender?".into(),
+            options: vec!["female".into(), "male".into()],
+        }]
+    }
+
+    fn code(result: Result<Value>) -> String {
+        match result {
+            Err(Error::Invalid { code, .. }) => code.to_string(),
+            other => panic!("not refused as invalid: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_missing_answer_and_an_answer_not_offered_are_told_apart() {
+        assert_eq!(code(validate(&gender(), &[])), "background_required");
+        assert_eq!(code(validate(&gender(), &[("bg_gender".into(), String::new())])), "background_required");
+        assert_eq!(code(validate(&gender(), &[("bg_gender".into(), "x".into())])), "invalid_background");
+        let stored = validate(&gender(), &[("bg_gender".into(), "male".into())]).expect("valid");
+        assert_eq!(stored, serde_json::json!({"gender": "male"}));
+    }
 }

@@ -42,3 +42,24 @@ async fn the_demo_seeds_a_workable_campaign_of_every_kind_once() {
         assert!(!view["items"].as_array().expect("items").is_empty());
     }
 }
+
+#[tokio::test]
+async fn the_vton_demos_sanity_tasks_look_like_any_other_to_a_worker() {
+    let app = TestApp::spawn().await;
+    atelier::demo::seed(&app.pool, &atelier::kinds::registry(), &app.url).await.expect("seed");
+    // The try-on image of each item, sanity or not, as a worker is shown it.
+    let rows: Vec<(bool, String)> = sqlx::query_as(
+        "SELECT i.gold IS NOT NULL, i.payload->>'tryon' FROM items i JOIN campaigns c ON c.id = i.campaign_id
+         WHERE c.kind = 'vton' ORDER BY i.payload->>'tryon'",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .expect("items");
+    let number = |path: &str| -> usize {
+        path.rsplit('/').next().and_then(|f| f.strip_suffix(".svg")).and_then(|n| n.parse().ok()).expect("numbered")
+    };
+    let mut numbers: Vec<usize> = rows.iter().map(|(_, path)| number(path)).collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (0..rows.len()).collect::<Vec<_>>(), "one run of image numbers, sanity tasks among them");
+    assert!(rows.iter().any(|(sanity, _)| *sanity), "the demo has sanity tasks");
+}
