@@ -32,7 +32,7 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     .fetch_all(&mut *tx)
     .await?
     .into_iter()
-    .map(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload, gold })
+    .map(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload: payload.into(), gold })
     .collect();
     let responses = responses(&mut tx, campaign_id).await?;
     let worker_ids = worker_ids(&mut *tx, campaign_id).await?;
@@ -190,8 +190,8 @@ pub fn each_response_row(snapshot: &super::releases::Snapshot, each: &mut dyn Fn
         row.extend([
             r.answer.to_string(),
             r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
-            r.answered_at.clone(),
-            r.changed_at.clone(),
+            super::releases::snapshot::time(r.answered_at),
+            super::releases::snapshot::time(r.changed_at),
             r.excluded_reason.clone().unwrap_or_default(),
         ]);
         each(row);

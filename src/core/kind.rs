@@ -325,8 +325,8 @@ pub struct ItemRecord {
     pub id: Uuid,
     /// The importer's id.
     pub external_id: String,
-    /// Payload.
-    pub payload: Value,
+    /// Payload (shared with the snapshot it may come from).
+    pub payload: std::sync::Arc<Value>,
     /// Gold answer, if any.
     pub gold: Option<Value>,
 }

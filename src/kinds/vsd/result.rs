@@ -224,7 +224,7 @@ fn estimate(
     sample: &[PairResult],
     votes: &BTreeMap<Pair, Vec<Vote>>,
 ) -> EstimateView {
-    let suspects = super::pool::suspects_of_items(config.k, input.items.iter().map(|i| &i.payload));
+    let suspects = super::pool::suspects_of_items(config.k, input.items.iter().map(|i| &*i.payload));
     let labels: BTreeMap<Pair, Option<bool>> =
         pairs.iter().filter_map(|p| Some((Pair::new(&p.query, &p.candidate)?, p.label.map(|l| l == 1)))).collect();
     let sampled: Vec<bool> = sample.iter().filter_map(|p| p.label.map(|l| l == 1)).collect();

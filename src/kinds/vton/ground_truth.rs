@@ -76,7 +76,7 @@ fn ratings_of(kept: &[&Answer], payloads: &HashMap<&str, &Value>) -> Vec<Rating>
 pub fn curated_ratings(input: &AggregationInput, thresholds: &Thresholds) -> Vec<Rating> {
     let (answers, sanity) = answers_and_sanity(input);
     let curation = curate(&answers, &sanity, thresholds);
-    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
+    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &*i.payload)).collect();
     ratings_of(&kept_answers(&answers, &sanity, &curation), &payloads)
 }
 
@@ -112,7 +112,7 @@ fn score_answers(
 ) -> VtonGroundTruth {
     let curation = curate(&answers, &sanity, thresholds);
     let kept = kept_answers(&answers, &sanity, &curation);
-    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
+    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &*i.payload)).collect();
     // The ceiling first: its ratings are gone before the images are built.
     let human_ceiling = split_half(&ratings_of(&kept, &payloads), SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED);
     let mut annotators_of: HashMap<&str, Vec<Arc<str>>> = HashMap::new();
@@ -381,9 +381,11 @@ mod tests {
                 .map(|t| ItemRecord {
                     id: Uuid::new_v4(),
                     external_id: format!("q{q}-t{t}"),
-                    payload: json!({"model": format!("m{}", t % 3), "category": if t % 2 == 0 { "upper" } else { "lower" },
+                    payload:
+                        json!({"model": format!("m{}", t % 3), "category": if t % 2 == 0 { "upper" } else { "lower" },
                                     "dataset": "d", "tryon": format!("t{q}{t}.jpg"), "garment": format!("g{t}.jpg"),
-                                    "person": "p.jpg", "reference": "r.jpg"}),
+                                    "person": "p.jpg", "reference": "r.jpg"})
+                        .into(),
                     gold: (t >= 10).then(|| json!({"rating": 3})),
                 })
                 .collect();

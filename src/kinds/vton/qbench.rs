@@ -12,10 +12,10 @@
 //! item's id on import).
 
 use super::curation::SanityTask;
+use crate::core::csv_chunks::{CsvChunks, CsvRows};
 use crate::core::history::{PastBatch, PastSubmission};
 use crate::core::items::NewItem;
-use crate::core::kind::Table;
-use crate::core::releases::snapshot::{SnapBatch, Snapshot};
+use crate::core::releases::snapshot::{Parts, SnapBatch, Snapshot};
 use crate::core::{Error, Result};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{json, Map, Value};
@@ -40,70 +40,96 @@ pub const IMAGE_COLUMNS: [&str; 9] = [
 /// The background questions the release records.
 pub const BACKGROUND: [&str; 3] = ["gender", "age", "experience"];
 
-/// `answers.csv` of a campaign: every submitted questionnaire.
-pub async fn export_answers(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
-    Ok(answers_table(&Snapshot::load(pool, campaign_id, false).await?))
+/// `answers.csv` of a campaign: every submitted questionnaire, as CSV in
+/// chunks for a streamed download.
+pub async fn export_answers(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<bytes::Bytes>> {
+    export(pool, campaign_id, Parts { items: false, responses: true }, write_answers).await
 }
 
-/// `images.csv` of a campaign: every position of every questionnaire.
-pub async fn export_images(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
-    Ok(images_table(&Snapshot::load(pool, campaign_id, false).await?))
+/// `images.csv` of a campaign: every position of every questionnaire, as CSV
+/// in chunks for a streamed download.
+pub async fn export_images(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<bytes::Bytes>> {
+    export(pool, campaign_id, Parts { items: true, responses: false }, write_images).await
+}
+
+/// A file of a snapshot holding only the `parts` it needs, written off the
+/// async workers.
+async fn export(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    parts: Parts,
+    write: fn(&Snapshot, &mut CsvChunks),
+) -> Result<Vec<bytes::Bytes>> {
+    let snapshot = Snapshot::load_parts(pool, campaign_id, false, parts).await?;
+    crate::core::heavy::run(move || {
+        let mut csv = CsvChunks::default();
+        write(&snapshot, &mut csv);
+        csv.chunks()
+    })
+    .await?
 }
 
 fn form_id(b: &SnapBatch) -> String {
     b.external_id.clone().unwrap_or_else(|| b.id.to_string())
 }
 
-/// `answers.csv` of a snapshot (the live export and a release's file).
-pub fn answers_table(s: &Snapshot) -> Table {
+/// Writes `answers.csv` of a snapshot (the live export and a release's
+/// file) row by row: at VTON-QBench size a table of its cells was ~200 MB.
+pub fn write_answers<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
     let width = s.batches.iter().map(|b| b.items.len()).max().unwrap_or(0);
     let batches: HashMap<Uuid, &SnapBatch> = s.batches.iter().map(|b| (b.id, b)).collect();
     let profiles: HashMap<Uuid, &Value> = s.profiles.iter().map(|p| (p.annotator, &p.answers)).collect();
-    let mut ratings: HashMap<Uuid, BTreeMap<i32, u64>> = HashMap::new();
+    // Each assignment's ratings by position, in the order they were given.
+    let mut ratings: HashMap<Uuid, Vec<(i32, u64)>> = HashMap::new();
     for r in &s.responses {
         if let (Some(p), Some(v)) = (r.position, r.answer.get("rating").and_then(Value::as_u64)) {
-            ratings.entry(r.assignment_id).or_default().insert(p, v);
+            ratings.entry(r.assignment_id).or_default().push((p, v));
         }
     }
-    let mut header: Vec<String> = ANSWER_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
-    header.extend((1..=width).map(|p| p.to_string()));
-    let rows = s
-        .assignments
-        .iter()
-        .filter(|a| a.state == crate::core::states::AssignmentState::Completed)
-        .filter_map(|a| {
-            let batch = batches.get(&a.batch_id)?;
-            let bg = |k: &str| {
-                profiles.get(&a.annotator).and_then(|b| b.get(k)).and_then(Value::as_str).unwrap_or("").to_owned()
-            };
-            let mut row = vec![
-                form_id(batch),
-                a.submitted_at.clone().unwrap_or_default(),
-                bg("gender"),
-                bg("age"),
-                bg("experience"),
-                a.external_id.clone().unwrap_or_else(|| a.id.to_string()),
-            ];
-            let mine = ratings.get(&a.id);
-            row.extend((1..=width).map(|p| {
-                let p = i32::try_from(p).unwrap_or(i32::MAX);
-                mine.and_then(|m| m.get(&p)).map(|v| v.saturating_sub(1).to_string()).unwrap_or_default()
-            }));
-            Some(row)
-        })
-        .collect();
-    Table { header, rows }
+    let mut row: Vec<String> = ANSWER_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
+    row.extend((1..=width).map(|p| p.to_string()));
+    csv.row(&row);
+    let mut by_position: Vec<Option<u64>> = vec![None; width];
+    for a in s.assignments.iter().filter(|a| a.state == crate::core::states::AssignmentState::Completed) {
+        let Some(batch) = batches.get(&a.batch_id) else { continue };
+        let bg = |k: &str| {
+            profiles.get(&a.annotator).and_then(|b| b.get(k)).and_then(Value::as_str).unwrap_or("").to_owned()
+        };
+        row.clear();
+        row.extend([
+            form_id(batch),
+            a.submitted_at.clone().unwrap_or_default(),
+            bg("gender"),
+            bg("age"),
+            bg("experience"),
+            a.external_id.clone().unwrap_or_else(|| a.id.to_string()),
+        ]);
+        by_position.fill(None);
+        // A later rating of the same position wins.
+        for &(p, v) in ratings.get(&a.id).map(Vec::as_slice).unwrap_or_default() {
+            if let Some(slot) =
+                usize::try_from(p).ok().and_then(|p| p.checked_sub(1)).and_then(|i| by_position.get_mut(i))
+            {
+                *slot = Some(v);
+            }
+        }
+        row.extend(by_position.iter().map(|v| v.map(|v| v.saturating_sub(1).to_string()).unwrap_or_default()));
+        csv.row(&row);
+    }
 }
 
-/// `images.csv` of a snapshot (the live export and a release's file).
-pub fn images_table(s: &Snapshot) -> Table {
-    let items: HashMap<Uuid, &Value> = s.items.iter().map(|i| (i.id, &i.payload)).collect();
+/// Writes `images.csv` of a snapshot (the live export and a release's file)
+/// row by row.
+pub fn write_images<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
+    let items: HashMap<Uuid, &Value> = s.items.iter().map(|i| (i.id, &*i.payload)).collect();
     let field = |p: &Value, k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-    let mut rows = Vec::new();
+    let mut row: Vec<String> = IMAGE_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
+    csv.row(&row);
     for b in &s.batches {
         for (i, item) in b.items.iter().enumerate() {
             let p = items.get(item).copied().unwrap_or(&Value::Null);
-            rows.push(vec![
+            row.clear();
+            row.extend([
                 form_id(b),
                 (i + 1).to_string(),
                 field(p, "category"),
@@ -114,9 +140,9 @@ pub fn images_table(s: &Snapshot) -> Table {
                 field(p, "reference"),
                 field(p, "tryon"),
             ]);
+            csv.row(&row);
         }
     }
-    Table { header: IMAGE_COLUMNS.iter().map(|c| (*c).to_owned()).collect(), rows }
 }
 
 /// One position of a questionnaire in `images.csv`.

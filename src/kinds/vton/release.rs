@@ -4,7 +4,7 @@
 
 use super::ground_truth::{SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED};
 use super::result::VtonGroundTruth;
-use crate::core::ground_truth::to_csv;
+use crate::core::csv_chunks::CsvRows;
 use crate::core::releases::Snapshot;
 use crate::core::Result;
 use serde_json::{json, Value};
@@ -12,10 +12,11 @@ use std::collections::BTreeMap;
 
 /// The release's `answers.csv` and `images.csv`, by the live exports' code.
 pub fn files(snapshot: &Snapshot) -> Result<Vec<(String, Vec<u8>)>> {
-    Ok(vec![
-        ("answers.csv".to_owned(), to_csv(&super::qbench::answers_table(snapshot))?.into_bytes()),
-        ("images.csv".to_owned(), to_csv(&super::qbench::images_table(snapshot))?.into_bytes()),
-    ])
+    let mut answers = CsvRows::new(Vec::new());
+    super::qbench::write_answers(snapshot, &mut answers);
+    let mut images = CsvRows::new(Vec::new());
+    super::qbench::write_images(snapshot, &mut images);
+    Ok(vec![("answers.csv".to_owned(), answers.finish()?), ("images.csv".to_owned(), images.finish()?)])
 }
 
 /// Seeds and repetitions fixed in code (thresholds and the preset are in the configuration).

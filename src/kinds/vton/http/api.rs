@@ -2,7 +2,6 @@
 //! quality predictor, and the questionnaire table.
 
 use crate::core::{campaigns, ground_truth, items, Error};
-use crate::http::api::csv_response;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::kind_routes::campaign_of_kind;
@@ -174,7 +173,11 @@ pub async fn qbench_answers(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    csv_response(&qbench::export_answers(&s.pool, id).await?, "answers.csv")
+    let chunks = qbench::export_answers(&s.pool, id).await?;
+    let body = axum::body::Body::from_stream(futures_util::stream::iter(
+        chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
+    ));
+    Ok(crate::http::api::attachment("text/csv; charset=utf-8", "answers.csv", body))
 }
 
 /// The campaign's questionnaires in VTON-QBench's `images.csv` layout.
@@ -186,7 +189,11 @@ pub async fn qbench_images(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    csv_response(&qbench::export_images(&s.pool, id).await?, "images.csv")
+    let chunks = qbench::export_images(&s.pool, id).await?;
+    let body = axum::body::Body::from_stream(futures_util::stream::iter(
+        chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
+    ));
+    Ok(crate::http::api::attachment("text/csv; charset=utf-8", "images.csv", body))
 }
 
 /// An attention position of the imported release.
