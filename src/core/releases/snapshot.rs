@@ -234,7 +234,8 @@ impl Snapshot {
     }
 
     /// [`Snapshot::load`] reading only the bulky `parts` asked for (the
-    /// others are left empty): for exports that need only some of them.
+    /// others are left empty): for live exports that need only some of them
+    /// (with `pseudonymize`, pseudonyms would follow only the parts read).
     pub async fn load_parts(pool: &PgPool, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
         let c = campaigns::get(pool, campaign_id).await?;
         let items = if parts.items {

@@ -74,7 +74,7 @@ fn form_id(b: &SnapBatch) -> String {
 }
 
 /// Writes `answers.csv` of a snapshot (the live export and a release's
-/// file) row by row: at VTON-QBench size a table of its cells was ~200 MB.
+/// file) row by row, never as a table of its cells.
 pub fn write_answers<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
     let width = s.batches.iter().map(|b| b.items.len()).max().unwrap_or(0);
     let batches: HashMap<Uuid, &SnapBatch> = s.batches.iter().map(|b| (b.id, b)).collect();
