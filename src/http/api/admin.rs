@@ -356,10 +356,7 @@ pub async fn ground_truth_csv(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, id).await?;
-    let body = axum::body::Body::from_stream(futures_util::stream::iter(
-        chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
-    ));
-    Ok(super::attachment("text/csv; charset=utf-8", &format!("ground-truth-{id}.csv"), body))
+    Ok(super::chunks_attachment("text/csv; charset=utf-8", &format!("ground-truth-{id}.csv"), chunks))
 }
 
 /// Every response as CSV, excluded ones with their reason.

@@ -55,6 +55,15 @@ pub fn attachment(content_type: &str, name: &str, body: impl Into<axum::body::Bo
         .into_response()
 }
 
+/// A file download made of chunks already written (e.g. a CSV export's,
+/// see `core::csv_chunks`), sent one after another.
+pub fn chunks_attachment(content_type: &str, name: &str, chunks: Vec<axum::body::Bytes>) -> axum::response::Response {
+    let body = axum::body::Body::from_stream(futures_util::stream::iter(
+        chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
+    ));
+    attachment(content_type, name, body)
+}
+
 /// A download written out as its producer sends chunks (an error ends the
 /// body early, so a broken file never looks complete).
 pub fn streamed_attachment<C, E>(

@@ -2,6 +2,7 @@
 //! quality predictor, and the questionnaire table.
 
 use crate::core::{campaigns, ground_truth, items, Error};
+use crate::http::api::chunks_attachment;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::kind_routes::campaign_of_kind;
@@ -173,11 +174,7 @@ pub async fn qbench_answers(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    let chunks = qbench::export_answers(&s.pool, id).await?;
-    let body = axum::body::Body::from_stream(futures_util::stream::iter(
-        chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
-    ));
-    Ok(crate::http::api::attachment("text/csv; charset=utf-8", "answers.csv", body))
+    Ok(chunks_attachment("text/csv; charset=utf-8", "answers.csv", qbench::export_answers(&s.pool, id).await?))
 }
 
 /// The campaign's questionnaires in VTON-QBench's `images.csv` layout.
@@ -189,11 +186,7 @@ pub async fn qbench_images(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     vton_campaign(&s, id).await?;
-    let chunks = qbench::export_images(&s.pool, id).await?;
-    let body = axum::body::Body::from_stream(futures_util::stream::iter(
-        chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
-    ));
-    Ok(crate::http::api::attachment("text/csv; charset=utf-8", "images.csv", body))
+    Ok(chunks_attachment("text/csv; charset=utf-8", "images.csv", qbench::export_images(&s.pool, id).await?))
 }
 
 /// An attention position of the imported release.
