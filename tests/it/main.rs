@@ -18,6 +18,7 @@ mod http_auth;
 mod http_disconnect;
 mod http_export;
 mod http_instances;
+mod http_kind_pages;
 mod http_meta;
 mod http_roles;
 mod http_security;

@@ -15,7 +15,9 @@ use axum::http::StatusCode;
 use std::collections::HashMap;
 use uuid::Uuid;
 
-async fn a100_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
+/// The campaign, if it is an A100 (LAT or AAT) campaign (422 otherwise); the kind's API and pages
+/// both start with it.
+pub(super) async fn a100_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
     campaign_of_kind(s, id, &[super::super::LAT, super::super::AAT], "not_a100", "an A100").await
 }
 

@@ -44,7 +44,7 @@ async fn pilot_page(
     // Repeated `round=` parameters: read the raw query (Query cannot collect them).
     query: axum::extract::RawQuery,
 ) -> PageResult {
-    let campaign = campaigns::get(&s.pool, id).await?;
+    let campaign = super::api::a100_campaign(&s, id).await?;
     let params: Vec<(String, String)> = query
         .0
         .as_deref()
@@ -112,7 +112,7 @@ struct A100Page {
 }
 
 async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>) -> PageResult {
-    let campaign = campaigns::get(&s.pool, id).await?;
+    let campaign = super::api::a100_campaign(s, id).await?;
     let gt = A100Result::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let mut rows: Vec<Row> = gt
         .questions
@@ -175,6 +175,7 @@ async fn score(
     Path(id): Path<Uuid>,
     Form(form): Form<ScoreForm>,
 ) -> PageResult {
+    super::api::a100_campaign(&s, id).await?;
     let mut answers = HashMap::new();
     let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(form.answers.as_bytes());
     for (i, record) in reader.records().enumerate() {

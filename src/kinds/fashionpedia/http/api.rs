@@ -15,7 +15,9 @@ use axum::http::StatusCode;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-async fn fp_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
+/// The campaign, if it is a Fashionpedia campaign (422 otherwise); the kind's API and pages
+/// both start with it.
+pub(super) async fn fp_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
     campaign_of_kind(s, id, &[super::super::NAME], "not_fashionpedia", "a Fashionpedia").await
 }
 

@@ -80,7 +80,7 @@ impl FpPage {
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    let campaign = campaigns::get(&s.pool, id).await?;
+    let campaign = super::api::fp_campaign(&s, id).await?;
     let config = FpConfig::parse(&campaign.config).map_err(crate::core::Error::from)?;
     let ontology = store::ontology(&s.pool, id).await?;
     let applies = match (&config.applies, &ontology) {
@@ -104,6 +104,7 @@ async fn import_ontology(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
+    super::api::fp_campaign(&s, id).await?;
     let o = store::save_ontology(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
     flash::set(
         &session,
@@ -120,6 +121,7 @@ async fn import_df2(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
+    super::api::fp_campaign(&s, id).await?;
     let r = store::import_df2(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
     flash::set(&session, format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
@@ -132,6 +134,7 @@ async fn import_coco(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
+    super::api::fp_campaign(&s, id).await?;
     let r = store::import_coco(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
     flash::set(
         &session,

@@ -17,7 +17,9 @@ use axum::http::StatusCode;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-async fn vsd_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
+/// The campaign, if it is a VSD campaign (422 otherwise); the kind's API and pages
+/// both start with it.
+pub(super) async fn vsd_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
     campaign_of_kind(s, id, &[super::super::NAME], "not_vsd", "a VSD").await
 }
 

@@ -85,7 +85,7 @@ fn per_query(s: &Suspects) -> PerQuery {
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    let campaign = campaigns::get(&s.pool, id).await?;
+    let campaign = super::api::vsd_campaign(&s, id).await?;
     let (config, suspects) = pool::suspects(&s.pool, id).await?;
     let result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     render(&VsdPage {
@@ -112,6 +112,7 @@ async fn import_rankings(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
+    super::api::vsd_campaign(&s, id).await?;
     let n = import::store_text(&s.pool, id, &upload::text(req).await?).await?;
     flash::set(&session, format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."))
         .await;
@@ -124,6 +125,7 @@ async fn add_to_pool(
     session: Session,
     Path(id): Path<Uuid>,
 ) -> PageResult {
+    super::api::vsd_campaign(&s, id).await?;
     let change = pool::add_suspects(&s.pool, &s.kinds, id).await?;
     flash::set(
         &session,
@@ -150,6 +152,7 @@ async fn add_sample(
     Path(id): Path<Uuid>,
     axum::Form(form): axum::Form<SampleForm>,
 ) -> PageResult {
+    super::api::vsd_campaign(&s, id).await?;
     let n = pool::add_sample(&s.pool, &s.kinds, id, form.b, form.seed).await?;
     flash::set(&session, format!("{n} random pair(s) added (seed {}).", form.seed)).await;
     Ok(back(id))
@@ -162,6 +165,7 @@ async fn score_model(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
+    super::api::vsd_campaign(&s, id).await?;
     let form = upload::read(req).await?;
     let scores = scoring::parse_scores(form.text())?;
     let n = scoring::store(&s.pool, id, admin.id, form.field("model"), &scores).await?;

@@ -17,7 +17,9 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use uuid::Uuid;
 
-async fn vton_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
+/// The campaign, if it is a VTON campaign (422 otherwise); the kind's API and pages
+/// both start with it.
+pub(super) async fn vton_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
     campaign_of_kind(s, id, &[super::super::NAME], "not_vton", "a VTON").await
 }
 

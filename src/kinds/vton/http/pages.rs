@@ -45,7 +45,7 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    let campaign = campaigns::get(&s.pool, id).await?;
+    let campaign = super::api::vton_campaign(&s, id).await?;
     let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let c = &gt.curation;
     let preset = gt.thresholds.preset;
@@ -118,6 +118,7 @@ async fn curate(
     Path(id): Path<Uuid>,
     axum::Form(form): axum::Form<CurateForm>,
 ) -> PageResult {
+    super::api::vton_campaign(&s, id).await?;
     if let Some(preset) = form.preset {
         crate::kinds::vton::service::set_preset(&s.pool, &s.kinds, id, preset).await?;
     }
@@ -134,6 +135,7 @@ async fn curate(
 }
 
 async fn requeue(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    super::api::vton_campaign(&s, id).await?;
     let n = crate::kinds::vton::service::requeue_dropped(&s.pool, &s.kinds, id).await?;
     crate::http::flash::set(&session, format!("{n} questionnaire(s) re-queued for new workers.")).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())

@@ -1,0 +1,59 @@
+//! A kind's admin pages and forms answer only for campaigns of that kind:
+//! any other campaign gets the 422 page (never a 500) and nothing is stored.
+
+use crate::fixtures::{admin_token, logged_in_admin, new_campaign};
+use crate::support::TestApp;
+use reqwest::StatusCode;
+
+/// The kinds with admin pages, and the campaign kind each page belongs to.
+const PAGES: [(&str, &str); 4] =
+    [("a100", "a100-lat"), ("vton", "vton"), ("vsd", "vsd"), ("fashionpedia", "fashionpedia")];
+
+#[tokio::test]
+async fn a_kinds_pages_and_forms_refuse_campaigns_of_other_kinds() {
+    let app = TestApp::spawn().await;
+    let token = admin_token(&app).await;
+    let (client, csrf) = logged_in_admin(&app).await;
+    let mut campaigns = Vec::new();
+    for (_, kind) in PAGES {
+        campaigns.push((kind, new_campaign(&app, &token, kind, &format!("{kind} campaign")).await));
+    }
+    for (page, page_kind) in PAGES {
+        for (kind, id) in &campaigns {
+            let resp = client
+                .get(app.at(&format!("/admin/campaigns/{id}/{page}")))
+                .header("accept", "text/html")
+                .send()
+                .await
+                .expect("page");
+            let status = resp.status();
+            let html = resp.text().await.expect("html");
+            if *kind == page_kind {
+                assert_eq!(status, StatusCode::OK, "the {page} page of its own kind's campaign: {html}");
+            } else {
+                assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "the {page} page of a {kind} campaign");
+                assert!(html.contains("is not a"), "the page says what is wrong: {html}");
+            }
+        }
+    }
+
+    // Forms of one kind posted to a campaign of another: refused, nothing stored.
+    let vton = &campaigns.iter().find(|(k, _)| *k == "vton").expect("vton").1;
+    let a100 = &campaigns.iter().find(|(k, _)| *k == "a100-lat").expect("a100").1;
+    let rankings = "model,query,candidate,rank\nm1,q1,c1,1\n";
+    let forms: [(String, Vec<(&str, &str)>); 5] = [
+        (format!("/admin/campaigns/{vton}/vsd/rankings"), vec![("content", rankings)]),
+        (format!("/admin/campaigns/{vton}/vsd/pool"), vec![]),
+        (format!("/admin/campaigns/{vton}/a100"), vec![("model", "m"), ("answers", "question_id,choice_id\n")]),
+        (format!("/admin/campaigns/{a100}/vton/curation"), vec![]),
+        (format!("/admin/campaigns/{a100}/vton/requeue"), vec![]),
+    ];
+    for (path, mut fields) in forms {
+        fields.push(("csrf_token", csrf.as_str()));
+        let resp = client.post(app.at(&path)).header("accept", "text/html").form(&fields).send().await.expect("post");
+        assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY, "{path}");
+    }
+    let stored: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM vsd_rankings").fetch_one(&app.pool).await.expect("rankings");
+    assert_eq!(stored, 0, "no rankings stored in a VTON campaign");
+}
