@@ -35,7 +35,13 @@ pub fn validate(questions: &[BackgroundQuestion], submitted: &[(String, String)]
                     format!("`{v}` is not an answer to \"{}\"; choose one of: {}", q.question, q.options.join(", ")),
                 ))
             }
-            _ => return Err(Error::invalid("background_required", format!("please answer: {}", q.question))),
+            // The id and options too: an API client has no form to read them from.
+            _ => {
+                return Err(Error::invalid(
+                    "background_required",
+                    format!("please answer: {} (question `{}`, one of: {})", q.question, q.id, q.options.join(", ")),
+                ))
+            }
         }
     }
     Ok(Value::Object(answers))
@@ -87,6 +93,11 @@ mod tests {
     #[test]
     fn a_missing_answer_and_an_answer_not_offered_are_told_apart() {
         assert_eq!(code(validate(&gender(), &[])), "background_required");
+        let Err(Error::Invalid { message, .. }) = validate(&gender(), &[]) else { panic!("refused") };
+        assert!(
+            message.contains("`gender`") && message.contains("male"),
+            "names the question and its options: {message}"
+        );
         assert_eq!(code(validate(&gender(), &[("bg_gender".into(), String::new())])), "background_required");
         assert_eq!(code(validate(&gender(), &[("bg_gender".into(), "x".into())])), "invalid_background");
         let stored = validate(&gender(), &[("bg_gender".into(), "male".into())]).expect("valid");
