@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 /// A problem with an input file, located precisely enough to fix it.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
-    /// The file could not be opened or read.
-    #[error("{path}: {source}")]
+    /// The file could not be opened or read (the reason is the source, which
+    /// the command line prints after this).
+    #[error("{path}: cannot be read")]
     Io {
         /// The file.
         path: PathBuf,

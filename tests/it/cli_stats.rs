@@ -85,6 +85,13 @@ fn alpha_undefined_is_null_and_bad_input_names_the_line() {
     // Nominal data may be labels.
     let (ok, _, _) = atelier(&["stats", "alpha", "--level", "nominal", &text]);
     assert!(ok);
+
+    // A missing file is named once, with the reason once.
+    let missing = dir.path().join("missing.csv");
+    let (ok, _, err) = atelier(&["stats", "alpha", "--level", "nominal", &missing.to_string_lossy()]);
+    assert!(!ok);
+    assert_eq!(err.matches("missing.csv").count(), 1, "{err}");
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
 }
 
 #[test]
