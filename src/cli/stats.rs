@@ -124,7 +124,8 @@ pub struct RetrievalArgs {
     #[arg(long)]
     pub scores: PathBuf,
     /// Cut-offs for HR@k and MRR@k, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = vec![5usize, 9])]
+    #[arg(long, value_delimiter = ',', default_values_t = vec![5usize, 9],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub k: Vec<usize>,
     /// Print JSON.
     #[arg(long)]

@@ -96,9 +96,10 @@ pub fn retrieval_metrics(
     }
 
     // Top-k lists from the model's scores.
+    // From the scores by pair, so a pair given twice is ranked (and hit) once.
     let mut ranked: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
-    for s in scores {
-        ranked.entry(s.query.as_str()).or_default().push((s.candidate.as_str(), s.score));
+    for (&(q, c), &score) in &score_of {
+        ranked.entry(q).or_default().push((c, score));
     }
     for list in ranked.values_mut() {
         list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -192,6 +193,17 @@ mod tests {
         // Pairs won: 0.8 beats 0.5, 0.4; 0.6 beats 0.5, 0.4; 0.1 none -> 4 / 9.
         let micro = r.roc_auc_micro.expect("both classes");
         assert!((micro - 4.0 / 9.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_pair_scored_twice_is_ranked_and_hit_once() {
+        let truth = gt(&[("q", "a", true), ("q", "b", false)]);
+        let once = retrieval_metrics(&truth, &scored(&[("q", "a", 0.9), ("q", "b", 0.1)]), &[2]);
+        let twice = retrieval_metrics(&truth, &scored(&[("q", "a", 0.9), ("q", "a", 0.9), ("q", "b", 0.1)]), &[2]);
+        // One positive in the top 2 of one query: HR@2 = 1 / (2 * 1), however often it is listed.
+        assert_eq!(once.hr[&2], 0.5);
+        assert_eq!(twice.hr[&2], once.hr[&2]);
+        assert_eq!(twice.mrr[&2], once.mrr[&2]);
     }
 
     #[test]

@@ -158,4 +158,15 @@ fn retrieval_reports_vsd_metrics_as_json() {
     let bad = write(&dir, "bad.csv", "query,candidate,score\nq1,a,high\n");
     let (ok, _, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &bad]);
     assert!(!ok && err.contains("bad.csv:2:"), "{err}");
+
+    // A pair scored twice the same way counts once; scored two ways, both lines are named.
+    let again = write(&dir, "again.csv", "query,candidate,score\nq1,a,0.9\nq1,b,0.1\nq2,y,0.8\nq2,x,0.3\nq1,a,0.9\n");
+    let (ok, twice, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &again, "--k", "1,2", "--json"]);
+    assert!(ok, "{err}");
+    assert_eq!(twice, out, "the repeated line changes nothing");
+    let two_ways = write(&dir, "two_ways.csv", "query,candidate,score\nq1,a,0.9\nq1,a,0.2\n");
+    let (ok, _, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &two_ways]);
+    assert!(!ok && err.contains("two_ways.csv:3:") && err.contains("line 2"), "{err}");
+    let (ok, _, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &scores, "--k", "0"]);
+    assert!(!ok && err.contains("--k"), "a cut-off of 0 is refused: {err}");
 }

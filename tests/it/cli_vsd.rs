@@ -80,6 +80,8 @@ fn bad_files_name_the_file_line_and_field_and_exit_2() {
     assert!(err.contains("labels.csv:2") && err.contains("label: `maybe`"), "{err}");
     let (ok, _, err) = atelier(&["vsd", "suspects", "--rankings", &rankings, "--k", "2", "--same-product", "p[0-9]+"]);
     assert!(!ok && err.contains("--same-product") && err.contains("capture group"), "{err}");
+    let (ok, _, err) = atelier(&["vsd", "suspects", "--rankings", &rankings, "--k", "0"]);
+    assert!(!ok && err.contains("--k"), "a top 0 is refused: {err}");
 }
 
 #[test]

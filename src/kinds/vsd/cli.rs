@@ -31,7 +31,7 @@ pub struct RankingArgs {
     #[arg(long)]
     pub rankings: PathBuf,
     /// Each model's top k become suspects.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub k: u32,
     /// A regex with one capture group extracting the product id from an image
     /// id; pairs of the same product are left out.

@@ -5,7 +5,8 @@
 use super::eds::{Pair, Ranked, Vote};
 use crate::cli::input::{CsvFile, InputError};
 use crate::stats::retrieval::ScoredPair;
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Reads `model,query,candidate,rank[,score]` (rank zero-based; score ignored).
@@ -60,17 +61,33 @@ pub fn read_votes(path: &Path) -> Result<BTreeMap<Pair, Vec<Vote>>, InputError> 
     Ok(votes.into_iter().map(|(p, v)| (p, v.into_iter().map(|(_, v)| v).collect())).collect())
 }
 
-/// Reads `query,candidate,score`.
+/// Reads `query,candidate,score`. A pair scored again with the same score
+/// is read once; with another score, it is an error naming both lines.
 pub fn read_scores(path: &Path) -> Result<Vec<ScoredPair>, InputError> {
     let mut file = CsvFile::open(path)?;
     let mut scores = Vec::new();
+    let mut seen: HashMap<(String, String), (u64, f64)> = HashMap::new();
     file.for_each_with_header(&["query", "candidate", "score"], |line, f| {
-        let score = f[2].parse::<f64>().ok().filter(|s| s.is_finite()).ok_or_else(|| InputError::Line {
-            path: path.to_owned(),
-            line,
-            message: format!("score: `{}` is not a number", f[2]),
-        })?;
-        scores.push(ScoredPair { query: f[0].to_owned(), candidate: f[1].to_owned(), score });
+        let err = |message: String| InputError::Line { path: path.to_owned(), line, message };
+        let score = f[2]
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite())
+            .ok_or_else(|| err(format!("score: `{}` is not a number", f[2])))?;
+        match seen.entry((f[0].to_owned(), f[1].to_owned())) {
+            Entry::Occupied(earlier) if earlier.get().1 == score => {}
+            Entry::Occupied(earlier) => {
+                let (first, before) = *earlier.get();
+                return Err(err(format!(
+                    "score: the pair ({}, {}) was scored {before} on line {first}, and {score} here",
+                    f[0], f[1]
+                )));
+            }
+            Entry::Vacant(slot) => {
+                slot.insert((line, score));
+                scores.push(ScoredPair { query: f[0].to_owned(), candidate: f[1].to_owned(), score });
+            }
+        }
         Ok(())
     })?;
     Ok(scores)
@@ -99,14 +116,51 @@ pub fn parse_ground_truth(text: &str) -> Result<GroundTruth, (u64, String)> {
     let records: Vec<GtRecord> = serde_json::from_str(text).map_err(|e| {
         (e.line() as u64, format!("{e} (expected [{{\"key\": [query, candidate], \"value\": 0|1}}, ...])"))
     })?;
-    records
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| {
-            if r.value > 1 {
-                return Err((0, format!("record {}: value must be 0 or 1, got {}", i + 1, r.value)));
+    // A pair given again with the same label is read once; with the other
+    // label, the file contradicts itself.
+    let mut seen: HashMap<(String, String), (usize, u8)> = HashMap::new();
+    let mut truth = Vec::with_capacity(records.len());
+    for (i, r) in records.into_iter().enumerate() {
+        if r.value > 1 {
+            return Err((0, format!("record {}: value must be 0 or 1, got {}", i + 1, r.value)));
+        }
+        match seen.entry(r.key.clone()) {
+            Entry::Occupied(earlier) if earlier.get().1 == r.value => {}
+            Entry::Occupied(earlier) => {
+                let (first, before) = *earlier.get();
+                return Err((
+                    0,
+                    format!(
+                        "record {}: the pair [{}, {}] has value {} here and {before} in record {first}",
+                        i + 1,
+                        r.key.0,
+                        r.key.1,
+                        r.value
+                    ),
+                ));
             }
-            Ok((r.key.0, r.key.1, r.value == 1))
-        })
-        .collect()
+            Entry::Vacant(slot) => {
+                slot.insert((i + 1, r.value));
+                truth.push((r.key.0, r.key.1, r.value == 1));
+            }
+        }
+    }
+    Ok(truth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_given_twice_is_read_once_and_a_contradiction_names_both_records() {
+        let same =
+            r#"[{"key": ["q", "c"], "value": 1}, {"key": ["q", "d"], "value": 0}, {"key": ["q", "c"], "value": 1}]"#;
+        let truth = parse_ground_truth(same).expect("the same label twice is fine");
+        assert_eq!(truth, vec![("q".into(), "c".into(), true), ("q".into(), "d".into(), false)]);
+        let contradicting =
+            r#"[{"key": ["q", "c"], "value": 1}, {"key": ["q", "d"], "value": 0}, {"key": ["q", "c"], "value": 0}]"#;
+        let (_, message) = parse_ground_truth(contradicting).expect_err("refused");
+        assert!(message.starts_with("record 3:") && message.contains("record 1"), "{message}");
+    }
 }

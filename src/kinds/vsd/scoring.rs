@@ -11,7 +11,7 @@ use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde_json::{json, Value};
 use sqlx::PgPool;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use uuid::Uuid;
 
 /// The cut-offs reported.
@@ -63,6 +63,8 @@ pub fn parse_scores(text: &str) -> Result<Vec<ScoredPair>> {
     };
     let (q, c, s) = (col("query")?, col("candidate")?, col("score")?);
     let mut out = Vec::new();
+    // A pair scored again with the same score is read once; with another, refused.
+    let mut seen: HashMap<(String, String), (usize, f64)> = HashMap::new();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
         let record = record.map_err(|e| invalid(line, e.to_string()))?;
@@ -75,7 +77,23 @@ pub fn parse_scores(text: &str) -> Result<Vec<ScoredPair>> {
             .ok()
             .filter(|x| x.is_finite())
             .ok_or_else(|| invalid(line, format!("score: `{score_text}` is not a number")))?;
-        out.push(ScoredPair { query: get(q, "query")?.to_owned(), candidate: get(c, "candidate")?.to_owned(), score });
+        let pair = (get(q, "query")?.to_owned(), get(c, "candidate")?.to_owned());
+        match seen.get(&pair) {
+            Some(&(_, before)) if before == score => {}
+            Some(&(first, before)) => {
+                return Err(invalid(
+                    line,
+                    format!(
+                        "score: the pair ({}, {}) was scored {before} on line {first}, and {score} here",
+                        pair.0, pair.1
+                    ),
+                ))
+            }
+            None => {
+                seen.insert(pair.clone(), (line, score));
+                out.push(ScoredPair { query: pair.0, candidate: pair.1, score });
+            }
+        }
     }
     Ok(out)
 }
@@ -242,4 +260,19 @@ fn sampled_ground_truth(labelled: &[(String, String, bool)], far: &[(String, Str
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_scored_twice_is_read_once_unless_the_scores_differ() {
+        let once = parse_scores("query,candidate,score\nq,c,0.5\nq,d,0.1\nq,c,0.5\n").expect("same score twice");
+        assert_eq!(once.len(), 2);
+        let Err(Error::Invalid { message, .. }) = parse_scores("query,candidate,score\nq,c,0.5\nq,c,0.7\n") else {
+            panic!("refused")
+        };
+        assert!(message.starts_with("line 3:") && message.contains("line 2"), "{message}");
+    }
 }
