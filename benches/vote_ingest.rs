@@ -18,7 +18,6 @@ use atelier::db::embedded::EmbeddedCluster;
 use atelier::http::{app, AppState, HttpConfig};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 /// The allocator the `atelier` binary runs with, so that the service here
@@ -416,9 +415,7 @@ async fn main() {
         kinds.clone(),
     );
     tokio::spawn(async move {
-        axum::serve(listener, app(state, atelier::kinds::routes()).into_make_service_with_connect_info::<SocketAddr>())
-            .await
-            .expect("serve");
+        atelier::http::listen::serve(listener, app(state, atelier::kinds::routes()), std::future::pending()).await;
     });
     // Sessions and questionnaires for every worker, 32 at a time.
     let campaign_id = campaign.id.to_string();

@@ -3,7 +3,6 @@
 
 use crate::db::Database;
 use crate::http::{app, AppState, HttpConfig};
-use std::net::SocketAddr;
 use tokio::net::TcpListener;
 
 /// Serves until a shutdown signal, then closes the database (stopping the
@@ -29,17 +28,14 @@ pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> a
         }
     });
     tracing::info!(%addr, "serving");
-    let result =
-        axum::serve(listener, app(state, crate::kinds::routes()).into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(shutdown_signal())
-            .await;
+    crate::http::listen::serve(listener, app(state, crate::kinds::routes()), shutdown_signal()).await;
     tracing::info!("shutting down");
     cleanup.abort();
     // Requests whose clients left are still running on their own tasks.
     tasks.close();
     tasks.wait().await;
     db.close().await;
-    result.map_err(Into::into)
+    Ok(())
 }
 
 async fn shutdown_signal() {

@@ -10,6 +10,7 @@ pub mod error_shape;
 pub mod extract;
 pub mod flash;
 pub mod kind_routes;
+pub mod listen;
 pub mod metrics;
 pub mod pages;
 pub mod session_cache;

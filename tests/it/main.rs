@@ -15,6 +15,7 @@ mod demo;
 mod fashionpedia_service;
 mod http_annotation;
 mod http_auth;
+mod http_connections;
 mod http_disconnect;
 mod http_export;
 mod http_instances;

@@ -8,7 +8,6 @@ use atelier::db::embedded::EmbeddedCluster;
 use atelier::http::{app, AppState, HttpConfig};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, PgPool};
-use std::net::SocketAddr;
 use std::str::FromStr;
 use std::sync::{Mutex, OnceLock};
 
@@ -128,9 +127,7 @@ impl TestApp {
             kinds,
         );
         tokio::spawn(async move {
-            axum::serve(listener, app(state, routes()).into_make_service_with_connect_info::<SocketAddr>())
-                .await
-                .expect("serve");
+            atelier::http::listen::serve(listener, app(state, routes()), std::future::pending()).await;
         });
         Self { url, pool, database, db_options }
     }
