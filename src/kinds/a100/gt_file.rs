@@ -61,7 +61,12 @@ pub enum GroundTruth {
 impl GroundTruth {
     /// Parses and checks a file: unique ids, votes and keys among the choices.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let gt: GroundTruth = serde_json::from_str(text).map_err(|e| format!("line {}: {e}", e.line()))?;
+        let gt: GroundTruth = serde_json::from_str(text).map_err(|e| {
+            format!(
+                "line {}: {e} (expected an A100 ground truth as exported: {{\"test\": \"lat\" or \"aat\", \"questions\": [...]}})",
+                e.line()
+            )
+        })?;
         let mut ids = HashSet::new();
         let check = |id: &str, choices: &[String], named: Vec<&String>, ids: &mut HashSet<String>| {
             if !ids.insert(id.to_owned()) {
