@@ -3,6 +3,7 @@
 //! line and the field.
 
 use super::eds::{Pair, Ranked, Vote};
+use super::score_set::ScoreSet;
 use crate::cli::input::{CsvFile, InputError};
 use crate::stats::retrieval::ScoredPair;
 use std::collections::hash_map::Entry;
@@ -61,12 +62,12 @@ pub fn read_votes(path: &Path) -> Result<BTreeMap<Pair, Vec<Vote>>, InputError> 
     Ok(votes.into_iter().map(|(p, v)| (p, v.into_iter().map(|(_, v)| v).collect())).collect())
 }
 
-/// Reads `query,candidate,score`. A pair scored again with the same score
-/// is read once; with another score, it is an error naming both lines.
+/// Reads `query,candidate,score`, in the file's order. A pair scored again
+/// with the same score is read once; with another score, it is an error
+/// naming both lines.
 pub fn read_scores(path: &Path) -> Result<Vec<ScoredPair>, InputError> {
     let mut file = CsvFile::open(path)?;
-    let mut scores = Vec::new();
-    let mut seen: HashMap<(String, String), (u64, f64)> = HashMap::new();
+    let mut scores = ScoreSet::default();
     file.for_each_with_header(&["query", "candidate", "score"], |line, f| {
         let err = |message: String| InputError::Line { path: path.to_owned(), line, message };
         let score = f[2]
@@ -74,23 +75,9 @@ pub fn read_scores(path: &Path) -> Result<Vec<ScoredPair>, InputError> {
             .ok()
             .filter(|s| s.is_finite())
             .ok_or_else(|| err(format!("score: `{}` is not a number", f[2])))?;
-        match seen.entry((f[0].to_owned(), f[1].to_owned())) {
-            Entry::Occupied(earlier) if earlier.get().1 == score => {}
-            Entry::Occupied(earlier) => {
-                let (first, before) = *earlier.get();
-                return Err(err(format!(
-                    "score: the pair ({}, {}) was scored {before} on line {first}, and {score} here",
-                    f[0], f[1]
-                )));
-            }
-            Entry::Vacant(slot) => {
-                slot.insert((line, score));
-                scores.push(ScoredPair { query: f[0].to_owned(), candidate: f[1].to_owned(), score });
-            }
-        }
-        Ok(())
+        scores.add(line, f[0], f[1], score).map_err(err)
     })?;
-    Ok(scores)
+    Ok(scores.into_pairs())
 }
 
 #[derive(serde::Deserialize)]
@@ -117,35 +104,35 @@ pub fn parse_ground_truth(text: &str) -> Result<GroundTruth, (u64, String)> {
         (e.line() as u64, format!("{e} (expected [{{\"key\": [query, candidate], \"value\": 0|1}}, ...])"))
     })?;
     // A pair given again with the same label is read once; with the other
-    // label, the file contradicts itself.
-    let mut seen: HashMap<(String, String), (usize, u8)> = HashMap::new();
-    let mut truth = Vec::with_capacity(records.len());
+    // label, the file contradicts itself. Each pair keeps its first record's place.
+    let mut labelled: HashMap<(String, String), (usize, u8)> = HashMap::new();
     for (i, r) in records.into_iter().enumerate() {
         if r.value > 1 {
             return Err((0, format!("record {}: value must be 0 or 1, got {}", i + 1, r.value)));
         }
-        match seen.entry(r.key.clone()) {
+        match labelled.entry(r.key) {
             Entry::Occupied(earlier) if earlier.get().1 == r.value => {}
             Entry::Occupied(earlier) => {
                 let (first, before) = *earlier.get();
+                let (query, candidate) = earlier.key();
                 return Err((
                     0,
                     format!(
-                        "record {}: the pair [{}, {}] has value {} here and {before} in record {first}",
+                        "record {}: the pair [{query}, {candidate}] has value {} here and {before} in record {first}",
                         i + 1,
-                        r.key.0,
-                        r.key.1,
                         r.value
                     ),
                 ));
             }
             Entry::Vacant(slot) => {
                 slot.insert((i + 1, r.value));
-                truth.push((r.key.0, r.key.1, r.value == 1));
             }
         }
     }
-    Ok(truth)
+    let mut truth: Vec<(usize, (String, String, bool))> =
+        labelled.into_iter().map(|((q, c), (record, value))| (record, (q, c, value == 1))).collect();
+    truth.sort_unstable_by_key(|(record, _)| *record);
+    Ok(truth.into_iter().map(|(_, t)| t).collect())
 }
 
 #[cfg(test)]

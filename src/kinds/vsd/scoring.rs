@@ -5,13 +5,14 @@
 
 use super::result::VsdResult;
 use super::robustness::{pair_scores, robustness, PairScores, Robustness};
+use super::score_set::ScoreSet;
 use crate::core::{campaigns, ground_truth, Error, Registry, Result};
 use crate::stats::retrieval::{retrieval_metrics, RetrievalReport, ScoredPair};
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde_json::{json, Value};
 use sqlx::PgPool;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
 
 /// The cut-offs reported.
@@ -62,9 +63,7 @@ pub fn parse_scores(text: &str) -> Result<Vec<ScoredPair>> {
             .ok_or_else(|| invalid(1, format!("header has no column `{name}` (expected query,candidate,score)")))
     };
     let (q, c, s) = (col("query")?, col("candidate")?, col("score")?);
-    let mut out = Vec::new();
-    // A pair scored again with the same score is read once; with another, refused.
-    let mut seen: HashMap<(String, String), (usize, f64)> = HashMap::new();
+    let mut scores = ScoreSet::default();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
         let record = record.map_err(|e| invalid(line, e.to_string()))?;
@@ -77,25 +76,9 @@ pub fn parse_scores(text: &str) -> Result<Vec<ScoredPair>> {
             .ok()
             .filter(|x| x.is_finite())
             .ok_or_else(|| invalid(line, format!("score: `{score_text}` is not a number")))?;
-        let pair = (get(q, "query")?.to_owned(), get(c, "candidate")?.to_owned());
-        match seen.get(&pair) {
-            Some(&(_, before)) if before == score => {}
-            Some(&(first, before)) => {
-                return Err(invalid(
-                    line,
-                    format!(
-                        "score: the pair ({}, {}) was scored {before} on line {first}, and {score} here",
-                        pair.0, pair.1
-                    ),
-                ))
-            }
-            None => {
-                seen.insert(pair.clone(), (line, score));
-                out.push(ScoredPair { query: pair.0, candidate: pair.1, score });
-            }
-        }
+        scores.add(line as u64, get(q, "query")?, get(c, "candidate")?, score).map_err(|m| invalid(line, m))?;
     }
-    Ok(out)
+    Ok(scores.into_pairs())
 }
 
 /// One model's metrics in both settings.
