@@ -124,6 +124,28 @@ fn estimate_applies_the_label_rule_and_the_estimates_of_p() {
     assert_eq!(e["pairs_total"], 20);
     assert_eq!(e["sample"], Value::Null);
     assert_eq!(e["p_hat"], e["p_lb"]);
+
+    // |Q| and |D| that cannot hold the rankings are refused, naming the flag.
+    let run = |queries: &str, catalog: &str| {
+        atelier(&[
+            "vsd",
+            "estimate",
+            "--rankings",
+            &rankings,
+            "--k",
+            "2",
+            "--labels",
+            &labels,
+            "--queries",
+            queries,
+            "--catalog",
+            catalog,
+        ])
+    };
+    let (ok, _, err) = run("1", "10");
+    assert!(!ok && err.contains("--queries") && err.contains("2 distinct queries"), "{err}");
+    let (ok, _, err) = run("2", "1");
+    assert!(!ok && err.contains("--catalog") && err.contains("0 possible pairs"), "{err}");
 }
 
 fn close(a: &Value, b: &Value, path: &str) {

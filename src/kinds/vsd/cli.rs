@@ -141,9 +141,6 @@ fn suspects(args: &RankingArgs) -> anyhow::Result<Suspects> {
         None => None,
         Some(re) => Some(same_product_regex(re).map_err(|m| anyhow::anyhow!("--same-product: {m}"))?),
     };
-    if args.k == 0 {
-        anyhow::bail!("--k: must be at least 1");
-    }
     let rankings = files::read_rankings(&args.rankings)?;
     Ok(eds::suspects(&rankings, args.k, same_product.as_ref()))
 }
@@ -178,7 +175,21 @@ fn estimate(args: &EstimateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         })
         .collect();
     let alpha = eds::votes_alpha(&suspect_votes);
+    // |Q| and |D| come from the user; rankings that do not fit them would
+    // give estimates of nothing (p_lb over zero pairs, or above one).
+    if (args.queries as usize) < s.queries {
+        anyhow::bail!("--queries: {} is fewer than the {} distinct queries in the rankings", args.queries, s.queries);
+    }
     let total = eds::pairs_total(args.queries, args.catalog, args.wild);
+    if total < s.suspects as u64 {
+        anyhow::bail!(
+            "--catalog: {} queries and {} catalog images{} make {total} possible pairs, fewer than the {} suspects",
+            args.queries,
+            args.catalog,
+            if args.wild { " (in the wild)" } else { "" },
+            s.suspects
+        );
+    }
     let e = eds::estimate(&s, &labels, total, sample, alpha);
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&e)?)?;
