@@ -15,3 +15,4 @@ pub mod kinds;
 pub mod random;
 pub mod server;
 pub mod stats;
+pub mod text;

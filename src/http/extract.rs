@@ -16,18 +16,41 @@ use uuid::Uuid;
 /// Session key holding the logged-in user's id.
 pub const USER_KEY: &str = "user_id";
 
-/// `axum::Json` with our error body on rejection.
+/// `axum::Json` with our error body on rejection, taking a body that starts
+/// with a byte order mark too (JSON files saved by Windows editors).
 pub struct Json<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = AppError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
+        if !is_json(req.headers()) {
+            return Err(AppError::UnsupportedMediaType(
+                "Expected request with `Content-Type: application/json`".to_owned(),
+            ));
+        }
+        let body = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                AppError::TooLarge
+            } else {
+                AppError::BadRequest { code: "invalid_body", message: e.body_text() }
+            }
+        })?;
+        match axum::Json::<T>::from_bytes(crate::text::bytes_without_bom(&body)) {
             Ok(axum::Json(v)) => Ok(Json(v)),
             Err(e) => Err(json_rejection(e)),
         }
     }
+}
+
+/// Whether the content type is JSON (`application/json` or `application/*+json`),
+/// as `axum::Json` decides it.
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    let Some(value) = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 fn json_rejection(e: JsonRejection) -> AppError {

@@ -23,6 +23,7 @@ mod http_kind_pages;
 mod http_meta;
 mod http_roles;
 mod http_security;
+mod http_text_files;
 mod payouts;
 mod plugin_kind;
 mod releases;

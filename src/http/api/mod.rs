@@ -55,6 +55,13 @@ pub fn attachment(content_type: &str, name: &str, body: impl Into<axum::body::Bo
         .into_response()
 }
 
+/// A request body as text: UTF-8, without a leading byte order mark (import
+/// bodies are often files saved by spreadsheets or Windows editors).
+pub fn body_text(body: &axum::body::Bytes) -> super::error::AppResult<&str> {
+    std::str::from_utf8(crate::text::bytes_without_bom(body))
+        .map_err(|_| crate::core::Error::invalid("invalid_body", "the body is not UTF-8").into())
+}
+
 /// A file download made of chunks already written (e.g. a CSV export's,
 /// see `core::csv_chunks`), sent one after another.
 pub fn chunks_attachment(content_type: &str, name: &str, chunks: Vec<axum::body::Bytes>) -> axum::response::Response {

@@ -23,7 +23,7 @@ impl Upload {
     /// What an import form brings: the uploaded file when one was chosen,
     /// else the text pasted into its `content` field.
     pub fn text(&self) -> &str {
-        self.file.as_deref().unwrap_or_else(|| self.field("content"))
+        crate::text::without_bom(self.file.as_deref().unwrap_or_else(|| self.field("content")))
     }
 }
 
@@ -61,8 +61,9 @@ pub async fn read(req: axum::extract::Request) -> Result<Upload, AppError> {
         if name == "file" {
             let bytes = field.bytes().await.map_err(too_large)?;
             if !bytes.is_empty() {
-                let text = String::from_utf8(bytes.to_vec())
-                    .map_err(|_| crate::core::Error::invalid("invalid_upload", "the file is not UTF-8 text"))?;
+                let text = std::str::from_utf8(crate::text::bytes_without_bom(&bytes))
+                    .map_err(|_| crate::core::Error::invalid("invalid_upload", "the file is not UTF-8 text"))?
+                    .to_owned();
                 upload.file = Some(text);
             }
         } else {

@@ -33,7 +33,7 @@ pub struct ImportArgs {
 /// Imports a question set through the core, with the same validation as the API.
 pub async fn import(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let text =
-        std::fs::read_to_string(&args.file).map_err(|source| InputError::Io { path: args.file.clone(), source })?;
+        crate::text::read_file(&args.file).map_err(|source| InputError::Io { path: args.file.clone(), source })?;
     let items = crate::kinds::a100::question::parse_set(&text)
         .map_err(|e| InputError::File { path: args.file.clone(), message: e.0 })?;
     let db = crate::db::Database::open(&args.db, 2).await?;
@@ -81,7 +81,7 @@ pub async fn run(cmd: A100Command, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// `a100 score`: scores a model's answers against a ground-truth file.
 fn score(args: &ScoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.ground_truth)
+    let text = crate::text::read_file(&args.ground_truth)
         .map_err(|source| InputError::Io { path: args.ground_truth.clone(), source })?;
     let gt =
         GroundTruth::parse(&text).map_err(|message| InputError::File { path: args.ground_truth.clone(), message })?;

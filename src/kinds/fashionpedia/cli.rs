@@ -44,7 +44,7 @@ pub async fn run(cmd: FashionpediaCommand, out: &mut dyn Write) -> anyhow::Resul
             campaign.kind
         );
         if let Some(path) = &args.ontology {
-            let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            let text = crate::text::read_file(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             super::store::save_ontology(&db.pool, &kinds, args.campaign, &text)
                 .await
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

@@ -88,7 +88,7 @@ struct GtRecord {
 
 /// Reads the benchmark's `[{"key": [query, candidate], "value": 0|1}]`.
 pub fn read_ground_truth(path: &Path) -> Result<Vec<(String, String, bool)>, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|source| InputError::Io { path: path.to_owned(), source })?;
+    let text = crate::text::read_file(path).map_err(|source| InputError::Io { path: path.to_owned(), source })?;
     parse_ground_truth(&text).map_err(|(line, message)| match line {
         0 => InputError::File { path: path.to_owned(), message },
         line => InputError::Line { path: path.to_owned(), line, message },

@@ -58,7 +58,7 @@ fn attention(spec: &str) -> anyhow::Result<std::collections::BTreeMap<usize, San
 /// Imports a release through the same code as the API.
 pub async fn import_qbench(args: &ImportQbenchArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let read =
-        |path: &PathBuf| std::fs::read_to_string(path).map_err(|source| InputError::Io { path: path.clone(), source });
+        |path: &PathBuf| crate::text::read_file(path).map_err(|source| InputError::Io { path: path.clone(), source });
     let attention = attention(&args.attention)?;
     let release = crate::kinds::vton::qbench::parse(&read(&args.answers)?, &read(&args.images)?)?;
     let db = crate::db::Database::open(&args.db, 2).await?;

@@ -1,7 +1,8 @@
 //! Fashionpedia admin API: the ontology, masks from COCO files, the COCO
 //! export (streamed) and the statistics.
 
-use crate::core::{campaigns, ground_truth, Error};
+use crate::core::{campaigns, ground_truth};
+use crate::http::api::body_text;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::campaign_of_kind;
@@ -21,10 +22,6 @@ pub(super) async fn fp_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::
     campaign_of_kind(s, id, &[super::super::NAME], "not_fashionpedia", "a Fashionpedia").await
 }
 
-fn utf8(body: &Bytes) -> AppResult<&str> {
-    std::str::from_utf8(body).map_err(|_| Error::invalid("invalid_body", "the body is not UTF-8").into())
-}
-
 /// Import (or replace) the ontology: `{"categories": [...], "attributes": [...]}`
 /// as released (`category_attributes_descriptions.json`).
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/fashionpedia/ontology", tag = "fashionpedia", params(("id" = Uuid, Path)),
@@ -36,7 +33,7 @@ pub async fn import_ontology(
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     fp_campaign(&s, id).await?;
-    let o = store::save_ontology(&s.pool, &s.kinds, id, utf8(&body)?).await?;
+    let o = store::save_ontology(&s.pool, &s.kinds, id, body_text(&body)?).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({"categories": o.categories.len(), "attributes": o.attributes.len(),
@@ -76,7 +73,7 @@ pub async fn import_df2(
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
     fp_campaign(&s, id).await?;
-    Ok((StatusCode::CREATED, axum::Json(store::import_df2(&s.pool, &s.kinds, id, utf8(&body)?).await?)))
+    Ok((StatusCode::CREATED, axum::Json(store::import_df2(&s.pool, &s.kinds, id, body_text(&body)?).await?)))
 }
 
 /// The annotations as COCO JSON in the Fashionpedia layout, with the accepted

@@ -2,7 +2,7 @@
 //! the benchmark-format export, and model scoring.
 
 use crate::core::{campaigns, ground_truth, Error};
-use crate::http::api::attachment;
+use crate::http::api::{attachment, body_text};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::kind_routes::campaign_of_kind;
@@ -23,10 +23,6 @@ pub(super) async fn vsd_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns:
     campaign_of_kind(s, id, &[super::super::NAME], "not_vsd", "a VSD").await
 }
 
-fn utf8(body: &Bytes) -> AppResult<&str> {
-    std::str::from_utf8(body).map_err(|_| Error::invalid("invalid_body", "the body is not UTF-8").into())
-}
-
 /// Import model rankings: CSV `model,query,candidate,rank[,score]` (rank
 /// zero-based) or JSON lines with those fields. All or nothing; a row
 /// imported again replaces the stored one.
@@ -40,7 +36,7 @@ pub async fn import_rankings(
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     vsd_campaign(&s, id).await?;
-    let stored = import::store_text(&s.pool, id, utf8(&body)?).await?;
+    let stored = import::store_text(&s.pool, id, body_text(&body)?).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "stored": stored }))))
 }
 
@@ -123,7 +119,7 @@ pub async fn score_model(
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     vsd_campaign(&s, id).await?;
-    let scores = scoring::parse_scores(utf8(&body)?)?;
+    let scores = scoring::parse_scores(body_text(&body)?)?;
     let stored = scoring::store(&s.pool, id, admin.id, &q.model, &scores).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "model": q.model.trim(), "pairs": stored }))))
 }

@@ -2,7 +2,7 @@
 //! quality predictor, and the questionnaire table.
 
 use crate::core::{campaigns, ground_truth, items, Error};
-use crate::http::api::chunks_attachment;
+use crate::http::api::{body_text, chunks_attachment};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::kind_routes::campaign_of_kind;
@@ -27,10 +27,6 @@ fn is_csv(headers: &HeaderMap) -> bool {
     headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/csv"))
 }
 
-fn utf8(body: &Bytes) -> AppResult<&str> {
-    std::str::from_utf8(body).map_err(|_| Error::invalid("invalid_body", "the body is not UTF-8").into())
-}
-
 /// Import try-on triplets (JSON `{"triplets": [...]}` or `text/csv` with
 /// header `id,garment,person,tryon,reference,model,category,dataset[,expected]`).
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/triplets", tag = "vton", params(("id" = Uuid, Path)),
@@ -44,7 +40,7 @@ pub async fn import_triplets(
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     vton_campaign(&s, id).await?;
     // The same parser as the campaign page's import box: JSON or CSV by content.
-    let new = service::parse_triplets(utf8(&body)?)?;
+    let new = service::parse_triplets(body_text(&body)?)?;
     let imported = items::import(&s.pool, &s.kinds, id, &new).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "imported": imported }))))
 }
@@ -118,7 +114,7 @@ pub async fn predictor(
 ) -> AppResult<axum::Json<Value>> {
     vton_campaign(&s, id).await?;
     let scores = if is_csv(&headers) {
-        parse_scores(utf8(&body)?)?
+        parse_scores(body_text(&body)?)?
     } else {
         serde_json::from_slice::<PredictorScores>(&body)
             .map_err(|e| Error::invalid("invalid_body", e.to_string()))?
