@@ -27,6 +27,16 @@ pub fn read_file(path: &Path) -> std::io::Result<String> {
     Ok(text)
 }
 
+/// A file opened for streaming reads, past a leading byte order mark.
+pub fn open_file(path: &Path) -> std::io::Result<std::io::BufReader<std::fs::File>> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
+    if reader.fill_buf()?.starts_with(BOM.as_bytes()) {
+        reader.consume(BOM.len());
+    }
+    Ok(reader)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,5 +51,8 @@ mod tests {
         let path = dir.path().join("bom.json");
         std::fs::write(&path, "\u{feff}[1]").expect("write");
         assert_eq!(read_file(&path).expect("read"), "[1]");
+        let mut streamed = String::new();
+        std::io::Read::read_to_string(&mut open_file(&path).expect("open"), &mut streamed).expect("read");
+        assert_eq!(streamed, "[1]");
     }
 }

@@ -149,8 +149,7 @@ pub fn stream_file(
     struct ImagesOnly {
         images: Vec<Image>,
     }
-    let open =
-        || std::fs::File::open(path).map(std::io::BufReader::new).map_err(|e| format!("{}: {e}", path.display()));
+    let open = || crate::text::open_file(path).map_err(|e| format!("{}: {e}", path.display()));
     let first: ImagesOnly = serde_json::from_reader(open()?)
         .map_err(|e| format!("line {}: {e} (expected COCO JSON with `images` and `annotations`)", e.line()))?;
     let images = image_index(&first.images)?;

@@ -280,8 +280,7 @@ pub async fn import_file(args: &super::cli::ImportArgs, out: &mut dyn Write) -> 
 fn read_in_chunks(path: &std::path::Path, mut send: impl FnMut(Vec<RankingRow>) -> bool) -> anyhow::Result<()> {
     use crate::cli::input::{CsvFile, InputError};
     use std::io::BufRead;
-    let file = std::fs::File::open(path).map_err(|source| InputError::Io { path: path.to_owned(), source })?;
-    let mut lines = std::io::BufReader::new(file);
+    let mut lines = crate::text::open_file(path).map_err(|source| InputError::Io { path: path.to_owned(), source })?;
     let first = lines.fill_buf().map_err(|source| InputError::Io { path: path.to_owned(), source })?;
     let jsonl = first.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     let mut chunk = Vec::with_capacity(CHUNK);
