@@ -30,10 +30,13 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
         return Err(Error::conflict("no_items", "import items before forming batches"));
     }
     let new = |i: &&super::items::Item| !batched.contains(&i.id);
-    if !batched.is_empty() && !items.iter().any(|i| new(&i)) {
+    let shared_gold = kind.shares_gold_across_batches(&campaign.config);
+    // Gold shared across batches is not work of its own: a sanity task not
+    // yet used does not make a new batch.
+    let new_work = |i: &&super::items::Item| new(i) && !(shared_gold && i.gold.is_some());
+    if !batched.is_empty() && !items.iter().any(|i| new_work(&i)) {
         return Err(Error::conflict("nothing_to_batch", "every item is already in a batch; import more items first"));
     }
-    let shared_gold = kind.shares_gold_across_batches(&campaign.config);
     let refs: Vec<ItemRef> = items
         .iter()
         .filter(|i| new(i) || (shared_gold && i.gold.is_some()))

@@ -63,3 +63,22 @@ async fn the_vton_demos_sanity_tasks_look_like_any_other_to_a_worker() {
     assert_eq!(numbers, (0..rows.len()).collect::<Vec<_>>(), "one run of image numbers, sanity tasks among them");
     assert!(rows.iter().any(|(sanity, _)| *sanity), "the demo has sanity tasks");
 }
+
+#[tokio::test]
+async fn forming_batches_again_with_every_task_batched_says_so_even_with_sanity_tasks_unused() {
+    let app = TestApp::spawn().await;
+    atelier::demo::seed(&app.pool, &atelier::kinds::registry(), &app.url).await.expect("seed");
+    let token = crate::fixtures::admin_token(&app).await;
+    let (id, unused_sanity): (uuid::Uuid, i64) = sqlx::query_as(
+        "SELECT c.id, (SELECT count(*) FROM items i WHERE i.campaign_id = c.id AND i.gold IS NOT NULL
+                         AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id))
+         FROM campaigns c WHERE c.kind = 'vton'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("the VTON demo");
+    assert!(unused_sanity > 0, "the demo keeps sanity tasks in reserve");
+    let path = format!("/api/v1/admin/campaigns/{id}/batches");
+    let (status, body) = api(&app, &token, Method::POST, &path, Some(json!({"seed": 2}))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("nothing_to_batch")), "{body}");
+}
