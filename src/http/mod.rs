@@ -13,6 +13,7 @@ pub mod kind_routes;
 pub mod listen;
 pub mod metrics;
 pub mod pages;
+pub mod request_time;
 pub mod session_cache;
 pub mod session_store;
 pub mod user_cache;
@@ -24,11 +25,9 @@ use axum::middleware;
 use axum::Router;
 use sqlx::PgPool;
 use std::sync::Arc;
-use std::time::Duration;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -176,7 +175,7 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
         .layer(DefaultBodyLimit::max(MAX_BODY))
         // Inside the timeout: a request that times out still finishes its work.
         .layer(middleware::from_fn_with_state(state.tasks.clone(), detach::run_to_completion))
-        .layer(TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, Duration::from_secs(60)))
+        .layer(middleware::from_fn_with_state(request_time::RequestTime::default(), request_time::limit))
         .layer(middleware::from_fn(metrics::log_request))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {

@@ -21,6 +21,7 @@ mod http_export;
 mod http_instances;
 mod http_kind_pages;
 mod http_meta;
+mod http_request_time;
 mod http_roles;
 mod http_security;
 mod http_text_files;
