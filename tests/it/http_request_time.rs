@@ -17,21 +17,24 @@ async fn server() -> String {
     let router = Router::new()
         .route(
             "/work",
-            post(|| async {
+            post(|body: axum::body::Bytes| async move {
                 tokio::time::sleep(WORK).await;
-                "done"
+                format!("done with {} bytes", body.len())
             }),
         )
         .route(
             "/upload",
             post(|req: Request| async move {
-                let (parts, _) = req.into_parts();
+                let (parts, body) = req.into_parts();
                 allow_admin_upload(&parts);
+                // An import reads its whole body before it works on it.
+                axum::body::to_bytes(body, usize::MAX).await.expect("the body arrives");
                 let how_long = parts.headers.get("x-work-ms").and_then(|v| v.to_str().ok()?.parse().ok());
                 tokio::time::sleep(how_long.map_or(WORK, Duration::from_millis)).await;
                 "stored"
             }),
         )
+        .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(axum::middleware::from_fn_with_state(time, limit));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
