@@ -49,8 +49,16 @@ fn is_json(headers: &axum::http::HeaderMap) -> bool {
     let Some(value) = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
         return false;
     };
-    let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    let starts = |prefix: &str| essence.get(..prefix.len()).is_some_and(|p| p.eq_ignore_ascii_case(prefix));
+    let ends = |suffix: &str| {
+        essence
+            .len()
+            .checked_sub(suffix.len())
+            .and_then(|at| essence.get(at..))
+            .is_some_and(|s| s.eq_ignore_ascii_case(suffix))
+    };
+    essence.eq_ignore_ascii_case("application/json") || (starts("application/") && ends("+json"))
 }
 
 fn json_rejection(e: JsonRejection) -> AppError {
@@ -183,3 +191,24 @@ role_extractor!(
     /// An authenticated expert.
     Expert, Role::Expert
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_content_types_are_recognised_as_axum_does() {
+        let with = |value: &str| {
+            let mut headers = axum::http::HeaderMap::new();
+            headers.insert(axum::http::header::CONTENT_TYPE, value.parse().expect("header"));
+            is_json(&headers)
+        };
+        for yes in ["application/json", "Application/JSON; charset=utf-8", "application/problem+json"] {
+            assert!(with(yes), "{yes}");
+        }
+        for no in ["text/csv", "application/jsonx", "text/json", "+json", "application/ü+jso"] {
+            assert!(!with(no), "{no}");
+        }
+        assert!(!is_json(&axum::http::HeaderMap::new()));
+    }
+}

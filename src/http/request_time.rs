@@ -30,20 +30,24 @@ impl Default for RequestTime {
     }
 }
 
-/// Set on a request when it may take the upload time.
+/// On a request that announces a body bigger than an ordinary one: set once
+/// the caller is known to be an admin, when it may take the upload time.
 #[derive(Debug, Clone, Default)]
 struct UploadTime(Arc<AtomicBool>);
 
 /// Middleware: answers 408 when a request runs out of its time.
 pub async fn limit(State(time): State<RequestTime>, mut req: Request, next: Next) -> Response {
-    let upload = UploadTime::default();
-    req.extensions_mut().insert(upload.clone());
+    // Only a large upload can earn more time: other requests (votes) carry nothing.
+    let upload = announces_large_body(&req).then(UploadTime::default);
+    if let Some(upload) = &upload {
+        req.extensions_mut().insert(upload.clone());
+    }
     let mut work = std::pin::pin!(next.run(req));
     tokio::select! {
         response = &mut work => return response,
         () = tokio::time::sleep(time.ordinary) => {}
     }
-    if !upload.0.load(Ordering::Acquire) {
+    if !upload.is_some_and(|upload| upload.0.load(Ordering::Acquire)) {
         return StatusCode::REQUEST_TIMEOUT.into_response();
     }
     match tokio::time::timeout(time.upload.saturating_sub(time.ordinary), work).await {
@@ -52,14 +56,18 @@ pub async fn limit(State(time): State<RequestTime>, mut req: Request, next: Next
     }
 }
 
+fn announces_large_body(req: &Request) -> bool {
+    req.headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|length| length > super::MAX_BODY)
+}
+
 /// Grants the upload time to this request if it announces a body bigger
 /// than an ordinary one; called once the caller is known to be an admin.
 pub fn allow_admin_upload(parts: &Parts) {
-    let announced =
-        parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
-    if announced.is_some_and(|length| length > super::MAX_BODY) {
-        if let Some(upload) = parts.extensions.get::<UploadTime>() {
-            upload.0.store(true, Ordering::Release);
-        }
+    if let Some(upload) = parts.extensions.get::<UploadTime>() {
+        upload.0.store(true, Ordering::Release);
     }
 }

@@ -96,13 +96,14 @@ fn estimate_applies_the_label_rule_and_the_estimates_of_p() {
     );
     let sample =
         write(&dir, "sample.csv", "query,candidate,expert,label\nq1,c,e1,0\nq1,d,e1,1\nq1,e,e1,0\nq1,f,e1,0\n");
-    // The same rankings and labels, with extra flags.
-    let estimate = |extra: &[&str]| {
+    // The same rankings and labels, with |Q|, |D| and extra flags.
+    let estimate_with = |queries: &str, catalog: &str, extra: &[&str]| {
         let mut args = vec!["vsd", "estimate", "--rankings", &rankings, "--k", "2", "--labels", &labels];
-        args.extend(["--queries", "2", "--catalog", "10", "--json"]);
+        args.extend(["--queries", queries, "--catalog", catalog]);
         args.extend(extra);
         atelier(&args)
     };
+    let estimate = |extra: &[&str]| estimate_with("2", "10", &[&["--json"], extra].concat());
     let (ok, out, err) = estimate(&["--sample", &sample]);
     assert!(ok, "{err}");
     let e: Value = serde_json::from_str(&out).expect("JSON");
@@ -126,25 +127,9 @@ fn estimate_applies_the_label_rule_and_the_estimates_of_p() {
     assert_eq!(e["p_hat"], e["p_lb"]);
 
     // |Q| and |D| that cannot hold the rankings are refused, naming the flag.
-    let run = |queries: &str, catalog: &str| {
-        atelier(&[
-            "vsd",
-            "estimate",
-            "--rankings",
-            &rankings,
-            "--k",
-            "2",
-            "--labels",
-            &labels,
-            "--queries",
-            queries,
-            "--catalog",
-            catalog,
-        ])
-    };
-    let (ok, _, err) = run("1", "10");
+    let (ok, _, err) = estimate_with("1", "10", &[]);
     assert!(!ok && err.contains("--queries") && err.contains("2 distinct queries"), "{err}");
-    let (ok, _, err) = run("2", "1");
+    let (ok, _, err) = estimate_with("2", "1", &[]);
     assert!(!ok && err.contains("--catalog") && err.contains("0 possible pairs"), "{err}");
 }
 
