@@ -41,7 +41,7 @@ pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Re
         return Err(Error::invalid("invalid_role", "workers join through invitation links, not accounts"));
     }
     let name = valid_name(name)?;
-    let hash = passwords::hash(password)?;
+    let hash = passwords::hash(password).await?;
     let user = sqlx::query_as::<_, User>(
         "INSERT INTO users (id, role, name, password_hash) VALUES ($1, $2, $3, $4)
          ON CONFLICT (name) DO NOTHING RETURNING id, role, name, external_id",
@@ -55,8 +55,9 @@ pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Re
     user.ok_or_else(|| Error::conflict("name_taken", format!("a user named `{name}` already exists")))
 }
 
-/// Checks a name and password; `None` for any mismatch (no hint which).
-pub async fn login(pool: &PgPool, name: &str, password: &str) -> Result<Option<User>> {
+/// Checks a name and password in the caller's turn at the password hasher;
+/// `None` for any mismatch (no hint which).
+pub async fn login(pool: &PgPool, turn: passwords::Turn, name: &str, password: &str) -> Result<Option<User>> {
     #[derive(sqlx::FromRow)]
     struct Row {
         #[sqlx(flatten)]
@@ -69,13 +70,8 @@ pub async fn login(pool: &PgPool, name: &str, password: &str) -> Result<Option<U
     .bind(name.trim())
     .fetch_optional(pool)
     .await?;
-    let password = password.to_owned();
-    let stored =
-        row.as_ref().and_then(|r| r.password_hash.clone()).unwrap_or_else(|| passwords::dummy_hash().to_owned());
-    // Argon2 is deliberately slow: keep it off the async workers.
-    let ok = tokio::task::spawn_blocking(move || passwords::verify(&password, &stored))
-        .await
-        .map_err(|e| Error::Internal(e.to_string()))?;
+    let stored = row.as_ref().and_then(|r| r.password_hash.clone());
+    let ok = passwords::verify(turn, password, stored).await?;
     Ok(row.filter(|_| ok).map(|r| r.user))
 }
 

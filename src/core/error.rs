@@ -31,6 +31,10 @@ pub enum Error {
     /// Too many attempts.
     #[error("too many attempts; try again in a minute")]
     RateLimited,
+    /// Too much of a bounded resource is in use right now (e.g. the password
+    /// hasher during a burst of logins); a retry shortly may succeed.
+    #[error("the service is busy; try again shortly")]
+    Busy,
     /// The database failed (constraint violations become `Invalid` or
     /// `Conflict` instead, see [`super::constraints`]).
     #[error("database error: {0}")]

@@ -59,6 +59,7 @@ impl AppError {
                 Error::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
                 Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
                 Error::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+                Error::Busy => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
                 Error::Database(e) if is_unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
                 Error::Database(_) | Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             },

@@ -2,12 +2,12 @@
 
 use super::{render, PageResult};
 use crate::auth::rate_limit::DEVICE_COOKIE;
-use crate::auth::users;
+use crate::auth::{passwords, users};
 use crate::core::Error;
 use crate::http::extract::{current_user, USER_KEY};
 use crate::http::{csrf, AppState};
 use askama::Template;
-use axum::extract::{ConnectInfo, FromRequestParts, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
@@ -15,8 +15,17 @@ use axum::{Form, Router};
 use std::net::SocketAddr;
 use tower_sessions::Session;
 
+/// Largest login form read: a name, a password (each bounded far below this,
+/// even percent-encoded) and the CSRF token. Anyone may post it, so it is not
+/// given the 8 MB every other form may use.
+const LOGIN_BODY: usize = 16 * 1024;
+
+/// The login and logout routes, and the home page that sends each role on.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/", get(home)).route("/login", get(login_page).post(login)).route("/logout", post(logout))
+    Router::new()
+        .route("/", get(home))
+        .route("/login", get(login_page).post(login).layer(DefaultBodyLimit::max(LOGIN_BODY)))
+        .route("/logout", post(logout))
 }
 
 #[derive(Template)]
@@ -92,11 +101,14 @@ async fn login(
     let address = crate::http::client_ip(peer.ip(), &headers, &s.config.trusted_proxies).to_string();
     let device = crate::http::cookie(&headers, DEVICE_COOKIE);
     let token = crate::http::cookie(&headers, csrf::LOGIN_COOKIE);
+    // The turn first: an attempt that waited behind a flood then meets the
+    // limiter as the flood left it.
+    let turn = passwords::turn().await?;
     if !s.limiter.allow(&s.pool, &address, &form.name, &form.password, device.as_deref()).await? {
         let status = axum::http::StatusCode::TOO_MANY_REQUESTS;
         return login_form(&s, token, Some(Error::RateLimited.to_string()), form.name, status);
     }
-    match users::login(&s.pool, &form.name, &form.password).await? {
+    match users::login(&s.pool, turn, &form.name, &form.password).await? {
         Some(user) => {
             // A new session id at login defeats session fixation.
             session.cycle_id().await?;
