@@ -8,6 +8,7 @@ use tokio::net::TcpListener;
 /// Serves until a shutdown signal, then closes the database (stopping the
 /// embedded cluster if this process started it).
 pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> anyhow::Result<()> {
+    raise_open_file_limit();
     let state = AppState::new(db.pool.clone(), config, crate::kinds::registry());
     let tasks = state.tasks.clone();
     let addr = listener.local_addr()?;
@@ -36,6 +37,17 @@ pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> a
     tasks.wait().await;
     db.close().await;
     Ok(())
+}
+
+/// Every connection is an open file: with the soft limit many systems start
+/// a service with (1,024), a load of a thousand clients would find
+/// connections refused while the machine had room for many more. The soft
+/// limit is raised to the hard one, as most servers do.
+fn raise_open_file_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::debug!(open_files = limit, "open-file limit"),
+        Err(error) => tracing::warn!(%error, "raising the open-file limit failed"),
+    }
 }
 
 async fn shutdown_signal() {

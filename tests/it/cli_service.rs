@@ -21,7 +21,9 @@ fn start_logging(data_dir: &str, port: u16, log: Option<&std::path::Path>) -> Ch
         Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
         None => Stdio::null(),
     };
-    Command::new(env!("CARGO_BIN_EXE_atelier"))
+    // Started with a low soft limit on open files, as many systems start services.
+    Command::new("sh")
+        .args(["-c", "ulimit -Sn 256 2>/dev/null; exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_atelier")])
         .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--data-dir", data_dir])
         .env_remove("DATABASE_URL")
         .env_remove("RUST_LOG")
@@ -88,6 +90,11 @@ async fn serve_starts_its_own_postgres_stops_cleanly_and_restarts_with_data_inta
     let mut child = start(&data_dir, port);
     wait_ready(port, &mut child).await;
     assert!(postgres_running_in(&data_dir));
+    // It raised its soft limit on open files (connections) to the hard one.
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).expect("limits");
+    let open_files: Vec<&str> =
+        limits.lines().find(|l| l.starts_with("Max open files")).expect("open files").split_whitespace().collect();
+    assert_eq!(open_files[3], open_files[4], "soft limit raised to the hard one: {limits}");
 
     // CLI subcommands use the running cluster.
     let (ok, out, err) = cli(
