@@ -29,6 +29,20 @@ async fn health_readiness_and_metrics_answer() {
 }
 
 #[tokio::test]
+async fn while_the_database_is_away_pages_and_the_api_say_when_to_retry() {
+    let app = TestApp::spawn().await;
+    app.pool.close().await;
+    let client = reqwest::Client::new();
+    let page = client.get(app.at("/join/a-token?worker_id=w")).header("accept", "text/html").send().await.expect("page");
+    assert_eq!(page.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(page.headers()["retry-after"], "5", "a page's 503 says when to retry, as the API's does");
+    assert!(page.headers()["content-type"].to_str().expect("type").starts_with("text/html"));
+    let api = client.get(app.at("/api/v1/admin/campaigns")).bearer_auth("at_whatever").send().await.expect("api");
+    assert_eq!(api.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(api.headers()["retry-after"], "5");
+}
+
+#[tokio::test]
 async fn openapi_document_lists_every_api_route() {
     let app = TestApp::spawn().await;
     let doc: Value = reqwest::get(app.at("/api/v1/openapi.json")).await.expect("doc").json().await.expect("json");

@@ -15,7 +15,7 @@ use super::error::AppError;
 use super::extract::Path;
 use super::AppState;
 use askama::Template;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Router;
 
@@ -61,10 +61,16 @@ impl IntoResponse for PageError {
             return Redirect::to("/login").into_response();
         }
         let page = ErrorPage { status: status.as_u16(), message: self.0.public_message() };
-        match page.render() {
+        let mut response = match page.render() {
             Ok(html) => (status, Html(html)).into_response(),
             Err(_) => (status, page.message).into_response(),
+        };
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static(super::error::RETRY_AFTER_SECS));
         }
+        response
     }
 }
 
