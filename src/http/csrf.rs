@@ -5,8 +5,10 @@
 //! bearer token carry no ambient credentials and need none.
 
 use super::error::AppError;
+use super::AppState;
+use crate::auth::Role;
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{header, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -16,8 +18,9 @@ use tower_sessions::Session;
 const CSRF_KEY: &str = "csrf";
 /// Header scripts use to send the token.
 pub const HEADER: &str = "x-csrf-token";
-/// Largest form body inspected for the token: the API's limit.
-const MAX_FORM: usize = super::MAX_BODY;
+/// Largest login form read (anyone may post one): a name, a password (each
+/// bounded far below this, even percent-encoded) and the token.
+pub const MAX_LOGIN_FORM: usize = 16 * 1024;
 /// Cookie holding the login form's token: the login page stores no
 /// session for anonymous visitors, so the token is double-submitted
 /// (cookie and form field must match).
@@ -52,9 +55,9 @@ pub async fn token(session: &Session) -> Result<String, AppError> {
 
 /// Middleware: rejects state-changing cookie requests without the right token
 /// (as a page for browser forms, as JSON for scripts).
-pub async fn protect(req: Request, next: Next) -> Response {
+pub async fn protect(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let is_form = is_form(&req) || is_multipart(&req);
-    match check(req).await {
+    match check(&state, req).await {
         Ok(req) => next.run(req).await,
         Err(e) if is_form => super::pages::PageError(e).into_response(),
         Err(e) => e.into_response(),
@@ -81,7 +84,7 @@ fn is_form(req: &Request) -> bool {
         .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"))
 }
 
-async fn check(req: Request) -> Result<Request, AppError> {
+async fn check(state: &AppState, req: Request) -> Result<Request, AppError> {
     let safe = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if safe || req.headers().contains_key(header::AUTHORIZATION) {
         return Ok(req);
@@ -90,7 +93,8 @@ async fn check(req: Request) -> Result<Request, AppError> {
     // Without a logged-in user a cookie carries no authority to abuse, so the
     // request goes on (and protected routes answer 401). Logging in is the
     // exception: a forged login would sign the victim into the attacker's account.
-    let logged_in = session.get::<uuid::Uuid>(super::extract::USER_KEY).await?.is_some();
+    let user_id = session.get::<uuid::Uuid>(super::extract::USER_KEY).await?;
+    let logged_in = user_id.is_some();
     if !logged_in && req.uri().path() != "/login" {
         return Ok(req);
     }
@@ -111,8 +115,16 @@ async fn check(req: Request) -> Result<Request, AppError> {
     if !is_form(&req) {
         return Err(AppError::Csrf);
     }
+    // The form is read whole to find the token: only an admin's may be large.
+    let limit = match user_id {
+        None => MAX_LOGIN_FORM,
+        Some(id) => match state.users.get(&state.statements, id).await? {
+            Some(user) if user.role == Role::Admin => super::MAX_BODY,
+            _ => super::MAX_ANNOTATOR_BODY,
+        },
+    };
     let (parts, body) = req.into_parts();
-    let bytes = axum::body::to_bytes(body, MAX_FORM).await.map_err(|_| AppError::TooLarge)?;
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| AppError::TooLarge)?;
     let sent = form_urlencoded_field(&bytes, "csrf_token");
     if !sent.is_some_and(|s| constant_time_eq(&s, &expected)) {
         return Err(AppError::Csrf);

@@ -35,6 +35,12 @@ use tower_sessions::{Expiry, SessionManagerLayer};
 /// Largest request body accepted, except on the import routes.
 pub const MAX_BODY: usize = 8 * 1024 * 1024;
 
+/// Largest body an annotator (worker or expert) sends: an answer, a
+/// questionnaire's background, a form of the annotation pages. Anyone with a
+/// campaign's link is a worker, so their requests are not given the 8 MB an
+/// admin's may carry (a thousand of those held open would be 8 GB).
+pub const MAX_ANNOTATOR_BODY: usize = 64 * 1024;
+
 /// Largest import accepted (item imports, VTON triplets and releases): 256 MB,
 /// or `ATELIER_IMPORT_LIMIT_MB`.
 pub fn import_limit() -> usize {
@@ -165,7 +171,7 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
         .merge(pages::router())
         .merge(kind_pages)
         .route_layer(middleware::from_fn(metrics::track))
-        .layer(middleware::from_fn(csrf::protect))
+        .layer(middleware::from_fn_with_state(state.clone(), csrf::protect))
         .layer(middleware::from_fn(flash::show))
         .layer(sessions)
         .merge(static_files)

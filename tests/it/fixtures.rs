@@ -52,6 +52,19 @@ pub fn vton_item(n: usize, gold: Option<u8>) -> Value {
     })
 }
 
+/// A small open VTON campaign (three images, one sanity task, questionnaires
+/// of two tasks and the sanity one) and a worker who took a questionnaire:
+/// the worker and the questionnaire's view.
+pub async fn worker_with_questionnaire(app: &TestApp, worker_id: &str) -> (WorkerSession, Value) {
+    let admin = admin_token(app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(app, &admin, 3, 1, json!({"tasks_per_questionnaire": 2, "sanity_per_questionnaire": 1}))
+            .await;
+    let worker = join(app, &invitation, worker_id).await;
+    let (_, view) = worker.next(app, &campaign).await;
+    (worker, view)
+}
+
 /// A VTON campaign with `regular` images and `sanity` sanity tasks, batches
 /// formed, opened; returns (campaign id, invitation token).
 pub async fn open_vton_campaign(

@@ -1,9 +1,9 @@
 //! Health, readiness, metrics and the OpenAPI document.
 
-use crate::fixtures::{admin_token, join, open_vton_campaign};
+use crate::fixtures::worker_with_questionnaire;
 use crate::support::TestApp;
 use reqwest::StatusCode;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 #[tokio::test]
 async fn health_readiness_and_metrics_answer() {
@@ -14,12 +14,7 @@ async fn health_readiness_and_metrics_answer() {
     let resp = client.get(app.at("/healthz")).send().await.expect("healthz");
     assert!(resp.headers().contains_key("x-request-id"), "every response carries a request id");
 
-    let admin = admin_token(&app).await;
-    let (campaign, invitation) =
-        open_vton_campaign(&app, &admin, 3, 1, json!({"tasks_per_questionnaire": 2, "sanity_per_questionnaire": 1}))
-            .await;
-    let w = join(&app, &invitation, "m").await;
-    let (_, view) = w.next(&app, &campaign).await;
+    let (w, view) = worker_with_questionnaire(&app, "m").await;
     w.finish(&app, &view, 1).await;
     let metrics = client.get(app.at("/metrics")).send().await.expect("metrics").text().await.expect("text");
     assert!(metrics.contains("atelier_http_requests_total"), "{metrics}");
@@ -33,7 +28,8 @@ async fn while_the_database_is_away_pages_and_the_api_say_when_to_retry() {
     let app = TestApp::spawn().await;
     app.pool.close().await;
     let client = reqwest::Client::new();
-    let page = client.get(app.at("/join/a-token?worker_id=w")).header("accept", "text/html").send().await.expect("page");
+    let page =
+        client.get(app.at("/join/a-token?worker_id=w")).header("accept", "text/html").send().await.expect("page");
     assert_eq!(page.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(page.headers()["retry-after"], "5", "a page's 503 says when to retry, as the API's does");
     assert!(page.headers()["content-type"].to_str().expect("type").starts_with("text/html"));

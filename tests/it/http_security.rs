@@ -104,6 +104,48 @@ async fn a_burst_of_logins_at_once_is_held_to_the_address_allowance() {
 }
 
 #[tokio::test]
+async fn annotators_send_small_bodies_and_only_an_admin_a_large_form() {
+    // Anyone with a campaign's link is a worker: were each request of theirs
+    // read up to 8 MB, a thousand held open would be 8 GB.
+    let app = TestApp::spawn().await;
+    let (w, view) = crate::fixtures::worker_with_questionnaire(&app, "big-bodies").await;
+    let campaign = view["assignment"]["campaign_id"].as_str().expect("campaign").to_owned();
+    let id = view["assignment"]["id"].as_str().expect("assignment").to_owned();
+    let item = view["items"][0]["id"].clone();
+    let padding = "x".repeat(100 * 1024);
+    let vote = format!("/api/v1/work/assignments/{id}/responses");
+    let (status, body) =
+        w.post(&app, &vote, json!({"item_id": item, "answer": {"rating": 2}, "padding": padding})).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    assert_eq!(body["error"]["code"], "body_too_large");
+    let page_form = w
+        .client
+        .post(app.at(&format!("/work/a/{id}/answer")))
+        .form(&[("csrf_token", w.csrf.as_str()), ("rating", "2"), ("padding", &padding)])
+        .send()
+        .await
+        .expect("form");
+    assert_eq!(page_form.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(stored, 0, "nothing stored");
+    let (status, body) = w.post(&app, &vote, json!({"item_id": item, "answer": {"rating": 2}})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // An admin's form is still read up to the general limit.
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let admin_form = client
+        .post(app.at(&format!("/admin/campaigns/{campaign}/settings")))
+        .form(&[("csrf_token", csrf.as_str()), ("padding", &padding)])
+        .send()
+        .await
+        .expect("form");
+    assert!(
+        ![StatusCode::PAYLOAD_TOO_LARGE, StatusCode::FORBIDDEN].contains(&admin_form.status()),
+        "read whole, token found: {}",
+        admin_form.status()
+    );
+}
+
+#[tokio::test]
 async fn addresses_are_limited_per_client_behind_a_trusted_proxy_and_names_are_bounded() {
     let app = TestApp::spawn().await;
     admin_token(&app).await;

@@ -136,6 +136,13 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(payouts::export_payouts))
         .routes(routes!(payouts::mark_paid))
         .routes(routes!(payouts::background_csv))
+        .merge(annotation())
+}
+
+/// The annotators' routes, which take bodies up to
+/// [`crate::http::MAX_ANNOTATOR_BODY`] rather than the general limit.
+fn annotation() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .routes(routes!(annotate::work_next))
         .routes(routes!(annotate::work_view))
         .routes(routes!(annotate::work_respond))
@@ -145,6 +152,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(annotate::expert_view))
         .routes(routes!(annotate::expert_respond))
         .routes(routes!(annotate::expert_complete))
+        .layer(axum::extract::DefaultBodyLimit::max(crate::http::MAX_ANNOTATOR_BODY))
 }
 
 /// The import routes, which take bodies up to [`crate::http::import_limit`]

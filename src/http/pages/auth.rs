@@ -15,16 +15,11 @@ use axum::{Form, Router};
 use std::net::SocketAddr;
 use tower_sessions::Session;
 
-/// Largest login form read: a name, a password (each bounded far below this,
-/// even percent-encoded) and the CSRF token. Anyone may post it, so it is not
-/// given the 8 MB every other form may use.
-const LOGIN_BODY: usize = 16 * 1024;
-
 /// The login and logout routes, and the home page that sends each role on.
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/", get(home))
-        .route("/login", get(login_page).post(login).layer(DefaultBodyLimit::max(LOGIN_BODY)))
+        .route("/login", get(login_page).post(login).layer(DefaultBodyLimit::max(csrf::MAX_LOGIN_FORM)))
         .route("/logout", post(logout))
 }
 
