@@ -21,9 +21,12 @@ pub enum AppError {
         /// Explanation.
         message: String,
     },
-    /// The request body is over the size limit.
+    /// The request body is over its route's size limit (the limits differ by
+    /// route and role, so the message names them all).
     #[error(
-        "the request body is too large (at most {} MB); upload a file with the page's file field, or use the API or the command line for larger imports",
+        "the request body is too large: answers and annotation forms take at most {} KB, imports {} MB, everything else {} MB; upload large files with the page's file field, the API's import routes or the command line",
+        super::MAX_ANNOTATOR_BODY / 1024,
+        super::import_limit() / 1024 / 1024,
         super::MAX_BODY / 1024 / 1024
     )]
     TooLarge,

@@ -118,6 +118,7 @@ async fn annotators_send_small_bodies_and_only_an_admin_a_large_form() {
         w.post(&app, &vote, json!({"item_id": item, "answer": {"rating": 2}, "padding": padding})).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
     assert_eq!(body["error"]["code"], "body_too_large");
+    assert!(body["error"]["message"].as_str().is_some_and(|m| m.contains("64 KB")), "says the limit: {body}");
     let page_form = w
         .client
         .post(app.at(&format!("/work/a/{id}/answer")))
