@@ -5,7 +5,8 @@
 //! ratio are printed. Run with `cargo bench --bench vote_ingest` (about five
 //! minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
 //! the concurrencies, "16,64" by default; `VOTE_BENCH_SQL` runs statements on
-//! the database after its migrations, for experiments; `VOTE_BENCH_KEEP=1` keeps the
+//! the database after its migrations, for experiments; `VOTE_BENCH_LOG=1` logs as
+//! the binary does, a line per request on standard error; `VOTE_BENCH_KEEP=1` keeps the
 //! cluster running at the end, its socket printed for `psql`, until Ctrl-C).
 //!
 //! The votes come from `wrk` (a second process, as `pgbench` is) when it is
@@ -350,6 +351,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 #[tokio::main]
 async fn main() {
     let seconds: u64 = std::env::var("VOTE_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
+    // `VOTE_BENCH_LOG=1`: the service logs as the binary does (a line per request on standard error).
+    if std::env::var_os("VOTE_BENCH_LOG").is_some() {
+        atelier::logging::init();
+    }
     let dir = tempfile::tempdir().expect("tempdir");
     let cluster = EmbeddedCluster::start(dir.path()).expect("embedded PostgreSQL");
     let database = "vote_bench";

@@ -12,6 +12,7 @@ pub mod db;
 pub mod demo;
 pub mod http;
 pub mod kinds;
+pub mod logging;
 pub mod random;
 pub mod server;
 pub mod stats;

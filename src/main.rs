@@ -10,15 +10,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "atelier=info,tower_http=info".into()),
-        )
-        .with_writer(std::io::stderr)
-        // Colours only on a terminal: log files and collectors get plain text.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    atelier::logging::init();
     let cli = atelier::cli::Cli::parse();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
