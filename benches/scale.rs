@@ -6,8 +6,10 @@
 //!
 //! Run with `cargo bench --bench scale` (about five minutes on two cores;
 //! `SCALE` shrinks it, e.g. `SCALE=0.1`; `SCALE_ANNOTATORS` sets the
-//! annotators per questionnaire, 7 by default as in the release; `SCALE_KEEP`
-//! leaves the service running on its data afterwards).
+//! annotators per questionnaire, 7 by default as in the release; `SCALE_PAUSE`
+//! waits that many seconds after the rating, printing where the data is, before
+//! the admin's views: time for autovacuum, or for a look with `psql`;
+//! `SCALE_KEEP` leaves the service running on its data afterwards).
 
 #[path = "support/service.rs"]
 mod service;
@@ -190,6 +192,10 @@ async fn main() {
         .expect("login");
     assert_eq!(r.status().as_u16(), 303, "logged in");
     let page = h.url(&format!("/admin/campaigns/{campaign}"));
+    if let Some(secs) = std::env::var("SCALE_PAUSE").ok().and_then(|s| s.parse().ok()) {
+        println!("PAUSE data_dir={} campaign={campaign}", h.data_dir.display());
+        tokio::time::sleep(std::time::Duration::from_secs(secs)).await;
+    }
     for view in ["first", "second", "third"] {
         reset_peak(pid);
         let (s, bytes) = timed_get(&browser, &page, None).await;
