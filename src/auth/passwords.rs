@@ -7,7 +7,7 @@
 use crate::core::{Error, Result};
 use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -17,10 +17,8 @@ pub const MIN_LENGTH: usize = 8;
 const TURN_WAIT: Duration = Duration::from_secs(10);
 
 /// The hasher's turns: one per core of this machine.
-fn turns() -> Arc<Semaphore> {
-    static TURNS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    TURNS.get_or_init(|| Arc::new(Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())))).clone()
-}
+static TURNS: LazyLock<Arc<Semaphore>> =
+    LazyLock::new(|| Arc::new(Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))));
 
 /// A turn at the password hasher, needed to check a password; taken before a
 /// login's other checks, so attempts that queued behind a flood meet the
@@ -32,7 +30,7 @@ pub struct Turn {
 /// Waits for a turn at the hasher, at most 10 s; [`Error::Busy`] when none
 /// came.
 pub async fn turn() -> Result<Turn> {
-    match tokio::time::timeout(TURN_WAIT, turns().acquire_owned()).await {
+    match tokio::time::timeout(TURN_WAIT, TURNS.clone().acquire_owned()).await {
         Ok(Ok(permit)) => Ok(Turn { _permit: permit }),
         _ => Err(Error::Busy),
     }

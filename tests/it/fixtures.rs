@@ -52,6 +52,25 @@ pub fn vton_item(n: usize, gold: Option<u8>) -> Value {
     })
 }
 
+/// Uploads `csv` as a file through the campaign page's import box, as the
+/// logged-in admin `client` (with its CSRF token) would; the page's answer.
+pub async fn upload_on_campaign_page(
+    app: &TestApp,
+    client: &Client,
+    csrf: &str,
+    campaign: &str,
+    csv: String,
+) -> reqwest::Response {
+    let file = reqwest::multipart::Part::bytes(csv.into_bytes()).file_name("triplets.csv").mime_str("text/csv");
+    let form = reqwest::multipart::Form::new().part("file", file.expect("mime"));
+    client
+        .post(app.at(&format!("/admin/campaigns/{campaign}/import?csrf_token={csrf}")))
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload")
+}
+
 /// A small open VTON campaign (three images, one sanity task, questionnaires
 /// of two tasks and the sanity one) and a worker who took a questionnaire:
 /// the worker and the questionnaire's view.

@@ -289,21 +289,7 @@ async fn the_campaign_page_takes_files_above_a_megabyte_and_image_uploads() {
         ));
     }
     assert!(csv.len() > 1024 * 1024, "{} bytes", csv.len());
-    let form = reqwest::multipart::Form::new()
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(csv.into_bytes())
-                .file_name("triplets.csv")
-                .mime_str("text/csv")
-                .expect("mime"),
-        )
-        .text("content", "");
-    let resp = client
-        .post(app.at(&format!("/admin/campaigns/{id}/import?csrf_token={csrf}")))
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload");
+    let resp = crate::fixtures::upload_on_campaign_page(&app, &client, &csrf, &id, csv).await;
     assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{}", resp.text().await.unwrap_or_default());
     let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("n");
     assert_eq!(items, 14_000);

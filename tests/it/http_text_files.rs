@@ -4,7 +4,7 @@
 
 use crate::a100_service::question;
 use crate::cli_stats::{atelier, write};
-use crate::fixtures::{admin_token, logged_in_admin, new_campaign};
+use crate::fixtures::{admin_token, logged_in_admin, new_campaign, upload_on_campaign_page};
 use crate::support::TestApp;
 use reqwest::StatusCode;
 use serde_json::json;
@@ -62,15 +62,7 @@ async fn imports_take_files_that_start_with_a_byte_order_mark() {
     let file = format!(
         "{BOM}id,garment,person,tryon,reference,model,category,dataset\nu1,g.png,p.png,t.png,r.png,m,upper,d\n"
     );
-    let form = reqwest::multipart::Form::new()
-        .text("csrf_token", csrf.clone())
-        .part("file", reqwest::multipart::Part::text(file).file_name("triplets.csv"));
-    let resp = client
-        .post(app.at(&format!("/admin/campaigns/{vton}/import?csrf_token={csrf}")))
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload");
+    let resp = upload_on_campaign_page(&app, &client, &csrf, &vton, file).await;
     assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{}", resp.text().await.unwrap_or_default());
     let items = count(&app, "SELECT count(*) FROM items WHERE campaign_id = $1", &vton).await;
     assert_eq!(items, 3, "one triplet from each of JSON, CSV and the page");
