@@ -436,3 +436,83 @@ async fn super_categories_assigned_to_experts_go_to_them_and_the_page_shows_tabl
     );
     assert!(page.contains("three-quarter (1)"), "suggestions grouped by text");
 }
+
+/// The ontology as released (46 categories, 294 attributes, two level-2
+/// groups), from `../shared/reference` where it exists: accepted as it is,
+/// and the paper's default of which super-categories apply gives a dress
+/// eight tasks (all but neckline type), a sleeve two, a neckline one and a
+/// shoe none; the leather group is offered under non-textile material type.
+#[tokio::test]
+async fn the_released_ontology_is_accepted_and_gives_the_papers_tasks_when_present() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/fashionpedia/ontology.json");
+    let Ok(ontology) = std::fs::read_to_string(&path) else {
+        crate::support::say_skipped("released Fashionpedia ontology: ../shared/reference/fashionpedia not found");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (status, c) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "fashionpedia", "name": "release", "config": {"masks_per_batch": 20}})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{c}");
+    let id = c["id"].as_str().expect("id").to_owned();
+    let base = format!("/api/v1/admin/campaigns/{id}/fashionpedia");
+    let (status, body) = post(&app, &admin, &format!("{base}/ontology"), ontology).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let square = |x: u32| json!([[x, 1, x + 4, 1, x + 4, 5, x, 5]]);
+    let coco = json!({
+        "images": [{"id": 7, "width": 40, "height": 10, "file_name": "street.jpg"}],
+        "annotations": [
+            {"id": 1, "image_id": 7, "category_id": 10, "segmentation": square(1), "area": 16},
+            {"id": 2, "image_id": 7, "category_id": 31, "segmentation": square(10), "area": 16},
+            {"id": 3, "image_id": 7, "category_id": 33, "segmentation": square(20), "area": 16},
+            {"id": 4, "image_id": 7, "category_id": 23, "segmentation": square(30), "area": 16}
+        ]
+    });
+    let (status, body) = post(&app, &admin, &format!("{base}/coco"), coco.to_string()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body, json!({"masks": 4, "zero_area": 0, "tasks": 11}));
+    let tasks: Vec<(String, String)> = sqlx::query_as(
+        "SELECT payload->>'category', payload->>'supercategory' FROM items WHERE campaign_id = $1::uuid ORDER BY 1, 2",
+    )
+    .bind(&id)
+    .fetch_all(&app.pool)
+    .await
+    .expect("tasks");
+    let of = |category: &str| -> Vec<&str> {
+        tasks.iter().filter(|(c, _)| c == category).map(|(_, s)| s.as_str()).collect()
+    };
+    assert_eq!(
+        of("dress"),
+        [
+            "length",
+            "nickname",
+            "non-textile material type",
+            "opening type",
+            "silhouette",
+            "textile finishing, manufacturing techniques",
+            "textile pattern",
+            "waistline"
+        ]
+    );
+    assert_eq!(of("sleeve"), ["length", "nickname"]);
+    assert_eq!(of("neckline"), ["neckline type"]);
+    assert!(of("shoe").is_empty());
+    let options: Value = sqlx::query_scalar(
+        "SELECT payload->'options' FROM items
+         WHERE campaign_id = $1::uuid AND payload->>'supercategory' = 'non-textile material type'",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("options");
+    let options = options.as_array().expect("options");
+    assert_eq!(options.len(), 14, "ten materials and the four leathers: {options:?}");
+    assert!(options.contains(&json!({"id": 290, "name": "suede", "group": "leather"})), "{options:?}");
+    assert!(options[..10].iter().all(|o| o.get("group").is_none()), "level-2 groups after the rest: {options:?}");
+}
