@@ -4,9 +4,18 @@ use crate::core::{Error, Result};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// Creates an invitation token for a campaign.
+/// Creates an invitation token for a crowd campaign (experts log in and find
+/// their campaigns on their own page; a worker link to an expert campaign
+/// would only lead workers to a refusal).
 pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid) -> Result<String> {
-    crate::core::campaigns::ensure_writable(pool, campaign_id).await?;
+    let campaign = crate::core::campaigns::ensure_writable(pool, campaign_id).await?;
+    if !campaign.settings.crowd() {
+        return Err(Error::conflict(
+            "not_a_crowd_campaign",
+            "this campaign is for experts, who log in and find it on their page; invitation links are for crowd \
+             campaigns (set participants to crowd to invite workers)",
+        ));
+    }
     let token = crate::random::random_code(24);
     sqlx::query("INSERT INTO invitations (token, campaign_id, created_by) VALUES ($1, $2, $3)")
         .bind(&token)

@@ -37,7 +37,8 @@ pub struct CampaignProgress {
     pub items_unbatched: i64,
     /// Batches formed.
     pub batches: i64,
-    /// Assignments wanted in total (sum of batch overlaps; unlimited batches not counted).
+    /// Assignments wanted in total: the sum of batch overlaps, and in expert
+    /// campaigns each batch every expert labels once per expert.
     pub assignments_wanted: i64,
     /// Assignments submitted.
     pub assignments_completed: i64,
@@ -87,7 +88,12 @@ async fn count_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignProg
     let work = sqlx::query_as::<_, (i64, i64, i64, i64, i64)>(
         "SELECT
            (SELECT count(*) FROM batches WHERE campaign_id = $1),
-           (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1),
+           (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1)
+             + CASE WHEN (SELECT participants FROM campaigns WHERE id = $1) = 'experts'
+                    THEN (SELECT count(*) FROM batches
+                          WHERE campaign_id = $1 AND overlap IS NULL AND review_of IS NULL)
+                         * (SELECT count(*) FROM users WHERE role = 'expert')
+                    ELSE 0 END,
            (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'completed'),
            (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'active' AND leased_until > now()),
            (SELECT count(DISTINCT annotator_id) FROM assignments WHERE campaign_id = $1 AND answered > 0)",

@@ -366,37 +366,16 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
 
 #[tokio::test]
 async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_pause() {
-    use reqwest::Method;
     let Some((_driver, port)) = chromedriver() else { return };
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (_, c) = crate::fixtures::api(
+    let id = crate::fixtures::open_vsd_campaign(
         &app,
         &admin,
-        Method::POST,
-        "/api/v1/admin/campaigns",
-        Some(json!({"kind": "vsd", "name": "VSD keys", "config": {"k": 2, "pairs_per_batch": 2}, "settings": {"lease_minutes": 1}})),
+        json!({"kind": "vsd", "name": "VSD keys", "config": {"k": 2, "pairs_per_batch": 2}, "settings": {"lease_minutes": 1}}),
+        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm2,q1,a,0\nm2,q1,c,1\n",
     )
     .await;
-    let id = c["id"].as_str().expect("id").to_owned();
-    let rankings = "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm2,q1,a,0\nm2,q1,c,1\n";
-    let resp = reqwest::Client::new()
-        .post(app.at(&format!("/api/v1/admin/campaigns/{id}/vsd/rankings")))
-        .bearer_auth(&admin)
-        .header("content-type", "text/csv")
-        .body(rankings)
-        .send()
-        .await
-        .expect("rankings");
-    assert!(resp.status().is_success());
-    for (path, body) in
-        [("vsd/pool", None), ("batches", Some(json!({"seed": 1}))), ("state", Some(json!({"state": "open"})))]
-    {
-        let (status, b) =
-            crate::fixtures::api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), body)
-                .await;
-        assert!(status.is_success(), "{path}: {b}");
-    }
     for name in ["keys-one", "keys-two"] {
         atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, name, "expert-password-1")
             .await

@@ -241,6 +241,31 @@ pub async fn new_campaign(app: &TestApp, token: &str, kind: &str, name: &str) ->
     c["id"].as_str().expect("id").to_owned()
 }
 
+/// A VSD campaign made from `rankings` (CSV), its pool built, batched and
+/// opened; `campaign` is the creation body (kind, name, config, settings).
+pub async fn open_vsd_campaign(app: &TestApp, token: &str, campaign: Value, rankings: &str) -> String {
+    let (status, c) = api(app, token, reqwest::Method::POST, "/api/v1/admin/campaigns", Some(campaign)).await;
+    assert_eq!(status, StatusCode::CREATED, "{c}");
+    let id = c["id"].as_str().expect("id").to_owned();
+    let resp = Client::new()
+        .post(app.at(&format!("/api/v1/admin/campaigns/{id}/vsd/rankings")))
+        .bearer_auth(token)
+        .header("content-type", "text/csv")
+        .body(rankings.to_owned())
+        .send()
+        .await
+        .expect("rankings");
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    for (path, body) in
+        [("vsd/pool", None), ("batches", Some(json!({"seed": 1}))), ("state", Some(json!({"state": "open"})))]
+    {
+        let (status, b) =
+            api(app, token, reqwest::Method::POST, &format!("/api/v1/admin/campaigns/{id}/{path}"), body).await;
+        assert!(status.is_success(), "{path}: {b}");
+    }
+    id
+}
+
 /// GETs a text document (CSV, HTML) with a bearer token.
 pub async fn get_text(app: &TestApp, token: &str, path: &str) -> String {
     reqwest::Client::new().get(app.at(path)).bearer_auth(token).send().await.expect("get").text().await.expect("text")

@@ -293,3 +293,60 @@ async fn archived_campaigns_are_hidden_read_only_and_exportable_and_only_empty_o
     let (status, _) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{empty}"), None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+/// Experts log in; invitation links are for the crowd. An expert campaign
+/// refuses to make one (a link would only lead workers to a refusal), its
+/// page offers neither links nor payouts, and its wanted submissions count
+/// every expert once per batch they all label.
+#[tokio::test]
+async fn expert_campaigns_have_no_invitation_links_and_want_every_expert_per_batch() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "pairs", "config": {"k": 3, "catalog": 10, "pairs_per_batch": 2}}),
+        "model,query,candidate,rank\nm,q1,a,0\nm,q1,b,1\nm,q1,c,2\n",
+    )
+    .await;
+    for name in ["ex-1", "ex-2", "ex-3"] {
+        users::create(&app.pool, Role::Expert, name, "expert-password").await.expect("expert");
+    }
+
+    let (status, err) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/invitations"), None).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("not_a_crowd_campaign")), "{err}");
+    let (_, detail) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
+    assert_eq!(detail["invitations"], json!([]), "nothing was made");
+    let batches = detail["progress"]["batches"].as_i64().expect("batches");
+    assert_eq!(batches, 2, "three pairs, two a batch");
+    assert_eq!(detail["progress"]["assignments_wanted"], 3 * batches, "three experts, each batch once each");
+
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let page = client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page");
+    let page = page.text().await.expect("html");
+    assert!(page.contains("of 6 wanted submissions"), "{page}");
+    assert!(page.contains("This campaign is for experts"), "{page}");
+    assert!(!page.contains("New invitation link") && !page.contains("Payouts by worker id"), "{page}");
+    // The page's form (posted by hand) is refused the same way.
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{id}/invitations")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("form");
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+
+    // Switched to the crowd, the same campaign may invite workers.
+    let (status, b) = api(
+        &app,
+        &admin,
+        Method::PUT,
+        &format!("/api/v1/admin/campaigns/{id}/settings"),
+        Some(json!({"participants": "crowd", "annotators_per_batch": 2})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{b}");
+    let (status, b) = api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/invitations"), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{b}");
+}
