@@ -23,6 +23,7 @@
 //!   transaction-level advisory lock per annotator serialises their own
 //!   double clicks without blocking anyone else).
 
+use super::eligibility::{who_may_take, Eligibility, WITH_ROOM_FOR};
 use super::states::{AssignmentState, CampaignState};
 use super::{campaigns, Error, Registry, Result};
 use chrono::{DateTime, Utc};
@@ -124,46 +125,19 @@ pub async fn next_in(
         tx.commit().await?;
         return Ok(Some(revived));
     }
-    let blocked: Option<String> =
-        sqlx::query_scalar("SELECT reason FROM annotator_blocks WHERE campaign_id = $1 AND annotator_id = $2")
-            .bind(campaign_id)
-            .bind(annotator_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    if blocked.is_some() {
-        tx.commit().await?;
-        return Err(Error::Forbidden(
-            "you cannot take further batches in this campaign; thank you for your work".into(),
-        ));
-    }
-    let config = campaign.config.clone();
-    if let Some(max) = kind.max_batches_per_annotator(&config) {
-        let taken: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM assignments a JOIN batches b ON b.id = a.batch_id
-             WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state <> 'expired' AND b.review_of IS NULL",
-        )
-        .bind(campaign_id)
-        .bind(annotator_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        if taken >= max {
+    let (check_gold, barred) = match who_may_take(&mut tx, kind, campaign, annotator_id).await? {
+        Eligibility::Blocked => {
+            tx.commit().await?;
+            return Err(Error::Forbidden(
+                "you cannot take further batches in this campaign; thank you for your work".into(),
+            ));
+        }
+        Eligibility::AtLimit => {
             tx.commit().await?;
             return Ok(None);
         }
-    }
-    let check_gold = !kind.gold_may_repeat(&config);
-    // Groups of batches the kind keeps from this annotator (e.g. attribute
-    // super-categories assigned to other experts), decided once per group.
-    let (who, groups): (String, Vec<String>) = sqlx::query_as(
-        "SELECT coalesce(u.name, u.external_id, u.id::text),
-                coalesce((SELECT array_agg(DISTINCT grouping) FROM batches WHERE campaign_id = $1 AND grouping IS NOT NULL), '{}')
-         FROM users u WHERE u.id = $2",
-    )
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .fetch_one(&mut *tx)
-    .await?;
-    let barred: Vec<String> = groups.into_iter().filter(|g| !kind.may_take(&config, Some(g), &who)).collect();
+        Eligibility::May { check_gold, barred } => (check_gold, barred),
+    };
     let mut candidate = first_with_room(&mut tx, campaign_id, annotator_id, check_gold, &barred).await?;
     // No room left: now, and only now, slots whose lease ran out are handed
     // out again (until now their workers could resume).
@@ -183,7 +157,7 @@ pub async fn next_in(
     .await?;
     let mut rng = rand::rngs::StdRng::from_os_rng();
     let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
-    if kind.shuffle_items(&config) {
+    if kind.shuffle_items(&campaign.config) {
         use rand::seq::SliceRandom;
         order.shuffle(&mut rng);
     }
@@ -245,18 +219,7 @@ async fn with_room(
     lock: &str,
 ) -> Result<Option<(Uuid, Option<i32>)>> {
     Ok(sqlx::query_as(&format!(
-        "SELECT b.id, b.overlap FROM batches b
-         WHERE b.campaign_id = $1 AND (b.overlap IS NULL OR b.taken < b.overlap)
-           AND (b.grouping IS NULL OR NOT (b.grouping = ANY($4)))
-           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
-           AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
-                           JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $3)
-                           JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
-                           WHERE bi.batch_id = b.id))
-           AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)
-         ORDER BY b.position
-         LIMIT 1
-         {lock}"
+        "SELECT b.id, b.overlap FROM batches b WHERE {WITH_ROOM_FOR} ORDER BY b.position LIMIT 1 {lock}"
     ))
     .bind(campaign_id)
     .bind(annotator_id)

@@ -9,6 +9,7 @@ pub mod campaigns;
 pub mod coalesce;
 pub mod constraints;
 pub mod csv_chunks;
+pub mod eligibility;
 mod error;
 pub mod ground_truth;
 pub mod heavy;

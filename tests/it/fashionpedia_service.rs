@@ -397,6 +397,17 @@ async fn super_categories_assigned_to_experts_go_to_them_and_the_page_shows_tabl
     assert_eq!(status, StatusCode::OK);
     let other = expert_token(&app, "fp-other").await;
     let len = expert_token(&app, "fp-len").await;
+    // Each expert's home counts the batches they could start: fp-other the
+    // silhouette batch (length is fp-len's alone), fp-len both; none once
+    // each batch has its one expert.
+    let open_batches = async |name: &str| {
+        let (client, _) = crate::fixtures::logged_in(&app, name, crate::fixtures::EXPERT_PASSWORD).await;
+        let home = client.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+        let marker = "<td class=\"num open\">";
+        let at = home.find(marker).unwrap_or_else(|| panic!("{home}")) + marker.len();
+        home[at..].split('<').next().expect("count").parse::<i64>().expect("number")
+    };
+    assert_eq!((open_batches("fp-other").await, open_batches("fp-len").await), (1, 2));
     // fp-other gets only the silhouette batch; length belongs to fp-len.
     let batches = work_all(&app, &other, &id, |sc, _| {
         assert_eq!(sc, "silhouette", "length is assigned to another expert");
@@ -414,6 +425,7 @@ async fn super_categories_assigned_to_experts_go_to_them_and_the_page_shows_tabl
     })
     .await;
     assert_eq!(batches, 1);
+    assert_eq!((open_batches("fp-other").await, open_batches("fp-len").await), (0, 0));
     // Table 5: counts divided by the masks answered for the super-category.
     let (client, _) = crate::fixtures::logged_in_admin(&app).await;
     let page = client

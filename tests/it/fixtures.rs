@@ -221,10 +221,15 @@ pub async fn login_page(app: &TestApp) -> (Client, String) {
 
 /// A browser-like client logged in as the admin `admin_token` made, and its CSRF token.
 pub async fn logged_in_admin(app: &TestApp) -> (Client, String) {
+    logged_in(app, "root-admin", ADMIN_PASSWORD).await
+}
+
+/// A browser-like client logged in with this name and password, and its CSRF token.
+pub async fn logged_in(app: &TestApp, name: &str, password: &str) -> (Client, String) {
     let (client, csrf) = login_page(app).await;
     let resp = client
         .post(app.at("/login"))
-        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .form(&[("csrf_token", csrf.as_str()), ("name", name), ("password", password)])
         .send()
         .await
         .expect("login");

@@ -1,8 +1,8 @@
 //! The expert's home page: the open expert campaigns with their own
-//! progress in each (done and remaining).
+//! progress in each (done and remaining) and the batches they could start.
 
 use super::{render, OnPage, PageResult};
-use crate::core::{campaigns, progress};
+use crate::core::{campaigns, eligibility, progress};
 use crate::http::extract::Expert;
 use crate::http::{csrf, AppState};
 use askama::Template;
@@ -20,6 +20,9 @@ struct Row {
     campaign: campaigns::Campaign,
     kind_title: &'static str,
     progress: progress::AnnotatorProgress,
+    /// Batches the expert could start now (others may take those shared
+    /// with them first).
+    open_batches: i64,
 }
 
 #[derive(Template)]
@@ -34,8 +37,11 @@ async fn home(OnPage(Expert(expert)): OnPage<Expert>, State(s): State<AppState>,
     let mut rows = Vec::new();
     for campaign in campaigns::open_for_experts(&s.pool).await? {
         let Some(kind) = s.kinds.find(&campaign.kind) else { continue };
-        let progress = progress::of_annotator(&s.pool, campaign.id, expert.id).await?;
-        rows.push(Row { campaign, kind_title: kind.title(), progress });
+        let (progress, open_batches) = tokio::try_join!(
+            progress::of_annotator(&s.pool, campaign.id, expert.id),
+            eligibility::batches_open_to(&s.pool, &s.kinds, &campaign, expert.id),
+        )?;
+        rows.push(Row { campaign, kind_title: kind.title(), progress, open_batches });
     }
     render(&Home { expert: expert.display_name(), campaigns: rows, csrf_token: csrf::token(&session).await? })
 }

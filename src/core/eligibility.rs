@@ -1,0 +1,106 @@
+//! Who may take which batch: what keeps an annotator from a campaign's
+//! batches (a block, the kind's limit, groups the kind keeps for others),
+//! and the condition a batch with room for them meets. Handing out work
+//! ([`super::assignments`]) and counting what an annotator could start use
+//! the same rules.
+
+use super::states::CampaignState;
+use super::{campaigns, Registry, Result};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// Batches `b` of campaign `$1` with a free slot that annotator `$2` may
+/// take: not taken by them before, holding no non-gold item they answered
+/// (`$3`: gold counts too), not in a barred group (`$4`), and not a review
+/// of their own work.
+pub(super) const WITH_ROOM_FOR: &str = "b.campaign_id = $1 AND (b.overlap IS NULL OR b.taken < b.overlap)
+           AND (b.grouping IS NULL OR NOT (b.grouping = ANY($4)))
+           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
+           AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
+                           JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $3)
+                           JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
+                           WHERE bi.batch_id = b.id))
+           AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)";
+
+/// Whether an annotator may take new batches of a campaign, and on what terms.
+pub(super) enum Eligibility {
+    /// Blocked by the campaign (e.g. failed sanity checks).
+    Blocked,
+    /// At the kind's limit of batches per annotator.
+    AtLimit,
+    /// May take batches with room: whether gold items count as answered
+    /// before, and the groups the kind keeps from them.
+    May { check_gold: bool, barred: Vec<String> },
+}
+
+/// What keeps this annotator from the campaign's batches.
+pub(super) async fn who_may_take(
+    conn: &mut sqlx::PgConnection,
+    kind: &dyn super::kind::TaskKind,
+    campaign: &campaigns::Campaign,
+    annotator_id: Uuid,
+) -> Result<Eligibility> {
+    let campaign_id = campaign.id;
+    let blocked: Option<String> =
+        sqlx::query_scalar("SELECT reason FROM annotator_blocks WHERE campaign_id = $1 AND annotator_id = $2")
+            .bind(campaign_id)
+            .bind(annotator_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    if blocked.is_some() {
+        return Ok(Eligibility::Blocked);
+    }
+    let config = &campaign.config;
+    if let Some(max) = kind.max_batches_per_annotator(config) {
+        let taken: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM assignments a JOIN batches b ON b.id = a.batch_id
+             WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state <> 'expired' AND b.review_of IS NULL",
+        )
+        .bind(campaign_id)
+        .bind(annotator_id)
+        .fetch_one(&mut *conn)
+        .await?;
+        if taken >= max {
+            return Ok(Eligibility::AtLimit);
+        }
+    }
+    // Groups of batches the kind keeps from this annotator (e.g. attribute
+    // super-categories assigned to other experts), decided once per group.
+    let (who, groups): (String, Vec<String>) = sqlx::query_as(
+        "SELECT coalesce(u.name, u.external_id, u.id::text),
+                coalesce((SELECT array_agg(DISTINCT grouping) FROM batches WHERE campaign_id = $1 AND grouping IS NOT NULL), '{}')
+         FROM users u WHERE u.id = $2",
+    )
+    .bind(campaign_id)
+    .bind(annotator_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    let barred = groups.into_iter().filter(|g| !kind.may_take(config, Some(g), &who)).collect();
+    Ok(Eligibility::May { check_gold: !kind.gold_may_repeat(config), barred })
+}
+
+/// How many batches of the campaign the annotator could start now (their
+/// current one not counted): what an expert's home page offers beside the
+/// work already theirs.
+pub async fn batches_open_to(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign: &campaigns::Campaign,
+    annotator_id: Uuid,
+) -> Result<i64> {
+    if campaign.state != CampaignState::Open {
+        return Ok(0);
+    }
+    let kind = kinds.of(campaign)?;
+    let mut conn = pool.acquire().await?;
+    let Eligibility::May { check_gold, barred } = who_may_take(&mut conn, kind, campaign, annotator_id).await? else {
+        return Ok(0);
+    };
+    Ok(sqlx::query_scalar(&format!("SELECT count(*) FROM batches b WHERE {WITH_ROOM_FOR}"))
+        .bind(campaign.id)
+        .bind(annotator_id)
+        .bind(check_gold)
+        .bind(barred)
+        .fetch_one(&mut *conn)
+        .await?)
+}
