@@ -1,13 +1,22 @@
 //! Invitation links: how crowd workers reach a campaign without an account.
 
+use super::users::{self, User};
 use crate::core::{Error, Result};
 use sqlx::PgPool;
 use uuid::Uuid;
 
+/// Places a link may have at most (a bound on the number, not a quota anyone
+/// would reach).
+pub const MAX_PLACES: i32 = 1_000_000;
+
 /// Creates an invitation token for a crowd campaign (experts log in and find
 /// their campaigns on their own page; a worker link to an expert campaign
-/// would only lead workers to a refusal).
-pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid) -> Result<String> {
+/// would only lead workers to a refusal). With `places`, the link admits
+/// that many workers (those who joined may always return).
+pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, places: Option<i32>) -> Result<String> {
+    if places.is_some_and(|p| !(1..=MAX_PLACES).contains(&p)) {
+        return Err(Error::invalid("invalid_places", format!("places must be 1 to {MAX_PLACES}, or left out")));
+    }
     let campaign = crate::core::campaigns::ensure_writable(pool, campaign_id).await?;
     if !campaign.settings.crowd() {
         return Err(Error::conflict(
@@ -17,13 +26,58 @@ pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid) -> Resul
         ));
     }
     let token = crate::random::random_code(24);
-    sqlx::query("INSERT INTO invitations (token, campaign_id, created_by) VALUES ($1, $2, $3)")
+    sqlx::query("INSERT INTO invitations (token, campaign_id, created_by, places) VALUES ($1, $2, $3, $4)")
         .bind(&token)
         .bind(campaign_id)
         .bind(created_by)
+        .bind(places)
         .execute(pool)
         .await?;
     Ok(token)
+}
+
+/// Lets the worker with this crowd-platform id in through the link: their
+/// identity (created on their first visit) once the link has a place for
+/// them. A worker who joined through the link before always gets back in;
+/// a new one is refused when its places are taken, before any identity is
+/// made for them.
+pub async fn admit(pool: &PgPool, token: &str, external_id: &str) -> Result<User> {
+    let mut tx = pool.begin().await?;
+    let places: Option<i32> =
+        sqlx::query_scalar::<_, Option<i32>>("SELECT places FROM invitations WHERE token = $1 AND revoked_at IS NULL")
+            .bind(token)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(Error::NotFound("invitation"))?;
+    if let Some(places) = places {
+        // The link's row locked, so that two workers never take its last
+        // place; the joins are counted by the next statement, whose snapshot
+        // (taken after the lock) sees every join committed before it.
+        sqlx::query("SELECT 1 FROM invitations WHERE token = $1 FOR UPDATE").bind(token).execute(&mut *tx).await?;
+        let (returning, joined): (bool, i64) = sqlx::query_as(
+            "SELECT EXISTS (SELECT 1 FROM invitation_joins j JOIN users u ON u.id = j.worker_id
+                            WHERE j.token = $1 AND u.external_id = $2),
+                    (SELECT count(*) FROM invitation_joins j WHERE j.token = $1)",
+        )
+        .bind(token)
+        .bind(external_id.trim())
+        .fetch_one(&mut *tx)
+        .await?;
+        if !returning && joined >= i64::from(places) {
+            return Err(Error::conflict(
+                "invitation_full",
+                "this study is full: all its places are taken. Thank you for your interest",
+            ));
+        }
+    }
+    let worker = users::worker(&mut *tx, external_id).await?;
+    sqlx::query("INSERT INTO invitation_joins (token, worker_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+        .bind(token)
+        .bind(worker.id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(worker)
 }
 
 /// The campaign a valid invitation leads to.
@@ -54,12 +108,18 @@ pub struct InvitationInfo {
     pub created_at: chrono::DateTime<chrono::Utc>,
     /// When it was revoked (the link no longer admits anyone).
     pub revoked_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// Workers the link admits at most (none: no limit).
+    pub places: Option<i32>,
+    /// Workers who joined through it.
+    pub joined: i64,
 }
 
 /// Every invitation link of a campaign, revoked ones included.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<InvitationInfo>> {
     Ok(sqlx::query_as::<_, InvitationInfo>(
-        "SELECT token, created_at, revoked_at FROM invitations WHERE campaign_id = $1 ORDER BY created_at",
+        "SELECT i.token, i.created_at, i.revoked_at, i.places,
+                (SELECT count(*) FROM invitation_joins j WHERE j.token = i.token) AS joined
+         FROM invitations i WHERE i.campaign_id = $1 ORDER BY i.created_at",
     )
     .bind(campaign_id)
     .fetch_all(pool)

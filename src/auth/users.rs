@@ -76,7 +76,7 @@ pub async fn login(pool: &PgPool, turn: passwords::Turn, name: &str, password: &
 }
 
 /// Finds or creates the worker with this crowd-platform id.
-pub async fn worker(pool: &PgPool, external_id: &str) -> Result<User> {
+pub async fn worker<'e>(db: impl sqlx::PgExecutor<'e>, external_id: &str) -> Result<User> {
     let external_id = external_id.trim();
     if external_id.is_empty() || external_id.len() > 128 {
         return Err(Error::invalid("invalid_worker_id", "worker_id must be 1 to 128 characters"));
@@ -88,7 +88,7 @@ pub async fn worker(pool: &PgPool, external_id: &str) -> Result<User> {
     )
     .bind(Uuid::new_v4())
     .bind(external_id)
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?)
 }
 

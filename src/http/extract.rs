@@ -29,17 +29,47 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
                 "Expected request with `Content-Type: application/json`".to_owned(),
             ));
         }
-        let body = axum::body::Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                AppError::TooLarge
-            } else {
-                AppError::BadRequest { code: "invalid_body", message: e.body_text() }
-            }
-        })?;
-        match axum::Json::<T>::from_bytes(crate::text::bytes_without_bom(&body)) {
-            Ok(axum::Json(v)) => Ok(Json(v)),
-            Err(e) => Err(json_rejection(e)),
+        let body = body_bytes(req, state).await?;
+        parse_json(&body).map(Json)
+    }
+}
+
+/// A JSON body that may be left out: `None` for an empty body (with or
+/// without a content type) or `null`, else as [`Json`].
+pub struct MaybeJson<T>(pub Option<T>);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for MaybeJson<T> {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let declared_json = is_json(req.headers());
+        let body = body_bytes(req, state).await?;
+        if crate::text::bytes_without_bom(&body).iter().all(u8::is_ascii_whitespace) {
+            return Ok(MaybeJson(None));
         }
+        if !declared_json {
+            return Err(AppError::UnsupportedMediaType(
+                "Expected request with `Content-Type: application/json`".to_owned(),
+            ));
+        }
+        parse_json::<Option<T>>(&body).map(MaybeJson)
+    }
+}
+
+async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<axum::body::Bytes, AppError> {
+    axum::body::Bytes::from_request(req, state).await.map_err(|e| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::TooLarge
+        } else {
+            AppError::BadRequest { code: "invalid_body", message: e.body_text() }
+        }
+    })
+}
+
+fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AppError> {
+    match axum::Json::<T>::from_bytes(crate::text::bytes_without_bom(body)) {
+        Ok(axum::Json(v)) => Ok(v),
+        Err(e) => Err(json_rejection(e)),
     }
 }
 

@@ -350,3 +350,85 @@ async fn expert_campaigns_have_no_invitation_links_and_want_every_expert_per_bat
     let (status, b) = api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/invitations"), None).await;
     assert_eq!(status, StatusCode::CREATED, "{b}");
 }
+
+/// A link with places admits that many workers, even when they come all at
+/// once; those who joined get back in, a newcomer to a full link is told
+/// so and no identity is made for them; the list says who joined.
+#[tokio::test]
+async fn an_invitation_link_with_places_admits_that_many_workers_and_they_may_return() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, open_link) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        serde_json::json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}),
+    )
+    .await;
+    let links = format!("/api/v1/admin/campaigns/{campaign}/invitations");
+    // No body, an empty object and `null` all make a link without places.
+    for body in [None, Some(json!({})), Some(serde_json::Value::Null)] {
+        let (status, made) = api(&app, &admin, Method::POST, &links, body).await;
+        assert_eq!((status, &made["places"]), (StatusCode::CREATED, &serde_json::Value::Null), "{made}");
+    }
+    for (body, code) in [(json!({"places": 0}), "invalid_places"), (json!({"places": "five"}), "invalid_body")] {
+        let (status, err) = api(&app, &admin, Method::POST, &links, Some(body)).await;
+        assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some(code)), "{err}");
+    }
+    let (status, made) = api(&app, &admin, Method::POST, &links, Some(json!({"places": 5}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert_eq!(made["places"], 5);
+    let link = made["token"].as_str().expect("token").to_owned();
+
+    // Twenty workers open the link at the same moment: five get in.
+    let attempts = (0..20).map(|n| {
+        let (app, link) = (&app, &link);
+        async move {
+            let url = app.at(&format!("/join/{link}?worker_id=rush-{n}"));
+            (n, app.client().get(url).send().await.expect("join").status())
+        }
+    });
+    let statuses = futures_util::future::join_all(attempts).await;
+    let admitted: Vec<usize> = statuses.iter().filter(|(_, s)| *s == StatusCode::SEE_OTHER).map(|(n, _)| *n).collect();
+    assert_eq!(admitted.len(), 5, "{statuses:?}");
+    assert!(statuses.iter().all(|(_, s)| [StatusCode::SEE_OTHER, StatusCode::CONFLICT].contains(s)), "{statuses:?}");
+    let refused = app.client().get(app.at(&format!("/join/{link}?worker_id=late-comer"))).send().await.expect("join");
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    assert!(refused.text().await.expect("html").contains("this study is full"));
+    let identities: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM users WHERE external_id LIKE 'rush-%' OR external_id = 'late-comer'")
+            .fetch_one(&app.pool)
+            .await
+            .expect("count");
+    assert_eq!(identities, 5, "nobody refused was given an identity");
+    // Those who joined get back in; the other link of the campaign has no limit.
+    crate::fixtures::join(&app, &link, &format!("rush-{}", admitted[0])).await;
+    crate::fixtures::join(&app, &open_link, "late-comer").await;
+
+    let (_, listed) = api(&app, &admin, Method::GET, &links, None).await;
+    let row =
+        |token: &str| listed.as_array().expect("links").iter().find(|l| l["token"] == token).cloned().expect("row");
+    assert_eq!((row(&link)["joined"].as_i64(), row(&link)["places"].as_i64()), (Some(5), Some(5)));
+    assert_eq!((row(&open_link)["joined"].as_i64(), row(&open_link)["places"].as_i64()), (Some(1), None));
+    // The campaign page makes one with places, and lists them.
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{campaign}/invitations")))
+        .form(&[("csrf_token", csrf.as_str()), ("places", "3")])
+        .send()
+        .await
+        .expect("form");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let page = client.get(app.at(&format!("/admin/campaigns/{campaign}"))).send().await.expect("page");
+    let page = page.text().await.expect("html");
+    assert!(page.contains("5 joined of 5 places") && page.contains("0 joined of 3 places"), "{page}");
+    assert!(page.contains("1 joined\n"), "the link without places: {page}");
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{campaign}/invitations")))
+        .form(&[("csrf_token", csrf.as_str()), ("places", "many")])
+        .send()
+        .await
+        .expect("form");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+}

@@ -9,7 +9,7 @@ use crate::core::responses::{self, Response};
 use crate::core::states::CampaignState;
 use crate::core::{batches, Error};
 use crate::http::error::{AppResult, ErrorBody};
-use crate::http::extract::{Admin, Json, Path};
+use crate::http::extract::{Admin, Json, MaybeJson, Path};
 use crate::http::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -222,20 +222,34 @@ pub struct Invitation {
     pub token: String,
     /// The link to hand to the crowd platform; it appends the worker id.
     pub url: String,
+    /// Workers the link admits at most (none: no limit).
+    pub places: Option<i32>,
 }
 
-/// Create an invitation link for crowd workers.
+/// What a new invitation link may say (the body may be left out).
+#[derive(Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewInvitation {
+    /// Workers the link admits at most, as a crowd platform's study has
+    /// places; those who joined may always return. Left out: no limit.
+    pub places: Option<i32>,
+}
+
+/// Create an invitation link for crowd workers (crowd campaigns only).
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/invitations", tag = "admin", params(("id" = Uuid, Path)),
-    responses((status = 201, body = Invitation)))]
+    request_body(content = Option<NewInvitation>, description = "optional"),
+    responses((status = 201, body = Invitation), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create_invitation(
     Admin(admin): Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    MaybeJson(body): MaybeJson<NewInvitation>,
 ) -> AppResult<(StatusCode, axum::Json<Invitation>)> {
     campaigns::get(&s.pool, id).await?;
-    let token = invitations::create(&s.pool, id, admin.id).await?;
+    let places = body.unwrap_or_default().places;
+    let token = invitations::create(&s.pool, id, admin.id, places).await?;
     let url = format!("{}/join/{token}?worker_id=", s.config.public_url);
-    Ok((StatusCode::CREATED, axum::Json(Invitation { token, url })))
+    Ok((StatusCode::CREATED, axum::Json(Invitation { token, url, places })))
 }
 
 /// All responses of a campaign, excluded ones included.

@@ -4,7 +4,7 @@
 use super::{render, OnPage, PageResult};
 use crate::auth::invitations;
 use crate::core::progress::{self, CampaignProgress};
-use crate::core::{batches, campaigns};
+use crate::core::{batches, campaigns, Error};
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
 use askama::Template;
@@ -81,13 +81,19 @@ struct CampaignPage {
     import_hint: &'static str,
     kind_page: Option<&'static str>,
     progress: CampaignProgress,
-    /// (link, token, revoked)
-    invitations: Vec<(String, String, bool)>,
+    invitations: Vec<LinkRow>,
     releases: Vec<crate::core::releases::ReleaseSummary>,
     settings: Vec<super::settings::SettingRow>,
     annotators: Vec<progress::AnnotatorProgress>,
     annotators_shown: i64,
     csrf_token: String,
+}
+
+/// An invitation link as the campaign page lists it.
+struct LinkRow {
+    /// The whole link, as handed to the crowd platform.
+    link: String,
+    info: invitations::InvitationInfo,
 }
 
 /// Annotators listed on the campaign page at most (the API lists all).
@@ -106,7 +112,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     )?;
     let invitations = invitations
         .into_iter()
-        .map(|i| (format!("{}/join/{}?worker_id=", s.config.public_url, i.token), i.token, i.revoked_at.is_some()))
+        .map(|info| LinkRow { link: format!("{}/join/{}?worker_id=", s.config.public_url, info.token), info })
         .collect();
     render(&CampaignPage {
         kind_title: kind.title(),
@@ -154,14 +160,31 @@ async fn form_batches(
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
+/// The new-link form: places, optional (an empty field is no limit).
+#[derive(serde::Deserialize)]
+struct InviteForm {
+    #[serde(default)]
+    places: String,
+}
+
 async fn invite(
     OnPage(Admin(admin)): OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
     Path(id): Path<Uuid>,
+    Form(form): Form<InviteForm>,
 ) -> PageResult {
     campaigns::get(&s.pool, id).await?;
-    invitations::create(&s.pool, id, admin.id).await?;
+    let places = match form.places.trim() {
+        "" => None,
+        text => Some(text.parse::<i32>().map_err(|_| {
+            Error::invalid(
+                "invalid_places",
+                format!("places must be a whole number from 1 to {}", invitations::MAX_PLACES),
+            )
+        })?),
+    };
+    invitations::create(&s.pool, id, admin.id, places).await?;
     flash::set(&session, "Invitation link created (listed below).").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }

@@ -69,7 +69,7 @@ async fn join(
             .into());
         }
     }
-    let worker = users::worker(&s.pool, &external_id).await?;
+    let worker = invitations::admit(&s.pool, &token, &external_id).await?;
     if current != Some(worker.id) {
         session.cycle_id().await?;
         session.insert(USER_KEY, worker.id).await?;
