@@ -1,11 +1,16 @@
 //! Demo data: accounts and one small campaign of each kind, with images the
-//! project draws itself (SVG), so `atelier demo` works offline.
+//! project draws itself (SVG), so `atelier demo` works offline; and, for the
+//! kinds that offer simulated workers, an answered copy, so that an admin
+//! finds quality figures, ground truth and payouts to look at.
 
 use crate::auth::{invitations, users, Role};
-use crate::core::kind::DemoCampaign;
+use crate::core::kind::{DemoCampaign, Simulated};
+use crate::core::responses::{self, Submission};
 use crate::core::states::CampaignState;
-use crate::core::{batches, campaigns, items, Registry, Result};
+use crate::core::{batches, campaigns, items, work, Error, Registry, Result};
+use serde_json::Value;
 use sqlx::PgPool;
+use std::collections::HashMap;
 
 /// Demo admin login.
 pub const ADMIN: (&str, &str) = ("admin", "atelier-admin");
@@ -25,11 +30,24 @@ pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<S
     let admin = users::by_name(pool, ADMIN.0).await?.ok_or(crate::core::Error::NotFound("user"))?;
     let existing = campaigns::list(pool).await?;
     let mut links = Vec::new();
+    let mut answered = Vec::new();
     for kind in kinds.all() {
         let Some(demo) = kind.demo() else { continue };
+        if let Some(simulated) = demo.simulated {
+            let name = format!("{} (answered by {} simulated workers)", demo.name, simulated.workers);
+            let campaign = match existing.iter().find(|c| c.name == name) {
+                Some(c) => c.clone(),
+                None => {
+                    let campaign = seed_one(pool, kinds, kind.name(), &name, demo.clone(), admin.id).await?;
+                    simulate(pool, kinds, &campaign, simulated).await?;
+                    campaign
+                }
+            };
+            answered.push(format!("    {name}: {public_url}/admin/campaigns/{}", campaign.id));
+        }
         let campaign = match existing.iter().find(|c| c.name == demo.name) {
             Some(c) => c.clone(),
-            None => seed_one(pool, kinds, kind.name(), demo, admin.id).await?,
+            None => seed_one(pool, kinds, kind.name(), demo.name, demo, admin.id).await?,
         };
         if campaign.settings.crowd() {
             let token = invitations::tokens_of(pool, campaign.id).await?.into_iter().next().unwrap_or_default();
@@ -43,6 +61,7 @@ pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<S
          \n  Admin:  {public_url}/login  name `{}` password `{}`\n\
          \x20 Experts: {public_url}/login  name `{}` password `{}`, or `{}` / `{}`\n{}\n\
          \x20   (any worker_id works; each id is a separate worker)\n\
+         \x20 Already answered, to look at as the admin (quality, ground truth, payouts):\n{}\n\
          \x20 API: {public_url}/api/v1/openapi.json\n",
         ADMIN.0,
         ADMIN.1,
@@ -50,7 +69,8 @@ pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<S
         EXPERT.1,
         EXPERT_2.0,
         EXPERT_2.1,
-        links.join("\n")
+        links.join("\n"),
+        answered.join("\n")
     ))
 }
 
@@ -60,10 +80,11 @@ async fn seed_one(
     pool: &PgPool,
     kinds: &Registry,
     kind: &str,
+    name: &str,
     demo: DemoCampaign,
     admin: uuid::Uuid,
 ) -> Result<campaigns::Campaign> {
-    let campaign = campaigns::create(pool, kinds, kind, demo.name, &demo.config, &demo.settings).await?;
+    let campaign = campaigns::create(pool, kinds, kind, name, &demo.config, &demo.settings).await?;
     items::import(pool, kinds, campaign.id, &demo.items).await?;
     batches::form(pool, kinds, campaign.id, demo.seed).await?;
     let campaign = campaigns::set_state(pool, campaign.id, CampaignState::Open).await?;
@@ -71,6 +92,39 @@ async fn seed_one(
         invitations::create(pool, campaign.id, admin, None).await?;
     }
     Ok(campaign)
+}
+
+/// Has the simulated workers answer the campaign as workers would: each
+/// answers the background questions, then takes batches until none is left
+/// for them (or the kind stops them), answers every task and submits.
+async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaign, sim: Simulated) -> Result<()> {
+    let items: HashMap<uuid::Uuid, (Value, Option<Value>)> =
+        items::list(pool, campaign.id).await?.into_iter().map(|i| (i.id, (i.payload, i.gold))).collect();
+    let questions = kinds.of(campaign)?.background(&campaign.config);
+    for worker in 1..=sim.workers {
+        let user = users::worker(pool, &format!("demo-sim-{worker}")).await?;
+        let background: Vec<(String, String)> = questions
+            .iter()
+            .filter_map(|q| Some((format!("bg_{}", q.id), q.options.get(worker % q.options.len().max(1))?.clone())))
+            .collect();
+        loop {
+            let assignment = match work::start(pool, kinds, campaign, user.id, &background).await {
+                Ok(Some(a)) => a,
+                // No batch left for them, or stopped by the kind's checks.
+                Ok(None) | Err(Error::Forbidden(_)) => break,
+                Err(e) => return Err(e),
+            };
+            for item_id in assignment.item_order() {
+                let Some((payload, gold)) = items.get(&item_id) else { continue };
+                let answer = (sim.answer)(worker, payload, gold.as_ref());
+                let time_on_task_ms = Some(3_000 + 250 * worker as i32);
+                let sub = Submission { item_id, answer, time_on_task_ms, change: false };
+                responses::submit(pool, kinds, &assignment, &sub).await?;
+            }
+            work::complete(pool, kinds, assignment.id, user.id).await?;
+        }
+    }
+    Ok(())
 }
 
 /// Draws a demo image: a garment, a person, a try-on (person wearing the

@@ -307,6 +307,21 @@ pub struct DemoCampaign {
     pub items: Vec<super::items::NewItem>,
     /// Seed for batch formation.
     pub seed: u64,
+    /// Crowd workers who answer a copy of the campaign, so that an admin
+    /// trying the demo finds quality figures and ground truth to read (the
+    /// campaign itself stays fresh for the person trying it).
+    pub simulated: Option<Simulated>,
+}
+
+/// Simulated crowd workers of a demo campaign's answered copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Simulated {
+    /// How many (worker ids `demo-sim-1`, `demo-sim-2`, ...); each takes
+    /// batches until none is left for them.
+    pub workers: usize,
+    /// The answer worker `worker` (from 1) gives to an item, from its
+    /// payload and gold answer.
+    pub answer: fn(worker: usize, payload: &Value, gold: Option<&Value>) -> Value,
 }
 
 /// What happens after a batch is submitted.

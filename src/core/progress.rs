@@ -33,7 +33,8 @@ pub async fn of_assignment(pool: &PgPool, assignment_id: Uuid, batch_id: Uuid) -
 pub struct CampaignProgress {
     /// Items imported.
     pub items: i64,
-    /// Items in no batch yet (imported after batches were formed).
+    /// Items in no batch yet (imported after batches were formed; gold items
+    /// a kind shares across batches, kept in reserve, are not counted).
     pub items_unbatched: i64,
     /// Batches formed.
     pub batches: i64,
@@ -54,13 +55,21 @@ pub struct CampaignProgress {
 
 /// Progress of a campaign. Concurrent views of the same campaign share one
 /// count (see [`super::coalesce`]): it scans every response.
-pub async fn of_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignProgress> {
+pub async fn of_campaign(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    campaign: &super::campaigns::Campaign,
+) -> Result<CampaignProgress> {
     static RUNNING: std::sync::LazyLock<Coalesced<Uuid, CampaignProgress, super::Error>> =
         std::sync::LazyLock::new(Coalesced::default);
+    // Gold items a kind shares across batches (VTON's sanity tasks) wait in
+    // reserve: no new batch would take them, so they are not "unbatched".
+    let reserve_gold = kinds.of(campaign).is_ok_and(|k| k.shares_gold_across_batches(&campaign.config));
+    let campaign_id = campaign.id;
     RUNNING
         .get(campaign_id, || {
             let pool = pool.clone();
-            async move { count_campaign(&pool, campaign_id).await }
+            async move { count_campaign(&pool, campaign_id, reserve_gold).await }
         })
         .await
 }
@@ -70,7 +79,7 @@ pub async fn of_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignPro
 /// Responses are counted through the assignments' kept counts (thousands of
 /// rows, not hundreds of thousands; responses are never deleted nor moved),
 /// excluded ones through their own small index.
-async fn count_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignProgress> {
+async fn count_campaign(pool: &PgPool, campaign_id: Uuid, reserve_gold: bool) -> Result<CampaignProgress> {
     let responses = sqlx::query_as::<_, (i64, i64)>(
         "SELECT (SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1),
                 (SELECT count(*) FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL)",
@@ -80,10 +89,11 @@ async fn count_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<CampaignProg
     // Two scans: as one FILTER the anti-join becomes a probe per item (3x slower).
     let items = sqlx::query_as::<_, (i64, i64)>(
         "SELECT (SELECT count(*) FROM items WHERE campaign_id = $1),
-                (SELECT count(*) FROM items i WHERE i.campaign_id = $1
+                (SELECT count(*) FROM items i WHERE i.campaign_id = $1 AND NOT ($2 AND i.gold IS NOT NULL)
                    AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id))",
     )
     .bind(campaign_id)
+    .bind(reserve_gold)
     .fetch_one(pool);
     let work = sqlx::query_as::<_, (i64, i64, i64, i64, i64)>(
         "SELECT

@@ -22,8 +22,8 @@ async fn the_demo_seeds_a_workable_campaign_of_every_kind_once() {
     let kinds_seeded: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
     assert_eq!(
         kinds_seeded,
-        vec!["a100-aat", "a100-lat", "fashionpedia", "vsd", "vton"],
-        "one campaign per kind, once"
+        vec!["a100-aat", "a100-lat", "a100-lat", "fashionpedia", "vsd", "vton", "vton"],
+        "one campaign per kind, and an answered copy of the crowd's LAT and VTON, once"
     );
     assert!(rows.iter().all(|(_, state, batches)| state == "open" && *batches > 0), "{rows:?}");
     assert!(guide.contains("/join/") && guide.contains("/expert"), "{guide}");
@@ -50,7 +50,7 @@ async fn the_vton_demos_sanity_tasks_look_like_any_other_to_a_worker() {
     // The try-on image of each item, sanity or not, as a worker is shown it.
     let rows: Vec<(bool, String)> = sqlx::query_as(
         "SELECT i.gold IS NOT NULL, i.payload->>'tryon' FROM items i JOIN campaigns c ON c.id = i.campaign_id
-         WHERE c.kind = 'vton' ORDER BY i.payload->>'tryon'",
+         WHERE c.kind = 'vton' AND c.name NOT LIKE '%simulated%' ORDER BY i.payload->>'tryon'",
     )
     .fetch_all(&app.pool)
     .await
@@ -64,6 +64,65 @@ async fn the_vton_demos_sanity_tasks_look_like_any_other_to_a_worker() {
     assert!(rows.iter().any(|(sanity, _)| *sanity), "the demo has sanity tasks");
 }
 
+/// The answered copies give an admin trying the demo something to read:
+/// the VTON one has a worker curated out for failing the sanity tasks and
+/// is reported for payment so, ranks model A above model B, and says it
+/// has nothing left to batch (its spare sanity task waits in reserve); the
+/// LAT one has a majority with vote shares. The campaigns people try stay
+/// unanswered.
+#[tokio::test]
+async fn the_demos_answered_copies_have_quality_figures_and_ground_truth() {
+    let app = TestApp::spawn().await;
+    let guide = atelier::demo::seed(&app.pool, &atelier::kinds::registry(), &app.url).await.expect("seed");
+    let token = crate::fixtures::admin_token(&app).await;
+    let copy = |kind: &'static str| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, uuid::Uuid>("SELECT id FROM campaigns WHERE kind = $1 AND name LIKE '%simulated%'")
+                .bind(kind)
+                .fetch_one(&pool)
+                .await
+                .expect("the answered copy")
+        }
+    };
+    let (vton, lat) = (copy("vton").await, copy("a100-lat").await);
+    assert!(guide.contains(&format!("/admin/campaigns/{vton}")), "{guide}");
+    let answered_elsewhere: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM responses r JOIN campaigns c ON c.id = r.campaign_id WHERE c.name NOT LIKE '%simulated%'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("count");
+    assert_eq!(answered_elsewhere, 0, "the campaigns people try are fresh");
+
+    let (_, detail) = api(&app, &token, Method::GET, &format!("/api/v1/admin/campaigns/{vton}"), None).await;
+    let progress = &detail["progress"];
+    assert_eq!(
+        (progress["assignments_completed"].as_i64(), progress["assignments_wanted"].as_i64()),
+        (Some(12), Some(12))
+    );
+    assert_eq!(progress["items_unbatched"], 0, "the spare sanity task is in reserve, not waiting for a batch");
+    let (_, gt) = api(&app, &token, Method::GET, &format!("/api/v1/admin/campaigns/{vton}/ground-truth"), None).await;
+    let careless = gt["workers"].as_object().expect("workers").iter().find(|(_, w)| *w == "demo-sim-4").expect("w4").0;
+    let curated = gt["curation"]["annotators"].as_array().expect("annotators");
+    assert!(curated.iter().any(|a| a["annotator"] == careless.as_str() && a["excluded_by"] == "sanity"), "{curated:?}");
+    let ranked = &gt["models"]["all"]["all"];
+    assert_eq!((ranked[0]["model"].as_str(), ranked[1]["model"].as_str()), (Some("model-a"), Some("model-b")));
+    let (_, payouts) = api(&app, &token, Method::GET, &format!("/api/v1/admin/campaigns/{vton}/payouts"), None).await;
+    let rejected: Vec<&str> = payouts
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|p| p["recommendation"] == "reject")
+        .filter_map(|p| p["worker_id"].as_str())
+        .collect();
+    assert_eq!(rejected, ["demo-sim-4"]);
+
+    let (_, gt) = api(&app, &token, Method::GET, &format!("/api/v1/admin/campaigns/{lat}/ground-truth"), None).await;
+    let text = gt.to_string();
+    assert!(text.contains("q0c0") && text.contains("0.5"), "first choices lead with half the votes: {text}");
+}
+
 #[tokio::test]
 async fn forming_batches_again_with_every_task_batched_says_so_even_with_sanity_tasks_unused() {
     let app = TestApp::spawn().await;
@@ -72,7 +131,7 @@ async fn forming_batches_again_with_every_task_batched_says_so_even_with_sanity_
     let (id, unused_sanity): (uuid::Uuid, i64) = sqlx::query_as(
         "SELECT c.id, (SELECT count(*) FROM items i WHERE i.campaign_id = c.id AND i.gold IS NOT NULL
                          AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id))
-         FROM campaigns c WHERE c.kind = 'vton'",
+         FROM campaigns c WHERE c.kind = 'vton' AND c.name NOT LIKE '%simulated%'",
     )
     .fetch_one(&app.pool)
     .await

@@ -125,7 +125,7 @@ pub async fn get_campaign(
         .collect();
     Ok(axum::Json(CampaignDetail {
         completion_code: campaign.completion_code.clone(),
-        progress: progress::of_campaign(&s.pool, id).await?,
+        progress: progress::of_campaign(&s.pool, &s.kinds, &campaign).await?,
         annotators: progress::per_annotator(&s.pool, id, None).await?,
         campaign,
         invitations,

@@ -61,7 +61,7 @@ async fn list(
 ) -> PageResult {
     let mut rows = Vec::new();
     for c in campaigns::list_by_archive(&s.pool, q.archived).await? {
-        let p = progress::of_campaign(&s.pool, c.id).await?;
+        let p = progress::of_campaign(&s.pool, &s.kinds, &c).await?;
         rows.push((c, p));
     }
     render(&ListPage {
@@ -106,7 +106,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     // scan hundreds of thousands of responses.
     let (invitations, progress, releases, annotators) = tokio::try_join!(
         invitations::list(&s.pool, id),
-        progress::of_campaign(&s.pool, id),
+        progress::of_campaign(&s.pool, &s.kinds, &campaign),
         crate::core::releases::list(&s.pool, id),
         progress::per_annotator(&s.pool, id, Some(ANNOTATORS_SHOWN)),
     )?;

@@ -3,8 +3,8 @@
 
 use super::question::{self, Choice, OutfitItem, Question};
 use crate::core::items::NewItem;
-use crate::core::kind::DemoCampaign;
-use serde_json::json;
+use crate::core::kind::{DemoCampaign, Simulated};
+use serde_json::{json, Value};
 
 /// The demo campaign `atelier demo` seeds for LAT (`aat` false) or AAT.
 pub fn campaign(aat: bool) -> DemoCampaign {
@@ -58,5 +58,18 @@ pub fn campaign(aat: bool) -> DemoCampaign {
         settings: Default::default(),
         items,
         seed: 11,
+        simulated: (!aat).then_some(Simulated { workers: 12, answer: simulated_choice }),
     }
+}
+
+/// How the demo's simulated participants choose: most pick the question's
+/// first choice, a third the second, one in six the third (so each
+/// question has a clear majority and vote shares to show).
+fn simulated_choice(worker: usize, payload: &Value, _gold: Option<&Value>) -> Value {
+    let picked = match worker % 6 {
+        0 => 2,
+        1 | 3 => 1,
+        _ => 0,
+    };
+    json!({ "choice": payload["choices"][picked]["id"] })
 }

@@ -72,5 +72,6 @@ pub fn campaign() -> DemoCampaign {
         settings: Default::default(),
         items: store::tasks(&config, &ontology, &annotations),
         seed: 3,
+        simulated: None,
     }
 }

@@ -30,5 +30,6 @@ pub fn campaign() -> DemoCampaign {
         settings: Default::default(),
         items,
         seed: 5,
+        simulated: None,
     }
 }

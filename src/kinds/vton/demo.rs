@@ -2,8 +2,8 @@
 //! tasks, drawn by [`crate::demo::svg`].
 
 use crate::core::items::NewItem;
-use crate::core::kind::DemoCampaign;
-use serde_json::json;
+use crate::core::kind::{DemoCampaign, Simulated};
+use serde_json::{json, Value};
 
 /// The demo campaign `atelier demo` seeds.
 pub fn campaign() -> DemoCampaign {
@@ -34,5 +34,22 @@ pub fn campaign() -> DemoCampaign {
         settings: Default::default(),
         items,
         seed: 7,
+        simulated: Some(Simulated { workers: 12, answer: simulated_rating }),
     }
+}
+
+/// How the demo's simulated workers rate: model A's try-ons look natural,
+/// model B's slightly off, each worker now and then one step away; sanity
+/// tasks as expected, except by worker 4, who rates everything natural
+/// (and so fails the sanity checks and is curated out).
+fn simulated_rating(worker: usize, payload: &Value, gold: Option<&Value>) -> Value {
+    let seen: i64 = if payload["model"] == "model-a" { 3 } else { 2 };
+    let image = payload["tryon"].as_str().unwrap_or_default().bytes().map(usize::from).sum::<usize>() + worker * 7;
+    let rating = match gold.and_then(|g| g["rating"].as_i64()) {
+        _ if worker == 4 => 3,
+        Some(expected) => expected,
+        None if image.is_multiple_of(5) => (seen - 1).max(1),
+        None => seen,
+    };
+    json!({ "rating": rating })
 }
