@@ -102,7 +102,7 @@ async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaig
         items::list(pool, campaign.id).await?.into_iter().map(|i| (i.id, (i.payload, i.gold))).collect();
     let questions = kinds.of(campaign)?.background(&campaign.config);
     for worker in 1..=sim.workers {
-        let user = users::worker(pool, &format!("demo-sim-{worker}")).await?;
+        let user = users::worker(pool, &format!("demo-sim-{worker:02}")).await?;
         let background: Vec<(String, String)> = questions
             .iter()
             .filter_map(|q| Some((format!("bg_{}", q.id), q.options.get(worker % q.options.len().max(1))?.clone())))

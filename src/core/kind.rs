@@ -316,7 +316,7 @@ pub struct DemoCampaign {
 /// Simulated crowd workers of a demo campaign's answered copy.
 #[derive(Debug, Clone, Copy)]
 pub struct Simulated {
-    /// How many (worker ids `demo-sim-1`, `demo-sim-2`, ...); each takes
+    /// How many (worker ids `demo-sim-01`, `demo-sim-02`, ...); each takes
     /// batches until none is left for them.
     pub workers: usize,
     /// The answer worker `worker` (from 1) gives to an item, from its

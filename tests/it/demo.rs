@@ -103,7 +103,7 @@ async fn the_demos_answered_copies_have_quality_figures_and_ground_truth() {
     );
     assert_eq!(progress["items_unbatched"], 0, "the spare sanity task is in reserve, not waiting for a batch");
     let (_, gt) = api(&app, &token, Method::GET, &format!("/api/v1/admin/campaigns/{vton}/ground-truth"), None).await;
-    let careless = gt["workers"].as_object().expect("workers").iter().find(|(_, w)| *w == "demo-sim-4").expect("w4").0;
+    let careless = gt["workers"].as_object().expect("workers").iter().find(|(_, w)| *w == "demo-sim-04").expect("w4").0;
     let curated = gt["curation"]["annotators"].as_array().expect("annotators");
     assert!(curated.iter().any(|a| a["annotator"] == careless.as_str() && a["excluded_by"] == "sanity"), "{curated:?}");
     let ranked = &gt["models"]["all"]["all"];
@@ -116,7 +116,7 @@ async fn the_demos_answered_copies_have_quality_figures_and_ground_truth() {
         .filter(|p| p["recommendation"] == "reject")
         .filter_map(|p| p["worker_id"].as_str())
         .collect();
-    assert_eq!(rejected, ["demo-sim-4"]);
+    assert_eq!(rejected, ["demo-sim-04"]);
 
     let (_, gt) = api(&app, &token, Method::GET, &format!("/api/v1/admin/campaigns/{lat}/ground-truth"), None).await;
     let text = gt.to_string();

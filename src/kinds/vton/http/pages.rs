@@ -88,7 +88,14 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         ("pairwise accuracy (macro)", &h.pairwise_macro),
     ]
     .iter()
-    .map(|(label, m)| ((*label).to_owned(), format!("{} ± {}", fmt(m.mean), fmt(m.sd))))
+    .map(|(label, m)| {
+        let shown = match (m.mean, m.sd) {
+            (Some(_), Some(_)) => format!("{} ± {}", fmt(m.mean), fmt(m.sd)),
+            // One reason is enough; a mean without a spread is shown alone.
+            _ => fmt(m.mean),
+        };
+        ((*label).to_owned(), shown)
+    })
     .collect();
     render(&VtonPage {
         preset: preset.name().to_owned(),
