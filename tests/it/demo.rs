@@ -67,8 +67,8 @@ async fn the_vton_demos_sanity_tasks_look_like_any_other_to_a_worker() {
 /// The answered copies give an admin trying the demo something to read:
 /// the VTON one has a worker curated out for failing the sanity tasks and
 /// is reported for payment so, ranks model A above model B, and says it
-/// has nothing left to batch (its spare sanity task waits in reserve); the
-/// LAT one has a majority with vote shares. The campaigns people try stay
+/// has nothing left to batch (its spare sanity task waits in reserve); in
+/// the LAT one the first choices lead, with agreement differing by question. The campaigns people try stay
 /// unanswered.
 #[tokio::test]
 async fn the_demos_answered_copies_have_quality_figures_and_ground_truth() {
@@ -119,8 +119,21 @@ async fn the_demos_answered_copies_have_quality_figures_and_ground_truth() {
     assert_eq!(rejected, ["demo-sim-04"]);
 
     let (_, gt) = api(&app, &token, Method::GET, &format!("/api/v1/admin/campaigns/{lat}/ground-truth"), None).await;
-    let text = gt.to_string();
-    assert!(text.contains("q0c0") && text.contains("0.5"), "first choices lead with half the votes: {text}");
+    let consistency: Vec<(String, String, f64)> = gt["questions"]
+        .as_array()
+        .expect("questions")
+        .iter()
+        .map(|q| {
+            let id = q["id"].as_str().expect("id").to_owned();
+            (id, q["majority"].as_str().expect("majority").to_owned(), q["consistency"].as_f64().expect("share"))
+        })
+        .collect();
+    let expected =
+        [("demo-q0", "q0c0", 8.0), ("demo-q1", "q1c0", 9.0), ("demo-q2", "q2c0", 5.0), ("demo-q3", "q3c0", 6.0)];
+    for ((id, majority, share), (want_id, want_majority, agreeing)) in consistency.iter().zip(expected) {
+        assert_eq!((id.as_str(), majority.as_str()), (want_id, want_majority));
+        assert!((share - agreeing / 12.0).abs() < 1e-12, "{id}: {share}");
+    }
 }
 
 #[tokio::test]

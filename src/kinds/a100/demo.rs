@@ -62,14 +62,16 @@ pub fn campaign(aat: bool) -> DemoCampaign {
     }
 }
 
-/// How the demo's simulated participants choose: most pick the question's
-/// first choice, a third the second, one in six the third (so each
-/// question has a clear majority and vote shares to show).
+/// How the demo's simulated participants choose: the question's first
+/// choice leads, the second and third follow, and questions differ in how
+/// much the crowd agrees (so the page has consistencies to rank).
 fn simulated_choice(worker: usize, payload: &Value, _gold: Option<&Value>) -> Value {
-    let picked = match worker % 6 {
-        0 => 2,
-        1 | 3 => 1,
-        _ => 0,
+    let question: usize = payload["choices"][0]["id"].as_str().unwrap_or_default().bytes().map(usize::from).sum();
+    let agreeing = 5 + question % 5; // of twelve
+    let picked = match worker {
+        w if w <= agreeing => 0,
+        w if w % 2 == 0 => 1,
+        _ => 2,
     };
     json!({ "choice": payload["choices"][picked]["id"] })
 }
