@@ -87,10 +87,14 @@ async fn count_campaign(pool: &PgPool, campaign_id: Uuid, reserve_gold: bool) ->
     .bind(campaign_id)
     .fetch_one(pool);
     // Two scans: as one FILTER the anti-join becomes a probe per item (3x slower).
+    // The unbatched items' ids come from indexes alone; only those few are
+    // then read for their gold (reading every item's took 78 ms instead of 26
+    // at VTON-QBench size).
     let items = sqlx::query_as::<_, (i64, i64)>(
         "SELECT (SELECT count(*) FROM items WHERE campaign_id = $1),
-                (SELECT count(*) FROM items i WHERE i.campaign_id = $1 AND NOT ($2 AND i.gold IS NOT NULL)
-                   AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id))",
+                (SELECT count(*) FROM items g WHERE NOT ($2 AND g.gold IS NOT NULL) AND g.id = ANY (ARRAY(
+                   SELECT i.id FROM items i WHERE i.campaign_id = $1
+                     AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id))))",
     )
     .bind(campaign_id)
     .bind(reserve_gold)
