@@ -227,14 +227,9 @@ impl EmbeddedCluster {
 
     fn pg_ctl_start(&self) -> Result<(), EmbeddedError> {
         tracing::info!(socket = %self.socket_dir.display(), "starting embedded PostgreSQL");
-        // Autovacuum looks every 10 s (not every minute): each answer
-        // updates its assignment's count, and until the old row versions are
-        // vacuumed (migration 0025) the admin's campaign page, which scans
-        // the assignments, is up to five times slower (BENCHMARKS.md,
-        // session 13).
         let options = format!(
             "-c listen_addresses='' -k {} -p {PORT} -c unix_socket_permissions=0700 -c max_connections=200 -c fsync=on \
-             -c autovacuum_naptime=10s -c log_line_prefix='%m [%p] db=%d '",
+             -c log_line_prefix='%m [%p] db=%d '",
             self.socket_dir.display()
         );
         let out = self

@@ -217,23 +217,3 @@ async fn an_item_of_another_campaign_put_into_a_batch_is_refused_and_the_rest_co
     assert_eq!(answered as usize, items.len());
     assert_eq!(count(pool, "SELECT count(*) FROM responses").await, items.len() as i64);
 }
-
-/// Each answer updates its assignment's count, so the assignments are
-/// vacuumed after every 20,000 updates whatever the table's size, and the
-/// embedded cluster's autovacuum looks every 10 s: after a burst of votes
-/// the campaign page's scans of the table do not meet half a million
-/// unpruned row versions (measured in BENCHMARKS.md, session 13).
-#[tokio::test]
-async fn the_assignments_are_vacuumed_often_on_the_embedded_cluster() {
-    let app = TestApp::spawn().await;
-    let options: Vec<String> =
-        sqlx::query_scalar("SELECT unnest(reloptions) FROM pg_class WHERE oid = 'assignments'::regclass ORDER BY 1")
-            .fetch_all(&app.pool)
-            .await
-            .expect("reloptions");
-    for wanted in ["autovacuum_vacuum_scale_factor=0", "autovacuum_vacuum_threshold=20000"] {
-        assert!(options.iter().any(|o| o == wanted), "{wanted} in {options:?}");
-    }
-    let naptime: String = sqlx::query_scalar("SHOW autovacuum_naptime").fetch_one(&app.pool).await.expect("naptime");
-    assert_eq!(naptime, "10s");
-}
