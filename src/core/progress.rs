@@ -65,11 +65,11 @@ pub async fn of_campaign(
     // Gold items a kind shares across batches (VTON's sanity tasks) wait in
     // reserve: no new batch would take them, so they are not "unbatched".
     let reserve_gold = kinds.of(campaign).is_ok_and(|k| k.shares_gold_across_batches(&campaign.config));
-    let campaign_id = campaign.id;
+    let (campaign_id, experts) = (campaign.id, !campaign.settings.crowd());
     RUNNING
         .get(campaign_id, || {
             let pool = pool.clone();
-            async move { count_campaign(&pool, campaign_id, reserve_gold).await }
+            async move { count_campaign(&pool, campaign_id, reserve_gold, experts).await }
         })
         .await
 }
@@ -79,7 +79,12 @@ pub async fn of_campaign(
 /// Responses are counted through the assignments' kept counts (thousands of
 /// rows, not hundreds of thousands; responses are never deleted nor moved),
 /// excluded ones through their own small index.
-async fn count_campaign(pool: &PgPool, campaign_id: Uuid, reserve_gold: bool) -> Result<CampaignProgress> {
+async fn count_campaign(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    reserve_gold: bool,
+    experts: bool,
+) -> Result<CampaignProgress> {
     let responses = sqlx::query_as::<_, (i64, i64)>(
         "SELECT (SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1),
                 (SELECT count(*) FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL)",
@@ -103,7 +108,7 @@ async fn count_campaign(pool: &PgPool, campaign_id: Uuid, reserve_gold: bool) ->
         "SELECT
            (SELECT count(*) FROM batches WHERE campaign_id = $1),
            (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1)
-             + CASE WHEN (SELECT participants FROM campaigns WHERE id = $1) = 'experts'
+             + CASE WHEN $2
                     THEN (SELECT count(*) FROM batches
                           WHERE campaign_id = $1 AND overlap IS NULL AND review_of IS NULL)
                          * (SELECT count(*) FROM users WHERE role = 'expert')
@@ -113,6 +118,7 @@ async fn count_campaign(pool: &PgPool, campaign_id: Uuid, reserve_gold: bool) ->
            (SELECT count(DISTINCT annotator_id) FROM assignments WHERE campaign_id = $1 AND answered > 0)",
     )
     .bind(campaign_id)
+    .bind(experts)
     .fetch_one(pool);
     let ((responses, responses_excluded), (items, items_unbatched), work) = tokio::try_join!(responses, items, work)?;
     let (batches, assignments_wanted, assignments_completed, assignments_active, annotators) = work;

@@ -463,16 +463,8 @@ async fn the_released_ontology_is_accepted_and_gives_the_papers_tasks_when_prese
     };
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (status, c) = api(
-        &app,
-        &admin,
-        Method::POST,
-        "/api/v1/admin/campaigns",
-        Some(json!({"kind": "fashionpedia", "name": "release", "config": {"masks_per_batch": 20}})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{c}");
-    let id = c["id"].as_str().expect("id").to_owned();
+    let body = json!({"kind": "fashionpedia", "name": "release", "config": {"masks_per_batch": 20}});
+    let id = crate::fixtures::create_campaign(&app, &admin, body).await;
     let base = format!("/api/v1/admin/campaigns/{id}/fashionpedia");
     let (status, body) = post(&app, &admin, &format!("{base}/ontology"), ontology).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");

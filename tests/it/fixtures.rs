@@ -239,9 +239,13 @@ pub async fn logged_in(app: &TestApp, name: &str, password: &str) -> (Client, St
 
 /// Creates a campaign of `kind` through the API; returns its id.
 pub async fn new_campaign(app: &TestApp, token: &str, kind: &str, name: &str) -> String {
-    let (status, c) =
-        api(app, token, reqwest::Method::POST, "/api/v1/admin/campaigns", Some(json!({"kind": kind, "name": name})))
-            .await;
+    create_campaign(app, token, json!({"kind": kind, "name": name})).await
+}
+
+/// Creates a campaign from a full creation body (kind, name, config,
+/// settings) through the API; returns its id.
+pub async fn create_campaign(app: &TestApp, token: &str, body: Value) -> String {
+    let (status, c) = api(app, token, reqwest::Method::POST, "/api/v1/admin/campaigns", Some(body)).await;
     assert_eq!(status, StatusCode::CREATED, "{c}");
     c["id"].as_str().expect("id").to_owned()
 }
@@ -249,9 +253,7 @@ pub async fn new_campaign(app: &TestApp, token: &str, kind: &str, name: &str) ->
 /// A VSD campaign made from `rankings` (CSV), its pool built, batched and
 /// opened; `campaign` is the creation body (kind, name, config, settings).
 pub async fn open_vsd_campaign(app: &TestApp, token: &str, campaign: Value, rankings: &str) -> String {
-    let (status, c) = api(app, token, reqwest::Method::POST, "/api/v1/admin/campaigns", Some(campaign)).await;
-    assert_eq!(status, StatusCode::CREATED, "{c}");
-    let id = c["id"].as_str().expect("id").to_owned();
+    let id = create_campaign(app, token, campaign).await;
     let resp = Client::new()
         .post(app.at(&format!("/api/v1/admin/campaigns/{id}/vsd/rankings")))
         .bearer_auth(token)

@@ -174,7 +174,6 @@ async fn invite(
     Path(id): Path<Uuid>,
     Form(form): Form<InviteForm>,
 ) -> PageResult {
-    campaigns::get(&s.pool, id).await?;
     let places = match form.places.trim() {
         "" => None,
         text => Some(text.parse::<i32>().map_err(|_| {
