@@ -406,6 +406,7 @@ fn run_aggregate(args: &AggregateArgs, out: &mut dyn Write) -> anyhow::Result<()
 fn run_retrieval(args: &RetrievalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let truth = crate::kinds::vsd::files::read_ground_truth(&args.gt)?;
     let scores = crate::kinds::vsd::files::read_scores(&args.scores)?;
+    let scores = crate::stats::retrieval::oriented_scores(&truth, &scores);
     let r = retrieval_metrics(&truth, &scores, &args.k);
     if args.json {
         let keyed = |m: &std::collections::BTreeMap<usize, f64>| -> serde_json::Map<String, serde_json::Value> {

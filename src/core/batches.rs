@@ -67,7 +67,7 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
 /// empty campaign, reading a batch's items scanned every batch entry (20 ms
 /// at 4,000 questionnaires) while the batch was locked, and the workers
 /// taking questionnaires queued behind it.
-pub(super) async fn refresh_statistics(pool: &PgPool) -> Result<()> {
+pub async fn refresh_statistics(pool: &PgPool) -> Result<()> {
     sqlx::query("ANALYZE items, batches, batch_items").execute(pool).await?;
     Ok(())
 }

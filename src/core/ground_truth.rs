@@ -36,8 +36,16 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     .collect();
     let responses = responses(&mut tx, campaign_id).await?;
     let worker_ids = worker_ids(&mut *tx, campaign_id).await?;
+    let batch_names = sqlx::query_as::<_, (Uuid, String)>(
+        "SELECT id, external_id FROM batches WHERE campaign_id = $1 AND external_id IS NOT NULL",
+    )
+    .bind(campaign_id)
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
     tx.commit().await?;
-    Ok(AggregationInput { config: campaign.config.clone(), items, responses, worker_ids })
+    Ok(AggregationInput { config: campaign.config.clone(), items, responses, worker_ids, batch_names })
 }
 
 /// The responses that count, oldest first, identical answers sharing one

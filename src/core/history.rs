@@ -39,15 +39,28 @@ pub struct PastSubmission {
 /// yet. Returns the number of submissions recorded.
 pub async fn import_completed(pool: &PgPool, campaign_id: Uuid, batches: &[PastBatch]) -> Result<usize> {
     let mut tx = pool.begin().await?;
-    super::batches::lock_without_batches(&mut tx, campaign_id, "import past work into a campaign without batches")
-        .await?;
+    let recorded = import_completed_in(&mut tx, campaign_id, batches).await?;
+    tx.commit().await?;
+    super::batches::refresh_statistics(pool).await?;
+    Ok(recorded)
+}
+
+/// [`import_completed`] inside the caller's transaction (an import that also
+/// adds the items, all or nothing); the caller refreshes the planner's
+/// statistics after committing.
+pub async fn import_completed_in(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    campaign_id: Uuid,
+    batches: &[PastBatch],
+) -> Result<usize> {
+    super::batches::lock_without_batches(tx, campaign_id, "import past work into a campaign without batches").await?;
     let mut recorded = 0;
     for (position, batch) in batches.iter().enumerate() {
         // The overlap is what was collected: the batch is not reopened.
         let overlap = i32::try_from(batch.submissions.len().max(1)).unwrap_or(i32::MAX);
         let external_id = batch.external_id.as_deref();
         let batch_id =
-            super::batches::insert(&mut tx, campaign_id, position, Some(overlap), external_id, &batch.items).await?;
+            super::batches::insert(tx, campaign_id, position, Some(overlap), external_id, &batch.items).await?;
         let presentation =
             json!({"items": batch.items.iter().map(|i| json!({"item": i, "presentation": null})).collect::<Vec<_>>()});
         for s in &batch.submissions {
@@ -64,7 +77,7 @@ pub async fn import_completed(pool: &PgPool, campaign_id: Uuid, batches: &[PastB
             .bind(&presentation)
             .bind(s.submitted_at)
             .bind(&s.external_id)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
             let (items, answers): (Vec<Uuid>, Vec<Value>) = s.answers.iter().cloned().unzip();
             sqlx::query(
@@ -78,7 +91,7 @@ pub async fn import_completed(pool: &PgPool, campaign_id: Uuid, batches: &[PastB
             .bind(s.submitted_at)
             .bind(&items)
             .bind(&answers)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
             if let Some(background) = &s.background {
                 sqlx::query(
@@ -88,13 +101,11 @@ pub async fn import_completed(pool: &PgPool, campaign_id: Uuid, batches: &[PastB
                 .bind(campaign_id)
                 .bind(s.annotator_id)
                 .bind(background)
-                .execute(&mut *tx)
+                .execute(&mut **tx)
                 .await?;
             }
             recorded += 1;
         }
     }
-    tx.commit().await?;
-    super::batches::refresh_statistics(pool).await?;
     Ok(recorded)
 }

@@ -109,6 +109,12 @@ impl Importer {
         Ok(())
     }
 
+    /// The import's transaction, for what must land with the items or not
+    /// at all (e.g. past work answered on them).
+    pub fn transaction(&mut self) -> &mut sqlx::Transaction<'static, sqlx::Postgres> {
+        &mut self.tx
+    }
+
     /// Commits the import; returns how many items it held.
     pub async fn commit(self) -> Result<usize> {
         self.tx.commit().await?;

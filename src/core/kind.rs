@@ -387,6 +387,10 @@ pub struct AggregationInput {
     /// The crowd platform's worker id (or account name) per annotator, for
     /// admins' live views; empty in releases, which keep pseudonyms only.
     pub worker_ids: std::collections::BTreeMap<Uuid, String>,
+    /// Each batch's id in an imported source, where it has one: its name in
+    /// exported files (else the batch id), e.g. to seed per-batch draws
+    /// that must be the same when the files are imported again.
+    pub batch_names: std::collections::BTreeMap<Uuid, String>,
 }
 
 impl AggregationInput {
@@ -424,8 +428,12 @@ pub fn aggregate_json_with_reviews(kind: &dyn TaskKind, input: AggregationInput)
     kind.aggregate_json(reviewed(kind, input))
 }
 
-/// The input with the reviews applied, when the kind lets the reviewed answer win.
+/// The input with only submitted work (a questionnaire or batch moves the
+/// ground truth once it is submitted, in every kind, so every export of one
+/// snapshot agrees), the reviews applied when the kind lets the reviewed
+/// answer win.
 fn reviewed(kind: &dyn TaskKind, mut input: AggregationInput) -> AggregationInput {
+    input.responses.retain(|r| r.submitted);
     if kind.reviewed_answer_wins(&input.config) {
         input.apply_reviews();
     }

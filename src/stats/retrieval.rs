@@ -139,12 +139,43 @@ pub fn retrieval_metrics(
     }
 }
 
+/// The scores with each ground-truth pair also under the ground truth's
+/// orientation where the model scored it only the other way round: a
+/// similarity is symmetric, so (candidate, query) scores (query,
+/// candidate). The one orientation rule of the service, `atelier stats
+/// retrieval` and `vsd robustness`.
+pub fn oriented_scores(ground_truth: &[(String, String, bool)], scores: &[ScoredPair]) -> Vec<ScoredPair> {
+    let given: HashMap<(&str, &str), f64> =
+        scores.iter().map(|s| ((s.query.as_str(), s.candidate.as_str()), s.score)).collect();
+    let mut out = scores.to_vec();
+    let mut added: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+    for (q, c, _) in ground_truth {
+        let (q, c) = (q.as_str(), c.as_str());
+        if given.contains_key(&(q, c)) || !added.insert((q, c)) {
+            continue;
+        }
+        if let Some(&score) = given.get(&(c, q)) {
+            out.push(ScoredPair { query: q.to_owned(), candidate: c.to_owned(), score });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn gt(rows: &[(&str, &str, bool)]) -> Vec<(String, String, bool)> {
         rows.iter().map(|&(q, c, l)| (q.into(), c.into(), l)).collect()
+    }
+
+    #[test]
+    fn a_pair_scored_the_other_way_round_counts() {
+        let truth = gt(&[("q", "a", true), ("q", "b", false)]);
+        let given = scored(&[("a", "q", 0.9), ("q", "b", 0.1)]);
+        assert_eq!(retrieval_metrics(&truth, &given, &[1]).unscored_pairs, 1, "as given: (q, a) unscored");
+        let r = retrieval_metrics(&truth, &oriented_scores(&truth, &given), &[1]);
+        assert_eq!((r.unscored_pairs, r.hr.get(&1).copied()), (0, Some(1.0)));
     }
 
     fn scored(rows: &[(&str, &str, f64)]) -> Vec<ScoredPair> {

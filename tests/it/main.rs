@@ -33,4 +33,5 @@ mod stats_reference;
 mod vsd_case;
 mod vsd_service;
 mod vton_curation;
+mod vton_released_code;
 mod vton_service;

@@ -245,3 +245,54 @@ async fn a_vton_release_holds_the_benchmark_layout_and_records_curation_changes(
         vec![2, 1]
     );
 }
+
+#[tokio::test]
+async fn a_questionnaire_still_being_answered_moves_no_export_of_a_release() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 4}),
+    )
+    .await;
+    let rating = |item: &Value| {
+        let tryon = item["payload"]["tryon"].as_str().unwrap_or_default();
+        let n: usize = tryon.trim_start_matches("/img/t/").trim_end_matches(".png").parse().unwrap_or(0);
+        json!({"rating": if n >= 1000 { 1 } else { 1 + n % 3 }})
+    };
+    for n in 0..3 {
+        let w = join(&app, &invitation, &format!("done-{n}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, rating).await;
+    }
+    // A fourth worker is 2 of 5 answers in, all of them 3 (far from the others).
+    let late = join(&app, &invitation, "in-progress").await;
+    let (_, view) = late.next(&app, &campaign).await;
+    let id = view["assignment"]["id"].as_str().expect("id").to_owned();
+    for item in view["items"].as_array().expect("items").iter().take(2) {
+        let body = json!({"item_id": item["id"], "answer": {"rating": 3}});
+        let (status, body) = late.post(&app, &format!("/api/v1/work/assignments/{id}/responses"), body).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let counts = |gt: &Value| -> Vec<u64> {
+        gt["images"].as_array().expect("images").iter().map(|i| i["n_annotation"].as_u64().unwrap_or(0)).collect()
+    };
+    let (_, live) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    assert_eq!(counts(&live), vec![3; 4], "only the three submitted questionnaires count: {live}");
+    assert!(
+        live["images"].as_array().expect("images").iter().all(|i| !i.to_string().contains("in-progress")),
+        "the worker still answering is nobody's annotator yet"
+    );
+    cut(&app, &admin, &campaign, "mid-questionnaire").await;
+    let files = packing::unpack(&download(&app, &admin, &campaign, 1).await).expect("unpack");
+    let released: Value = serde_json::from_slice(&files["ground_truth.json"]).expect("json");
+    assert_eq!(counts(&released), vec![3; 4], "the release agrees with its answers.csv");
+    let answers = String::from_utf8_lossy(&files["answers.csv"]).to_string();
+    assert_eq!(answers.lines().count(), 4, "three submitted rows: {answers}");
+    let kept = released["curation"]["annotators"].as_array().expect("annotators").len();
+    assert_eq!(kept, 3, "curation saw three annotators");
+}

@@ -136,6 +136,11 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
     let (status, _) =
         api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body)).await;
     assert_eq!(status, StatusCode::OK);
+    // The ground truth moves only with submitted batches (the flag is not there yet).
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    assert_eq!(gt["flagged"], json!([]), "a batch still being labelled moves nothing");
+    let (status, r) = api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/complete"), None).await;
+    assert_eq!(status, StatusCode::OK, "{r}");
 
     let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
     let pair = |q: &str, c: &str| {

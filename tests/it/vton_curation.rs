@@ -180,11 +180,21 @@ fn the_released_code_preset_reads_positions_and_tolerances_from_the_files() {
             ["excluded_by"]
             .clone()
     };
-    let code = run(&["--preset", "vton-qbench-code", "--min-alpha=-1"]);
+    let code = run(&["--preset", "vton-qbench-code"]);
     assert_eq!(rule(&code, "runner"), "run", "17 of 20 identical in position order");
     assert_eq!(rule(&code, "near"), Value::Null, "within the attention task's tolerance");
     assert_eq!(rule(&code, "a"), Value::Null);
     assert_eq!(code["questionnaires"][0]["kept"], true);
+    // Every threshold flag is honoured or refused, never ignored.
+    let strict = run(&["--preset", "vton-qbench-code", "--min-annotators", "5"]);
+    assert_eq!(strict["questionnaires"][0]["kept"], false, "4 responses left, 5 wanted");
+    let no_alpha = run(&["--preset", "vton-qbench-code", "--min-alpha", "1.01"]);
+    assert_eq!(no_alpha["questionnaires"][0]["kept"], false, "an alpha filter only when asked");
+    let (ok, _, err) =
+        atelier(&["vton", "curate", "--answers", &answers, "--preset", "vton-qbench-code", "--max-identical", "0.5"]);
+    assert!(!ok && err.contains("--max-identical") && err.contains("paper preset only"), "{err}");
+    let (ok, _, err) = atelier(&["vton", "curate", "--answers", &answers, "--min-variance", "0.2"]);
+    assert!(!ok && err.contains("--min-variance") && err.contains("vton-qbench-code only"), "{err}");
     let paper = run(&[]);
     assert_ne!(rule(&paper, "runner"), "run", "the paper preset has no run rule");
     let (ok, _, err) = atelier(&["vton", "curate", "--answers", &answers, "--preset", "majority"]);

@@ -119,6 +119,9 @@ fn check(
     if ontology.category(a.category_id).is_none() {
         return Err(name(format!("category {} is not in the ontology", a.category_id)));
     }
+    if let Some(bad) = a.attribute_ids.iter().find(|id| ontology.attribute(**id).is_none()) {
+        return Err(name(format!("attribute_ids: attribute {bad} is not in the ontology")));
+    }
     let mask = Mask::parse(&a.segmentation, image.width, image.height).map_err(name)?;
     let area = mask.area();
     if area <= 0.0 {
@@ -228,7 +231,9 @@ impl<'de, F: FnMut(RawAnnotation) -> Result<(), String>> serde::de::Visitor<'de>
     }
 }
 
-/// The bounding box of polygons (RLE masks without a box get their image's).
+/// The bounding box of a mask without one in the input: the extremes of
+/// polygons' points, and an RLE mask's box as pycocotools' `toBbox` computes
+/// it from the decoded runs.
 fn bounding_box(mask: &Mask) -> [f64; 4] {
     match mask {
         Mask::Polygons(ps) => {
@@ -238,6 +243,87 @@ fn bounding_box(mask: &Mask) -> [f64; 4] {
             let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
             [x0, y0, x1 - x0, y1 - y0]
         }
-        Mask::Rle { width, height, .. } => [0.0, 0.0, f64::from(*width), f64::from(*height)],
+        Mask::Rle { height, counts, .. } => rle_bbox(*height, counts),
+    }
+}
+
+/// pycocotools' `rleToBbox` (its C, step for step): runs are column-major,
+/// alternating background and mask; a mask run that spans two columns
+/// covers the whole height.
+pub fn rle_bbox(height: u32, counts: &[u64]) -> [f64; 4] {
+    let h = u64::from(height);
+    let m = counts.len() / 2 * 2;
+    if m == 0 || h == 0 {
+        return [0.0; 4];
+    }
+    let (mut xs, mut ys, mut xe, mut ye) = (u64::MAX, u64::MAX, 0u64, 0u64);
+    let (mut cc, mut xp) = (0u64, 0u64);
+    for (j, &run) in counts[..m].iter().enumerate() {
+        cc += run;
+        let t = cc.saturating_sub((j % 2) as u64);
+        let (y, x) = (t % h, t / h);
+        if j % 2 == 0 {
+            xp = x;
+        } else if xp < x {
+            ys = 0;
+            ye = h - 1;
+        }
+        xs = xs.min(x);
+        xe = xe.max(x);
+        ys = ys.min(y);
+        ye = ye.max(y);
+    }
+    [xs as f64, ys as f64, (xe - xs + 1) as f64, (ye - ys + 1) as f64]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ontology() -> Ontology {
+        Ontology::parse(
+            r#"{"categories": [{"id": 0, "name": "shirt, blouse", "supercategory": "upperbody"}],
+                "attributes": [{"id": 115, "name": "symmetrical", "supercategory": "silhouette"}]}"#,
+        )
+        .expect("ontology")
+    }
+
+    fn file(annotation: &str) -> String {
+        format!(
+            r#"{{"images": [{{"id": 1, "width": 40, "height": 30, "file_name": "a.jpg"}}], "annotations": [{annotation}]}}"#
+        )
+    }
+
+    #[test]
+    fn an_rle_mask_gets_its_box_as_pycocotools_computes_it() {
+        // pycocotools: toBbox of counts [35, 5, 25, 5, 1130] on 40x30 is [1, 5, 2, 5].
+        assert_eq!(rle_bbox(30, &[35, 5, 25, 5, 1130]), [1.0, 5.0, 2.0, 5.0]);
+        // A run crossing a column boundary covers the full height (as pycocotools).
+        assert_eq!(rle_bbox(30, &[25, 10, 1165]), [0.0, 0.0, 2.0, 30.0]);
+        assert_eq!(rle_bbox(30, &[1200]), [0.0; 4], "empty");
+        let parsed = parse(
+            &file(r#"{"id": 7, "image_id": 1, "category_id": 0, "segmentation": {"size": [30, 40], "counts": [35, 5, 25, 5, 1130]}}"#),
+            &ontology(),
+        )
+        .expect("parses");
+        assert_eq!(parsed.annotations[0].bbox, [1.0, 5.0, 2.0, 5.0]);
+        assert_eq!(parsed.annotations[0].area, 10.0);
+        let given = parse(
+            &file(r#"{"id": 7, "image_id": 1, "category_id": 0, "bbox": [0, 0, 9, 9], "segmentation": {"size": [30, 40], "counts": [35, 5, 1160]}}"#),
+            &ontology(),
+        )
+        .expect("parses");
+        assert_eq!(given.annotations[0].bbox, [0.0, 0.0, 9.0, 9.0], "a box in the input is kept");
+    }
+
+    #[test]
+    fn attribute_ids_must_be_in_the_ontology() {
+        let polygon = r#""segmentation": [[1, 1, 10, 1, 10, 10]]"#;
+        let ok = file(&format!(r#"{{"id": 3, "image_id": 1, "category_id": 0, "attribute_ids": [115], {polygon}}}"#));
+        assert_eq!(parse(&ok, &ontology()).expect("known attribute").annotations[0].attribute_ids, vec![115]);
+        let bad =
+            file(&format!(r#"{{"id": 3, "image_id": 1, "category_id": 0, "attribute_ids": [115, 284], {polygon}}}"#));
+        let e = parse(&bad, &ontology()).expect_err("284 is not in the ontology");
+        assert!(e.contains("annotation 3") && e.contains("284"), "{e}");
     }
 }

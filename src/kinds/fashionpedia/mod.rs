@@ -171,6 +171,12 @@ impl TaskKind for Fashionpedia {
         if a.not_sure && !a.attributes.is_empty() {
             return Err(Invalid("\"not sure\" cannot go with ticked attributes".into()));
         }
+        if a.not_sure && a.not_on_list {
+            return Err(Invalid("\"not sure\" and \"not on the list\" contradict each other: choose one".into()));
+        }
+        if a.not_on_list && a.missing.trim().is_empty() {
+            return Err(Invalid("\"not on the list\": say which attribute is missing".into()));
+        }
         if a.attributes.is_empty() && !a.not_sure && !a.not_on_list {
             return Err(Invalid("tick at least one attribute, or answer \"not sure\" or \"not on the list\"".into()));
         }
@@ -317,5 +323,23 @@ impl TaskKind for Fashionpedia {
 
     fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
         Some(demo::campaign())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contradictory_or_empty_flags_are_refused_with_a_clear_message() {
+        let payload = json!({"options": [{"id": 115, "name": "symmetrical"}]});
+        let check = |answer: Value| Fashionpedia.validate_answer(&payload, &answer).map_err(|e| e.0);
+        let both = check(json!({"not_sure": true, "not_on_list": true, "missing": "boxy"}));
+        assert!(both.as_ref().is_err_and(|e| e.contains("contradict")), "{both:?}");
+        let unnamed = check(json!({"not_on_list": true, "missing": "   "}));
+        assert!(unnamed.as_ref().is_err_and(|e| e.contains("which attribute")), "{unnamed:?}");
+        assert!(check(json!({"not_on_list": true, "missing": "boxy"})).is_ok());
+        assert!(check(json!({"not_sure": true})).is_ok());
+        assert!(check(json!({"attributes": [115]})).is_ok());
     }
 }

@@ -119,6 +119,11 @@ impl Ontology {
         out
     }
 
+    /// The attribute with this id.
+    pub fn attribute(&self, id: u32) -> Option<&Entry> {
+        self.attributes.iter().find(|a| a.id == id)
+    }
+
     /// The category with this id.
     pub fn category(&self, id: u32) -> Option<&Entry> {
         self.categories.iter().find(|c| c.id == id)

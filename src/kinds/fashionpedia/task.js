@@ -42,6 +42,27 @@
       form.requestSubmit();
     }
   }, true);
+  // "Not sure" excludes ticked attributes and "not on the list"; "not on
+  // the list" needs the missing attribute named (the server refuses both).
+  var notSure = form.querySelector('input[name="not_sure"]');
+  var notOnList = form.querySelector('input[name="not_on_list"]');
+  var missing = form.querySelector('input[name="missing"]');
+  var attrs = function () { return Array.prototype.slice.call(form.querySelectorAll('input[name="attr"]')); };
+  var sync = function () { missing.required = notOnList.checked; };
+  form.addEventListener("change", function (e) {
+    if (e.target === notSure && notSure.checked) {
+      attrs().forEach(function (b) { b.checked = false; });
+      notOnList.checked = false;
+    } else if ((e.target.name === "attr" || e.target === notOnList) && e.target.checked) {
+      notSure.checked = false;
+    }
+    sync();
+  });
+  missing.addEventListener("input", function () {
+    if (missing.value.trim() !== "") { notOnList.checked = true; notSure.checked = false; }
+    sync();
+  });
+  sync();
   var zoom = document.querySelector("[data-fp-zoom]");
   if (zoom) zoom.addEventListener("click", function () {
     document.querySelector(".fp-mask").classList.toggle("zoomed");

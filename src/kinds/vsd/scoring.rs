@@ -7,7 +7,7 @@ use super::result::VsdResult;
 use super::robustness::{pair_scores, robustness, PairScores, Robustness};
 use super::score_set::ScoreSet;
 use crate::core::{campaigns, ground_truth, Error, Registry, Result};
-use crate::stats::retrieval::{retrieval_metrics, RetrievalReport, ScoredPair};
+use crate::stats::retrieval::{oriented_scores, retrieval_metrics, RetrievalReport, ScoredPair};
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde_json::{json, Value};
@@ -176,21 +176,7 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
             })
             .collect();
         let by_pair = pair_scores(&pairs);
-        let oriented = |truth: &[(String, String, bool)]| -> Vec<ScoredPair> {
-            let mut all = pairs.clone();
-            let given: std::collections::HashSet<(&str, &str)> =
-                pairs.iter().map(|p| (p.query.as_str(), p.candidate.as_str())).collect();
-            // Either orientation scores a pair: add the benchmark's orientation where missing.
-            for (q, c, _) in truth {
-                if given.contains(&(q.as_str(), c.as_str())) {
-                    continue;
-                }
-                if let Some(score) = super::eds::Pair::new(q, c).and_then(|p| by_pair.get(&p)) {
-                    all.push(ScoredPair { query: q.clone(), candidate: c.clone(), score: *score });
-                }
-            }
-            all
-        };
+        let oriented = |truth: &[(String, String, bool)]| oriented_scores(truth, &pairs);
         models.push(ModelReport {
             generator: generators.contains(&model),
             labelled_negatives: retrieval_metrics(&labelled, &oriented(&labelled), &KS).into(),
@@ -224,11 +210,19 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
 }
 
 /// The experts' positives with, per query, as many negatives drawn
-/// (seeded) from the far ranks as that query has labelled pairs.
+/// (seeded) from the far ranks as that query has labelled pairs. A pair the
+/// experts labelled keeps its label in every setting: draws never pick a
+/// labelled pair (in either orientation), nor the same pair twice.
 fn sampled_ground_truth(labelled: &[(String, String, bool)], far: &[(String, String)]) -> Vec<(String, String, bool)> {
+    let known: std::collections::HashSet<super::eds::Pair> =
+        labelled.iter().filter_map(|(q, c, _)| super::eds::Pair::new(q, c)).collect();
     let mut by_query: BTreeMap<&str, Vec<&(String, String)>> = BTreeMap::new();
+    let mut drawable: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     for pair in far {
-        by_query.entry(pair.0.as_str()).or_default().push(pair);
+        let labelled_already = super::eds::Pair::new(&pair.0, &pair.1).is_none_or(|p| known.contains(&p));
+        if !labelled_already && drawable.insert((pair.0.as_str(), pair.1.as_str())) {
+            by_query.entry(pair.0.as_str()).or_default().push(pair);
+        }
     }
     let mut wanted: BTreeMap<&str, usize> = BTreeMap::new();
     for (q, _, _) in labelled {
@@ -248,6 +242,30 @@ fn sampled_ground_truth(labelled: &[(String, String, bool)], far: &[(String, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sampled_negatives_never_overwrite_a_labelled_pair() {
+        // m1: q1 -> a@0, b@1; m2: q1 -> b@0, a@150, z@151; experts: (q1, a)
+        // similar, (q1, b) not. a sits in m2's far ranks but keeps its label.
+        let own = |q: &str, c: &str| (q.to_owned(), c.to_owned());
+        let labelled = vec![(own("q1", "a").0, "a".to_owned(), true), ("q1".to_owned(), "b".to_owned(), false)];
+        let far = vec![own("q1", "a"), own("q1", "z"), own("q1", "z"), own("a", "q1")];
+        let sampled = sampled_ground_truth(&labelled, &far);
+        assert_eq!(
+            sampled,
+            vec![("q1".to_owned(), "a".to_owned(), true), ("q1".to_owned(), "z".to_owned(), false)],
+            "the positive stays, only z is drawn, once"
+        );
+        let scores = vec![
+            ScoredPair { query: "q1".into(), candidate: "a".into(), score: 0.9 },
+            ScoredPair { query: "q1".into(), candidate: "b".into(), score: 0.1 },
+            ScoredPair { query: "q1".into(), candidate: "z".into(), score: 0.5 },
+        ];
+        let report = retrieval_metrics(&sampled, &scores, &KS);
+        let metrics: Metrics = report.into();
+        assert_eq!(metrics.hr.get(&5), Some(&0.2), "one positive in the top 5 of one query: 1 / (5 x 1)");
+        assert_eq!(metrics.roc_auc_micro, Some(1.0));
+    }
 
     #[test]
     fn a_pair_scored_twice_is_read_once_unless_the_scores_differ() {

@@ -29,7 +29,9 @@ pub struct ImportQbenchArgs {
     /// The release's images.csv.
     #[arg(long)]
     pub images: PathBuf,
-    /// Attention positions and expected ratings, e.g. `5=1,15=3,25=1:1` (`:tolerance` optional).
+    /// Attention positions and expected ratings: `v2` or `v1` (the specs the
+    /// released code hard-codes), or a list such as `5=1,15=3,25=1:1`
+    /// (`:tolerance` optional).
     #[arg(long, default_value = "")]
     pub attention: String,
     /// Database location.
@@ -37,8 +39,20 @@ pub struct ImportQbenchArgs {
     pub db: crate::db::DatabaseArgs,
 }
 
-/// Parses `--attention 5=1,15=3:1`.
-fn attention(spec: &str) -> anyhow::Result<std::collections::BTreeMap<usize, SanityTask>> {
+/// The attention specs the released code hard-codes (`ATTENTION_EXPECTED`
+/// in its `util/curation.py`): label 0 (rating 1) everywhere, tolerance 1
+/// at 35 and 45; v1 does not check position 15.
+pub fn released_attention(version: &str) -> Option<&'static str> {
+    match version {
+        "v2" => Some("5=1,15=1,25=1,35=1:1,45=1:1"),
+        "v1" => Some("5=1,25=1,35=1:1,45=1:1"),
+        _ => None,
+    }
+}
+
+/// Parses `--attention 5=1,15=3:1`, or `v1`/`v2` (see [`released_attention`]).
+pub fn attention(spec: &str) -> anyhow::Result<std::collections::BTreeMap<usize, SanityTask>> {
+    let spec = released_attention(spec.trim()).unwrap_or(spec);
     let mut out = std::collections::BTreeMap::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let bad = || anyhow::anyhow!("--attention: `{part}` is not POSITION=EXPECTED[:TOLERANCE] (e.g. 5=1 or 25=3:1)");
@@ -93,24 +107,41 @@ pub struct CurateArgs {
     /// The rules: `paper` (the paper's text) or `vton-qbench-code` (the released code's).
     #[arg(long, value_enum, default_value_t = Preset::Paper)]
     pub preset: Preset,
-    /// vton-qbench-code: seed of the bootstrapped alpha.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Remove annotators failing more sanity tasks than this.
-    #[arg(long, default_value_t = 0)]
-    pub max_sanity_failures: usize,
-    /// Remove annotators whose most frequent rating covers more than this share.
-    #[arg(long, default_value_t = 0.8)]
-    pub max_identical: f64,
-    /// Remove annotators differing from the others' plurality rating (unique most frequent) more often than this.
-    #[arg(long, default_value_t = 0.6)]
-    pub max_disagreement: f64,
-    /// Drop questionnaires with ordinal alpha at or below this (vton-qbench-code: bootstrapped alpha below this).
-    #[arg(long, default_value_t = 0.4)]
-    pub min_alpha: f64,
-    /// Drop questionnaires with fewer kept annotators (vton-qbench-code: fewer than 3 responses).
-    #[arg(long, default_value_t = 2)]
-    pub min_annotators: usize,
+    /// vton-qbench-code: seed of the bootstrapped alpha (default 0).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// paper: remove annotators failing more sanity tasks than this (default 0).
+    #[arg(long)]
+    pub max_sanity_failures: Option<usize>,
+    /// paper: remove annotators whose most frequent rating covers more than this share (default 0.8).
+    #[arg(long)]
+    pub max_identical: Option<f64>,
+    /// paper: remove annotators differing from the others' plurality rating (unique most frequent)
+    /// more often than this (default 0.6).
+    #[arg(long)]
+    pub max_disagreement: Option<f64>,
+    /// Drop questionnaires with ordinal alpha at or below this (paper, default 0.4); vton-qbench-code:
+    /// bootstrapped alpha below this (default: no alpha filter, as the released pipeline).
+    #[arg(long)]
+    pub min_alpha: Option<f64>,
+    /// Drop questionnaires with fewer kept annotators (paper, default 2; vton-qbench-code: responses, default 3).
+    #[arg(long)]
+    pub min_annotators: Option<usize>,
+    /// vton-qbench-code: exclude a response whose longest identical run exceeds this share of the columns (0.8).
+    #[arg(long)]
+    pub max_run_share: Option<f64>,
+    /// vton-qbench-code: exclude a response whose rating variance (ddof 1) is below this (0.30).
+    #[arg(long)]
+    pub min_variance: Option<f64>,
+    /// vton-qbench-code: a troll answers the opposite extreme in at least this share of tested tasks (0.20).
+    #[arg(long)]
+    pub troll_share: Option<f64>,
+    /// vton-qbench-code: tasks test trolling when the others' majority holds at least this share (0.60).
+    #[arg(long)]
+    pub troll_majority_share: Option<f64>,
+    /// vton-qbench-code: trolling is judged only with at least this many tested tasks (10).
+    #[arg(long)]
+    pub troll_min_tasks: Option<usize>,
     /// Print the full result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -128,6 +159,77 @@ pub async fn run(cmd: VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
     match cmd {
         VtonCommand::Curate(args) => curate_files(&args, out),
         VtonCommand::ImportQbench(args) => import_qbench(&args, out).await,
+    }
+}
+
+/// The thresholds the flags give: each flag applies to its preset, and a
+/// flag of the other preset is refused rather than silently ignored.
+fn thresholds(args: &CurateArgs) -> anyhow::Result<Thresholds> {
+    let given =
+        |flags: &[(&'static str, bool)]| flags.iter().filter(|(_, on)| *on).map(|(n, _)| *n).collect::<Vec<_>>();
+    let share = |name: &str, v: Option<f64>| -> anyhow::Result<()> {
+        if let Some(v) = v {
+            anyhow::ensure!((0.0..=1.0).contains(&v), "--{name} must be between 0 and 1");
+        }
+        Ok(())
+    };
+    match args.preset {
+        Preset::Paper => {
+            let other = given(&[
+                ("seed", args.seed.is_some()),
+                ("max-run-share", args.max_run_share.is_some()),
+                ("min-variance", args.min_variance.is_some()),
+                ("troll-share", args.troll_share.is_some()),
+                ("troll-majority-share", args.troll_majority_share.is_some()),
+                ("troll-min-tasks", args.troll_min_tasks.is_some()),
+            ]);
+            anyhow::ensure!(
+                other.is_empty(),
+                "--{} applies to --preset vton-qbench-code only, not to the paper preset",
+                other.join(", --")
+            );
+            share("max-identical", args.max_identical)?;
+            share("max-disagreement", args.max_disagreement)?;
+            let d = Thresholds::default();
+            Ok(Thresholds {
+                preset: Preset::Paper,
+                max_sanity_failures: args.max_sanity_failures.unwrap_or(d.max_sanity_failures),
+                max_identical: args.max_identical.unwrap_or(d.max_identical),
+                max_disagreement: args.max_disagreement.unwrap_or(d.max_disagreement),
+                min_alpha: args.min_alpha.unwrap_or(d.min_alpha),
+                min_annotators: args.min_annotators.unwrap_or(d.min_annotators),
+                ..d
+            })
+        }
+        Preset::VtonQbenchCode => {
+            let other = given(&[
+                ("max-sanity-failures", args.max_sanity_failures.is_some()),
+                ("max-identical", args.max_identical.is_some()),
+                ("max-disagreement", args.max_disagreement.is_some()),
+            ]);
+            anyhow::ensure!(
+                other.is_empty(),
+                "--{} applies to the paper preset only, not to --preset vton-qbench-code \
+                 (its rules: --max-run-share, --min-variance, --troll-*, --min-annotators, --min-alpha)",
+                other.join(", --")
+            );
+            share("max-run-share", args.max_run_share)?;
+            share("troll-share", args.troll_share)?;
+            share("troll-majority-share", args.troll_majority_share)?;
+            let d = CodeThresholds::default();
+            let code = CodeThresholds {
+                seed: args.seed.unwrap_or(d.seed),
+                min_alpha: args.min_alpha,
+                min_responses: args.min_annotators.unwrap_or(d.min_responses),
+                max_run_share: args.max_run_share.unwrap_or(d.max_run_share),
+                min_variance: args.min_variance.unwrap_or(d.min_variance),
+                troll_share: args.troll_share.unwrap_or(d.troll_share),
+                troll_majority_share: args.troll_majority_share.unwrap_or(d.troll_majority_share),
+                troll_min_tasks: args.troll_min_tasks.unwrap_or(d.troll_min_tasks),
+                ..d
+            };
+            Ok(Thresholds { preset: Preset::VtonQbenchCode, code, ..Thresholds::default() })
+        }
     }
 }
 
@@ -189,18 +291,7 @@ fn curate_files(args: &CurateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         answers.push(Answer { questionnaire: q.into(), annotator: a.into(), task: task.into(), rating, position });
     }
-    for (name, v) in [("max-identical", args.max_identical), ("max-disagreement", args.max_disagreement)] {
-        anyhow::ensure!((0.0..=1.0).contains(&v), "--{name} must be between 0 and 1");
-    }
-    let thresholds = Thresholds {
-        preset: args.preset,
-        code: CodeThresholds { seed: args.seed, ..CodeThresholds::default() },
-        max_sanity_failures: args.max_sanity_failures,
-        max_identical: args.max_identical,
-        max_disagreement: args.max_disagreement,
-        min_alpha: args.min_alpha,
-        min_annotators: args.min_annotators,
-    };
+    let thresholds = thresholds(args)?;
     let result = curate(&answers, &sanity, &thresholds);
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&result)?)?;
@@ -228,4 +319,20 @@ fn curate_files(args: &CurateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     )?;
     writeln!(out, "tasks scored: {} (use --json for the full result)", result.scores.len())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_released_attention_specs_are_named() {
+        let v2 = attention("v2").expect("v2");
+        assert_eq!(v2.keys().copied().collect::<Vec<_>>(), vec![5, 15, 25, 35, 45]);
+        assert!(v2.values().all(|s| s.expected == 1));
+        assert_eq!((v2[&25].tolerance, v2[&35].tolerance, v2[&45].tolerance), (0, 1, 1));
+        let v1 = attention("v1").expect("v1");
+        assert_eq!(v1.keys().copied().collect::<Vec<_>>(), vec![5, 25, 35, 45], "v1 skips 15");
+        assert!(attention("v3").is_err());
+    }
 }

@@ -219,8 +219,15 @@ const ALPHA_TOLERANCE: f64 = 1e-12;
 /// Runs both stages of the configured preset. `sanity` maps sanity task ids
 /// to their expected rating and tolerance.
 pub fn curate(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds) -> Curation {
+    curate_named(answers, sanity, t, &HashMap::new())
+}
+
+/// [`curate`], with each questionnaire's exported name (`form_id`) where it
+/// differs from its id: the `vton-qbench-code` preset seeds a form's
+/// bootstrap by it, so a release re-imported from its files reproduces it.
+pub fn curate_named(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds, names: &HashMap<&str, &str>) -> Curation {
     if t.preset == Preset::VtonQbenchCode {
-        return super::curation_code::curate(answers, sanity, t);
+        return super::curation_code::curate_named(answers, sanity, t, names);
     }
     // questionnaire -> annotator -> task -> rating
     run(answers, sanity, |_, by_annotator| {
@@ -413,6 +420,18 @@ pub(super) fn questionnaire_alpha<'a>(
         }
     }
     let data = ReliabilityData::from_codes(vec![1.0, 2.0, 3.0], units.values())?;
+    alpha(&data, Level::Ordinal).alpha.ok()
+}
+
+/// Ordinal alpha over every column of the given rows (one response per
+/// row, a rating 1-3 or nothing per column), as the released code computes
+/// it over a form's table; `None` when undefined.
+pub(super) fn questionnaire_alpha_of_rows(rows: &[&Vec<Option<u8>>]) -> Option<f64> {
+    let width = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let units = (0..width).map(|c| {
+        rows.iter().filter_map(|r| r[c]).filter(|r| (1..=3).contains(r)).map(|r| u32::from(r - 1)).collect::<Vec<_>>()
+    });
+    let data = ReliabilityData::from_codes(vec![1.0, 2.0, 3.0], units)?;
     alpha(&data, Level::Ordinal).alpha.ok()
 }
 

@@ -3,7 +3,7 @@
 //! (`reward`, `votes`, `n_annotation`, `vton_model_id`, image paths), model
 //! rankings with bootstrap intervals, and the human ceiling.
 
-use super::curation::{curate, kept_answers, Answer, SanityTasks, Thresholds};
+use super::curation::{curate_named, kept_answers, Answer, SanityTasks, Thresholds};
 use super::result::{ImageScore, ModelRank, VtonGroundTruth};
 use crate::core::kind::{AggregationInput, Table};
 use crate::stats::aggregate::normalize_score;
@@ -43,7 +43,8 @@ fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
         .collect();
     let (mut questionnaires, mut annotators) = (HashMap::new(), HashMap::new());
     let mut answers: Vec<Answer> = Vec::with_capacity(input.responses.len());
-    answers.extend(input.responses.iter().filter_map(|r| {
+    // Only submitted questionnaires count (as in `answers.csv`).
+    answers.extend(input.responses.iter().filter(|r| r.submitted).filter_map(|r| {
         Some(Answer {
             task: tasks.get(&r.item_id)?.clone(),
             rating: r.answer.get("rating")?.as_u64()? as u8,
@@ -53,6 +54,12 @@ fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
         })
     }));
     (answers, sanity)
+}
+
+/// Each questionnaire's name in the exported files (`form_id`) where it is
+/// not its id: the names of batches imported from a release.
+fn form_names(input: &AggregationInput) -> HashMap<String, String> {
+    input.batch_names.iter().map(|(id, name)| (id.to_string(), name.clone())).collect()
 }
 
 /// The ratings curation keeps, each with its image's comparison group.
@@ -75,7 +82,9 @@ fn ratings_of(kept: &[&Answer], payloads: &HashMap<&str, &Value>) -> Vec<Rating>
 /// questionnaires, sanity tasks left out), e.g. for half-annotator labels.
 pub fn curated_ratings(input: &AggregationInput, thresholds: &Thresholds) -> Vec<Rating> {
     let (answers, sanity) = answers_and_sanity(input);
-    let curation = curate(&answers, &sanity, thresholds);
+    let names = form_names(input);
+    let curation =
+        curate_named(&answers, &sanity, thresholds, &names.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect());
     let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &*i.payload)).collect();
     ratings_of(&kept_answers(&answers, &sanity, &curation), &payloads)
 }
@@ -110,7 +119,9 @@ fn score_answers(
     sanity: SanityTasks,
     thresholds: &Thresholds,
 ) -> VtonGroundTruth {
-    let curation = curate(&answers, &sanity, thresholds);
+    let names = form_names(input);
+    let curation =
+        curate_named(&answers, &sanity, thresholds, &names.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect());
     let kept = kept_answers(&answers, &sanity, &curation);
     let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &*i.payload)).collect();
     // The ceiling first: its ratings are gone before the images are built.
@@ -416,7 +427,7 @@ mod tests {
             }
             items.extend(batch);
         }
-        AggregationInput { config, items, responses, worker_ids }
+        AggregationInput { config, items, responses, worker_ids, batch_names: BTreeMap::new() }
     }
 
     #[test]

@@ -152,8 +152,10 @@ pub struct ImageRow {
     pub position: usize,
     /// The item as it is imported.
     pub payload: Value,
-    /// The try-on path, the item's id.
+    /// The try-on path (the item's id, unless the image repeats; see [`items`]).
     pub tryon: String,
+    /// Its line in `images.csv`.
+    pub line: u64,
 }
 
 /// One row of `answers.csv`.
@@ -237,7 +239,7 @@ pub fn parse(answers_csv: &str, images_csv: &str) -> Result<Release> {
         if forms[at].1.iter().any(|i| i.position == position) {
             return Err(line_error("images.csv", line, format!("form `{form}` has position {position} twice")));
         }
-        forms[at].1.push(ImageRow { position, payload, tryon: get("vton_path") });
+        forms[at].1.push(ImageRow { position, payload, tryon: get("vton_path"), line });
     }
     for (_, rows) in &mut forms {
         rows.sort_by_key(|r| r.position);
@@ -309,41 +311,69 @@ fn timestamp(text: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.and_utc())
 }
 
-/// The items to import: one per try-on path; images at attention positions
-/// become sanity tasks with the given expected rating and tolerance.
-pub fn items(release: &Release, attention: &BTreeMap<usize, SanityTask>) -> Result<Vec<NewItem>> {
-    let mut items: Vec<NewItem> = Vec::new();
-    let mut by_path: HashMap<&str, usize> = HashMap::new();
-    for (form, rows) in &release.forms {
-        for row in rows {
-            let gold = attention.get(&row.position).map(|s| json!({"rating": s.expected, "tolerance": s.tolerance}));
-            match by_path.get(row.tryon.as_str()) {
-                Some(&i) if items[i].gold != gold => {
-                    return Err(Error::invalid(
-                        "invalid_release",
-                        format!(
-                            "`{}` is an attention task in one form and not in form `{form}` (position {})",
-                            row.tryon, row.position
-                        ),
-                    ))
-                }
-                Some(_) => {}
-                None => {
-                    by_path.insert(&row.tryon, items.len());
-                    items.push(NewItem { external_id: row.tryon.clone(), payload: row.payload.clone(), gold });
-                }
-            }
-        }
-    }
-    Ok(items)
+/// What a release imports as items, and which item sits at each place.
+#[derive(Debug, Clone, Default)]
+pub struct ItemPlan {
+    /// The items, each once.
+    pub items: Vec<NewItem>,
+    /// The item's external id at each (form, position).
+    pub at: HashMap<(String, usize), String>,
 }
 
-/// The past batches, given the stored item and worker ids.
-pub fn batches(release: &Release, item_ids: &HashMap<String, Uuid>, workers: &HashMap<String, Uuid>) -> Vec<PastBatch> {
+/// The items to import: one per try-on path; images at attention positions
+/// become sanity tasks with the given expected rating and tolerance. An
+/// image that a form repeats (the released v2 dummies sit at 25 and 35), or
+/// that is an attention task at one place and not at another, becomes one
+/// more item, `<path>@<position>`, with the same payload: the exported files
+/// name the path as it was, and each place keeps its own expected rating.
+pub fn items(release: &Release, attention: &BTreeMap<usize, SanityTask>) -> Result<ItemPlan> {
+    let mut plan = ItemPlan::default();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (form, rows) in &release.forms {
+        let mut used: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for row in rows {
+            let gold = attention.get(&row.position).map(|s| json!({"rating": s.expected, "tolerance": s.tolerance}));
+            let candidates = [row.tryon.clone(), format!("{}@{}", row.tryon, row.position)];
+            let key = candidates
+                .iter()
+                .find(|k| !used.contains(*k) && index.get(*k).is_none_or(|&i| plan.items[i].gold == gold))
+                .cloned()
+                .ok_or_else(|| {
+                    line_error(
+                        "images.csv",
+                        row.line,
+                        format!(
+                            "vton_path: `{}` at position {} of form `{form}` repeats an image whose attention \
+                             setting differs elsewhere",
+                            row.tryon, row.position
+                        ),
+                    )
+                })?;
+            if !index.contains_key(&key) {
+                index.insert(key.clone(), plan.items.len());
+                plan.items.push(NewItem { external_id: key.clone(), payload: row.payload.clone(), gold });
+            }
+            used.insert(key.clone());
+            plan.at.insert((form.clone(), row.position), key);
+        }
+    }
+    Ok(plan)
+}
+
+/// The past batches, given the plan and the stored item and worker ids.
+pub fn batches(
+    release: &Release,
+    plan: &ItemPlan,
+    item_ids: &HashMap<String, Uuid>,
+    workers: &HashMap<String, Uuid>,
+) -> Vec<PastBatch> {
+    let item_at = |form: &str, position: usize| {
+        plan.at.get(&(form.to_owned(), position)).and_then(|key| item_ids.get(key)).copied()
+    };
     let mut submissions: HashMap<&str, Vec<PastSubmission>> = HashMap::new();
     for (form, rows) in &release.forms {
         let at: HashMap<usize, Uuid> =
-            rows.iter().filter_map(|r| Some((r.position, *item_ids.get(&r.tryon)?))).collect();
+            rows.iter().filter_map(|r| Some((r.position, item_at(form, r.position)?))).collect();
         for a in release.answers.iter().filter(|a| &a.form_id == form) {
             let Some(&annotator_id) = workers.get(&a.response_id) else { continue };
             submissions.entry(form).or_default().push(PastSubmission {
@@ -360,7 +390,7 @@ pub fn batches(release: &Release, item_ids: &HashMap<String, Uuid>, workers: &Ha
         .iter()
         .map(|(form, rows)| PastBatch {
             external_id: Some(form.clone()),
-            items: rows.iter().filter_map(|r| item_ids.get(&r.tryon).copied()).collect(),
+            items: rows.iter().filter_map(|r| item_at(form, r.position)).collect(),
             submissions: submissions.remove(form.as_str()).unwrap_or_default(),
         })
         .collect()
@@ -375,28 +405,38 @@ pub async fn import(
     release: &Release,
     attention: &BTreeMap<usize, SanityTask>,
 ) -> Result<Value> {
-    let new = items(release, attention)?;
+    let plan = items(release, attention)?;
+    // One transaction: items, workers, questionnaires and answers land
+    // together or not at all, so a failed import can simply be retried.
+    let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
     let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM items WHERE campaign_id = $1")
         .bind(campaign_id)
-        .fetch_one(pool)
+        .fetch_one(&mut **importer.transaction())
         .await?;
     if existing > 0 {
         return Err(Error::conflict("campaign_not_empty", "import a release into a campaign without items"));
     }
-    crate::core::items::import(pool, kinds, campaign_id, &new).await?;
+    importer.add(&plan.items).await?;
+    let tx = importer.transaction();
     let item_ids: HashMap<String, Uuid> =
-        crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| (i.external_id, i.id)).collect();
+        sqlx::query_as::<_, (String, Uuid)>("SELECT external_id, id FROM items WHERE campaign_id = $1")
+            .bind(campaign_id)
+            .fetch_all(&mut **tx)
+            .await?
+            .into_iter()
+            .collect();
     let mut workers = HashMap::new();
     for a in &release.answers {
-        let user = crate::auth::users::worker(pool, &format!("vton-qbench:{}", a.response_id)).await?;
+        let user = crate::auth::users::worker(&mut **tx, &format!("vton-qbench:{}", a.response_id)).await?;
         workers.insert(a.response_id.clone(), user.id);
     }
-    let past = batches(release, &item_ids, &workers);
-    let submissions = crate::core::history::import_completed(pool, campaign_id, &past).await?;
-    Ok(
-        json!({"images": new.iter().filter(|i| i.gold.is_none()).count(), "attention_tasks": new.iter().filter(|i| i.gold.is_some()).count(),
-              "questionnaires": past.len(), "responses": submissions}),
-    )
+    let past = batches(release, &plan, &item_ids, &workers);
+    let submissions = crate::core::history::import_completed_in(tx, campaign_id, &past).await?;
+    importer.commit().await?;
+    crate::core::batches::refresh_statistics(pool).await?;
+    let (attention_tasks, images) = plan.items.iter().partition::<Vec<&NewItem>, _>(|i| i.gold.is_some());
+    Ok(json!({"images": images.len(), "attention_tasks": attention_tasks.len(),
+              "questionnaires": past.len(), "responses": submissions}))
 }
 
 #[cfg(test)]
@@ -427,9 +467,9 @@ f2,2025-06-02 09:30:00,,,,r3,0,1,2
         assert_eq!(release.answers[0].background["gender"], "female");
         assert!(release.answers[2].background.is_empty());
         let attention = BTreeMap::from([(2, SanityTask::exact(1))]);
-        let items = items(&release, &attention).expect("items");
-        assert_eq!(items.len(), 4, "v/1.jpg appears in both forms, v/a.jpg is the shared attention task");
-        assert_eq!(items.iter().filter(|i| i.gold.is_some()).count(), 1);
+        let plan = items(&release, &attention).expect("items");
+        assert_eq!(plan.items.len(), 4, "v/1.jpg appears in both forms, v/a.jpg is the shared attention task");
+        assert_eq!(plan.items.iter().filter(|i| i.gold.is_some()).count(), 1);
     }
 
     #[test]

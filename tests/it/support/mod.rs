@@ -194,36 +194,46 @@ pub fn say_skipped(message: &str) {
 }
 
 /// A Python interpreter in a virtual environment (made once under the
-/// target directory) with `packages` installed; `None` where Python or its
-/// `venv` module is missing. CI (`ATELIER_REQUIRE_PYTHON=1`) makes that a failure.
+/// target directory) with `packages` installed (pip requirement specs, e.g.
+/// `pandas==2.3.3`; each caller's set is installed when it first asks);
+/// `None` where Python or its `venv` module is missing. CI
+/// (`ATELIER_REQUIRE_PYTHON=1`) makes that a failure.
 pub fn python_with(packages: &[&str]) -> Option<std::path::PathBuf> {
-    static PYTHON: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
-    let packages: Vec<String> = packages.iter().map(|p| (*p).to_owned()).collect();
-    let found = PYTHON
+    static VENV: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    // Tests run in parallel: one pip at a time in the shared environment.
+    static PIP: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let run = |cmd: &mut std::process::Command| cmd.output().is_ok_and(|o| o.status.success());
+    let venv = VENV
         .get_or_init(|| {
             let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pyvenv");
             let python = dir.join("bin/python");
-            let run = |cmd: &mut std::process::Command| cmd.output().is_ok_and(|o| o.status.success());
-            if !python.exists() && !run(std::process::Command::new("python3").args(["-m", "venv"]).arg(&dir)) {
-                return None;
-            }
-            let imports = packages.iter().map(|p| p.replace('-', "_")).collect::<Vec<_>>().join(", ");
-            let ready = |python: &std::path::Path| {
-                run(std::process::Command::new(python).args(["-c", &format!("import {imports}")]))
-            };
-            if !ready(&python) {
-                let mut pip = std::process::Command::new(&python);
-                pip.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(&packages);
-                if !run(&mut pip) {
-                    return None;
-                }
-            }
-            ready(&python).then_some(python)
+            let made = python.exists() || run(std::process::Command::new("python3").args(["-m", "venv"]).arg(&dir));
+            made.then_some(python)
         })
         .clone();
+    let found = venv.filter(|python| {
+        let _turn = PIP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let imports = packages.iter().map(|p| import_name(p)).collect::<Vec<_>>().join(", ");
+        let ready = || run(std::process::Command::new(python).args(["-c", &format!("import {imports}")]));
+        if ready() {
+            return true;
+        }
+        let mut pip = std::process::Command::new(python);
+        pip.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(packages);
+        run(&mut pip) && ready()
+    });
     assert!(
         found.is_some() || std::env::var("ATELIER_REQUIRE_PYTHON").is_err(),
         "python3 with venv and pip is needed (apt-get install python3-venv) but ATELIER_REQUIRE_PYTHON is set"
     );
     found
+}
+
+/// The module a pip requirement is imported as.
+fn import_name(requirement: &str) -> String {
+    let name = requirement.split(['=', '<', '>', '~', '!']).next().unwrap_or(requirement).trim();
+    match name {
+        "PyYAML" | "pyyaml" => "yaml".to_owned(),
+        other => other.replace('-', "_"),
+    }
 }
