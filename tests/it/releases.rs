@@ -97,7 +97,7 @@ async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
         "ground_truth.json",
         "ground_truth.csv",
         "responses.csv",
-        "raw/responses.json",
+        "raw/responses.jsonl",
     ] {
         assert!(files.contains_key(name), "{name} in {:?}", files.keys().collect::<Vec<_>>());
     }
@@ -106,7 +106,11 @@ async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
     assert_eq!(manifest["counts"]["annotators"], 3);
     assert_eq!(manifest["parameters"]["config"]["participants"], 6);
     assert!(manifest["parameters"]["kind"]["lats_tie_credit"].is_string());
-    assert_eq!(manifest["files"].as_array().expect("files").len(), files.len() - 1);
+    assert_eq!(
+        manifest["files"].as_array().expect("files").len(),
+        files.len() - 2,
+        "all but the manifest and its digest"
+    );
     let everything: String = files.values().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
     assert!(!everything.contains("PROLIFIC_"), "worker ids never enter a release");
     let datasheet = String::from_utf8_lossy(&files["DATASHEET.md"]);
@@ -161,6 +165,16 @@ async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
         api(&app, &admin, Method::DELETE, &format!("/api/v1/admin/campaigns/{campaign}/releases/1/archive"), None)
             .await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    let one = format!("/api/v1/admin/campaigns/{campaign}/releases/1");
+    let (status, summary) = api(&app, &admin, Method::GET, &one, None).await;
+    assert_eq!((status, summary["number"].as_i64()), (StatusCode::OK, Some(1)), "{summary}");
+    for method in [Method::PUT, Method::PATCH, Method::DELETE] {
+        let (status, body) = api(&app, &admin, method.clone(), &one, Some(json!({"note": "x"}))).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{method} {body}");
+    }
+    let (status, _) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/releases/9"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
@@ -295,4 +309,65 @@ async fn a_questionnaire_still_being_answered_moves_no_export_of_a_release() {
     assert_eq!(answers.lines().count(), 4, "three submitted rows: {answers}");
     let kept = released["curation"]["annotators"].as_array().expect("annotators").len();
     assert_eq!(kept, 3, "curation saw three annotators");
+}
+
+#[tokio::test]
+async fn verify_checks_what_the_manifest_itself_says_and_names_the_file_that_differs() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    for n in 0..3 {
+        let w = join(&app, &invitation, &format!("w{n}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, |_| json!({"rating": 1 + n % 3})).await;
+    }
+    cut(&app, &admin, &campaign, "the first cut").await;
+    let bytes = download(&app, &admin, &campaign, 1).await;
+    let files = packing::unpack(&bytes).expect("unpack");
+    assert!(files.contains_key("manifest.sha256"), "{:?}", files.keys());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let verify = |files: &BTreeMap<String, Vec<u8>>, name: &str| {
+        let list: Vec<(String, Vec<u8>)> = files.clone().into_iter().collect();
+        let path = dir.path().join(format!("{name}.tar.gz"));
+        std::fs::write(&path, packing::pack("release", &list, 0).expect("pack")).expect("write");
+        atelier(&["release", "verify", path.to_str().expect("path")])
+    };
+    let (code, out, err) = verify(&files, "intact");
+    assert_eq!(code, 0, "{out}{err}");
+    let digest = atelier::core::releases::archive::manifest_digest;
+
+    // State and counts changed, the digest written anew: the cross-checks catch it.
+    let mut manifest: Value = serde_json::from_slice(&files["manifest.json"]).expect("json");
+    manifest["campaign_state"] = json!("closed");
+    manifest["counts"]["responses"] = json!(999);
+    let mut forged = files.clone();
+    let text = serde_json::to_vec_pretty(&manifest).expect("json");
+    forged.insert("manifest.sha256".into(), digest(&text).into_bytes());
+    forged.insert("manifest.json".into(), text);
+    let (code, out, _) = verify(&forged, "forged");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("manifest.json: `campaign_state` says \"closed\""), "{out}");
+    assert!(out.contains("manifest.json: `counts`"), "{out}");
+
+    // One flipped byte in the note: the manifest is named, not the intact datasheet.
+    let mut flipped = files.clone();
+    let text =
+        String::from_utf8(files["manifest.json"].clone()).expect("utf-8").replace("the first cut", "the firsT cut");
+    flipped.insert("manifest.json".into(), text.clone().into_bytes());
+    let (code, out, _) = verify(&flipped, "flipped");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("manifest.json: differs from its digest"), "{out}");
+    assert!(!out.contains("DIFFERS DATASHEET.md"), "the datasheet is intact: {out}");
+    // Even with the digest written anew, the datasheet is not blamed.
+    flipped.insert("manifest.sha256".into(), digest(text.as_bytes()).into_bytes());
+    let (code, out, _) = verify(&flipped, "flipped-digest");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("manifest.json: `release`") && !out.contains("DIFFERS DATASHEET.md"), "{out}");
 }

@@ -227,6 +227,8 @@ async fn the_preset_agrees_with_the_released_code_on_every_verdict_and_reward() 
     let body = json!({"answers": broken, "images": images, "attention": attention});
     let (status, error) = api(&app, &admin, Method::POST, &import, Some(body)).await;
     assert_eq!(status.as_u16() / 100, 4, "{error}");
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("answers.csv line") && message.contains("response_id"), "{message}");
     let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items WHERE campaign_id = $1::uuid")
         .bind(&campaign)
         .fetch_one(&app.pool)
@@ -251,6 +253,7 @@ async fn the_preset_agrees_with_the_released_code_on_every_verdict_and_reward() 
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("vtonqbench");
     std::fs::create_dir_all(&root).expect("dir");
+    let mut exported = BTreeMap::new();
     for file in ["answers.csv", "images.csv"] {
         let text =
             crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/vton/qbench/{file}"))
@@ -258,8 +261,43 @@ async fn the_preset_agrees_with_the_released_code_on_every_verdict_and_reward() 
         if file == "images.csv" {
             assert_eq!(text, images, "images.csv round trip, the repeated dummy included");
         }
-        std::fs::write(root.join(file), text).expect("write");
+        std::fs::write(root.join(file), &text).expect("write");
+        exported.insert(file, text);
     }
+
+    // The exported files imported again with the same seed give the same
+    // bootstrapped alphas: each form's draws follow its exported name.
+    let alphas = |gt: Value| -> Vec<String> {
+        let mut v: Vec<String> = gt["curation"]["questionnaires"]
+            .as_array()
+            .expect("questionnaires")
+            .iter()
+            .map(|q| q["alpha_after"].to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let again = crate::fixtures::create_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vton", "name": "again", "config": {"background": []}}),
+    )
+    .await;
+    let body = json!({"answers": exported["answers.csv"], "images": exported["images.csv"], "attention": attention});
+    let (status, summary) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{again}/vton/qbench"), Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{summary}");
+    let preset = json!({"preset": "vton-qbench-code"});
+    let (status, _) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{again}/vton/curation"), Some(preset)).await;
+    assert_eq!(status, StatusCode::OK);
+    let ground_truth = |id: String| {
+        let (app, admin) = (&app, &admin);
+        async move { api(app, admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await.1 }
+    };
+    let (first, second) = (alphas(ground_truth(campaign.clone()).await), alphas(ground_truth(again).await));
+    assert!(first.iter().any(|a| a != "null"), "{first:?}");
+    assert_eq!(first, second, "the same alphas from the same files");
     let out = std::process::Command::new(&python)
         .args(["-c", RELEASED])
         .arg(&reference)

@@ -23,8 +23,11 @@ pub type WriteFile<'a> = &'a mut dyn FnMut(&mut dyn Write) -> Result<()>;
 /// Takes release files one at a time: a file's name and what writes it.
 pub type EachFile<'a> = &'a mut dyn FnMut(&str, WriteFile<'_>) -> Result<()>;
 
-/// The manifest's format tag.
-pub const FORMAT: &str = "atelier-release/1";
+/// The manifest's format tag: version 2 writes the manifest's digest beside
+/// it ([`MANIFEST_DIGEST`]).
+pub const FORMAT: &str = "atelier-release/2";
+/// Earlier format tags that verification still reads.
+pub const EARLIER_FORMATS: [&str; 1] = ["atelier-release/1"];
 /// The file names that are always derived (kinds add their own).
 pub const GROUND_TRUTH_JSON: &str = "ground_truth.json";
 /// The ground truth as a table.
@@ -35,6 +38,14 @@ pub const RESPONSES_CSV: &str = "responses.csv";
 pub const DATASHEET: &str = "DATASHEET.md";
 /// The manifest.
 pub const MANIFEST: &str = "manifest.json";
+/// The manifest's SHA-256 in `sha256sum` format (`sha256sum -c` checks it),
+/// checked before anything the manifest says is believed.
+pub const MANIFEST_DIGEST: &str = "manifest.sha256";
+
+/// The text of [`MANIFEST_DIGEST`] for a manifest's bytes.
+pub fn manifest_digest(manifest: &[u8]) -> String {
+    format!("{}  {MANIFEST}\n", hex::encode(Sha256::digest(manifest)))
+}
 
 /// What the manifest says about a release besides its files (everything the
 /// datasheet shows is in here, so verification can regenerate it).
@@ -160,7 +171,9 @@ pub fn build(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInfo) -> Re
     snapshot.each_raw_file(&mut keep)?;
     each_derived_file(kind, snapshot, info, &mut keep)?;
     let manifest = manifest(kind, snapshot, info, &files);
-    files.insert(0, Packed::new(MANIFEST.to_owned(), &pretty_json(&manifest)?)?);
+    let manifest_bytes = pretty_json(&manifest)?;
+    files.insert(0, Packed::new(MANIFEST_DIGEST.to_owned(), manifest_digest(&manifest_bytes).as_bytes())?);
+    files.insert(0, Packed::new(MANIFEST.to_owned(), &manifest_bytes)?);
     Ok((manifest, files))
 }
 
@@ -183,6 +196,20 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
         Some(Err(e)) => return problem(format!("{MANIFEST}: {e}")),
         None => return problem(format!("{MANIFEST} is missing")),
     };
+    // The manifest's own digest first: a manifest changed without it is named as such.
+    let format = manifest["format"].as_str().unwrap_or_default();
+    match (files.get(MANIFEST_DIGEST), files.get(MANIFEST)) {
+        (Some(digest), Some(bytes)) if *digest != manifest_digest(bytes).as_bytes() => {
+            v.problems.push(format!("{MANIFEST}: differs from its digest in {MANIFEST_DIGEST}"));
+        }
+        (None, _) if !EARLIER_FORMATS.contains(&format) => {
+            v.problems.push(format!("{MANIFEST_DIGEST} is missing (the manifest cannot be checked)"));
+        }
+        _ => {}
+    }
+    if format != FORMAT && !EARLIER_FORMATS.contains(&format) {
+        v.problems.push(format!("{MANIFEST}: `format` is `{format}`, not a release format this Atelier reads"));
+    }
     let listed = manifest["files"].as_array().cloned().unwrap_or_default();
     for f in &listed {
         let name = f["name"].as_str().unwrap_or_default();
@@ -199,7 +226,7 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
             }
         }
     }
-    for name in files.keys().filter(|n| *n != MANIFEST) {
+    for name in files.keys().filter(|n| *n != MANIFEST && *n != MANIFEST_DIGEST) {
         if !listed.iter().any(|f| f["name"] == name.as_str()) {
             v.problems.push(format!("{name}: not listed in the manifest"));
         }
@@ -226,12 +253,39 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
     if manifest["parameters"] != parameters(kind, &snapshot) {
         v.problems.push(format!("{MANIFEST}: parameters differ from those the raw data and this Atelier give"));
     }
+    // Everything else the manifest says, against what the raw data gives.
+    let expected = self::manifest(kind, &snapshot, &info, &[]);
+    for key in ["campaign", "campaign_state", "counts"] {
+        if manifest[key] != expected[key] {
+            v.problems
+                .push(format!("{MANIFEST}: `{key}` says {} but the raw data gives {}", manifest[key], expected[key]));
+        }
+    }
+    // Files whose bytes match the manifest's listing: a recomputed file that
+    // still differs then differs through what the manifest itself says.
+    let intact: Vec<&str> = listed
+        .iter()
+        .filter(|f| {
+            let name = f["name"].as_str().unwrap_or_default();
+            files.get(name).is_some_and(|b| f["sha256"].as_str() == Some(hex::encode(Sha256::digest(b)).as_str()))
+        })
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    let raw_intact = files.keys().filter(|n| n.starts_with("raw/")).all(|n| intact.contains(&n.as_str()));
     match derived_files(kind, &snapshot, &info) {
         Err(e) => v.problems.push(format!("recomputing the derived files failed: {e}")),
         Ok(derived) => {
             for (name, bytes) in derived {
                 match files.get(&name) {
                     None => v.problems.push(format!("{name}: missing (recomputed from the raw data)")),
+                    Some(archived)
+                        if *archived != bytes && name == DATASHEET && raw_intact && intact.contains(&DATASHEET) =>
+                    {
+                        v.problems.push(format!(
+                            "{MANIFEST}: `release` (note, created_at, created_by or version) differs from what \
+                             {DATASHEET} records"
+                        ))
+                    }
                     Some(archived) if *archived != bytes => {
                         v.problems.push(format!("{name}: differs from the file recomputed from the raw data"))
                     }

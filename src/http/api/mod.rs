@@ -128,6 +128,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::create_token, access::list_tokens))
         .routes(routes!(admin::upload_image))
         .routes(routes!(releases::create_release, releases::list_releases))
+        .routes(routes!(releases::get_release))
         .routes(routes!(releases::download_release))
         .routes(routes!(releases::diff_releases))
         .routes(routes!(releases::set_config))

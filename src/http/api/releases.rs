@@ -46,6 +46,21 @@ pub async fn list_releases(
     Ok(axum::Json(releases::list(&s.pool, id).await?))
 }
 
+/// One release's summary. Releases are immutable: the other methods on a
+/// release answer 405.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/releases/{number}", tag = "releases",
+    params(("id" = Uuid, Path), ("number" = i32, Path)),
+    responses((status = 200, body = ReleaseSummary), (status = 404, body = ErrorBody)))]
+pub async fn get_release(
+    _: Admin,
+    State(s): State<AppState>,
+    Path((id, number)): Path<(Uuid, i32)>,
+) -> AppResult<axum::Json<ReleaseSummary>> {
+    campaigns::get(&s.pool, id).await?;
+    let release = releases::list(&s.pool, id).await?.into_iter().find(|r| r.number == number);
+    Ok(axum::Json(release.ok_or(crate::core::Error::NotFound("release"))?))
+}
+
 /// Chunk size when streaming an archive out of the database.
 const CHUNK: i64 = 1024 * 1024;
 

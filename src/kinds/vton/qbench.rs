@@ -171,6 +171,8 @@ pub struct AnswerRow {
     pub background: Map<String, Value>,
     /// Rating (1-3) per 1-based position; unanswered positions absent.
     pub ratings: BTreeMap<usize, u8>,
+    /// Its line in `answers.csv`.
+    pub line: u64,
 }
 
 /// Both files, parsed and checked against each other.
@@ -295,7 +297,7 @@ pub fn parse(answers_csv: &str, images_csv: &str) -> Result<Release> {
                 }
             }
         }
-        answers.push(AnswerRow { form_id, response_id, submitted_at, background, ratings });
+        answers.push(AnswerRow { form_id, response_id, submitted_at, background, ratings, line });
     }
     Ok(Release { forms, answers })
 }
@@ -427,7 +429,12 @@ pub async fn import(
             .collect();
     let mut workers = HashMap::new();
     for a in &release.answers {
-        let user = crate::auth::users::worker(&mut **tx, &format!("vton-qbench:{}", a.response_id)).await?;
+        let user = crate::auth::users::worker(&mut **tx, &format!("vton-qbench:{}", a.response_id)).await.map_err(
+            |e| match e {
+                Error::Invalid { message, .. } => line_error("answers.csv", a.line, format!("response_id: {message}")),
+                other => other,
+            },
+        )?;
         workers.insert(a.response_id.clone(), user.id);
     }
     let past = batches(release, &plan, &item_ids, &workers);
