@@ -45,7 +45,14 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     .into_iter()
     .collect();
     tx.commit().await?;
-    Ok(AggregationInput { config: campaign.config.clone(), items, responses, worker_ids, batch_names })
+    Ok(AggregationInput {
+        config: campaign.config.clone(),
+        items,
+        responses,
+        worker_ids,
+        batch_names,
+        participants: Default::default(),
+    })
 }
 
 /// The responses that count, oldest first, identical answers sharing one
@@ -133,13 +140,24 @@ async fn aggregate_of(pool: &PgPool, kind: &'static dyn TaskKind, campaign_id: U
 /// written off the async workers (tens of MB at benchmark scale) where the
 /// ground truth was computed (see [`super::heavy`]), row by row as the kind
 /// reads them.
-pub async fn csv(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Vec<bytes::Bytes>> {
+/// `partial` asks for results not yet final too (see
+/// [`TaskKind::export_partial_rows`]).
+pub async fn csv(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    campaign_id: Uuid,
+    partial: bool,
+) -> Result<Vec<bytes::Bytes>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let aggregate = aggregate_of(pool, kind, campaign_id).await?;
     super::heavy::run(move || {
         let mut csv = super::csv_chunks::CsvChunks::default();
-        kind.export_rows(&aggregate, &mut |row| csv.row(row));
+        if partial {
+            kind.export_partial_rows(&aggregate, &mut |row| csv.row(row));
+        } else {
+            kind.export_rows(&aggregate, &mut |row| csv.row(row));
+        }
         csv.chunks()
     })
     .await?

@@ -132,6 +132,13 @@ pub trait TaskKind: Send + Sync + 'static {
         table.rows.iter().for_each(|row| each(row));
     }
 
+    /// The rows of an export that an admin asked to include results not yet
+    /// final (`?partial=true`: e.g. pairs not every expert has answered);
+    /// the same as [`TaskKind::export_rows`] for kinds without such results.
+    fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
+        self.export_rows(aggregate, each)
+    }
+
     /// Called when an annotator submits a batch, with each item's gold answer
     /// (if any), payload and the annotator's answer. The kind may exclude the
     /// batch's responses (kept, marked with the reason), e.g. after a failed
@@ -391,6 +398,10 @@ pub struct AggregationInput {
     /// exported files (else the batch id), e.g. to seed per-batch draws
     /// that must be the same when the files are imported again.
     pub batch_names: std::collections::BTreeMap<Uuid, String>,
+    /// Everyone who has answered anything, submitted or not (the responses
+    /// a kind aggregates are the submitted ones): e.g. the experts who are
+    /// to label every pair.
+    pub participants: std::collections::BTreeSet<Uuid>,
 }
 
 impl AggregationInput {
@@ -433,6 +444,7 @@ pub fn aggregate_json_with_reviews(kind: &dyn TaskKind, input: AggregationInput)
 /// snapshot agrees), the reviews applied when the kind lets the reviewed
 /// answer win.
 fn reviewed(kind: &dyn TaskKind, mut input: AggregationInput) -> AggregationInput {
+    input.participants.extend(input.responses.iter().filter(|r| r.reviews.is_none()).map(|r| r.annotator_id));
     input.responses.retain(|r| r.submitted);
     if kind.reviewed_answer_wins(&input.config) {
         input.apply_reviews();

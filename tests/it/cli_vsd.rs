@@ -16,7 +16,7 @@ m2,a,b,1,0.5
 ";
 
 #[test]
-fn suspects_are_the_union_of_top_k_unordered_with_provenance_and_overlap() {
+fn suspects_are_the_union_of_top_k_ordered_pairs_with_provenance_and_overlap() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rankings = write(&dir, "rankings.csv", RANKINGS);
     let (ok, out, err) = atelier(&["vsd", "suspects", "--rankings", &rankings, "--k", "2", "--json"]);
@@ -25,16 +25,20 @@ fn suspects_are_the_union_of_top_k_unordered_with_provenance_and_overlap() {
     assert_eq!(s["k"], 2);
     assert_eq!(s["models"], json!(["m1", "m2"]));
     assert_eq!(s["queries"], 2);
-    assert_eq!(s["suspects"], 3);
+    // S_k is a set of ordered (query, candidate) pairs: the query is the image
+    // the model ranked for ((a, q1) and (q1, a) are two suspects, labelled once);
+    // m2's own query at rank 1 is dropped, its list re-ranked.
+    assert_eq!(s["suspects"], 4);
     assert_eq!(s["upper_bound"], 8);
     assert_eq!(s["per_model"], json!({"m1": 2, "m2": 3}));
-    assert_eq!(s["overlap"], json!({"m1": {"m1": 2, "m2": 2}, "m2": {"m1": 2, "m2": 3}}));
+    assert_eq!(s["overlap"], json!({"m1": {"m1": 2, "m2": 1}, "m2": {"m1": 1, "m2": 3}}));
     assert_eq!(
         s["pairs"],
         json!([
             {"query": "a", "candidate": "b", "proposed_by": {"m2": 1}},
-            {"query": "a", "candidate": "q1", "proposed_by": {"m1": 0, "m2": 0}},
-            {"query": "b", "candidate": "q1", "proposed_by": {"m1": 1, "m2": 0}},
+            {"query": "a", "candidate": "q1", "proposed_by": {"m2": 0}},
+            {"query": "q1", "candidate": "a", "proposed_by": {"m1": 0}},
+            {"query": "q1", "candidate": "b", "proposed_by": {"m1": 1, "m2": 0}},
         ])
     );
 
@@ -44,7 +48,11 @@ fn suspects_are_the_union_of_top_k_unordered_with_provenance_and_overlap() {
         atelier(&["vsd", "suspects", "--rankings", &products, "--k", "5", "--same-product", "^(p[0-9]+)_", "--json"]);
     assert!(ok, "{err}");
     let s: Value = serde_json::from_str(&out).expect("JSON");
-    assert_eq!(s["pairs"], json!([{"query": "p1_front", "candidate": "p2_side", "proposed_by": {"m": 1}}]));
+    assert_eq!(
+        s["pairs"],
+        json!([{"query": "p1_front", "candidate": "p2_side", "proposed_by": {"m": 0}}]),
+        "the same product's image dropped and the list re-ranked"
+    );
 }
 
 #[test]
@@ -107,16 +115,17 @@ fn estimate_applies_the_label_rule_and_the_estimates_of_p() {
     let (ok, out, err) = estimate(&["--sample", &sample]);
     assert!(ok, "{err}");
     let e: Value = serde_json::from_str(&out).expect("JSON");
-    assert_eq!((e["suspects"].as_u64(), e["labelled"].as_u64(), e["unlabelled"].as_u64()), (Some(3), Some(2), Some(1)));
-    assert_eq!(e["positives"], 1);
-    assert_eq!(e["p_k"], 0.5);
+    // Ordered suspects: (a, q1) and (q1, a) share the one label 1; (q1, b) 0; (a, b) none.
+    assert_eq!((e["suspects"].as_u64(), e["labelled"].as_u64(), e["unlabelled"].as_u64()), (Some(4), Some(3), Some(1)));
+    assert_eq!(e["positives"], 2);
+    assert!((e["p_k"].as_f64().expect("p_k") - 2.0 / 3.0).abs() < 1e-12);
     assert_eq!(e["p_k_by_model"], json!({"m1": 0.5, "m2": 0.5}));
     // Closed catalog: |A| = 2 x (10 - 1).
     assert_eq!(e["pairs_total"], 18);
-    assert!((e["p_lb"].as_f64().expect("p_lb") - 1.0 / 18.0).abs() < 1e-12);
+    assert!((e["p_lb"].as_f64().expect("p_lb") - 2.0 / 18.0).abs() < 1e-12);
     assert_eq!(e["sample"], json!({"b": 4, "a": 1}));
     assert_eq!(e["p_hat"], 0.25, "max(p_lb, a / b)");
-    assert_eq!(e["speedup"], 2.0);
+    assert!((e["speedup"].as_f64().expect("speed-up") - 8.0 / 3.0).abs() < 1e-12);
     assert!(e["alpha"].is_number(), "{e}");
     // In the wild |A| = |Q| x |D|, and without a sample p-hat is p_lb.
     let (ok, out, _) = estimate(&["--wild"]);

@@ -122,7 +122,9 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
         post_csv(&app, &admin, &format!("{base}/rankings"), "model,query,candidate,rank\nm2,q1,b,0\nm2,q1,e,1\n").await;
     assert_eq!(status, StatusCode::CREATED);
     let (_, change) = api(&app, &admin, Method::POST, &format!("{base}/pool"), None).await;
-    assert_eq!(change, json!({"suspects": 5, "added": 1, "merged": 4}));
+    assert_eq!(change, json!({"suspects": 5, "added": 1, "merged": 1}), "only (q1, b) gained a proposer");
+    let (_, again) = api(&app, &admin, Method::POST, &format!("{base}/pool"), None).await;
+    assert_eq!(again, json!({"suspects": 5, "added": 0, "merged": 0}), "re-pooling with nothing new");
     let (status, body) =
         api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/batches"), Some(json!({"seed": 2})))
             .await;
@@ -152,11 +154,11 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
             .cloned()
             .expect("pair")
     };
-    assert_eq!(pair("a", "q1")["label"], 1);
-    assert_eq!(pair("a", "q1")["unanimous"], true);
-    assert_eq!(pair("b", "q1")["label"], 0, "a 1-1 tie is negative");
-    assert_eq!(pair("b", "q1")["proposed_by"], json!({"m1": 1, "m2": 0}), "provenance grew");
-    assert_eq!(pair("e", "q1")["label"], Value::Null, "only unsure (and a flag)");
+    assert_eq!(pair("q1", "a")["label"], 1);
+    assert_eq!(pair("q1", "a")["unanimous"], true);
+    assert_eq!(pair("q1", "b")["label"], 0, "a 1-1 tie is negative");
+    assert_eq!(pair("q1", "b")["proposed_by"], json!({"m1": 1, "m2": 0}), "provenance grew");
+    assert_eq!(pair("q1", "e")["label"], Value::Null, "only unsure (and a flag)");
     assert_eq!(
         gt["flagged"][0]["reasons"].as_object().expect("reasons").values().next(),
         Some(&json!("image missing"))
@@ -184,10 +186,10 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
     // Keys are oriented query first, as the benchmark's evaluation expects.
     assert_eq!(keys, vec![("q1-a".into(), 1), ("q1-b".into(), 0), ("q2-a".into(), 1), ("q2-d".into(), 0)]);
     let csv = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/ground-truth.csv")).await;
-    assert!(
-        csv.starts_with("query,candidate,label,similar,not_similar,unsure,broken,unanimous,sample,proposed_by,votes\n")
-    );
-    assert!(csv.contains("b,q1,0,1,1,0,0,false,false,m1:1 m2:0,"), "{csv}");
+    assert!(csv.starts_with(
+        "query,candidate,label,similar,not_similar,unsure,broken,unanimous,sample,proposed_by,votes,complete\n"
+    ));
+    assert!(csv.contains("q1,b,0,1,1,0,0,false,false,m1:1 m2:0,"), "the query first: {csv}");
 
     // Model scoring: a model that ranks the positives first.
     let scores = "query,candidate,score\nq1,a,0.9\nq1,b,0.2\nq2,a,0.8\nq2,d,0.1\n";
@@ -373,4 +375,62 @@ async fn a_cached_ground_truth_follows_every_change_of_its_data() {
     assert_eq!(status, StatusCode::OK);
     let (_, full) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
     assert_eq!(full["estimate"]["pairs_total"], 4, "1 query x (5 - 1)");
+}
+
+#[tokio::test]
+async fn only_pairs_every_expert_has_answered_are_exported_unless_partial_results_are_asked_for() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "partial", "config": {"k": 2, "image_base_url": "https://img.example/"}}),
+        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\n",
+    )
+    .await;
+    let (e1, e2) = (expert_token(&app, "e1").await, expert_token(&app, "e2").await);
+    assert_eq!(label_all(&app, &e1, &id, |_| "1").await, 2);
+    // e2 says "not similar" to one pair and has not submitted the batch yet.
+    let path = format!("/api/v1/expert/campaigns/{id}/assignment");
+    let (_, view) = api(&app, &e2, Method::POST, &path, Some(json!({}))).await;
+    let a = view["assignment"]["id"].as_str().expect("id").to_owned();
+    let body = json!({"item_id": view["items"][0]["id"], "answer": {"label": "0"}});
+    let (status, _) =
+        api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body)).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let get = |path: String| {
+        let (app, admin) = (&app, &admin);
+        async move {
+            let resp = reqwest::Client::new().get(app.at(&path)).bearer_auth(admin).send().await.expect("get");
+            let left_out =
+                resp.headers().get("x-atelier-incomplete-pairs").map(|v| v.to_str().unwrap_or("").to_owned());
+            (left_out, resp.text().await.expect("text"))
+        }
+    };
+    let base = format!("/api/v1/admin/campaigns/{id}");
+    let (left_out, body) = get(format!("{base}/vsd/benchmark.json")).await;
+    assert_eq!((left_out.as_deref(), body.as_str()), (Some("2"), "[]"), "e2 has started: nothing is final");
+    let (_, body) = get(format!("{base}/vsd/benchmark.json?partial=true")).await;
+    let partial: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(partial.as_array().map(Vec::len), Some(2), "e1's submitted votes, on request: {partial}");
+    let (_, csv) = get(format!("{base}/ground-truth.csv")).await;
+    assert_eq!(csv.lines().count(), 1, "only the header: {csv}");
+    let (_, csv) = get(format!("{base}/ground-truth.csv?partial=true")).await;
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",false")) && csv.lines().count() == 3, "{csv}");
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("{base}/ground-truth"), None).await;
+    assert_eq!((gt["incomplete"].as_u64(), gt["estimate"]["labelled"].as_u64()), (Some(2), Some(0)), "{gt}");
+
+    // e2 finishes: both pairs final, the tie (1 against 0) negative for the one e2 rejected.
+    let body = json!({"item_id": view["items"][1]["id"], "answer": {"label": "1"}});
+    let (status, _) =
+        api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body)).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/complete"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (left_out, body) = get(format!("{base}/vsd/benchmark.json")).await;
+    let labels: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(left_out.as_deref(), Some("0"));
+    let values: Vec<i64> = labels.as_array().expect("array").iter().filter_map(|r| r["value"].as_i64()).collect();
+    assert_eq!((values.len(), values.iter().sum::<i64>()), (2, 1), "{labels}");
 }

@@ -374,6 +374,7 @@ impl Snapshot {
                 .collect(),
             worker_ids: self.worker_ids.clone(),
             batch_names: self.batches.iter().filter_map(|b| Some((b.id, b.external_id.clone()?))).collect(),
+            participants: Default::default(),
         }
     }
 

@@ -360,15 +360,26 @@ pub async fn ground_truth(
     Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
-/// The campaign's ground truth as CSV.
-#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ground-truth.csv", tag = "admin", params(("id" = Uuid, Path)),
+/// Whether an export includes results not yet final.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+pub struct PartialQuery {
+    /// `true`: include results not yet final (e.g. VSD pairs not every
+    /// expert has answered), marked in a `complete` column.
+    #[serde(default)]
+    pub partial: bool,
+}
+
+/// The campaign's ground truth as CSV (final results only unless `partial=true`).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ground-truth.csv", tag = "admin",
+    params(("id" = Uuid, Path), PartialQuery),
     responses((status = 200, content_type = "text/csv", body = String), (status = 404, body = ErrorBody)))]
 pub async fn ground_truth_csv(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    axum::extract::Query(query): axum::extract::Query<PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, id).await?;
+    let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, id, query.partial).await?;
     Ok(super::chunks_attachment("text/csv; charset=utf-8", &format!("ground-truth-{id}.csv"), chunks))
 }
 

@@ -170,7 +170,7 @@ fn estimate(args: &EstimateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         .pairs
         .iter()
         .filter_map(|p| {
-            let pair = eds::Pair { query: p.query.clone(), candidate: p.candidate.clone() };
+            let pair = eds::Pair::new(&p.query, &p.candidate)?;
             votes.get(&pair).map(|v| (pair, v.clone()))
         })
         .collect();

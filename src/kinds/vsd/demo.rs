@@ -23,7 +23,7 @@ pub fn campaign() -> DemoCampaign {
     }
     let config = VsdConfig::parse(&json!({"k": 3, "pairs_per_batch": 20, "catalog": 12})).expect("demo config");
     let s = eds::suspects(&rankings, 3, None);
-    let items = s.pairs.iter().map(|p| pool::item(&config, p, false)).collect();
+    let items = pool::items(&config, &s.pairs, false);
     DemoCampaign {
         name: "Demo: VSD suspect pairs",
         config: json!({"k": 3, "pairs_per_batch": 20, "catalog": 12}),

@@ -3,9 +3,15 @@
 //! database, no files.
 //!
 //! A model's ranking gives R_m(q, c), the zero-based rank of candidate c for
-//! query q. S_k^m = {(q, c) : R_m(q, c) < k, c ≠ q} and S_k = ∪_m S_k^m. A
-//! pair is unordered: (q, c) and (c, q) are one suspect, reported in the
-//! orientation whose id sorts first.
+//! query q. S_k^m is the set of ordered pairs (q, c) among the first k of q's
+//! list once the query itself (and, with the same-product filter, images of
+//! the query's product) are dropped and the rest re-ranked, as the official
+//! evaluation code filters; S_k = ∪_m S_k^m. A suspect's query is the image
+//! the model ranked it for. Similarity is symmetric, so experts label the
+//! unordered pair once ([`Pair`]); where both (q1, q2) and (q2, q1) are
+//! proposed (queries ranking each other, in the wild setting) the one label
+//! counts under each query: |S_k|, p_k, p_LB and HR/MRR per query follow the
+//! ordered pairs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,12 +51,13 @@ impl Pair {
 /// A suspect with its provenance: every model that proposed it, at its best rank.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Suspect {
-    /// The id that sorts first.
+    /// The query the models ranked the candidate for.
     pub query: String,
-    /// The other id.
+    /// The candidate.
     pub candidate: String,
-    /// Model -> the rank at which it proposed the pair (the better of both
-    /// orientations).
+    /// Model -> the rank (after dropping the query itself and, with the
+    /// filter, its product's images) at which it proposed the candidate for
+    /// this query.
     pub proposed_by: BTreeMap<String, u32>,
     /// Which of the two images were queries of the rankings that proposed it
     /// (|Q| counts them; not part of the printed pair).
@@ -79,35 +86,53 @@ pub struct Suspects {
     pub pairs: Vec<Suspect>,
 }
 
-/// Builds S_k from rankings. `same_product` (a regex with one capture
-/// group extracting a product id from an image id) leaves out pairs of the
-/// same product.
+/// How far past k a ranking must be read for [`suspects`] to re-rank after
+/// dropping the query itself (one place) or, with the same-product filter,
+/// the images of the query's product (up to 10·k + 10 places are read).
+pub fn ranks_needed(k: u32, same_product: bool) -> u32 {
+    if same_product {
+        k.saturating_mul(11).saturating_add(10)
+    } else {
+        k.saturating_add(1)
+    }
+}
+
+/// Builds S_k from rankings (read at least to [`ranks_needed`]): per model
+/// and query, the query itself and (with `same_product`, a regex with one
+/// capture group extracting a product id from an image id) the query's
+/// product are dropped, the rest re-ranked, and the first k kept.
 pub fn suspects(rankings: &[Ranked], k: u32, same_product: Option<&regex::Regex>) -> Suspects {
     let models: BTreeSet<&str> = rankings.iter().map(|r| r.model.as_str()).collect();
     let queries: BTreeSet<&str> = rankings.iter().map(|r| r.query.as_str()).collect();
     let product = |id: &str| same_product.and_then(|re| re.captures(id)?.get(1).map(|m| m.as_str().to_owned()));
-    let mut by_pair: BTreeMap<Pair, (BTreeMap<String, u32>, BTreeSet<String>)> = BTreeMap::new();
-    for r in rankings.iter().filter(|r| r.rank < k) {
-        let Some(pair) = Pair::new(&r.query, &r.candidate) else { continue };
-        if same_product.is_some() {
-            if let (Some(a), Some(b)) = (product(&pair.query), product(&pair.candidate)) {
-                if a == b {
-                    continue;
-                }
-            }
+    let mut lists: BTreeMap<(&str, &str), Vec<&Ranked>> = BTreeMap::new();
+    for r in rankings {
+        lists.entry((r.model.as_str(), r.query.as_str())).or_default().push(r);
+    }
+    let mut by_pair: BTreeMap<(String, String), BTreeMap<String, u32>> = BTreeMap::new();
+    for ((model, query), mut list) in lists {
+        list.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.candidate.cmp(&b.candidate)));
+        let own = product(query);
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let kept = list.into_iter().filter(|r| {
+            r.candidate != query
+                && own.as_ref().is_none_or(|p| product(&r.candidate).as_ref() != Some(p))
+                && seen.insert(r.candidate.as_str())
+        });
+        for (rank, r) in kept.take(k as usize).enumerate() {
+            let rank = u32::try_from(rank).unwrap_or(u32::MAX);
+            let best = by_pair.entry((query.to_owned(), r.candidate.clone())).or_default().entry(model.to_owned());
+            let best = best.or_insert(rank);
+            *best = (*best).min(rank);
         }
-        let (proposers, from) = by_pair.entry(pair).or_default();
-        let best = proposers.entry(r.model.clone()).or_insert(r.rank);
-        *best = (*best).min(r.rank);
-        from.insert(r.query.clone());
     }
     let pairs = by_pair
         .into_iter()
-        .map(|(p, (proposed_by, from_queries))| Suspect {
-            query: p.query,
-            candidate: p.candidate,
+        .map(|((query, candidate), proposed_by)| Suspect {
+            from_queries: BTreeSet::from([query.clone()]),
+            query,
+            candidate,
             proposed_by,
-            from_queries,
         })
         .collect();
     assemble(k, models.iter().map(|m| (*m).to_owned()).collect(), queries.len(), pairs)
@@ -261,8 +286,7 @@ pub fn estimate(
     sample: Option<Sample>,
     alpha: Option<f64>,
 ) -> Estimate {
-    let label_of =
-        |s: &Suspect| labels.get(&Pair { query: s.query.clone(), candidate: s.candidate.clone() }).copied().flatten();
+    let label_of = |s: &Suspect| labels.get(&Pair::new(&s.query, &s.candidate)?).copied().flatten();
     let share = |pos: usize, n: usize| (n > 0).then(|| pos as f64 / n as f64);
     let (mut labelled, mut positives) = (0, 0);
     let mut by_model: BTreeMap<&str, (usize, usize)> = suspects.models.iter().map(|m| (m.as_str(), (0, 0))).collect();
@@ -323,25 +347,49 @@ mod tests {
     }
 
     #[test]
-    fn suspects_are_the_union_of_top_k_unordered_and_deduplicated_with_provenance() {
+    fn suspects_are_the_union_of_top_k_ordered_pairs_with_provenance() {
         let rankings = vec![
             r("m1", "q1", "a", 0),
             r("m1", "q1", "b", 1),
             r("m1", "q1", "c", 2), // beyond k = 2
             r("m2", "q1", "b", 0),
-            r("m2", "q1", "q1", 1), // the query itself
-            r("m2", "a", "q1", 0),  // (q1, a) again, other orientation
+            r("m2", "q1", "q1", 1), // the query itself: dropped
+            r("m2", "a", "q1", 0),  // a is a query too: (a, q1) is a suspect of its own
             r("m2", "a", "b", 1),
         ];
         let s = suspects(&rankings, 2, None);
         let pairs: Vec<(&str, &str)> = s.pairs.iter().map(|p| (p.query.as_str(), p.candidate.as_str())).collect();
-        assert_eq!(pairs, vec![("a", "b"), ("a", "q1"), ("b", "q1")]);
-        assert_eq!(s.pairs[1].proposed_by, BTreeMap::from([("m1".into(), 0), ("m2".into(), 0)]));
-        assert_eq!(s.pairs[2].proposed_by, BTreeMap::from([("m1".into(), 1), ("m2".into(), 0)]));
+        assert_eq!(pairs, vec![("a", "b"), ("a", "q1"), ("q1", "a"), ("q1", "b")], "the query first, as ranked");
+        assert_eq!(s.pairs[1].proposed_by, BTreeMap::from([("m2".into(), 0)]));
+        assert_eq!(s.pairs[2].proposed_by, BTreeMap::from([("m1".into(), 0)]));
+        assert_eq!(s.pairs[3].proposed_by, BTreeMap::from([("m1".into(), 1), ("m2".into(), 0)]));
         assert_eq!(s.per_model, BTreeMap::from([("m1".into(), 2), ("m2".into(), 3)]));
-        assert_eq!(s.overlap["m1"]["m2"], 2);
+        assert_eq!(s.overlap["m1"]["m2"], 1);
         assert_eq!(s.overlap["m2"]["m2"], 3);
         assert_eq!((s.queries, s.upper_bound), (2, 2 * 2 * 2));
+    }
+
+    #[test]
+    fn the_query_itself_is_dropped_and_the_list_re_ranked_before_the_top_k() {
+        // As the official evaluation filters: a model that ranks the query
+        // first still gives k candidates.
+        let rankings = vec![r("m", "q", "q", 0), r("m", "q", "a", 1), r("m", "q", "b", 2), r("m", "q", "c", 3)];
+        let s = suspects(&rankings, 2, None);
+        let pairs: Vec<(&str, &str, u32)> =
+            s.pairs.iter().map(|p| (p.query.as_str(), p.candidate.as_str(), p.proposed_by["m"])).collect();
+        assert_eq!(pairs, vec![("q", "a", 0), ("q", "b", 1)]);
+        // The same product, with the filter: dropped too, and re-ranked.
+        let re = regex::Regex::new(r"^(p\d+)_").expect("regex");
+        let rankings = vec![
+            r("m", "p1_a", "p1_b", 0),
+            r("m", "p1_a", "p2_a", 1),
+            r("m", "p1_a", "p1_c", 2),
+            r("m", "p1_a", "p3_a", 3),
+        ];
+        let s = suspects(&rankings, 2, Some(&re));
+        let pairs: Vec<&str> = s.pairs.iter().map(|p| p.candidate.as_str()).collect();
+        assert_eq!(pairs, vec!["p2_a", "p3_a"]);
+        assert!(ranks_needed(2, false) >= 3 && ranks_needed(2, true) >= 4);
     }
 
     #[test]
@@ -379,7 +427,7 @@ mod tests {
         let labels: BTreeMap<Pair, Option<bool>> = pairs
             .iter()
             .enumerate()
-            .map(|(i, p)| (Pair { query: p.query.clone(), candidate: p.candidate.clone() }, Some(i < 45_920)))
+            .filter_map(|(i, p)| Some((Pair::new(&p.query, &p.candidate)?, Some(i < 45_920))))
             .collect();
         let s = from_pairs(6, pairs);
         let total = pairs_total(2_000, 52_712, false);

@@ -245,7 +245,13 @@ impl TaskKind for Vsd {
     }
 
     fn export_table(&self, aggregate: &[u8]) -> Table {
-        result::table(aggregate)
+        result::table(aggregate, false)
+    }
+
+    fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
+        let table = result::table(aggregate, true);
+        each(&table.header);
+        table.rows.iter().for_each(|row| each(row));
     }
 
     fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>> {

@@ -21,26 +21,68 @@ pub fn external_id(query: &str, candidate: &str) -> String {
     format!("{query} | {candidate}")
 }
 
-/// The item of a suspect (or of a sampled pair, with no proposer).
-pub fn item(config: &VsdConfig, s: &Suspect, sample: bool) -> NewItem {
-    NewItem {
-        external_id: external_id(&s.query, &s.candidate),
-        payload: json!({
-            "query": s.query,
-            "candidate": s.candidate,
-            "query_image": config.image_url(&s.query),
-            "candidate_image": config.image_url(&s.candidate),
-            "proposed_by": s.proposed_by,
-            "from_queries": s.from_queries,
-            "sample": sample,
-        }),
-        gold: None,
+/// The items of ordered suspects: one per unordered pair (experts label a
+/// pair once), shown with the first query that proposed it as the query;
+/// `proposals` keeps each orientation's proposers, so the pair counts under
+/// every query it was proposed for. The item's id is the unordered pair's.
+pub fn items(config: &VsdConfig, suspects: &[Suspect], sample: bool) -> Vec<NewItem> {
+    let mut by_pair: BTreeMap<Pair, Vec<&Suspect>> = BTreeMap::new();
+    for s in suspects {
+        if let Some(pair) = Pair::new(&s.query, &s.candidate) {
+            by_pair.entry(pair).or_default().push(s);
+        }
     }
+    by_pair
+        .into_iter()
+        .map(|(pair, mut oriented)| {
+            oriented.sort_by(|a, b| a.query.cmp(&b.query));
+            let shown = oriented[0];
+            let mut proposed_by: BTreeMap<&str, u32> = BTreeMap::new();
+            for s in &oriented {
+                for (m, r) in &s.proposed_by {
+                    let best = proposed_by.entry(m.as_str()).or_insert(*r);
+                    *best = (*best).min(*r);
+                }
+            }
+            let proposals: BTreeMap<&str, &BTreeMap<String, u32>> =
+                oriented.iter().filter(|_| !sample).map(|s| (s.query.as_str(), &s.proposed_by)).collect();
+            let from_queries: BTreeSet<&String> = oriented.iter().flat_map(|s| s.from_queries.iter()).collect();
+            NewItem {
+                external_id: external_id(&pair.query, &pair.candidate),
+                payload: json!({
+                    "query": shown.query,
+                    "candidate": shown.candidate,
+                    "query_image": config.image_url(&shown.query),
+                    "candidate_image": config.image_url(&shown.candidate),
+                    "proposed_by": proposed_by,
+                    "proposals": proposals,
+                    "from_queries": from_queries,
+                    "sample": sample,
+                }),
+                gold: None,
+            }
+        })
+        .collect()
 }
 
-/// A pair imported again: the proposers of both, each at its best rank.
+/// A pair imported again: the proposers of both, each at its best rank
+/// (per orientation in `proposals`).
 pub fn merge_provenance(existing: &Value, incoming: &Value) -> Value {
     let mut merged = existing.clone();
+    let mut proposals: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    for p in [existing, incoming] {
+        for (query, by) in p["proposals"].as_object().into_iter().flatten() {
+            for (m, r) in by.as_object().into_iter().flatten() {
+                if let Some(r) = r.as_u64() {
+                    let best = proposals.entry(query.clone()).or_default().entry(m.clone()).or_insert(r);
+                    *best = (*best).min(r);
+                }
+            }
+        }
+    }
+    if !proposals.is_empty() {
+        merged["proposals"] = json!(proposals);
+    }
     let mut by: BTreeMap<String, u64> = BTreeMap::new();
     for p in [existing, incoming] {
         for (m, r) in p["proposed_by"].as_object().into_iter().flatten() {
@@ -93,7 +135,9 @@ pub async fn suspects(pool: &PgPool, campaign_id: Uuid) -> Result<(VsdConfig, Su
     let config = VsdConfig::parse(&campaign.config)?;
     let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
     let same_product = same_product.map_err(|e| Error::invalid("invalid_config", e))?;
-    let rankings = super::import::load(pool, campaign_id, Some(config.k)).await?;
+    // Read past k, so that dropping the query itself (or its product) re-ranks the rest.
+    let needed = eds::ranks_needed(config.k, same_product.is_some());
+    let rankings = super::import::load(pool, campaign_id, Some(needed)).await?;
     Ok((config.clone(), eds::suspects(&rankings, config.k, same_product.as_ref())))
 }
 
@@ -115,12 +159,18 @@ pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) ->
     if s.pairs.is_empty() {
         return Err(Error::conflict("no_suspects", "no suspects: import model rankings first"));
     }
-    let existing: HashSet<String> =
-        crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| i.external_id).collect();
-    let items: Vec<NewItem> = s.pairs.iter().map(|p| item(&config, p, false)).collect();
-    let merged = items.iter().filter(|i| existing.contains(&i.external_id)).count();
+    let existing: BTreeMap<String, Value> =
+        crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| (i.external_id, i.payload)).collect();
+    let items: Vec<NewItem> = items(&config, &s.pairs, false);
+    let added = items.iter().filter(|i| !existing.contains_key(&i.external_id)).count();
+    // Pairs there already count as merged only when they gain provenance.
+    let merged = items
+        .iter()
+        .filter_map(|i| Some((existing.get(&i.external_id)?, &i.payload)))
+        .filter(|(old, new)| merge_provenance(old, new) != **old)
+        .count();
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
-    Ok(PoolChange { suspects: s.suspects, added: items.len() - merged, merged })
+    Ok(PoolChange { suspects: s.suspects, added, merged })
 }
 
 /// Adds a random sample of `b` pairs from A \ S_k (queries of the
@@ -150,7 +200,8 @@ pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: u
         return Err(Error::conflict("sample_too_large", "not enough pairs outside the suspects for that sample"));
     }
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut chosen: BTreeSet<Pair> = BTreeSet::new();
+    // Each drawn pair as drawn: the query, then the candidate.
+    let mut chosen: BTreeMap<Pair, (&str, &str)> = BTreeMap::new();
     // Rejection sampling: the pool outside S_k is almost all of A.
     let mut attempts = 0usize;
     while chosen.len() < b && attempts < b * 1000 {
@@ -159,47 +210,58 @@ pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: u
         let c = images[rng.random_range(0..images.len())];
         let Some(pair) = Pair::new(q, c) else { continue };
         if !taken.contains(&pair) {
-            chosen.insert(pair);
+            chosen.entry(pair).or_insert((q, c));
         }
     }
-    let items: Vec<NewItem> = chosen
-        .iter()
-        .map(|p| {
-            let from_queries =
-                [&p.query, &p.candidate].into_iter().filter(|i| queries.contains(&i.as_str())).cloned().collect();
-            let s = Suspect {
-                query: p.query.clone(),
-                candidate: p.candidate.clone(),
-                proposed_by: BTreeMap::new(),
-                from_queries,
-            };
-            item(&config, &s, true)
+    let sampled: Vec<Suspect> = chosen
+        .values()
+        .map(|&(q, c)| Suspect {
+            query: q.to_owned(),
+            candidate: c.to_owned(),
+            proposed_by: BTreeMap::new(),
+            from_queries: BTreeSet::from([q.to_owned()]),
         })
         .collect();
+    let items = items(&config, &sampled, true);
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
     Ok(items.len())
 }
 
-/// A pool item's pair with its stored provenance (`None` for a payload
-/// without the two ids).
-pub fn suspect_of(p: &Value) -> Option<Suspect> {
-    let proposed_by = p["proposed_by"]
-        .as_object()
+/// A pool item's ordered suspects: the pair under each query it was
+/// proposed for, with that orientation's proposers (pairs stored before
+/// `proposals` was kept: under each of `from_queries`, else as stored).
+/// Empty for a payload without the two ids.
+pub fn suspects_of(p: &Value) -> Vec<Suspect> {
+    let ranks = |v: &Value| -> BTreeMap<String, u32> {
+        v.as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
+            .collect()
+    };
+    let (Some(a), Some(b)) = (p["query"].as_str(), p["candidate"].as_str()) else { return Vec::new() };
+    let other = |q: &str| if q == a { b } else { a };
+    let oriented = |q: &str, proposed_by| Suspect {
+        query: q.to_owned(),
+        candidate: other(q).to_owned(),
+        proposed_by,
+        from_queries: BTreeSet::from([q.to_owned()]),
+    };
+    if let Some(proposals) = p["proposals"].as_object().filter(|o| !o.is_empty()) {
+        return proposals.iter().filter(|(q, _)| *q == a || *q == b).map(|(q, by)| oriented(q, ranks(by))).collect();
+    }
+    let queries: Vec<&str> = p["from_queries"]
+        .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|(m, r)| Some((m.clone(), u32::try_from(r.as_u64()?).ok()?)))
+        .filter_map(Value::as_str)
+        .filter(|q| *q == a || *q == b)
         .collect();
-    let from_queries =
-        p["from_queries"].as_array().into_iter().flatten().filter_map(|q| Some(q.as_str()?.to_owned())).collect();
-    Some(Suspect {
-        query: p["query"].as_str()?.to_owned(),
-        candidate: p["candidate"].as_str()?.to_owned(),
-        proposed_by,
-        from_queries,
-    })
+    let queries = if queries.is_empty() { vec![a] } else { queries };
+    queries.into_iter().map(|q| oriented(q, ranks(&p["proposed_by"]))).collect()
 }
 
 /// Suspects of the pool's items (their stored provenance), for the estimates.
 pub fn suspects_of_items<'a>(k: u32, payloads: impl Iterator<Item = &'a Value>) -> Suspects {
-    eds::from_pairs(k, payloads.filter(|p| p["sample"] != true).filter_map(suspect_of).collect())
+    eds::from_pairs(k, payloads.filter(|p| p["sample"] != true).flat_map(suspects_of).collect())
 }

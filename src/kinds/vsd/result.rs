@@ -20,6 +20,10 @@ pub struct VsdResult {
     pub flagged: Vec<Flag>,
     /// Pairs whose every vote is `unsure` (reported, not exported).
     pub unsure_only: usize,
+    /// Suspects (ordered pairs) not yet answered by every expert of the
+    /// campaign: left out of the exports unless partial results are asked for.
+    #[serde(default)]
+    pub incomplete: usize,
     /// What `atelier vsd estimate` computes, on the campaign's data.
     pub estimate: EstimateView,
     /// Experts who voted (pseudonymous ids, with names in admins' live view).
@@ -57,14 +61,15 @@ pub struct EstimateView {
     pub cost_brute_force: Option<u64>,
 }
 
-/// One labelled pair.
+/// One labelled pair, under one query it was proposed for (a pair that two
+/// queries proposed each other for appears under each, with one label).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairResult {
-    /// The id that sorts first.
+    /// The query the models ranked the candidate for.
     pub query: String,
-    /// The other id.
+    /// The candidate.
     pub candidate: String,
-    /// Models that proposed it, at their best rank.
+    /// Models that proposed it for this query, at their best rank.
     pub proposed_by: BTreeMap<String, u32>,
     /// Which of its images were queries in the rankings.
     #[serde(default)]
@@ -75,6 +80,13 @@ pub struct PairResult {
     pub label: Option<u8>,
     /// Every similar / not-similar vote agrees (and there are at least two).
     pub unanimous: bool,
+    /// Every expert of the campaign has answered it (in a submitted batch).
+    #[serde(default = "yes")]
+    pub complete: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A pair flagged as broken.
@@ -89,15 +101,9 @@ pub struct Flag {
 }
 
 impl PairResult {
-    /// The pair as (query, candidate) for evaluation: the image that was the
-    /// query first (when both or neither were, the id that sorts first).
+    /// The pair as (query, candidate) for evaluation.
     pub fn oriented(&self) -> (String, String) {
-        let is_query = |id: &String| self.from_queries.contains(id);
-        if is_query(&self.candidate) && !is_query(&self.query) {
-            (self.candidate.clone(), self.query.clone())
-        } else {
-            (self.query.clone(), self.candidate.clone())
-        }
+        (self.query.clone(), self.candidate.clone())
     }
 }
 
@@ -120,11 +126,13 @@ impl VsdResult {
     }
 
     /// The benchmark's format: `[{"key": [query, candidate], "value": 0|1}]`,
-    /// labelled suspects only (unsure-only pairs are left out).
-    pub fn benchmark(&self) -> Value {
+    /// labelled suspects only (unsure-only pairs are left out), and only
+    /// pairs every expert has answered unless `partial`.
+    pub fn benchmark(&self, partial: bool) -> Value {
         Value::Array(
             self.pairs
                 .iter()
+                .filter(|p| partial || p.complete)
                 .filter_map(|p| {
                     let (q, c) = p.oriented();
                     Some(serde_json::json!({"key": [q, c], "value": p.label?}))
@@ -133,10 +141,12 @@ impl VsdResult {
         )
     }
 
-    /// The labelled suspects as (query, candidate, similar).
+    /// The labelled suspects every expert has answered, as (query,
+    /// candidate, similar).
     pub fn labelled(&self) -> Vec<(String, String, bool)> {
         self.pairs
             .iter()
+            .filter(|p| p.complete)
             .filter_map(|p| {
                 let (q, c) = p.oriented();
                 Some((q, c, p.label? == 1))
@@ -150,10 +160,20 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
     let config = VsdConfig::parse(&input.config).unwrap_or_default();
     let expert = |id: &uuid::Uuid| id.to_string();
     let mut answers: BTreeMap<uuid::Uuid, BTreeMap<String, Value>> = BTreeMap::new();
-    // Every vote counts as soon as it is given: experts label every pair over days.
+    // The input holds submitted batches only; every expert labels every pair,
+    // so a pair is complete once each expert who submitted work answered it.
     for r in input.responses.iter().filter(|r| r.reviews.is_none()) {
         answers.entry(r.item_id).or_default().insert(expert(&r.annotator_id), (*r.answer).clone());
     }
+    // Whoever has started labelling (submitted or not) is to label every pair.
+    let experts_of_campaign: std::collections::BTreeSet<String> = input
+        .responses
+        .iter()
+        .filter(|r| r.reviews.is_none())
+        .map(|r| r.annotator_id)
+        .chain(input.participants.iter().copied())
+        .map(|id| expert(&id))
+        .collect();
     let (mut pairs, mut sample, mut flagged) = (Vec::new(), Vec::new(), Vec::new());
     let mut suspect_votes: BTreeMap<Pair, Vec<Vote>> = BTreeMap::new();
     let mut unsure_only = 0;
@@ -183,26 +203,29 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
         if label.is_none() && !counted.is_empty() {
             unsure_only += 1;
         }
-        let Some(suspect) = super::pool::suspect_of(p) else { continue };
+        let oriented = super::pool::suspects_of(p);
+        let Some(first) = oriented.first() else { continue };
         if !reasons.is_empty() {
-            flagged.push(Flag { query: q.to_owned(), candidate: c.to_owned(), reasons });
+            flagged.push(Flag { query: first.query.clone(), candidate: first.candidate.clone(), reasons });
         }
-        let result = PairResult {
-            query: q.to_owned(),
-            candidate: c.to_owned(),
-            proposed_by: suspect.proposed_by,
-            from_queries: suspect.from_queries.into_iter().collect(),
-            votes,
+        let complete = !experts_of_campaign.is_empty() && experts_of_campaign.iter().all(|e| given.contains_key(e));
+        let result = |s: eds::Suspect| PairResult {
+            query: s.query,
+            candidate: s.candidate,
+            proposed_by: s.proposed_by,
+            from_queries: s.from_queries.into_iter().collect(),
+            votes: votes.clone(),
             label: label.map(u8::from),
             unanimous,
+            complete,
         };
         if p["sample"] == true {
-            sample.push(result);
+            sample.extend(oriented.into_iter().take(1).map(result));
         } else {
             if let Some(pair) = Pair::new(q, c) {
                 suspect_votes.insert(pair, counted);
             }
-            pairs.push(result);
+            pairs.extend(oriented.into_iter().map(result));
         }
     }
     let order = |a: &PairResult, b: &PairResult| (&a.query, &a.candidate).cmp(&(&b.query, &b.candidate));
@@ -214,7 +237,8 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
         .iter()
         .map(|r| (expert(&r.annotator_id), input.worker_ids.get(&r.annotator_id).cloned().unwrap_or_default()))
         .collect();
-    VsdResult { pairs, sample, flagged, unsure_only, estimate, experts }
+    let incomplete = pairs.iter().filter(|p| !p.complete).count();
+    VsdResult { pairs, sample, flagged, unsure_only, incomplete, estimate, experts }
 }
 
 fn estimate(
@@ -225,8 +249,11 @@ fn estimate(
     votes: &BTreeMap<Pair, Vec<Vote>>,
 ) -> EstimateView {
     let suspects = super::pool::suspects_of_items(config.k, input.items.iter().map(|i| &*i.payload));
-    let labels: BTreeMap<Pair, Option<bool>> =
-        pairs.iter().filter_map(|p| Some((Pair::new(&p.query, &p.candidate)?, p.label.map(|l| l == 1)))).collect();
+    let labels: BTreeMap<Pair, Option<bool>> = pairs
+        .iter()
+        .filter(|p| p.complete)
+        .filter_map(|p| Some((Pair::new(&p.query, &p.candidate)?, p.label.map(|l| l == 1))))
+        .collect();
     let sampled: Vec<bool> = sample.iter().filter_map(|p| p.label.map(|l| l == 1)).collect();
     let sample = (!sampled.is_empty()).then(|| Sample { b: sampled.len(), a: sampled.iter().filter(|l| **l).count() });
     let queries = config.queries.unwrap_or(suspects.queries as u64);
@@ -250,8 +277,10 @@ fn estimate(
     }
 }
 
-/// The CSV export: one row per pair, votes and provenance included.
-pub fn table(aggregate: &[u8]) -> Table {
+/// The CSV export: one row per (query, candidate) suspect, votes and
+/// provenance included; pairs not every expert has answered only when
+/// `partial` (then marked in `complete`).
+pub fn table(aggregate: &[u8], partial: bool) -> Table {
     let Ok(r) = VsdResult::from_json(aggregate) else { return Table::default() };
     let header = [
         "query",
@@ -265,6 +294,7 @@ pub fn table(aggregate: &[u8]) -> Table {
         "sample",
         "proposed_by",
         "votes",
+        "complete",
     ];
     let row = |p: &PairResult, sample: bool| {
         let count = |v: &str| p.votes.values().filter(|x| x.as_str() == v).count().to_string();
@@ -280,8 +310,16 @@ pub fn table(aggregate: &[u8]) -> Table {
             sample.to_string(),
             p.proposed_by.iter().map(|(m, r)| format!("{m}:{r}")).collect::<Vec<_>>().join(" "),
             p.votes.iter().map(|(e, v)| format!("{e}:{v}")).collect::<Vec<_>>().join(" "),
+            p.complete.to_string(),
         ]
     };
-    let rows = r.pairs.iter().map(|p| row(p, false)).chain(r.sample.iter().map(|p| row(p, true))).collect();
+    let rows = r
+        .pairs
+        .iter()
+        .map(|p| (p, false))
+        .chain(r.sample.iter().map(|p| (p, true)))
+        .filter(|(p, _)| partial || p.complete)
+        .map(|(p, sample)| row(p, sample))
+        .collect();
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
 }

@@ -101,13 +101,14 @@ pub fn robustness(
         scores.iter().map(|(m, s)| (m.clone(), auc(gt, s))).collect()
     };
     let full = aucs(ground_truth);
-    let only: HashMap<Pair, &str> = suspects
+    // Ordered (query, candidate): a suspect is the candidate proposed for that query.
+    let only: HashMap<(&str, &str), &str> = suspects
         .pairs
         .iter()
         .filter(|s| s.proposed_by.len() == 1)
         .filter_map(|s| {
             let model = s.proposed_by.keys().next()?;
-            Some((Pair { query: s.query.clone(), candidate: s.candidate.clone() }, model.as_str()))
+            Some(((s.query.as_str(), s.candidate.as_str()), model.as_str()))
         })
         .collect();
     let leave_out = suspects
@@ -116,7 +117,7 @@ pub fn robustness(
         .map(|removed| {
             let subset: Vec<(String, String, bool)> = ground_truth
                 .iter()
-                .filter(|(q, c, _)| Pair::new(q, c).and_then(|p| only.get(&p)) != Some(&removed.as_str()))
+                .filter(|(q, c, _)| only.get(&(q.as_str(), c.as_str())) != Some(&removed.as_str()))
                 .cloned()
                 .collect();
             let auc = aucs(&subset);

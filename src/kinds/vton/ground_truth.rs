@@ -427,7 +427,14 @@ mod tests {
             }
             items.extend(batch);
         }
-        AggregationInput { config, items, responses, worker_ids, batch_names: BTreeMap::new() }
+        AggregationInput {
+            config,
+            items,
+            responses,
+            worker_ids,
+            batch_names: BTreeMap::new(),
+            participants: Default::default(),
+        }
     }
 
     #[test]

@@ -86,18 +86,25 @@ pub async fn add_sample(
 }
 
 /// The ground truth in the benchmark's format `[{"key": [query, candidate],
-/// "value": 0|1}]` (labelled suspects; pairs with only unsure votes are left out).
-#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vsd/benchmark.json", tag = "vsd", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Object)))]
+/// "value": 0|1}]` (labelled suspects; pairs with only unsure votes are left
+/// out; pairs not every expert has answered only with `partial=true`; the
+/// `X-Atelier-Incomplete-Pairs` header says how many were left out).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vsd/benchmark.json", tag = "vsd",
+    params(("id" = Uuid, Path), crate::http::api::admin::PartialQuery),
+    responses((status = 200, body = Vec<Object>)))]
 pub async fn benchmark(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    axum::extract::Query(query): axum::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
     vsd_campaign(&s, id).await?;
     let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
-    let body = serde_json::to_string(&gt.benchmark()).map_err(|e| Error::Internal(e.to_string()))?;
-    Ok(attachment("application/json", "vsd_ground_truth.json", body))
+    let body = serde_json::to_string(&gt.benchmark(query.partial)).map_err(|e| Error::Internal(e.to_string()))?;
+    let mut response = attachment("application/json", "vsd_ground_truth.json", body);
+    let left_out = if query.partial { 0 } else { gt.incomplete };
+    response.headers_mut().insert("x-atelier-incomplete-pairs", axum::http::HeaderValue::from(left_out));
+    Ok(response)
 }
 
 /// Which model the scores are of.
