@@ -52,6 +52,7 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
         worker_ids,
         batch_names,
         participants: Default::default(),
+        review: campaign.settings.review,
     })
 }
 

@@ -402,6 +402,9 @@ pub struct AggregationInput {
     /// a kind aggregates are the submitted ones): e.g. the experts who are
     /// to label every pair.
     pub participants: std::collections::BTreeSet<Uuid>,
+    /// Whether a second expert reviews every submitted batch (the core's
+    /// `review` setting): then only reviewed answers are final.
+    pub review: bool,
 }
 
 impl AggregationInput {

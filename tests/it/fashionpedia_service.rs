@@ -233,6 +233,29 @@ async fn experts_tick_several_attributes_on_the_page_and_a_reviewer_corrects_or_
         "{stored:?}"
     );
 
+    // Awaiting review, nothing is final: the COCO export has no attributes
+    // unless partial results are asked for, and says so per mask.
+    let coco = |query: &'static str| {
+        let (app, admin, id) = (&app, &admin, id.clone());
+        async move {
+            let text =
+                get_text(app, admin, &format!("/api/v1/admin/campaigns/{id}/fashionpedia/coco.json{query}")).await;
+            let parsed: Value = serde_json::from_str(&text).expect("json");
+            parsed["annotations"]
+                .as_array()
+                .expect("annotations")
+                .iter()
+                .find(|a| a["id"] == 11)
+                .cloned()
+                .expect("shirt")
+        }
+    };
+    let shirt = coco("").await;
+    assert_eq!((shirt["attribute_ids"].clone(), shirt["done_supercategories"].clone()), (json!([]), json!([])));
+    let shirt = coco("?partial=true").await;
+    assert_eq!(shirt["attribute_ids"], json!([115, 160, 161]), "{shirt}");
+    assert_eq!(shirt["pending_attribute_ids"], json!([115, 160, 161]));
+
     // The author is not given their own work to review.
     assert!(work(&app, &author, &id, |_, _| json!({})).await.is_null());
     // The reviewer sees the answers as the kind renders them, corrects the
@@ -250,6 +273,32 @@ async fn experts_tick_several_attributes_on_the_page_and_a_reviewer_corrects_or_
     let shirt =
         gt["annotations"].as_array().expect("masks").iter().find(|m| m["annotation_id"] == 11).expect("shirt").clone();
     assert_eq!(shirt["attribute_ids"], json!([115, 160]), "the corrections win");
+    let exported = coco("").await;
+    assert_eq!(exported["attribute_ids"], json!([115, 160]), "reviewed: final");
+    assert_eq!(exported["done_supercategories"], json!(["length", "silhouette"]));
+    // A release holds the same COCO file, and verifies.
+    let (status, _) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/releases"), Some(json!({"note": ""})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let archive = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{id}/releases/1/archive")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("download")
+        .bytes()
+        .await
+        .expect("bytes");
+    let files = atelier::core::releases::packing::unpack(&archive).expect("unpack");
+    let released: Value = serde_json::from_slice(&files["fashionpedia_attributes.json"]).expect("coco");
+    let released_shirt = released["annotations"].as_array().expect("a").iter().find(|a| a["id"] == 11).expect("shirt");
+    assert_eq!(released_shirt["attribute_ids"], json!([115, 160]));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("r.tar.gz");
+    std::fs::write(&path, &archive).expect("write");
+    let (ok, out, err) = crate::cli_stats::atelier(&["release", "verify", path.to_str().expect("path")]);
+    assert!(ok, "{out}{err}");
     assert_eq!(shirt["tasks"]["length"]["status"], "reviewed");
     assert_eq!(shirt["tasks"]["length"]["reviewer"], "fp-reviewer");
     let stats = &gt["stats"];
@@ -322,15 +371,35 @@ print(json.dumps({"annotations": len(coco.getAnnIds()), "images": len(coco.getIm
                   "categories": len(coco.getCatIds()), "shirt_attributes": shirt["attribute_ids"],
                   "sleeve_mask_area": int(coco.annToMask(sleeve).sum())}))
 "#;
-    let out = std::process::Command::new(&python).arg("-c").arg(script).arg(&file).output().expect("python runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: Value =
-        serde_json::from_slice(out.stdout.rsplit(|b| *b == b'\n').find(|l| !l.is_empty()).expect("output"))
-            .expect("JSON");
-    assert_eq!(
-        report,
-        json!({"annotations": 2, "images": 1, "categories": 3, "shirt_attributes": [116, 161], "sleeve_mask_area": 9})
-    );
+    let report = |file: &std::path::Path| {
+        let out = std::process::Command::new(&python).arg("-c").arg(script).arg(file).output().expect("python runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(out.stdout.rsplit(|b| *b == b'\n').find(|l| !l.is_empty()).expect("output"))
+            .expect("JSON")
+    };
+    let expected =
+        json!({"annotations": 2, "images": 1, "categories": 3, "shirt_attributes": [116, 161], "sleeve_mask_area": 9});
+    assert_eq!(report(&file), expected);
+    // A release's COCO file loads the same.
+    let (status, _) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/releases"), Some(json!({"note": ""})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let archive = reqwest::Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{id}/releases/1/archive")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("download")
+        .bytes()
+        .await
+        .expect("bytes");
+    let files = atelier::core::releases::packing::unpack(&archive).expect("unpack");
+    let released = dir.path().join("released.json");
+    std::fs::write(&released, &files["fashionpedia_attributes.json"]).expect("write");
+    let mut from_tasks = expected.clone();
+    from_tasks["categories"] = json!(2);
+    assert_eq!(report(&released), from_tasks, "the categories its tasks use (the ontology is no part of a release)");
 }
 
 #[tokio::test]

@@ -375,6 +375,10 @@ impl Snapshot {
             worker_ids: self.worker_ids.clone(),
             batch_names: self.batches.iter().filter_map(|b| Some((b.id, b.external_id.clone()?))).collect(),
             participants: Default::default(),
+            review: self.campaign.settings.map_or_else(
+                || self.campaign.config.get("review").and_then(Value::as_bool).unwrap_or(false),
+                |s| s.review,
+            ),
         }
     }
 

@@ -287,6 +287,15 @@ impl TaskKind for Fashionpedia {
         false
     }
 
+    fn release_files(
+        &self,
+        snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
+        let coco = export::coco_of_release(snapshot, aggregate).map_err(|e| Invalid(e.to_string()))?;
+        Ok(vec![("fashionpedia_attributes.json".to_owned(), coco)])
+    }
+
     fn aggregate(&self, input: &AggregationInput) -> Value {
         result::aggregate(input).to_value()
     }

@@ -35,8 +35,16 @@ pub struct MaskResult {
     pub category_id: u32,
     /// Category name.
     pub category: String,
-    /// Accepted attributes over every super-category.
+    /// Accepted attributes over every super-category whose task is done
+    /// (reviewed, when the campaign reviews; else answered).
     pub attribute_ids: Vec<u32>,
+    /// The super-categories whose task is done.
+    #[serde(default)]
+    pub done: Vec<String>,
+    /// Attributes of answers still awaiting review (not in `attribute_ids`;
+    /// exported only on request, marked).
+    #[serde(default)]
+    pub pending_attribute_ids: Vec<u32>,
     /// Per super-category: the final answer and how it came about.
     pub tasks: BTreeMap<String, TaskResult>,
 }
@@ -170,6 +178,8 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
             category_id: u32::try_from(p["category_id"].as_u64().unwrap_or(0)).unwrap_or(0),
             category: p["category"].as_str().unwrap_or_default().to_owned(),
             attribute_ids: Vec::new(),
+            done: Vec::new(),
+            pending_attribute_ids: Vec::new(),
             tasks: BTreeMap::new(),
         });
         let given = originals.get(&item.id).cloned().unwrap_or_default();
@@ -209,7 +219,14 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
             if a.not_on_list && !a.missing.is_empty() {
                 *stats.suggestions.entry(a.missing.to_lowercase()).or_default() += 1;
             }
-            mask.attribute_ids.extend(a.attributes.iter().copied());
+            // With review on, an answer is final once reviewed; until then
+            // its attributes are pending.
+            if reviewer.is_some() || !input.review {
+                mask.attribute_ids.extend(a.attributes.iter().copied());
+                mask.done.push(sc.to_owned());
+            } else {
+                mask.pending_attribute_ids.extend(a.attributes.iter().copied());
+            }
         }
         let status = match (&answer, &reviewer) {
             (None, _) => "open",
@@ -242,6 +259,9 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
     for m in masks.values_mut() {
         let set: BTreeSet<u32> = m.attribute_ids.iter().copied().collect();
         m.attribute_ids = set.into_iter().collect();
+        let pending: BTreeSet<u32> =
+            m.pending_attribute_ids.iter().copied().filter(|id| !m.attribute_ids.contains(id)).collect();
+        m.pending_attribute_ids = pending.into_iter().collect();
         if m.tasks.values().any(|t| t.answer.is_some()) {
             per_mask.push(m.attribute_ids.len());
             let counts = stats.attribute_counts.entry(m.category.clone()).or_default();

@@ -240,6 +240,15 @@ impl TaskKind for Vsd {
         format!("<strong>{text}</strong>")
     }
 
+    fn release_files(
+        &self,
+        _snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
+        let gt = result::VsdResult::from_json(aggregate).map_err(|e| Invalid(e.to_string()))?;
+        result::release_files(&gt).map_err(|e| Invalid(e.to_string()))
+    }
+
     fn aggregate(&self, input: &AggregationInput) -> Value {
         result::aggregate(input).to_value()
     }

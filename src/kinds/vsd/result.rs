@@ -323,3 +323,26 @@ pub fn table(aggregate: &[u8], partial: bool) -> Table {
         .collect();
     Table { header: header.iter().map(|h| (*h).to_owned()).collect(), rows }
 }
+
+/// A release's VSD files beside the generic ground truth: the benchmark's
+/// own format (final pairs), the suspects with provenance and labels, and
+/// the estimates of p.
+pub fn release_files(gt: &VsdResult) -> crate::core::Result<Vec<(String, Vec<u8>)>> {
+    let internal = |e: serde_json::Error| crate::core::Error::Internal(e.to_string());
+    let mut suspects = crate::core::csv_chunks::CsvRows::new(Vec::new());
+    suspects.row(&["query", "candidate", "proposed_by", "label", "complete"].map(str::to_owned));
+    for p in &gt.pairs {
+        let by = p.proposed_by.iter().map(|(m, r)| format!("{m}:{r}")).collect::<Vec<_>>().join(" ");
+        let label = p.label.map(|l| l.to_string()).unwrap_or_default();
+        suspects.row(&[p.query.clone(), p.candidate.clone(), by, label, p.complete.to_string()]);
+    }
+    let mut benchmark = serde_json::to_vec_pretty(&gt.benchmark(false)).map_err(internal)?;
+    benchmark.push(b'\n');
+    let mut estimate = serde_json::to_vec_pretty(&gt.estimate).map_err(internal)?;
+    estimate.push(b'\n');
+    Ok(vec![
+        ("vsd_ground_truth.json".to_owned(), benchmark),
+        ("vsd_suspects.csv".to_owned(), suspects.finish()?),
+        ("vsd_estimates.json".to_owned(), estimate),
+    ])
+}

@@ -434,6 +434,7 @@ mod tests {
             worker_ids,
             batch_names: BTreeMap::new(),
             participants: Default::default(),
+            review: false,
         }
     }
 

@@ -76,17 +76,21 @@ pub async fn import_df2(
     Ok((StatusCode::CREATED, axum::Json(store::import_df2(&s.pool, &s.kinds, id, body_text(&body)?).await?)))
 }
 
-/// The annotations as COCO JSON in the Fashionpedia layout, with the accepted
-/// `attribute_ids` (written out as the rows come).
-#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/fashionpedia/coco.json", tag = "fashionpedia", params(("id" = Uuid, Path)),
+/// The annotations as COCO JSON in the Fashionpedia layout, with the
+/// attributes of done tasks (reviewed, when the campaign reviews) in
+/// `attribute_ids` and `done_supercategories` per mask; `partial=true` adds
+/// answers awaiting review, listed in `pending_attribute_ids`.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/fashionpedia/coco.json", tag = "fashionpedia",
+    params(("id" = Uuid, Path), crate::http::api::admin::PartialQuery),
     responses((status = 200, body = Object)))]
 pub async fn export_coco(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    axum::extract::Query(query): axum::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
     fp_campaign(&s, id).await?;
-    let chunks = export::coco_chunks(&s.pool, &s.kinds, id).await?;
+    let chunks = export::coco_chunks(&s.pool, &s.kinds, id, query.partial).await?;
     Ok(crate::http::api::streamed_attachment("application/json", "fashionpedia_attributes.json", chunks))
 }
 
