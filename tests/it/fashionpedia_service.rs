@@ -277,20 +277,7 @@ async fn experts_tick_several_attributes_on_the_page_and_a_reviewer_corrects_or_
     assert_eq!(exported["attribute_ids"], json!([115, 160]), "reviewed: final");
     assert_eq!(exported["done_supercategories"], json!(["length", "silhouette"]));
     // A release holds the same COCO file, and verifies.
-    let (status, _) =
-        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/releases"), Some(json!({"note": ""})))
-            .await;
-    assert_eq!(status, StatusCode::CREATED);
-    let archive = reqwest::Client::new()
-        .get(app.at(&format!("/api/v1/admin/campaigns/{id}/releases/1/archive")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("download")
-        .bytes()
-        .await
-        .expect("bytes");
-    let files = atelier::core::releases::packing::unpack(&archive).expect("unpack");
+    let (files, archive) = crate::fixtures::cut_release(&app, &admin, &id).await;
     let released: Value = serde_json::from_slice(&files["fashionpedia_attributes.json"]).expect("coco");
     let released_shirt = released["annotations"].as_array().expect("a").iter().find(|a| a["id"] == 11).expect("shirt");
     assert_eq!(released_shirt["attribute_ids"], json!([115, 160]));
@@ -381,20 +368,7 @@ print(json.dumps({"annotations": len(coco.getAnnIds()), "images": len(coco.getIm
         json!({"annotations": 2, "images": 1, "categories": 3, "shirt_attributes": [116, 161], "sleeve_mask_area": 9});
     assert_eq!(report(&file), expected);
     // A release's COCO file loads the same.
-    let (status, _) =
-        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/releases"), Some(json!({"note": ""})))
-            .await;
-    assert_eq!(status, StatusCode::CREATED);
-    let archive = reqwest::Client::new()
-        .get(app.at(&format!("/api/v1/admin/campaigns/{id}/releases/1/archive")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("download")
-        .bytes()
-        .await
-        .expect("bytes");
-    let files = atelier::core::releases::packing::unpack(&archive).expect("unpack");
+    let (files, _) = crate::fixtures::cut_release(&app, &admin, &id).await;
     let released = dir.path().join("released.json");
     std::fs::write(&released, &files["fashionpedia_attributes.json"]).expect("write");
     let mut from_tasks = expected.clone();

@@ -277,3 +277,27 @@ pub async fn open_vsd_campaign(app: &TestApp, token: &str, campaign: Value, rank
 pub async fn get_text(app: &TestApp, token: &str, path: &str) -> String {
     reqwest::Client::new().get(app.at(path)).bearer_auth(token).send().await.expect("get").text().await.expect("text")
 }
+
+/// Cuts the campaign's next release through the API and returns its files,
+/// unpacked, with the archive's bytes.
+pub async fn cut_release(
+    app: &TestApp,
+    admin: &str,
+    campaign: &str,
+) -> (std::collections::BTreeMap<String, Vec<u8>>, Vec<u8>) {
+    let base = format!("/api/v1/admin/campaigns/{campaign}/releases");
+    let (status, release) = api(app, admin, reqwest::Method::POST, &base, Some(json!({"note": ""}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{release}");
+    let number = release["number"].as_i64().expect("number");
+    let archive = Client::new()
+        .get(app.at(&format!("{base}/{number}/archive")))
+        .bearer_auth(admin)
+        .send()
+        .await
+        .expect("download")
+        .bytes()
+        .await
+        .expect("bytes")
+        .to_vec();
+    (atelier::core::releases::packing::unpack(&archive).expect("unpack"), archive)
+}

@@ -435,18 +435,7 @@ async fn only_pairs_every_expert_has_answered_are_exported_unless_partial_result
     assert_eq!((values.len(), values.iter().sum::<i64>()), (2, 1), "{labels}");
 
     // A release holds the benchmark's format, the suspects and the estimates.
-    let (status, _) = api(&app, &admin, Method::POST, &format!("{base}/releases"), Some(json!({"note": ""}))).await;
-    assert_eq!(status, StatusCode::CREATED);
-    let archive = reqwest::Client::new()
-        .get(app.at(&format!("{base}/releases/1/archive")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("download")
-        .bytes()
-        .await
-        .expect("bytes");
-    let files = atelier::core::releases::packing::unpack(&archive).expect("unpack");
+    let (files, _) = crate::fixtures::cut_release(&app, &admin, &id).await;
     let released: Value = serde_json::from_slice(&files["vsd_ground_truth.json"]).expect("json");
     assert_eq!(released, labels, "the same as the live benchmark.json");
     let suspects = String::from_utf8_lossy(&files["vsd_suspects.csv"]).to_string();
