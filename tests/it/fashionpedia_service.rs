@@ -422,6 +422,15 @@ async fn deepfashion2_files_import_through_the_category_mapping() {
     assert!(err["error"]["message"].as_str().expect("m").contains("needs `width` and `height`"), "{err}");
     let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
     assert_eq!(items, 2);
+    // A COCO file whose image 42 is another file: refused, naming both, nothing imported.
+    let other = json!({"images": [{"id": 42, "width": 20, "height": 20, "file_name": "street/42.jpg"}],
+        "annotations": [{"id": 9, "image_id": 42, "category_id": 6, "segmentation": [[1, 1, 9, 1, 9, 9]]}]});
+    let (status, err) = post(&app, &admin, &format!("{base}/coco"), other.to_string()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    let message = err["error"]["message"].as_str().expect("m");
+    assert!(message.contains("000042.jpg") && message.contains("street/42.jpg"), "{message}");
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(items, 2, "all or nothing");
 }
 
 #[tokio::test]

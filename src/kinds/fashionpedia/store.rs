@@ -112,8 +112,40 @@ pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, tex
     let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
     let parsed = coco::parse(text, &ontology).map_err(|m| Error::invalid("invalid_coco", m))?;
     let items = tasks(&config, &ontology, &parsed.annotations);
-    crate::core::items::import(pool, kinds, campaign_id, &items).await?;
+    let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
+    importer.add(&items).await?;
+    refuse_image_clashes(importer.transaction(), campaign_id).await?;
+    importer.commit().await?;
     Ok(Imported { masks: parsed.annotations.len() + parsed.zero_area, zero_area: parsed.zero_area, tasks: items.len() })
+}
+
+/// Refuses an import that gives an image id already used for another file
+/// or size (DeepFashion2 numbers images by their file names' digits, so its
+/// `000002.jpg` is image 2, which a COCO file may already use): the masks
+/// would be drawn on the wrong canvas. Names both files. Run inside the
+/// import's transaction, before it commits.
+async fn refuse_image_clashes(tx: &mut sqlx::Transaction<'static, sqlx::Postgres>, campaign_id: Uuid) -> Result<()> {
+    let clash: Option<(String, Vec<String>)> = sqlx::query_as(
+        "SELECT payload->>'image_id',
+                array_agg(DISTINCT concat(payload->>'file_name', ' (', payload->>'width', 'x', payload->>'height', ')'))
+         FROM items WHERE campaign_id = $1
+         GROUP BY payload->>'image_id'
+         HAVING count(DISTINCT (payload->>'file_name', payload->>'width', payload->>'height')) > 1
+         ORDER BY 1 LIMIT 1",
+    )
+    .bind(campaign_id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    match clash {
+        Some((id, files)) => Err(Error::invalid(
+            "image_id_clash",
+            format!(
+                "image id {id} would stand for {}: give the images distinct ids (nothing was imported)",
+                files.join(" and ")
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Imports a bundle of DeepFashion2 files (see [`super::df2`]) as tasks.
@@ -160,6 +192,7 @@ pub async fn import_coco_file(
     }
     let (masks, zero_area, tasks) =
         reader.await.map_err(|e| Error::Internal(e.to_string()))?.map_err(|m| Error::invalid("invalid_coco", m))?;
+    refuse_image_clashes(importer.transaction(), campaign_id).await?;
     importer.commit().await?;
     Ok(Imported { masks, zero_area, tasks })
 }
