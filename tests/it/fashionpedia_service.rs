@@ -398,7 +398,8 @@ async fn deepfashion2_files_import_through_the_category_mapping() {
     post(&app, &admin, &format!("{base}/ontology"), ontology).await;
     let item = |name: &str, poly: Value| {
         json!({"category_name": name, "category_id": 1, "segmentation": [poly],
-        "bounding_box": [1, 1, 6, 9], "landmarks": [], "occlusion": 1, "style": 0})
+        "bounding_box": [1, 1, 6, 9], "landmarks": [2, 3, 2, 4, 5, 0, 6, 7, 1], "occlusion": 1, "style": 1,
+        "zoom_in": 2, "viewpoint": 3, "scale": 2})
     };
     let bundle = json!({"000042.jpg": {"width": 10, "height": 10, "source": "shop", "pair_id": 7,
         "item1": item("trousers", json!([1, 1, 6, 1, 6, 9, 1, 9])),
@@ -412,6 +413,15 @@ async fn deepfashion2_files_import_through_the_category_mapping() {
     assert_eq!(payloads[0]["category"], "pants", "trousers -> pants by default");
     assert_eq!(payloads[0]["bbox"], json!([1.0, 1.0, 5.0, 8.0]), "[x1, y1, x2, y2] -> [x, y, w, h]");
     assert_eq!(payloads[1]["category"], "shirt, blouse", "the campaign's own mapping");
+    // DeepFashion2's own fields stay with the mask and come out in its COCO-style conversion.
+    let coco: Value = serde_json::from_str(&get_text(&app, &admin, &format!("{base}/coco.json")).await).expect("json");
+    let trousers = coco["annotations"].as_array().expect("a").iter().find(|a| a["id"] == 4201).expect("4201").clone();
+    assert_eq!(trousers["keypoints"], json!([2, 3, 2, 4, 5, 0, 6, 7, 1]));
+    assert_eq!(trousers["num_keypoints"], 2, "visible landmarks");
+    assert_eq!(
+        [&trousers["style"], &trousers["pair_id"], &trousers["source"], &trousers["occlusion"], &trousers["viewpoint"]],
+        [&json!(1), &json!(7), &json!("shop"), &json!(1), &json!(3)]
+    );
     // Problems name the image and item, and nothing is imported.
     let bad = json!({"000043.jpg": {"width": 10, "height": 10, "item1": item("cape", json!([1, 1, 2, 1, 2, 2]))}});
     let (status, err) = post(&app, &admin, &format!("{base}/deepfashion2"), bad.to_string()).await;

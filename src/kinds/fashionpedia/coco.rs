@@ -35,7 +35,16 @@ struct RawAnnotation {
     attribute_ids: Vec<u32>,
     #[serde(default)]
     iscrowd: u8,
+    /// Every other field; those of DeepFashion2 ([`DF2_FIELDS`]) are kept.
+    #[serde(flatten)]
+    other: serde_json::Map<String, Value>,
 }
+
+/// DeepFashion2's fields of an annotation in its own COCO-style conversion
+/// (landmarks as `keypoints` with `num_keypoints`): kept with the mask and
+/// exported again, so DeepFashion2's evaluation can run on the export.
+pub const DF2_FIELDS: [&str; 10] =
+    ["style", "pair_id", "source", "keypoints", "num_keypoints", "occlusion", "zoom_in", "viewpoint", "scale", "split"];
 
 #[derive(Debug, Deserialize)]
 struct RawFile {
@@ -62,6 +71,8 @@ pub struct Annotation {
     pub attribute_ids: Vec<u32>,
     /// COCO's crowd flag.
     pub iscrowd: u8,
+    /// DeepFashion2's fields, as given ([`DF2_FIELDS`]).
+    pub deepfashion2: serde_json::Map<String, Value>,
 }
 
 /// What an import found.
@@ -137,6 +148,7 @@ fn check(
         bbox,
         attribute_ids: a.attribute_ids,
         iscrowd: a.iscrowd,
+        deepfashion2: a.other.into_iter().filter(|(k, _)| DF2_FIELDS.contains(&k.as_str())).collect(),
     }))
 }
 

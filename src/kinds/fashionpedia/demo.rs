@@ -54,6 +54,7 @@ pub fn campaign() -> DemoCampaign {
             bbox: [50.0, 45.0, 140.0, 145.0],
             attribute_ids: vec![],
             iscrowd: 0,
+            deepfashion2: Default::default(),
         },
         Annotation {
             id: 2,
@@ -64,6 +65,7 @@ pub fn campaign() -> DemoCampaign {
             bbox: [50.0, 60.0, 30.0, 45.0],
             attribute_ids: vec![],
             iscrowd: 0,
+            deepfashion2: Default::default(),
         },
     ];
     DemoCampaign {

@@ -73,14 +73,32 @@ pub fn to_coco(
                 [x1, y1, x2, y2] => json!([x1, y1, x2 - x1, y2 - y1]),
                 _ => Value::Null,
             };
-            annotations.push(json!({
+            // DeepFashion2's COCO-style conversion: landmarks as keypoints
+            // (x, y, visibility triples), counting the visible ones.
+            let keypoints: Vec<Value> = item["landmarks"].as_array().cloned().unwrap_or_default();
+            let visible = keypoints.chunks(3).filter(|k| k.get(2).and_then(Value::as_f64).is_some_and(|v| v > 0.0));
+            let num_keypoints = visible.count();
+            let mut annotation = json!({
                 "id": image_id * 100 + number,
                 "image_id": image_id,
                 "category_id": category,
                 "segmentation": item["segmentation"],
                 "bbox": bbox,
                 "iscrowd": 0,
-            }));
+                "keypoints": keypoints,
+                "num_keypoints": num_keypoints,
+            });
+            for key in ["style", "occlusion", "zoom_in", "viewpoint", "scale"] {
+                if let Some(v) = item.get(key) {
+                    annotation[key] = v.clone();
+                }
+            }
+            for key in ["pair_id", "source"] {
+                if let Some(v) = content.get(key) {
+                    annotation[key] = v.clone();
+                }
+            }
+            annotations.push(annotation);
         }
     }
     Ok(json!({"images": images, "annotations": annotations}))

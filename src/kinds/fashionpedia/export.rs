@@ -126,6 +126,10 @@ fn annotation(p: &Value, mask: Option<&MaskResult>, partial: bool) -> Value {
     if partial {
         a["pending_attribute_ids"] = json!(pending);
     }
+    // DeepFashion2's own fields, as imported.
+    for (k, v) in p["deepfashion2"].as_object().into_iter().flatten() {
+        a[k] = v.clone();
+    }
     a
 }
 

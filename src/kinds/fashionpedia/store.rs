@@ -88,6 +88,7 @@ pub fn tasks(config: &FpConfig, ontology: &Ontology, annotations: &[Annotation])
                     "attribute_ids": a.attribute_ids,
                     "option_ids": options.iter().map(|o| o.id).collect::<Vec<_>>(),
                     "options": options,
+                    "deepfashion2": a.deepfashion2,
                 }),
                 gold: None,
             });
