@@ -443,3 +443,40 @@ async fn only_pairs_every_expert_has_answered_are_exported_unless_partial_result
     let estimates: Value = serde_json::from_slice(&files["vsd_estimates.json"]).expect("json");
     assert_eq!(estimates["labelled"], 2);
 }
+
+#[tokio::test]
+async fn the_random_sample_is_drawn_from_the_catalog_never_a_query_pair_in_the_wild() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // Wild: queries q1, q2 rank each other and catalog images.
+    let id = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "wild", "config": {"k": 1, "wild": true}}),
+        "model,query,candidate,rank\nm,q1,q2,0\nm,q2,q1,0\nm,q1,c1,1\n",
+    )
+    .await;
+    let catalog: Vec<String> = (1..=40).map(|i| format!("c{i}")).chain(["q1".to_owned()]).collect();
+    let path = format!("/api/v1/admin/campaigns/{id}/vsd/sample");
+    // b from Chebyshev: 1 / (0.5 x 0.1) = 20.
+    let body = json!({"epsilon": 0.5, "q": 0.1, "seed": 9, "catalog": catalog});
+    let (status, added) = api(&app, &admin, Method::POST, &path, Some(body)).await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+    assert_eq!(
+        (added["added"].as_u64(), added["b"].as_u64(), added["population"].as_str()),
+        (Some(20), Some(20), Some("catalog"))
+    );
+    assert_eq!(added["candidates"], 40, "a query listed in the catalog is no candidate in the wild");
+    let sampled: Vec<Value> = sqlx::query_scalar("SELECT payload FROM items WHERE payload->>'sample' = 'true'")
+        .fetch_all(&app.pool)
+        .await
+        .expect("items");
+    assert_eq!(sampled.len(), 20);
+    for p in &sampled {
+        let (q, c) = (p["query"].as_str().expect("q"), p["candidate"].as_str().expect("c"));
+        assert!(q.starts_with('q') && c.starts_with('c'), "a query and a catalog image: {p}");
+        assert_eq!(p["sample_seed"], 9);
+    }
+    let (status, err) = api(&app, &admin, Method::POST, &path, Some(json!({"seed": 1}))).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_sample")));
+}

@@ -173,33 +173,84 @@ pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) ->
     Ok(PoolChange { suspects: s.suspects, added, merged })
 }
 
-/// Adds a random sample of `b` pairs from A \ S_k (queries of the
-/// rankings, candidates from every image the rankings name), seeded, for
-/// estimating p. Returns how many were added.
-pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: usize, seed: u64) -> Result<usize> {
+/// What a random sample is drawn from and how large it is.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+pub struct SampleRequest {
+    /// Pairs to sample (else from `epsilon` and `q`, by Chebyshev).
+    #[serde(default)]
+    pub b: Option<usize>,
+    /// With `q`: the sample size b = ⌈1 / (ε q)⌉ for an error of at most ε
+    /// with probability at least 1 − q (the paper's bound).
+    #[serde(default)]
+    pub epsilon: Option<f64>,
+    /// See `epsilon`.
+    #[serde(default)]
+    pub q: Option<f64>,
+    /// Seed (recorded with every sampled pair; the same seed gives the same sample).
+    #[serde(default)]
+    pub seed: u64,
+    /// The catalog D: every image id a query may be paired with. Without it
+    /// the candidates the rankings name stand in for D (said in the answer).
+    #[serde(default)]
+    pub catalog: Option<Vec<String>>,
+}
+
+/// What a sample added.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct SampleAdded {
+    /// Pairs added.
+    pub added: usize,
+    /// The sample size asked for.
+    pub b: usize,
+    /// The seed used.
+    pub seed: u64,
+    /// `catalog` (the D given) or `rankings` (the candidates the rankings name).
+    pub population: &'static str,
+    /// |D| drawn from.
+    pub candidates: usize,
+}
+
+/// Adds a random sample of pairs uniform over A \ S_k, seeded, for
+/// estimating p: a query uniformly from the rankings' queries, a candidate
+/// uniformly from D (the catalog given, else the rankings' candidates) other
+/// than the query itself (closed setting: A = Q × (D − 1)) or other than any
+/// query (wild: A = Q × D, queries are not catalog images); pairs already in
+/// the pool or among the suspects are drawn again.
+pub async fn add_sample(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign_id: Uuid,
+    req: &SampleRequest,
+) -> Result<SampleAdded> {
+    let b = match (req.b, req.epsilon, req.q) {
+        (Some(b), _, _) => b,
+        (None, Some(eps), Some(q)) => eds::sample_size(eps, q).and_then(|b| usize::try_from(b).ok()).unwrap_or(0),
+        _ => return Err(Error::invalid("invalid_sample", "give the sample size `b`, or `epsilon` and `q`")),
+    };
     if b == 0 || b > 100_000 {
-        return Err(Error::invalid("invalid_sample", "the sample size must be from 1 to 100000"));
+        return Err(Error::invalid("invalid_sample", format!("the sample size must be from 1 to 100000 (is {b})")));
     }
     let (config, s) = suspects(pool, campaign_id).await?;
     let rankings = super::import::load(pool, campaign_id, None).await?;
-    let queries: Vec<&str> = rankings.iter().map(|r| r.query.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
-    let images: Vec<&str> = rankings
-        .iter()
-        .flat_map(|r| [r.query.as_str(), r.candidate.as_str()])
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let queries: BTreeSet<&str> = rankings.iter().map(|r| r.query.as_str()).collect();
+    let (population, catalog): (&'static str, BTreeSet<&str>) = match &req.catalog {
+        Some(list) => ("catalog", list.iter().map(|i| i.trim()).filter(|i| !i.is_empty()).collect()),
+        None => ("rankings", rankings.iter().map(|r| r.candidate.as_str()).collect()),
+    };
+    // In the wild, queries are not catalog images: a query-query pair is not in A.
+    let candidates: Vec<&str> = catalog.into_iter().filter(|c| !(config.wild && queries.contains(c))).collect();
+    let queries: Vec<&str> = queries.into_iter().collect();
     let taken: HashSet<Pair> = crate::core::items::list(pool, campaign_id)
         .await?
         .iter()
         .filter_map(|i| Pair::new(i.payload["query"].as_str()?, i.payload["candidate"].as_str()?))
-        .chain(s.pairs.iter().map(|p| Pair { query: p.query.clone(), candidate: p.candidate.clone() }))
+        .chain(s.pairs.iter().filter_map(|p| Pair::new(&p.query, &p.candidate)))
         .collect();
-    let possible = queries.len() * images.len();
-    if possible <= taken.len() + b {
+    let possible = queries.len() * candidates.len();
+    if queries.is_empty() || candidates.is_empty() || possible <= taken.len() + b {
         return Err(Error::conflict("sample_too_large", "not enough pairs outside the suspects for that sample"));
     }
-    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rng = StdRng::seed_from_u64(req.seed);
     // Each drawn pair as drawn: the query, then the candidate.
     let mut chosen: BTreeMap<Pair, (&str, &str)> = BTreeMap::new();
     // Rejection sampling: the pool outside S_k is almost all of A.
@@ -207,7 +258,7 @@ pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: u
     while chosen.len() < b && attempts < b * 1000 {
         attempts += 1;
         let q = queries[rng.random_range(0..queries.len())];
-        let c = images[rng.random_range(0..images.len())];
+        let c = candidates[rng.random_range(0..candidates.len())];
         let Some(pair) = Pair::new(q, c) else { continue };
         if !taken.contains(&pair) {
             chosen.entry(pair).or_insert((q, c));
@@ -222,9 +273,12 @@ pub async fn add_sample(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, b: u
             from_queries: BTreeSet::from([q.to_owned()]),
         })
         .collect();
-    let items = items(&config, &sampled, true);
+    let mut items = items(&config, &sampled, true);
+    for item in &mut items {
+        item.payload["sample_seed"] = json!(req.seed);
+    }
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
-    Ok(items.len())
+    Ok(SampleAdded { added: items.len(), b, seed: req.seed, population, candidates: candidates.len() })
 }
 
 /// A pool item's ordered suspects: the pair under each query it was

@@ -62,27 +62,19 @@ pub async fn add_to_pool(
     Ok(axum::Json(pool::add_suspects(&s.pool, &s.kinds, id).await?))
 }
 
-/// A random sample to estimate p.
-#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
-pub struct SampleRequest {
-    /// Pairs to sample from outside the suspects.
-    pub b: usize,
-    /// Seed (recorded by the caller; the same seed gives the same sample).
-    #[serde(default)]
-    pub seed: u64,
-}
-
-/// Add a seeded random sample of `b` pairs from outside the suspects.
+/// Add a seeded random sample of pairs uniform over A outside the suspects
+/// (`b` pairs, or ⌈1 / (ε q)⌉ from `epsilon` and `q`; D is `catalog`, else
+/// the candidates the rankings name; the seed is recorded with every pair).
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vsd/sample", tag = "vsd", params(("id" = Uuid, Path)),
-    request_body = SampleRequest, responses((status = 200, body = Object), (status = 422, body = ErrorBody)))]
+    request_body = pool::SampleRequest, responses((status = 200, body = pool::SampleAdded), (status = 422, body = ErrorBody)))]
 pub async fn add_sample(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    Json(req): Json<SampleRequest>,
-) -> AppResult<axum::Json<Value>> {
+    Json(req): Json<pool::SampleRequest>,
+) -> AppResult<axum::Json<pool::SampleAdded>> {
     vsd_campaign(&s, id).await?;
-    Ok(axum::Json(json!({ "added": pool::add_sample(&s.pool, &s.kinds, id, req.b, req.seed).await? })))
+    Ok(axum::Json(pool::add_sample(&s.pool, &s.kinds, id, &req).await?))
 }
 
 /// The ground truth in the benchmark's format `[{"key": [query, candidate],

@@ -153,8 +153,17 @@ async fn add_sample(
     axum::Form(form): axum::Form<SampleForm>,
 ) -> PageResult {
     super::api::vsd_campaign(&s, id).await?;
-    let n = pool::add_sample(&s.pool, &s.kinds, id, form.b, form.seed).await?;
-    flash::set(&session, format!("{n} random pair(s) added (seed {}).", form.seed)).await;
+    let request = pool::SampleRequest { b: Some(form.b), seed: form.seed, ..Default::default() };
+    let added = pool::add_sample(&s.pool, &s.kinds, id, &request).await?;
+    flash::set(
+        &session,
+        format!(
+            "{} random pair(s) added (seed {}), candidates drawn from the {} images the rankings name \
+             (the API takes the whole catalog).",
+            added.added, added.seed, added.candidates
+        ),
+    )
+    .await;
     Ok(back(id))
 }
 
