@@ -141,6 +141,9 @@ pub struct ScoringReport {
 /// The campaign's report for every stored model.
 pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Result<ScoringReport> {
     let gt = VsdResult::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let config = super::VsdConfig::parse(&campaigns::get(pool, campaign_id).await?.config)?;
+    let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
+    let same_product = same_product.map_err(|e| Error::invalid("invalid_config", e))?;
     let labelled = gt.labelled();
     let stored: Vec<(String, Value)> =
         sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
@@ -174,6 +177,7 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
                     score: r[2].as_f64()?,
                 })
             })
+            .filter(|p| distinct_products(same_product.as_ref(), &p.query, &p.candidate))
             .collect();
         let by_pair = pair_scores(&pairs);
         let oriented = |truth: &[(String, String, bool)]| oriented_scores(truth, &pairs);
@@ -207,6 +211,15 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
         }),
         robustness: robustness(&suspects, &labelled, &scores),
     })
+}
+
+/// Whether a scored pair stays in a model's list: never the query itself,
+/// and with the campaign's same-product filter never an image of the
+/// query's product (the official evaluation's `filter_results_unique_ids`),
+/// so the model's top k is re-ranked among the rest.
+fn distinct_products(same_product: Option<&regex::Regex>, query: &str, candidate: &str) -> bool {
+    let product = |id: &str| same_product.and_then(|re| Some(re.captures(id)?.get(1)?.as_str().to_owned()));
+    query != candidate && (product(query).is_none() || product(query) != product(candidate))
 }
 
 /// The experts' positives with, per query, as many negatives drawn
@@ -265,6 +278,16 @@ mod tests {
         let metrics: Metrics = report.into();
         assert_eq!(metrics.hr.get(&5), Some(&0.2), "one positive in the top 5 of one query: 1 / (5 x 1)");
         assert_eq!(metrics.roc_auc_micro, Some(1.0));
+    }
+
+    #[test]
+    fn scored_lists_drop_the_query_and_its_product() {
+        let re = regex::Regex::new(r"^(p\d+)_").expect("regex");
+        assert!(!distinct_products(None, "q", "q"), "the query itself");
+        assert!(distinct_products(None, "p1_a", "p1_b"), "no filter configured");
+        assert!(!distinct_products(Some(&re), "p1_a", "p1_b"));
+        assert!(distinct_products(Some(&re), "p1_a", "p2_b"));
+        assert!(distinct_products(Some(&re), "x", "p2_b"), "no product id: kept");
     }
 
     #[test]
