@@ -40,7 +40,8 @@ pub struct Response {
 pub struct Submission {
     /// The item answered.
     pub item_id: Uuid,
-    /// The answer, in the kind's format.
+    /// The answer, in the campaign kind's format: each kind documents its
+    /// own as a schema named `…Answer` in the OpenAPI document, with an example.
     pub answer: Value,
     /// Time on task in milliseconds.
     #[serde(default)]

@@ -317,3 +317,33 @@ async fn the_campaign_page_takes_files_above_a_megabyte_and_image_uploads() {
         client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
     assert!(page.contains("Image uploaded: use /images/"), "{page}");
 }
+
+#[tokio::test]
+async fn a_script_logs_in_with_json_and_gets_a_token_that_works_as_its_expert() {
+    let app = TestApp::spawn().await;
+    atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, "script-expert", "expert-password-1")
+        .await
+        .expect("expert");
+    let client = reqwest::Client::new();
+    let login = |password: &'static str| {
+        let (client, app) = (client.clone(), &app);
+        async move {
+            let resp = client
+                .post(app.at("/api/v1/login"))
+                .json(&serde_json::json!({"name": "script-expert", "password": password}))
+                .send()
+                .await
+                .expect("login");
+            let status = resp.status();
+            (status, resp.json::<serde_json::Value>().await.expect("json"))
+        }
+    };
+    let (status, body) = login("wrong-password").await;
+    assert_eq!((status.as_u16(), body["error"]["code"].as_str()), (401, Some("unauthenticated")), "{body}");
+    let (status, body) = login("expert-password-1").await;
+    assert_eq!(status.as_u16(), 201, "{body}");
+    let token = body["token"].as_str().expect("token");
+    let me: serde_json::Value =
+        client.get(app.at("/api/v1/me")).bearer_auth(token).send().await.expect("me").json().await.expect("json");
+    assert_eq!(me["user"]["name"], "script-expert", "{me}");
+}

@@ -43,6 +43,23 @@ async fn openapi_document_lists_every_api_route() {
     let app = TestApp::spawn().await;
     let doc: Value = reqwest::get(app.at("/api/v1/openapi.json")).await.expect("doc").json().await.expect("json");
     assert!(doc["openapi"].as_str().expect("version").starts_with("3."));
+    // Each kind's answer format, with an example a script can copy.
+    let schemas = &doc["components"]["schemas"];
+    for (schema, key) in [
+        ("VsdAnswer", "label"),
+        ("FashionpediaAnswer", "attributes"),
+        ("VtonAnswer", "rating"),
+        ("A100Answer", "choice"),
+    ] {
+        assert!(schemas[schema]["properties"][key].is_object(), "{schema}: {}", schemas[schema]);
+        assert!(
+            schemas[schema]["example"][key].is_string()
+                || schemas[schema]["example"][key].is_number()
+                || schemas[schema]["example"][key].is_array(),
+            "{schema} has an example"
+        );
+    }
+    assert!(doc["paths"]["/api/v1/login"]["post"].is_object(), "scripts log in with JSON");
     let paths = doc["paths"].as_object().expect("paths");
     for expected in [
         "/healthz",

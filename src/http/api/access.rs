@@ -50,3 +50,45 @@ pub async fn revoke_invitation(
     invitations::revoke(&s.pool, id, &token).await?;
     Ok(axum::Json(invitations::list(&s.pool, id).await?))
 }
+
+/// A script's login: an account name and password.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+pub struct ScriptLogin {
+    /// The account name (an expert or an admin).
+    pub name: String,
+    /// Its password.
+    pub password: String,
+    /// Days the token works (1 by default; at most 3650).
+    #[serde(default)]
+    pub expires_in_days: Option<u32>,
+}
+
+/// Log in from a script: the same password check and login limits as the
+/// login page, answered with a personal API token (`Authorization: Bearer`)
+/// instead of a session cookie, so an expert can script their labelling
+/// without the page's CSRF cookie. The token is listed and revocable as any.
+#[utoipa::path(post, path = "/api/v1/login", tag = "meta", request_body = ScriptLogin, security(()),
+    responses((status = 201, body = crate::http::api::admin::NewToken), (status = 401, body = ErrorBody),
+              (status = 429, body = ErrorBody)))]
+pub async fn script_login(
+    State(s): State<AppState>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+    headers: axum::http::HeaderMap,
+    crate::http::extract::Json(body): crate::http::extract::Json<ScriptLogin>,
+) -> AppResult<(axum::http::StatusCode, axum::Json<crate::http::api::admin::NewToken>)> {
+    use crate::auth::{passwords, users};
+    use crate::core::Error;
+    let address = crate::http::client_ip(peer.ip(), &headers, &s.config.trusted_proxies).to_string();
+    // The turn first, as the login page: an attempt behind a flood meets the limiter as the flood left it.
+    let turn = passwords::turn().await?;
+    if !s.limiter.allow(&s.pool, &address, &body.name, &body.password, None).await? {
+        return Err(Error::RateLimited.into());
+    }
+    let Some(user) = users::login(&s.pool, turn, &body.name, &body.password).await? else {
+        s.limiter.failed(&s.pool, &address, &body.name).await?;
+        return Err(Error::Unauthenticated.into());
+    };
+    s.limiter.succeeded(&s.pool, user.id, &body.name, None).await?;
+    let (id, token) = tokens::create_expiring(&s.pool, user.id, Some(body.expires_in_days.unwrap_or(1))).await?;
+    Ok((axum::http::StatusCode::CREATED, axum::Json(crate::http::api::admin::NewToken { id, token })))
+}

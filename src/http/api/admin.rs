@@ -201,7 +201,8 @@ pub struct Formed {
     pub batches: usize,
 }
 
-/// Form the campaign's batches (once).
+/// Form batches of the campaign's items not yet in one (call again after
+/// adding items, e.g. a VSD pool grown by a new model's rankings).
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/batches", tag = "admin", params(("id" = Uuid, Path)), request_body = FormBatches,
     responses((status = 201, body = Formed), (status = 409, body = ErrorBody)))]
 pub async fn form_batches(

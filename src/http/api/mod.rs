@@ -109,6 +109,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(meta::readyz))
         .routes(routes!(meta::metrics))
         .routes(routes!(meta::me))
+        .routes(routes!(access::script_login))
         .routes(routes!(admin::list_campaigns, admin::create_campaign))
         .routes(routes!(admin::get_campaign, admin::delete_campaign))
         .routes(routes!(admin::archive_campaign))

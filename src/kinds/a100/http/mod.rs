@@ -8,10 +8,25 @@ use crate::http::kind_routes::KindRoutes;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+/// An A100 answer, as `POST .../assignments/{id}/responses` takes it in
+/// `answer`: the id of the chosen image among the question's choices.
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({"choice": "q1c2"}))]
+#[allow(dead_code)]
+pub struct A100Answer {
+    /// The chosen choice's id.
+    choice: String,
+}
+
+/// The kind's schemas in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(A100Answer)))]
+struct Schemas;
+
 /// The A100 routes, merged into the application by the kind registry.
 pub fn routes() -> KindRoutes {
     KindRoutes {
-        api: OpenApiRouter::new()
+        api: OpenApiRouter::with_openapi(<Schemas as utoipa::OpenApi>::openapi())
             .routes(routes!(api::score_model, api::list_models))
             .routes(routes!(api::pilot_ranking))
             .routes(routes!(api::pilot_report))

@@ -8,10 +8,29 @@ use crate::http::kind_routes::KindRoutes;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+/// A VSD answer, as `POST .../assignments/{id}/responses` takes it in
+/// `answer`: `label` is `"1"` (similar), `"0"` (not similar), `"unsure"`
+/// (abstains: one similar and two unsure is positive) or `"broken"` (with a
+/// `reason`, goes to the admin).
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({"label": "1"}))]
+#[allow(dead_code)]
+pub struct VsdAnswer {
+    /// `"1"`, `"0"`, `"unsure"` or `"broken"`.
+    label: String,
+    /// With `"broken"`: what is wrong (image missing, the same product...).
+    reason: Option<String>,
+}
+
+/// The kind's schemas in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(VsdAnswer)))]
+struct Schemas;
+
 /// The VSD routes, merged into the application by the kind registry.
 pub fn routes() -> KindRoutes {
     KindRoutes {
-        api: OpenApiRouter::new()
+        api: OpenApiRouter::with_openapi(<Schemas as utoipa::OpenApi>::openapi())
             .routes(routes!(api::suspects))
             .routes(routes!(api::add_to_pool))
             .routes(routes!(api::add_sample))

@@ -8,10 +8,26 @@ use crate::http::kind_routes::KindRoutes;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+/// A VTON answer, as `POST .../assignments/{id}/responses` takes it in
+/// `answer`: the rating 1 (unnatural), 2 (slightly unnatural) or 3
+/// (completely natural).
+#[derive(utoipa::ToSchema)]
+#[schema(example = json!({"rating": 3}))]
+#[allow(dead_code)]
+pub struct VtonAnswer {
+    /// 1, 2 or 3.
+    rating: u8,
+}
+
+/// The kind's schemas in the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(VtonAnswer)))]
+struct Schemas;
+
 /// The VTON routes, merged into the application by the kind registry.
 pub fn routes() -> KindRoutes {
     KindRoutes {
-        api: OpenApiRouter::new()
+        api: OpenApiRouter::with_openapi(<Schemas as utoipa::OpenApi>::openapi())
             .routes(routes!(api::run_curation))
             .routes(routes!(api::requeue))
             .routes(routes!(api::predictor))
