@@ -417,6 +417,7 @@ async fn main() {
         HttpConfig {
             public_url: url.clone(),
             secure_cookies: false,
+            metrics_token: None,
             upload_dir: dir.path().join("uploads"),
             trusted_proxies: vec![],
         },

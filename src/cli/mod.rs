@@ -74,6 +74,9 @@ pub struct ServeArgs {
     /// X-Forwarded-For header names the real client; by default none is trusted.
     #[arg(long, env = "ATELIER_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// A bearer token a metrics scraper sends to read /metrics (admins may always).
+    #[arg(long, env = "ATELIER_METRICS_TOKEN")]
+    pub metrics_token: Option<String>,
     /// Database location.
     #[command(flatten)]
     pub db: DatabaseArgs,
@@ -255,9 +258,12 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
             }
         }
     }
+    // Served over HTTPS (the public address says so): cookies only travel encrypted.
+    let secure_cookies = args.secure_cookies || public_url.starts_with("https://");
     let config = crate::http::HttpConfig {
         public_url,
-        secure_cookies: args.secure_cookies,
+        secure_cookies,
+        metrics_token: args.metrics_token.clone().filter(|t| !t.is_empty()),
         upload_dir: args.upload_dir.clone().unwrap_or_else(|| args.db.default_upload_dir()),
         trusted_proxies: args.trusted_proxies,
     };

@@ -61,6 +61,8 @@ pub struct HttpConfig {
     pub upload_dir: std::path::PathBuf,
     /// Reverse proxies whose `X-Forwarded-For` is believed (none by default).
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// A bearer token that may read `/metrics` (a scraper's); admins may always.
+    pub metrics_token: Option<String>,
 }
 
 /// The client's address: the peer, or, when the peer is a trusted proxy, the
@@ -174,6 +176,8 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
         .layer(middleware::from_fn_with_state(state.clone(), csrf::protect))
         .layer(middleware::from_fn(flash::show))
         .layer(sessions)
+        // Pages, the API and exports hold people's data: no cache keeps them.
+        .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
         .merge(static_files)
         .merge(images)
         .merge(api::meta_router(openapi))

@@ -16,7 +16,15 @@ async fn health_readiness_and_metrics_answer() {
 
     let (w, view) = worker_with_questionnaire(&app, "m").await;
     w.finish(&app, &view, 1).await;
-    let metrics = client.get(app.at("/metrics")).send().await.expect("metrics").text().await.expect("text");
+    let anonymous = client.get(app.at("/metrics")).send().await.expect("metrics");
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED, "request counts are no one else's business");
+    let admin =
+        atelier::auth::users::create(&app.pool, atelier::auth::Role::Admin, "metrics-admin", "admin-password-2")
+            .await
+            .expect("admin");
+    let admin = atelier::auth::tokens::create(&app.pool, admin.id).await.expect("token");
+    let metrics = client.get(app.at("/metrics")).bearer_auth(&admin).send().await.expect("metrics");
+    let metrics = metrics.text().await.expect("text");
     assert!(metrics.contains("atelier_http_requests_total"), "{metrics}");
     assert!(metrics.contains("atelier_http_request_duration_seconds"));
     assert!(metrics.contains("atelier_responses_stored_total"));

@@ -200,7 +200,9 @@ async fn odd_methods_do_not_become_metric_labels() {
         let method = Method::from_bytes(format!("ODDMETHOD{n}").as_bytes()).expect("method");
         client.request(method, app.at("/api/v1/me")).send().await.expect("odd");
     }
-    let metrics = client.get(app.at("/metrics")).send().await.expect("metrics").text().await.expect("text");
+    let admin = crate::fixtures::admin_token(&app).await;
+    let metrics = client.get(app.at("/metrics")).bearer_auth(&admin).send().await.expect("metrics");
+    let metrics = metrics.text().await.expect("text");
     assert!(!metrics.contains("ODDMETHOD"), "{metrics}");
 }
 
@@ -364,4 +366,25 @@ async fn exports_neutralise_spreadsheet_formulas_and_the_login_page_stores_no_se
     assert_eq!(atelier::core::ground_truth::neutralise_formula("=1+1"), "'=1+1");
     assert_eq!(atelier::core::ground_truth::neutralise_formula("-0.5"), "-0.5", "numbers stay numbers");
     assert_eq!(atelier::core::ground_truth::neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
+}
+
+#[tokio::test]
+async fn admin_pages_the_api_and_exports_are_never_cached() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let campaign = crate::fixtures::new_campaign(&app, &admin, "vton", "cache").await;
+    let client = reqwest::Client::new();
+    for path in [
+        "/api/v1/admin/campaigns".to_owned(),
+        format!("/api/v1/admin/campaigns/{campaign}/ground-truth.csv"),
+        format!("/api/v1/admin/campaigns/{campaign}/responses.csv"),
+        format!("/admin/campaigns/{campaign}"),
+        "/login".to_owned(),
+    ] {
+        let resp = client.get(app.at(&path)).bearer_auth(&admin).send().await.expect("get");
+        let cache = resp.headers().get("cache-control").map(|v| v.to_str().unwrap_or("").to_owned());
+        assert_eq!(cache.as_deref(), Some("no-store"), "{path}");
+    }
+    let css = client.get(app.at("/static/app.css")).send().await.expect("css");
+    assert!(css.headers()["cache-control"].to_str().expect("h").contains("max-age"), "static files stay cacheable");
 }

@@ -37,10 +37,33 @@ pub async fn readyz(State(state): State<AppState>) -> axum::response::Response {
     }
 }
 
-/// Prometheus metrics (text exposition format).
-#[utoipa::path(get, path = "/metrics", tag = "meta", responses((status = 200, description = "Prometheus text format")))]
-pub async fn metrics() -> impl IntoResponse {
-    ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], crate::http::metrics::handle().render())
+/// Prometheus metrics (text exposition format), for admins and for the
+/// scraper holding the configured metrics token (request counts and
+/// volumes are no one else's business).
+#[utoipa::path(get, path = "/metrics", tag = "meta",
+    responses((status = 200, description = "Prometheus text format"), (status = 401, body = crate::http::error::ErrorBody)))]
+pub async fn metrics(
+    axum::extract::State(s): axum::extract::State<crate::http::AppState>,
+    headers: axum::http::HeaderMap,
+    admin: Result<crate::http::extract::Admin, crate::http::error::AppError>,
+) -> crate::http::error::AppResult<axum::response::Response> {
+    let bearer = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let scraper = match (bearer, &s.config.metrics_token) {
+        (Some(given), Some(expected)) => {
+            use sha2::Digest;
+            // Compared as digests: the time taken says nothing about the token.
+            sha2::Sha256::digest(given.as_bytes()) == sha2::Sha256::digest(expected.as_bytes())
+        }
+        _ => false,
+    };
+    if admin.is_err() && !scraper {
+        return Err(crate::core::Error::Unauthenticated.into());
+    }
+    let body = crate::http::metrics::handle().render();
+    Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response())
 }
 
 /// The caller and, for session callers, the CSRF token to send on writes.

@@ -121,6 +121,7 @@ impl TestApp {
             HttpConfig {
                 public_url: url.clone(),
                 secure_cookies: false,
+                metrics_token: None,
                 upload_dir: std::env::temp_dir().join(format!("atelier-uploads-{database}")),
                 trusted_proxies: vec!["127.0.0.1/32".parse().expect("net")],
             },
