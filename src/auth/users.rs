@@ -75,19 +75,43 @@ pub async fn login(pool: &PgPool, turn: passwords::Turn, name: &str, password: &
     Ok(row.filter(|_| ok).map(|r| r.user))
 }
 
-/// Finds or creates the worker with this crowd-platform id.
-pub async fn worker<'e>(db: impl sqlx::PgExecutor<'e>, external_id: &str) -> Result<User> {
-    let external_id = external_id.trim();
-    if external_id.is_empty() || external_id.len() > 128 {
+/// A crowd-platform worker id as stored: NFKC-normalised (a fullwidth `Ａ`
+/// is `A`), trimmed; refused when it holds a control, format (zero-width,
+/// bidi overrides), separator or unassigned character: such ids look like
+/// another worker's on admin pages and in payout files.
+pub fn normalize_worker_id(given: &str) -> Result<String> {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+    let id: String = given.nfkc().collect::<String>().trim().to_owned();
+    if id.is_empty() || id.len() > 128 {
         return Err(Error::invalid("invalid_worker_id", "worker_id must be 1 to 128 characters"));
     }
+    let invisible = |c: &char| {
+        *c != ' ' && matches!(c.general_category_group(), GeneralCategoryGroup::Other | GeneralCategoryGroup::Separator)
+    };
+    if let Some(c) = id.chars().find(invisible) {
+        return Err(Error::invalid(
+            "invalid_worker_id",
+            format!(
+                "worker_id holds an invisible or control character (U+{:04X}): copy it again from the platform",
+                u32::from(c)
+            ),
+        ));
+    }
+    Ok(id)
+}
+
+/// Finds or creates the worker with this crowd-platform id (normalised, see
+/// [`normalize_worker_id`]).
+pub async fn worker<'e>(db: impl sqlx::PgExecutor<'e>, external_id: &str) -> Result<User> {
+    let external_id = normalize_worker_id(external_id)?;
     Ok(sqlx::query_as::<_, User>(
         "INSERT INTO users (id, role, external_id) VALUES ($1, 'worker', $2)
          ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
          RETURNING id, role, name, external_id",
     )
     .bind(Uuid::new_v4())
-    .bind(external_id)
+    .bind(&external_id)
     .fetch_one(db)
     .await?)
 }
@@ -106,4 +130,20 @@ pub async fn by_name(pool: &PgPool, name: &str) -> Result<Option<User>> {
         .bind(name.trim())
         .fetch_optional(pool)
         .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_ids_are_normalised_and_invisible_characters_refused() {
+        assert_eq!(normalize_worker_id(" demo-worker-1 ").expect("plain"), "demo-worker-1");
+        assert_eq!(normalize_worker_id("demo-worker-\u{FF11}").expect("fullwidth digit"), "demo-worker-1");
+        for sneaky in ["demo-worker-1\u{200B}", "demo-worker-1\u{202E}", "demo\u{0007}worker", "demo\u{2028}worker"] {
+            let e = normalize_worker_id(sneaky).expect_err("refused");
+            assert!(e.to_string().contains("invisible or control character"), "{e}");
+        }
+        assert!(normalize_worker_id("").is_err() && normalize_worker_id(&"x".repeat(129)).is_err());
+    }
 }

@@ -388,3 +388,33 @@ async fn admin_pages_the_api_and_exports_are_never_cached() {
     let css = client.get(app.at("/static/app.css")).send().await.expect("css");
     assert!(css.headers()["cache-control"].to_str().expect("h").contains("max-age"), "static files stay cacheable");
 }
+
+#[tokio::test]
+async fn look_alike_worker_ids_are_one_worker_or_refused() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    let real = join(&app, &invitation, "demo-worker-1").await;
+    // A fullwidth digit is the same worker (NFKC), not a second one posing as them.
+    let fullwidth = join(&app, &invitation, "demo-worker-%EF%BC%91").await;
+    assert_eq!(fullwidth.user_id, real.user_id);
+    // A zero-width space or a bidi override is refused with a message, and makes nobody.
+    for sneaky in ["demo-worker-1%E2%80%8B", "demo-worker-1%E2%80%AE"] {
+        let resp =
+            app.client().get(app.at(&format!("/join/{invitation}?worker_id={sneaky}"))).send().await.expect("join");
+        assert_eq!(resp.status().as_u16() / 100, 4, "{sneaky}");
+        assert!(resp.text().await.expect("body").contains("invisible or control character"), "{sneaky}");
+    }
+    let workers: i64 = sqlx::query_scalar("SELECT count(*) FROM users WHERE role = 'worker'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(workers, 1);
+}
