@@ -1,5 +1,7 @@
 //! Uploaded images: content-addressed files under the upload directory,
-//! checked to be the image type they claim to be.
+//! checked to be the image type they claim to be and decoded, within
+//! limits, by the `image` crate (a 177-byte PNG declaring 65535×65535
+//! pixels is refused, not sent to workers' browsers).
 
 use super::{Error, Result};
 use sha2::{Digest, Sha256};
@@ -7,6 +9,10 @@ use std::path::Path;
 
 /// Largest image accepted.
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
+/// Largest width or height accepted, in pixels.
+pub const MAX_SIDE: u32 = 12_000;
+/// Most pixels accepted (about 40 megapixels: a phone's browser decodes it).
+pub const MAX_PIXELS: u64 = 40_000_000;
 
 /// A stored image.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
@@ -47,6 +53,11 @@ pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<Stored
     let ext = sniff(&content_type, data).ok_or_else(|| {
         Error::invalid("unsupported_image", "send a PNG, JPEG, GIF or WebP image with the matching Content-Type")
     })?;
+    let owned = data.to_vec();
+    tokio::task::spawn_blocking(move || decodes(&owned))
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))?
+        .map_err(|m| Error::invalid("invalid_image", m))?;
     let sha256 = hex::encode(Sha256::digest(data));
     let name = format!("{sha256}.{ext}");
     tokio::fs::create_dir_all(dir).await.map_err(|e| Error::Internal(format!("creating {}: {e}", dir.display())))?;
@@ -60,6 +71,32 @@ pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<Stored
     Ok(StoredImage { url: format!("/images/{name}"), sha256, bytes: data.len(), content_type })
 }
 
+/// Whether the bytes decode as a whole image within [`MAX_SIDE`] and
+/// [`MAX_PIXELS`]: the header's dimensions are checked before any pixel is
+/// allocated, then the image is decoded under the same limits.
+fn decodes(data: &[u8]) -> std::result::Result<(u32, u32), String> {
+    let reader = || {
+        image::ImageReader::new(std::io::Cursor::new(data))
+            .with_guessed_format()
+            .map_err(|e| format!("not a readable image: {e}"))
+    };
+    let (w, h) = reader()?.into_dimensions().map_err(|e| format!("not a readable image: {e}"))?;
+    if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE || u64::from(w) * u64::from(h) > MAX_PIXELS {
+        return Err(format!(
+            "the image declares {w}x{h} pixels; at most {MAX_SIDE} a side and {} megapixels are accepted",
+            MAX_PIXELS / 1_000_000
+        ));
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_PIXELS * 4 + 64 * 1024 * 1024);
+    let mut decoder = reader()?;
+    decoder.limits(limits);
+    decoder.decode().map_err(|e| format!("the image does not decode: {e}"))?;
+    Ok((w, h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +108,34 @@ mod tests {
         assert_eq!(sniff("image/svg+xml", b"<svg>"), None, "SVG could carry scripts");
         assert_eq!(sniff("image/webp", b"RIFF\0\0\0\0WEBPVP8 "), Some("webp"));
         assert_eq!(sniff("image/webp", b"RIFF\0\0\0\0WAVE"), None);
+    }
+
+    /// A PNG of `w` x `h` pixels, encoded by the `image` crate.
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::RgbImage::new(w, h).write_to(&mut out, image::ImageFormat::Png).expect("encode");
+        out.into_inner()
+    }
+
+    #[test]
+    fn images_must_decode_within_the_pixel_limits() {
+        assert_eq!(decodes(&png(3, 2)), Ok((3, 2)));
+        // A 1x1 PNG whose header claims 65535x65535 (the CRC fixed up).
+        let mut bomb = png(1, 1);
+        bomb[16..20].copy_from_slice(&65535u32.to_be_bytes());
+        bomb[20..24].copy_from_slice(&65535u32.to_be_bytes());
+        let crc = crc_of(&bomb[12..29]);
+        bomb[29..33].copy_from_slice(&crc.to_be_bytes());
+        let e = decodes(&bomb).expect_err("too many pixels");
+        assert!(e.contains("65535x65535"), "{e}");
+        let mut truncated = png(40, 40);
+        truncated.truncate(truncated.len() / 2);
+        assert!(decodes(&truncated).is_err(), "half a file");
+        assert!(decodes(b"\x89PNG\r\n\x1a\nnot really").is_err());
+    }
+
+    /// PNG's CRC-32 of a chunk's type and data.
+    fn crc_of(bytes: &[u8]) -> u32 {
+        crc32fast::hash(bytes)
     }
 }

@@ -301,3 +301,12 @@ pub async fn cut_release(
         .to_vec();
     (atelier::core::releases::packing::unpack(&archive).expect("unpack"), archive)
 }
+
+/// A real PNG of `w` x `h` pixels in one grey `shade` (uploads are decoded).
+pub fn png(w: u32, h: u32, shade: u8) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::RgbImage::from_pixel(w, h, image::Rgb([shade, shade, shade]))
+        .write_to(&mut out, image::ImageFormat::Png)
+        .expect("encode");
+    out.into_inner()
+}

@@ -303,7 +303,7 @@ async fn the_campaign_page_takes_files_above_a_megabyte_and_image_uploads() {
         client.post(app.at(&format!("/admin/campaigns/{id}/import"))).multipart(form).send().await.expect("upload");
     assert_eq!(resp.status(), StatusCode::FORBIDDEN);
 
-    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR from the page".to_vec();
+    let png = crate::fixtures::png(4, 3, 10);
     let form = reqwest::multipart::Form::new()
         .part("image", reqwest::multipart::Part::bytes(png).file_name("a.png").mime_str("image/png").expect("mime"));
     let resp = client

@@ -115,7 +115,7 @@ async fn admins_upload_images_that_are_checked_and_served_with_caching_headers()
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
     let client = reqwest::Client::new();
-    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR fake but well-started".to_vec();
+    let png = crate::fixtures::png(5, 4, 20);
     let upload = |body: Vec<u8>, content_type: &'static str| {
         client
             .post(app.at("/api/v1/admin/images"))
@@ -140,6 +140,15 @@ async fn admins_upload_images_that_are_checked_and_served_with_caching_headers()
     assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let resp = upload(b"<svg xmlns='http://www.w3.org/2000/svg'/>".to_vec(), "image/svg+xml").await.expect("upload");
     assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    // A tiny PNG whose header declares 65535 x 65535 pixels: refused, never served.
+    let mut bomb = crate::fixtures::png(1, 1, 0);
+    bomb[16..24].copy_from_slice(&[0, 0, 0xff, 0xff, 0, 0, 0xff, 0xff]);
+    let crc = crc32fast::hash(&bomb[12..29]);
+    bomb[29..33].copy_from_slice(&crc.to_be_bytes());
+    let resp = upload(bomb, "image/png").await.expect("upload");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: serde_json::Value = resp.json().await.expect("json");
+    assert!(body["error"]["message"].as_str().unwrap_or("").contains("65535x65535"), "{body}");
     let mut big = png.clone();
     big.resize(5 * 1024 * 1024 + 1, 0);
     let resp = upload(big, "image/png").await.expect("upload");

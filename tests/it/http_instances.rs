@@ -90,7 +90,7 @@ async fn two_instances_on_one_database_share_sessions_limits_assignments_and_rel
         .await
         .expect("download on B");
     assert_eq!(resp.status(), StatusCode::OK);
-    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR shared storage".to_vec();
+    let png = crate::fixtures::png(6, 5, 30);
     let stored: serde_json::Value = reqwest::Client::new()
         .post(app.at("/api/v1/admin/images"))
         .bearer_auth(&admin)
