@@ -208,13 +208,29 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: http: data:; \
                    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/// The path as logged: invitation tokens are credentials and never reach the logs.
-pub fn redacted_path(path: &str) -> &str {
-    if path.starts_with("/join/") {
-        "/join/[redacted]"
-    } else {
-        path
+/// Routes with a path segment that is a credential (an invitation token),
+/// `{token}` marking it: redacted by route, not by prefix.
+const ROUTES_WITH_TOKENS: [&str; 3] = [
+    "/join/{token}",
+    "/api/v1/admin/campaigns/{id}/invitations/{token}/revoke",
+    "/admin/campaigns/{id}/invitations/{token}/revoke",
+];
+
+/// The path as logged: invitation tokens are credentials and never reach
+/// the logs, whoever sends them and whatever the answer (401 and 403 too).
+pub fn redacted_path(path: &str) -> std::borrow::Cow<'_, str> {
+    let segments: Vec<&str> = path.split('/').collect();
+    for route in ROUTES_WITH_TOKENS {
+        let pattern: Vec<&str> = route.split('/').collect();
+        let matches =
+            pattern.len() == segments.len() && pattern.iter().zip(&segments).all(|(p, s)| p.starts_with('{') || p == s);
+        if matches {
+            let redacted: Vec<&str> =
+                pattern.iter().zip(&segments).map(|(p, s)| if *p == "{token}" { "[redacted]" } else { *s }).collect();
+            return redacted.join("/").into();
+        }
     }
+    path.into()
 }
 
 /// The value of one cookie in a request's headers.

@@ -192,6 +192,25 @@ fn x_forwarded_for_is_believed_only_from_trusted_proxies() {
     assert_eq!(atelier::http::redacted_path("/join/secret-token"), "/join/[redacted]");
 }
 
+#[test]
+fn invitation_tokens_are_redacted_by_route_wherever_they_appear() {
+    use atelier::http::redacted_path;
+    let id = "0b7e5a4e-0000-4000-8000-000000000001";
+    assert_eq!(
+        redacted_path(&format!("/api/v1/admin/campaigns/{id}/invitations/s3cret/revoke")),
+        format!("/api/v1/admin/campaigns/{id}/invitations/[redacted]/revoke")
+    );
+    assert_eq!(
+        redacted_path(&format!("/admin/campaigns/{id}/invitations/s3cret/revoke")),
+        format!("/admin/campaigns/{id}/invitations/[redacted]/revoke")
+    );
+    assert_eq!(
+        redacted_path(&format!("/api/v1/admin/campaigns/{id}/invitations")),
+        format!("/api/v1/admin/campaigns/{id}/invitations")
+    );
+    assert_eq!(redacted_path("/admin/campaigns"), "/admin/campaigns", "other paths as they are");
+}
+
 #[tokio::test]
 async fn odd_methods_do_not_become_metric_labels() {
     let app = TestApp::spawn().await;
