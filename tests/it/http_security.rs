@@ -437,3 +437,30 @@ async fn look_alike_worker_ids_are_one_worker_or_refused() {
         .expect("count");
     assert_eq!(workers, 1);
 }
+
+#[tokio::test]
+async fn a_known_browser_passes_the_address_limit_too() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let (owner, csrf) = login_page(&app).await;
+    assert_eq!(try_login(&app, &owner, &csrf, "root-admin", ADMIN_PASSWORD, "192.0.2.40").await, StatusCode::SEE_OTHER);
+    owner.post(app.at("/logout")).header("x-csrf-token", &csrf).send().await.expect("logout");
+    // Someone behind the same address tries 60 random names: the address is blocked.
+    let (attacker, csrf) = login_page(&app).await;
+    for n in 0..60 {
+        try_login(&app, &attacker, &csrf, &format!("guess-{n}"), "nope", "192.0.2.40").await;
+    }
+    let (stranger, csrf) = login_page(&app).await;
+    assert_eq!(
+        try_login(&app, &stranger, &csrf, "root-admin", ADMIN_PASSWORD, "192.0.2.40").await,
+        StatusCode::TOO_MANY_REQUESTS,
+        "an unknown browser at a blocked address waits"
+    );
+    let html = owner.get(app.at("/login")).send().await.expect("page").text().await.expect("html");
+    let csrf = crate::fixtures::csrf_in(&html);
+    assert_eq!(
+        try_login(&app, &owner, &csrf, "root-admin", ADMIN_PASSWORD, "192.0.2.40").await,
+        StatusCode::SEE_OTHER,
+        "the admin's known browser gets in"
+    );
+}
