@@ -464,3 +464,39 @@ async fn a_known_browser_passes_the_address_limit_too() {
         "the admin's known browser gets in"
     );
 }
+
+#[tokio::test]
+async fn a_link_never_switches_a_workers_identity_silently_nor_reaches_another_campaign() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config =
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3});
+    let (campaign_a, link_a) = open_vton_campaign(&app, &admin, 4, 1, config.clone()).await;
+    let victim = join(&app, &link_a, "victim-1").await;
+    let (status, view) = victim.next(&app, &campaign_a).await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+
+    // A page sends the victim's browser to the link with the attacker's id: it asks, and nothing changes.
+    let page = victim.client.get(app.at(&format!("/join/{link_a}?worker_id=attacker-1"))).send().await.expect("join");
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.expect("html");
+    assert!(html.contains("victim-1") && html.contains("Continue as attacker-1"), "{html}");
+    let (_, me) = victim.get(&app, "/api/v1/me").await;
+    assert_eq!(me["user"]["id"], victim.user_id.as_str(), "still the victim");
+    // Confirmed by a form post from that browser, it switches.
+    let form = [("csrf_token", crate::fixtures::csrf_in(&html)), ("worker_id", "attacker-1".to_owned())];
+    let resp = victim.client.post(app.at(&format!("/join/{link_a}"))).form(&form).send().await.expect("post");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let (_, me) = victim.get(&app, "/api/v1/me").await;
+    assert_ne!(me["user"]["id"], victim.user_id.as_str(), "switched on request");
+
+    // Someone joining another campaign with the victim's id does not reach the victim's campaign.
+    let (_, link_b) = open_vton_campaign(&app, &admin, 4, 1, config).await;
+    let impostor = join(&app, &link_b, "victim-1").await;
+    assert_eq!(impostor.user_id, victim.user_id, "worker ids are global");
+    let (status, body) = impostor.get(&app, &format!("/api/v1/work/assignments/{assignment}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, _) = impostor.post(&app, &format!("/api/v1/work/assignments/{assignment}/complete"), json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}

@@ -86,10 +86,18 @@ pub async fn work_next(
     responses((status = 200, body = AssignmentView), (status = 404, body = ErrorBody)))]
 pub async fn work_view(
     Worker(user): Worker,
+    session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    Ok(axum::Json(work::view(&s.statements, &s.kinds, assignments::get_own(&s.statements, id, user.id).await?).await?))
+    let assignment = assignments::get_own(&s.statements, id, user.id).await?;
+    // Worker ids are global: whoever joined another campaign with the same
+    // id reaches only the campaigns this session joined.
+    let joined: Vec<Uuid> = session.get(JOINED_KEY).await?.unwrap_or_default();
+    if !joined.contains(&assignment.campaign_id) {
+        return Err(Error::NotFound("assignment").into());
+    }
+    Ok(axum::Json(work::view(&s.statements, &s.kinds, assignment).await?))
 }
 
 /// Answer an item; a retry with the same answer is harmless.
@@ -109,9 +117,15 @@ pub async fn work_respond(
     responses((status = 200, body = Completed), (status = 409, body = ErrorBody)))]
 pub async fn work_complete(
     Worker(user): Worker,
+    session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<Completed>> {
+    let assignment = assignments::get_own(&s.statements, id, user.id).await?;
+    let joined: Vec<Uuid> = session.get(JOINED_KEY).await?.unwrap_or_default();
+    if !joined.contains(&assignment.campaign_id) {
+        return Err(Error::NotFound("assignment").into());
+    }
     Ok(axum::Json(work::complete(&s.pool, &s.kinds, id, user.id).await?))
 }
 

@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/join/{token}", get(join))
+        .route("/join/{token}", get(join).post(confirm_join))
         .route("/work/{campaign}", get(landing))
         .route("/work/{campaign}/start", post(start))
         .route("/work/a/{id}", get(task))
@@ -69,7 +69,80 @@ async fn join(
             .into());
         }
     }
-    let worker = invitations::admit(&s.pool, &token, &external_id).await?;
+    // A browser already working as another worker is not switched by a
+    // link (a page could send a victim's browser to a link with another id
+    // and receive their answers and pay): it asks, and only a form post
+    // from this browser switches.
+    if let Some(working_as) = match current {
+        Some(id) => users::get(&s.pool, id).await?,
+        None => None,
+    } {
+        let wanted = users::normalize_worker_id(&external_id)?;
+        if working_as.external_id.as_deref() != Some(wanted.as_str()) {
+            let page = WorkSwitch {
+                current: working_as.external_id.unwrap_or_default(),
+                wanted,
+                token,
+                campaign_id,
+                csrf_token: csrf::token(&session).await?,
+            };
+            return render(&page);
+        }
+    }
+    admit(&s, &session, &token, campaign_id, &external_id, current).await
+}
+
+/// The confirmation that a browser working as one worker continues as another.
+#[derive(Template)]
+#[template(path = "work_switch.html")]
+struct WorkSwitch {
+    current: String,
+    wanted: String,
+    token: String,
+    campaign_id: Uuid,
+    csrf_token: String,
+}
+
+/// The worker id a switch is confirmed for.
+#[derive(serde::Deserialize)]
+struct SwitchForm {
+    worker_id: String,
+}
+
+/// A switch confirmed by a form post from this browser (CSRF-checked).
+async fn confirm_join(
+    State(s): State<AppState>,
+    session: Session,
+    Path(token): Path<String>,
+    Form(form): Form<SwitchForm>,
+) -> PageResult {
+    let campaign_id = invitations::resolve(&s.pool, &token).await?;
+    let current: Option<Uuid> = session.get(USER_KEY).await?;
+    if let Some(user) = match current {
+        Some(id) => users::get(&s.pool, id).await?,
+        None => None,
+    } {
+        if user.role != Role::Worker {
+            return Err(Error::conflict(
+                "signed_in_as_staff",
+                "log out first, or open this worker link in a private window",
+            )
+            .into());
+        }
+    }
+    admit(&s, &session, &token, campaign_id, &form.worker_id, current).await
+}
+
+/// Admits the worker through the link and makes this browser theirs.
+async fn admit(
+    s: &AppState,
+    session: &Session,
+    token: &str,
+    campaign_id: Uuid,
+    external_id: &str,
+    current: Option<Uuid>,
+) -> PageResult {
+    let worker = invitations::admit(&s.pool, token, external_id).await?;
     if current != Some(worker.id) {
         session.cycle_id().await?;
         session.insert(USER_KEY, worker.id).await?;
