@@ -98,7 +98,10 @@ async fn check(state: &AppState, req: Request) -> Result<Request, AppError> {
     if !logged_in && req.uri().path() != "/login" {
         return Ok(req);
     }
-    let expected = if logged_in {
+    // The login form is always double-submitted against its cookie, also
+    // from a browser holding a session (a worker's, say): staff may log in
+    // from it, and the login replaces that session.
+    let expected = if logged_in && req.uri().path() != "/login" {
         session.get::<String>(CSRF_KEY).await?.ok_or(AppError::Csrf)?
     } else {
         super::cookie(req.headers(), LOGIN_COOKIE).ok_or(AppError::Csrf)?

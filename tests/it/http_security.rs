@@ -500,3 +500,36 @@ async fn a_link_never_switches_a_workers_identity_silently_nor_reaches_another_c
     let (status, _) = impostor.post(&app, &format!("/api/v1/work/assignments/{assignment}/complete"), json!({})).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn worker_and_staff_sessions_stay_apart_both_ways() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config =
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3});
+    let (_, link) = open_vton_campaign(&app, &admin, 4, 1, config).await;
+    // A browser holding a worker session can still log in as staff.
+    let worker = join(&app, &link, "shared-browser").await;
+    let html = worker.client.get(app.at("/login")).send().await.expect("page").text().await.expect("html");
+    let csrf = crate::fixtures::csrf_in(&html);
+    let resp = worker
+        .client
+        .post(app.at("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "staff login from a worker's browser");
+    // A staff bearer token on a worker link gets no worker session.
+    let resp = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+        .get(app.at(&format!("/join/{link}?worker_id=someone")))
+        .bearer_auth(&admin)
+        .send()
+        .await
+        .expect("join");
+    assert_eq!(resp.status(), StatusCode::CONFLICT, "staff never become a worker through a link");
+    assert!(resp.headers().get("set-cookie").is_none(), "and get no session");
+}

@@ -108,6 +108,8 @@ async fn login(
             // A new session id at login defeats session fixation.
             session.cycle_id().await?;
             session.insert(USER_KEY, user.id).await?;
+            // A worker's campaigns do not follow the browser into a staff session.
+            session.remove_value(crate::http::api::annotate::JOINED_KEY).await?;
             if let Some(t) = &token {
                 csrf::adopt(&session, t).await?;
             }

@@ -39,9 +39,19 @@ struct JoinQuery {
 async fn join(
     State(s): State<AppState>,
     session: Session,
+    headers: axum::http::HeaderMap,
     Path(token): Path<String>,
     Query(q): Query<JoinQuery>,
 ) -> PageResult {
+    // A worker link is for a worker's browser: an API token (staff's) gets
+    // no worker session through it.
+    if headers.contains_key(axum::http::header::AUTHORIZATION) {
+        return Err(Error::conflict(
+            "signed_in_as_staff",
+            "worker links are opened in a browser without an API token; staff try campaigns in a private window",
+        )
+        .into());
+    }
     let campaign_id = invitations::resolve(&s.pool, &token).await?;
     let Some(external_id) = q.worker_id.filter(|w| !w.trim().is_empty()) else {
         return Err(Error::invalid(
