@@ -2,6 +2,7 @@
 
 use super::users::{self, User};
 use crate::core::{Error, Result};
+use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -41,7 +42,8 @@ pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, places: 
 /// them. A worker who joined through the link before always gets back in;
 /// a new one is refused when its places are taken, before any identity is
 /// made for them.
-pub async fn admit(pool: &PgPool, token: &str, external_id: &str) -> Result<User> {
+pub async fn admit(pool: &PgPool, token: &str, external_id: &str, platform_ids: Option<&Value>) -> Result<User> {
+    let external_id = &users::normalize_worker_id(external_id)?;
     let mut tx = pool.begin().await?;
     let places: Option<i32> =
         sqlx::query_scalar::<_, Option<i32>>("SELECT places FROM invitations WHERE token = $1 AND revoked_at IS NULL")
@@ -71,11 +73,17 @@ pub async fn admit(pool: &PgPool, token: &str, external_id: &str) -> Result<User
         }
     }
     let worker = users::worker(&mut *tx, external_id).await?;
-    sqlx::query("INSERT INTO invitation_joins (token, worker_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-        .bind(token)
-        .bind(worker.id)
-        .execute(&mut *tx)
-        .await?;
+    // The platform's ids of this visit (the last one's are kept).
+    sqlx::query(
+        "INSERT INTO invitation_joins (token, worker_id, platform_ids) VALUES ($1, $2, $3)
+         ON CONFLICT (token, worker_id) DO UPDATE
+         SET platform_ids = coalesce(EXCLUDED.platform_ids, invitation_joins.platform_ids)",
+    )
+    .bind(token)
+    .bind(worker.id)
+    .bind(platform_ids)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(worker)
 }

@@ -37,7 +37,13 @@ pub struct Payout {
     pub reason: Option<String>,
     /// When the admin marked this worker paid.
     pub paid_at: Option<DateTime<Utc>>,
+    /// The platform's ids of the worker's last visit through a link
+    /// (Prolific: `study_id`, `session_id`; MTurk: `assignment_id`, `hit_id`).
+    pub platform_ids: BTreeMap<String, String>,
 }
+
+/// The columns of the platforms' ids in the full payouts file.
+const PLATFORM_COLUMNS: [&str; 4] = ["study_id", "session_id", "assignment_id", "hit_id"];
 
 /// The payout table of a campaign, by worker id.
 pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Vec<Payout>> {
@@ -67,6 +73,21 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
     .bind(campaign_id)
     .fetch_all(pool)
     .await?;
+    let platform: Vec<(Uuid, Value)> = sqlx::query_as(
+        "SELECT DISTINCT ON (j.worker_id) j.worker_id, j.platform_ids
+         FROM invitation_joins j JOIN invitations i ON i.token = j.token
+         WHERE i.campaign_id = $1 AND j.platform_ids IS NOT NULL ORDER BY j.worker_id, j.joined_at DESC",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?;
+    let mut platform: BTreeMap<Uuid, BTreeMap<String, String>> = platform
+        .into_iter()
+        .map(|(id, ids)| {
+            let ids = ids.as_object().into_iter().flatten();
+            (id, ids.filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))).collect())
+        })
+        .collect();
     let mut checks: BTreeMap<Uuid, (usize, usize)> = BTreeMap::new();
     let mut exclusions: BTreeMap<Uuid, BTreeMap<String, usize>> = BTreeMap::new();
     for (annotator, payload, gold, answer, excluded) in &responses {
@@ -98,6 +119,7 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
                 recommendation: if reject { "reject" } else { "approve" }.to_owned(),
                 reason: reject.then(|| format!("Failed {failed} of {} attention checks", passed + failed)),
                 paid_at,
+                platform_ids: platform.remove(&id).unwrap_or_default(),
             }
         })
         .collect())
@@ -207,6 +229,7 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                 "paid_at",
             ]
             .iter()
+            .chain(PLATFORM_COLUMNS.iter())
             .map(|h| (*h).to_owned())
             .collect(),
             rows: rows
@@ -224,6 +247,9 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                         p.reason.clone().unwrap_or_default(),
                         p.paid_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
                     ]
+                    .into_iter()
+                    .chain(PLATFORM_COLUMNS.iter().map(|c| p.platform_ids.get(*c).cloned().unwrap_or_default()))
+                    .collect()
                 })
                 .collect(),
         },

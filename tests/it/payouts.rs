@@ -86,3 +86,48 @@ async fn payouts_recommend_by_attention_checks_and_export_for_prolific_and_mturk
     let (status, _) = w.get(&app, &format!("/api/v1/admin/campaigns/{campaign}/payouts")).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn prolific_and_mturk_links_carry_their_ids_into_the_payouts_file() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, link) = crate::fixtures::open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    // As Prolific appends them (no worker_id): the worker id is PROLIFIC_PID.
+    let prolific = {
+        let client = app.client();
+        let path = format!("/join/{link}?PROLIFIC_PID=5f0c1a2b3c4d5e6f7a8b9c0d&STUDY_ID=study-7&SESSION_ID=sess-9");
+        let resp = client.get(app.at(&path)).send().await.expect("join");
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+        let me: Value = client.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+        assert_eq!(me["user"]["external_id"], "5f0c1a2b3c4d5e6f7a8b9c0d");
+        crate::fixtures::WorkerSession {
+            client,
+            csrf: me["csrf_token"].as_str().expect("csrf").to_owned(),
+            user_id: me["user"]["id"].as_str().expect("id").to_owned(),
+        }
+    };
+    let (_, view) = prolific.next(&app, &campaign).await;
+    prolific.finish(&app, &view, 1).await;
+    let mturk = app.client();
+    let resp = mturk
+        .get(app.at(&format!("/join/{link}?workerId=A1B2C3&assignmentId=3XYZ&hitId=3HIT")))
+        .send()
+        .await
+        .expect("join");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let csv = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/payouts.csv?format=full")).await;
+    let header = csv.lines().next().expect("header");
+    assert!(header.ends_with(",study_id,session_id,assignment_id,hit_id"), "{header}");
+    let row = csv.lines().find(|l| l.starts_with("5f0c1a2b3c4d5e6f7a8b9c0d,")).expect("prolific row");
+    assert!(row.ends_with(",study-7,sess-9,,"), "{row}");
+    // A link without any id says which parameter each platform sends.
+    let resp = app.client().get(app.at(&format!("/join/{link}"))).send().await.expect("join");
+    assert!(resp.text().await.expect("html").contains("PROLIFIC_PID"));
+}

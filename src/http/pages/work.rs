@@ -31,9 +31,53 @@ pub fn router() -> Router<AppState> {
         .route("/work/a/{id}/done", get(done))
 }
 
+/// What a crowd platform appends to a study link: Atelier's own
+/// `worker_id`, Prolific's `PROLIFIC_PID`, `STUDY_ID` and `SESSION_ID`, or
+/// MTurk's `workerId`, `assignmentId` and `hitId`.
 #[derive(serde::Deserialize)]
 struct JoinQuery {
     worker_id: Option<String>,
+    #[serde(rename = "PROLIFIC_PID")]
+    prolific_pid: Option<String>,
+    #[serde(rename = "STUDY_ID")]
+    study_id: Option<String>,
+    #[serde(rename = "SESSION_ID")]
+    session_id: Option<String>,
+    #[serde(rename = "workerId")]
+    mturk_worker_id: Option<String>,
+    #[serde(rename = "assignmentId")]
+    mturk_assignment_id: Option<String>,
+    #[serde(rename = "hitId")]
+    mturk_hit_id: Option<String>,
+}
+
+impl JoinQuery {
+    /// The worker's id on their platform.
+    fn worker(&self) -> Option<&str> {
+        [&self.worker_id, &self.prolific_pid, &self.mturk_worker_id]
+            .into_iter()
+            .flatten()
+            .map(|w| w.trim())
+            .find(|w| !w.is_empty())
+    }
+
+    /// The visit's other platform ids, as kept with the join (at most 128
+    /// characters each; `None` when the link carries none).
+    fn platform_ids(&self) -> Option<serde_json::Value> {
+        let ids: serde_json::Map<String, serde_json::Value> = [
+            ("study_id", &self.study_id),
+            ("session_id", &self.session_id),
+            ("assignment_id", &self.mturk_assignment_id),
+            ("hit_id", &self.mturk_hit_id),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| {
+            let v = v.as_deref()?.trim();
+            (!v.is_empty()).then(|| (k.to_owned(), serde_json::Value::from(v.chars().take(128).collect::<String>())))
+        })
+        .collect();
+        (!ids.is_empty()).then_some(serde_json::Value::Object(ids))
+    }
 }
 
 async fn join(
@@ -53,13 +97,15 @@ async fn join(
         .into());
     }
     let campaign_id = invitations::resolve(&s.pool, &token).await?;
-    let Some(external_id) = q.worker_id.filter(|w| !w.trim().is_empty()) else {
+    let Some(external_id) = q.worker().map(str::to_owned) else {
         return Err(Error::invalid(
             "missing_worker_id",
-            "this link is missing your worker id; please open it from your crowd platform (it adds ?worker_id=...)",
+            "this link is missing your worker id; please open it from your crowd platform (it adds your id: \
+             ?PROLIFIC_PID=... on Prolific, ?workerId=... on MTurk, or ?worker_id=...)",
         )
         .into());
     };
+    let platform_ids = q.platform_ids();
     let current: Option<Uuid> = session.get(USER_KEY).await?;
     // An admin or expert opening a worker link would silently become that
     // worker in this browser: refuse and say how to proceed instead.
@@ -99,7 +145,7 @@ async fn join(
             return render(&page);
         }
     }
-    admit(&s, &session, &token, campaign_id, &external_id, current).await
+    admit(&s, &session, &token, campaign_id, &external_id, platform_ids.as_ref(), current).await
 }
 
 /// The confirmation that a browser working as one worker continues as another.
@@ -140,7 +186,7 @@ async fn confirm_join(
             .into());
         }
     }
-    admit(&s, &session, &token, campaign_id, &form.worker_id, current).await
+    admit(&s, &session, &token, campaign_id, &form.worker_id, None, current).await
 }
 
 /// Admits the worker through the link and makes this browser theirs.
@@ -150,9 +196,10 @@ async fn admit(
     token: &str,
     campaign_id: Uuid,
     external_id: &str,
+    platform_ids: Option<&serde_json::Value>,
     current: Option<Uuid>,
 ) -> PageResult {
-    let worker = invitations::admit(&s.pool, token, external_id).await?;
+    let worker = invitations::admit(&s.pool, token, external_id, platform_ids).await?;
     if current != Some(worker.id) {
         session.cycle_id().await?;
         session.insert(USER_KEY, worker.id).await?;
