@@ -68,7 +68,9 @@ pub async fn admit(pool: &PgPool, token: &str, external_id: &str, platform_ids: 
         if !returning && joined >= i64::from(places) {
             return Err(Error::conflict(
                 "invitation_full",
-                "this study is full: all its places are taken. Thank you for your interest",
+                "this study is full: all its places are taken. Thank you for your interest. Please return your \
+                 submission on your crowd platform (Prolific: “return submission”; MTurk: “return HIT”) so that you \
+                 are not timed out",
             ));
         }
     }

@@ -683,3 +683,43 @@ async fn votes_go_on_after_every_database_connection_is_cut() {
     }
     assert_eq!(stored, Some(items.len() as i64), "each answer stored exactly once");
 }
+
+#[tokio::test]
+async fn a_worker_who_finished_sees_their_code_and_no_start_button_also_once_closed() {
+    let app = TestApp::spawn().await;
+    let admin = crate::fixtures::admin_token(&app).await;
+    let (campaign, link) = crate::fixtures::open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        serde_json::json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    let w = crate::fixtures::join(&app, &link, "finisher").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let done = w.finish(&app, &view, 1).await;
+    let code = done["completion_code"].as_str().expect("code").to_owned();
+    let page = |w: &crate::fixtures::WorkerSession| {
+        let (app, campaign) = (&app, campaign.clone());
+        let client = w.client.clone();
+        async move {
+            client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("page").text().await.expect("html")
+        }
+    };
+    let html = page(&w).await;
+    assert!(html.contains(&code) && html.contains("nothing more to do"), "{html}");
+    assert!(!html.contains("/start"), "no Start button after finishing: {html}");
+    // Closing the campaign never hides a code already earned.
+    let (status, _) = crate::fixtures::api(
+        &app,
+        &admin,
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/state"),
+        Some(serde_json::json!({"state": "closed"})),
+    )
+    .await;
+    assert!(status.is_success());
+    let html = page(&w).await;
+    assert!(html.contains(&code), "{html}");
+}

@@ -230,6 +230,9 @@ struct Landing {
     instructions: Option<&'static str>,
     /// An expert's own progress through the campaign.
     mine: Option<progress::AnnotatorProgress>,
+    /// A crowd worker who has finished and has nothing more to take: the
+    /// page shows their code and where to go, no Start.
+    done: bool,
 }
 
 async fn landing(
@@ -257,7 +260,12 @@ async fn landing(
     let mine = (!campaign.settings.crowd()).then_some(progress::of_annotator(&s.pool, campaign_id, user.id).await?);
     // A worker who reopens their link after finishing sees their code again.
     let completion_code = work::completion_code(&campaign, finished);
+    let done = campaign.settings.crowd()
+        && current.is_none()
+        && completion_code.is_some()
+        && crate::core::eligibility::batches_open_to(&s.pool, &s.kinds, &campaign, user.id).await? == 0;
     render(&Landing {
+        done,
         completion_code,
         campaign,
         kind_title: kind.title(),
