@@ -136,7 +136,48 @@ pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<InvitationInfo
     .await?)
 }
 
-/// Revokes a link: nobody new can join through it, at once.
+/// The campaign a link leads to, revoked or not, and whether it is revoked.
+pub async fn lookup(pool: &PgPool, token: &str) -> Result<(Uuid, bool)> {
+    sqlx::query_as("SELECT campaign_id, revoked_at IS NOT NULL FROM invitations WHERE token = $1")
+        .bind(token)
+        .fetch_optional(pool)
+        .await?
+        .ok_or(Error::NotFound("invitation"))
+}
+
+/// The worker who joined through this link before, by their platform id
+/// (normalised), if any: a revoked link still lets them back in.
+pub async fn returning_worker(pool: &PgPool, token: &str, external_id: &str) -> Result<Option<User>> {
+    let external_id = users::normalize_worker_id(external_id)?;
+    Ok(sqlx::query_as::<_, User>(
+        "SELECT u.id, u.role, u.name, u.external_id FROM invitation_joins j JOIN users u ON u.id = j.worker_id
+         WHERE j.token = $1 AND u.external_id = $2",
+    )
+    .bind(token)
+    .bind(&external_id)
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// Whether a worker may start new questionnaires in a campaign: not when
+/// every link they joined it through is revoked (a leaked link's bots stop
+/// at once; a questionnaire they hold they may still finish).
+pub async fn may_start_new(pool: &PgPool, campaign_id: Uuid, worker_id: Uuid) -> Result<bool> {
+    let (joins, open): (i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE i.revoked_at IS NULL)
+         FROM invitation_joins j JOIN invitations i ON i.token = j.token
+         WHERE i.campaign_id = $1 AND j.worker_id = $2",
+    )
+    .bind(campaign_id)
+    .bind(worker_id)
+    .fetch_one(pool)
+    .await?;
+    // Workers from before joins were recorded have none: as before.
+    Ok(joins == 0 || open > 0)
+}
+
+/// Revokes a link: nobody new can join through it, at once, and those who
+/// joined through it start no new questionnaire (see [`may_start_new`]).
 pub async fn revoke(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<()> {
     let done = sqlx::query(
         "UPDATE invitations SET revoked_at = coalesce(revoked_at, now()) WHERE campaign_id = $1 AND token = $2",

@@ -432,3 +432,45 @@ async fn an_invitation_link_with_places_admits_that_many_workers_and_they_may_re
         .expect("form");
     assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
 }
+
+#[tokio::test]
+async fn a_revoked_link_lets_its_workers_finish_and_see_their_code_but_start_nothing_new() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, link) = crate::fixtures::open_vton_campaign(
+        &app,
+        &admin,
+        8,
+        2,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3,
+               "max_questionnaires_per_worker": 2}),
+    )
+    .await;
+    // One worker finished a questionnaire; another is in the middle of one.
+    let finished = crate::fixtures::join(&app, &link, "finished-1").await;
+    let (_, view) = finished.next(&app, &campaign).await;
+    let code = finished.finish(&app, &view, 1).await["completion_code"].as_str().expect("code").to_owned();
+    let midway = crate::fixtures::join(&app, &link, "midway-1").await;
+    let (_, held) = midway.next(&app, &campaign).await;
+    let held_id = held["assignment"]["id"].clone();
+    let (status, _) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{campaign}/invitations/{link}/revoke"), None)
+            .await;
+    assert!(status.is_success());
+    // Bots behind the leaked link start nothing new.
+    let (status, body) = finished.next(&app, &campaign).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("invitation_revoked")), "{body}");
+    // The worker midway reopens the link: back to their questionnaire, which they finish.
+    let resp = midway.client.get(app.at(&format!("/join/{link}?worker_id=midway-1"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "those who joined come back");
+    let (status, again) = midway.next(&app, &campaign).await;
+    assert_eq!((status, &again["assignment"]["id"]), (StatusCode::OK, &held_id));
+    assert!(midway.finish(&app, &again, 1).await["completion_code"].is_string());
+    // Whoever finished sees their code again on reopening; a newcomer is turned away.
+    let resp = finished.client.get(app.at(&format!("/join/{link}?worker_id=finished-1"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let page = finished.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("page");
+    assert!(page.text().await.expect("html").contains(&code));
+    let resp = app.client().get(app.at(&format!("/join/{link}?worker_id=newcomer"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+}

@@ -38,7 +38,9 @@ pub async fn list_invitations(
     Ok(axum::Json(invitations::list(&s.pool, id).await?))
 }
 
-/// Revoke an invitation link: nobody new can join through it, at once.
+/// Revoke an invitation link: nobody new can join through it, at once, and
+/// those who joined through it start no new questionnaire; one they hold they
+/// may finish, and they always see a code they earned.
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/invitations/{token}/revoke", tag = "admin",
     params(("id" = Uuid, Path), ("token" = String, Path)),
     responses((status = 200, body = Vec<InvitationInfo>), (status = 404, body = ErrorBody)))]

@@ -42,6 +42,23 @@ pub async fn check_access(
     Ok(campaign)
 }
 
+/// A worker whose every link to the campaign was revoked starts no new
+/// questionnaire; one they hold they may finish (and see their code).
+pub async fn ensure_may_start(s: &AppState, user: &User, campaign_id: Uuid) -> AppResult<()> {
+    if user.role != Role::Worker || crate::auth::invitations::may_start_new(&s.pool, campaign_id, user.id).await? {
+        return Ok(());
+    }
+    if assignments::active_of(&s.pool, campaign_id, user.id).await?.is_some() {
+        return Ok(());
+    }
+    Err(Error::conflict(
+        "invitation_revoked",
+        "the link you joined through was closed by the study's team: no new questionnaire can start. \
+         A completion code you earned is still shown on the campaign's page",
+    )
+    .into())
+}
+
 /// Options when asking for the next assignment.
 #[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
 pub struct NextRequest {
@@ -59,6 +76,7 @@ async fn next_for(
     request: &NextRequest,
 ) -> AppResult<Option<AssignmentView>> {
     let campaign = check_access(s, user, campaign_id, session).await?;
+    ensure_may_start(s, user, campaign_id).await?;
     let background: Vec<(String, String)> =
         request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
     match work::start(&s.pool, &s.kinds, &campaign, user.id, &background).await? {

@@ -213,7 +213,12 @@ async fn revoke_invitation(
     Path((id, token)): Path<(Uuid, String)>,
 ) -> PageResult {
     invitations::revoke(&s.pool, id, &token).await?;
-    flash::set(&session, "Invitation link revoked: nobody new can join through it.").await;
+    flash::set(
+        &session,
+        "Invitation link revoked: nobody new can join through it, and those who joined through it start no new \
+         questionnaire. A worker holding one may finish it, and everyone still sees a code they earned.",
+    )
+    .await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 

@@ -96,7 +96,7 @@ async fn join(
         )
         .into());
     }
-    let campaign_id = invitations::resolve(&s.pool, &token).await?;
+    let (campaign_id, revoked) = invitations::lookup(&s.pool, &token).await?;
     let Some(external_id) = q.worker().map(str::to_owned) else {
         return Err(Error::invalid(
             "missing_worker_id",
@@ -145,7 +145,25 @@ async fn join(
             return render(&page);
         }
     }
+    if revoked {
+        return come_back(&s, &session, &token, campaign_id, &external_id, current).await;
+    }
     admit(&s, &session, &token, campaign_id, &external_id, platform_ids.as_ref(), current).await
+}
+
+/// A revoked link lets back in only those who joined through it: they may
+/// finish the questionnaire they hold and always see a code they earned.
+async fn come_back(
+    s: &AppState,
+    session: &Session,
+    token: &str,
+    campaign_id: Uuid,
+    external_id: &str,
+    current: Option<Uuid>,
+) -> PageResult {
+    let worker =
+        invitations::returning_worker(&s.pool, token, external_id).await?.ok_or(Error::NotFound("invitation"))?;
+    make_theirs(session, campaign_id, worker.id, current).await
 }
 
 /// The confirmation that a browser working as one worker continues as another.
@@ -172,7 +190,7 @@ async fn confirm_join(
     Path(token): Path<String>,
     Form(form): Form<SwitchForm>,
 ) -> PageResult {
-    let campaign_id = invitations::resolve(&s.pool, &token).await?;
+    let (campaign_id, revoked) = invitations::lookup(&s.pool, &token).await?;
     let current: Option<Uuid> = session.get(USER_KEY).await?;
     if let Some(user) = match current {
         Some(id) => users::get(&s.pool, id).await?,
@@ -185,6 +203,9 @@ async fn confirm_join(
             )
             .into());
         }
+    }
+    if revoked {
+        return come_back(&s, &session, &token, campaign_id, &form.worker_id, current).await;
     }
     admit(&s, &session, &token, campaign_id, &form.worker_id, None, current).await
 }
@@ -200,9 +221,14 @@ async fn admit(
     current: Option<Uuid>,
 ) -> PageResult {
     let worker = invitations::admit(&s.pool, token, external_id, platform_ids).await?;
-    if current != Some(worker.id) {
+    make_theirs(session, campaign_id, worker.id, current).await
+}
+
+/// Makes this browser the worker's, with the campaign among those it joined.
+async fn make_theirs(session: &Session, campaign_id: Uuid, worker_id: Uuid, current: Option<Uuid>) -> PageResult {
+    if current != Some(worker_id) {
         session.cycle_id().await?;
-        session.insert(USER_KEY, worker.id).await?;
+        session.insert(USER_KEY, worker_id).await?;
         session.remove_value(JOINED_KEY).await?;
     }
     let mut joined: Vec<Uuid> = session.get(JOINED_KEY).await?.unwrap_or_default();
@@ -294,6 +320,7 @@ async fn start(
 ) -> PageResult {
     let user = annotator(user)?;
     let campaign = annotate::check_access(&s, &user, campaign_id, Some(&session)).await?;
+    annotate::ensure_may_start(&s, &user, campaign_id).await?;
     match work::start(&s.pool, &s.kinds, &campaign, user.id, &fields).await? {
         Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
         None => {
