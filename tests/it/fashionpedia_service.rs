@@ -389,7 +389,7 @@ async fn deepfashion2_files_import_through_the_category_mapping() {
         &admin,
         Method::POST,
         "/api/v1/admin/campaigns",
-        Some(json!({"kind": "fashionpedia", "name": "df2", "config": {"applies": {"pants": ["length"], "shirt, blouse": ["silhouette"]},
+        Some(json!({"kind": "fashionpedia", "name": "df2", "config": {"applies": {"pants": ["length"], "shirt, blouse": ["silhouette", "length"]},
                      "df2_categories": {"long sleeve top": "shirt, blouse"}}})),
     )
     .await;
@@ -406,13 +406,15 @@ async fn deepfashion2_files_import_through_the_category_mapping() {
         "item2": item("long sleeve top", json!([2, 2, 5, 2, 5, 5]))}});
     let (status, body) = post(&app, &admin, &format!("{base}/deepfashion2"), bundle.to_string()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    assert_eq!(body, json!({"masks": 2, "zero_area": 0, "tasks": 2}));
+    assert_eq!(body, json!({"masks": 2, "zero_area": 0, "tasks": 3}));
     let payloads: Vec<Value> =
         sqlx::query_scalar("SELECT payload FROM items ORDER BY external_id").fetch_all(&app.pool).await.expect("items");
     assert_eq!(payloads[0]["annotation_id"], 4201, "image 42, item 1");
     assert_eq!(payloads[0]["category"], "pants", "trousers -> pants by default");
     assert_eq!(payloads[0]["bbox"], json!([1.0, 1.0, 5.0, 8.0]), "[x1, y1, x2, y2] -> [x, y, w, h]");
     assert_eq!(payloads[1]["category"], "shirt, blouse", "the campaign's own mapping");
+    assert_eq!(payloads[1]["suggested"], json!([160]), "a long sleeve top suggests wrist-length sleeves");
+    assert_eq!(payloads[0]["suggested"], json!([]), "trousers suggest nothing");
     // DeepFashion2's own fields stay with the mask and come out in its COCO-style conversion.
     let coco: Value = serde_json::from_str(&get_text(&app, &admin, &format!("{base}/coco.json")).await).expect("json");
     let trousers = coco["annotations"].as_array().expect("a").iter().find(|a| a["id"] == 4201).expect("4201").clone();
@@ -431,7 +433,7 @@ async fn deepfashion2_files_import_through_the_category_mapping() {
     let (_, err) = post(&app, &admin, &format!("{base}/deepfashion2"), no_size.to_string()).await;
     assert!(err["error"]["message"].as_str().expect("m").contains("needs `width` and `height`"), "{err}");
     let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
-    assert_eq!(items, 2);
+    assert_eq!(items, 3);
     // A COCO file whose image 42 is another file: refused, naming both, nothing imported.
     let other = json!({"images": [{"id": 42, "width": 20, "height": 20, "file_name": "street/42.jpg"}],
         "annotations": [{"id": 9, "image_id": 42, "category_id": 6, "segmentation": [[1, 1, 9, 1, 9, 9]]}]});
@@ -440,7 +442,7 @@ async fn deepfashion2_files_import_through_the_category_mapping() {
     let message = err["error"]["message"].as_str().expect("m");
     assert!(message.contains("000042.jpg") && message.contains("street/42.jpg"), "{message}");
     let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
-    assert_eq!(items, 2, "all or nothing");
+    assert_eq!(items, 3, "all or nothing");
 }
 
 #[tokio::test]

@@ -43,8 +43,19 @@ struct RawAnnotation {
 /// DeepFashion2's fields of an annotation in its own COCO-style conversion
 /// (landmarks as `keypoints` with `num_keypoints`): kept with the mask and
 /// exported again, so DeepFashion2's evaluation can run on the export.
-pub const DF2_FIELDS: [&str; 10] =
-    ["style", "pair_id", "source", "keypoints", "num_keypoints", "occlusion", "zoom_in", "viewpoint", "scale", "split"];
+pub const DF2_FIELDS: [&str; 11] = [
+    "style",
+    "pair_id",
+    "source",
+    "keypoints",
+    "num_keypoints",
+    "occlusion",
+    "zoom_in",
+    "viewpoint",
+    "scale",
+    "split",
+    "category_name",
+];
 
 #[derive(Debug, Deserialize)]
 struct RawFile {

@@ -87,6 +87,7 @@ pub fn to_coco(
                 "iscrowd": 0,
                 "keypoints": keypoints,
                 "num_keypoints": num_keypoints,
+                "category_name": name,
             });
             for key in ["style", "occlusion", "zoom_in", "viewpoint", "scale"] {
                 if let Some(v) = item.get(key) {
@@ -102,4 +103,49 @@ pub fn to_coco(
         }
     }
     Ok(json!({"images": images, "annotations": annotations}))
+}
+
+/// The sleeve length a DeepFashion2 category implies ("short sleeve top":
+/// short; "long sleeve dress": wrist-length; "vest", "sling": sleeveless),
+/// as the ids of the matching options of a task (none when the task's
+/// super-category has no such attribute): offered to the expert as a
+/// suggestion, never ticked for them.
+pub fn sleeve_suggestion(
+    deepfashion2: &serde_json::Map<String, Value>,
+    options: &[super::ontology::AttributeChoice],
+) -> Vec<u32> {
+    let Some(category) = deepfashion2.get("category_name").and_then(Value::as_str) else { return Vec::new() };
+    let implied = if category.starts_with("short sleeve") {
+        "short (length)"
+    } else if category.starts_with("long sleeve") {
+        "wrist-length"
+    } else if category.starts_with("vest") || category.starts_with("sling") {
+        "sleeveless"
+    } else {
+        return Vec::new();
+    };
+    options.iter().filter(|o| o.name == implied).map(|o| o.id).collect()
+}
+
+#[cfg(test)]
+mod sleeve_tests {
+    use super::*;
+    use crate::kinds::fashionpedia::ontology::AttributeChoice;
+
+    #[test]
+    fn the_category_suggests_the_sleeve_length_among_the_tasks_options() {
+        let option = |id: u32, name: &str| AttributeChoice { id, name: name.into(), group: None };
+        let length = [option(156, "sleeveless"), option(157, "short (length)"), option(160, "wrist-length")];
+        let df2 = |name: &str| {
+            let mut m = serde_json::Map::new();
+            m.insert("category_name".into(), Value::from(name));
+            m
+        };
+        assert_eq!(sleeve_suggestion(&df2("short sleeve top"), &length), vec![157]);
+        assert_eq!(sleeve_suggestion(&df2("long sleeve dress"), &length), vec![160]);
+        assert_eq!(sleeve_suggestion(&df2("sling dress"), &length), vec![156]);
+        assert!(sleeve_suggestion(&df2("trousers"), &length).is_empty());
+        assert!(sleeve_suggestion(&df2("short sleeve top"), &[option(115, "symmetrical")]).is_empty(), "not asked");
+        assert!(sleeve_suggestion(&serde_json::Map::new(), &length).is_empty(), "not from DeepFashion2");
+    }
 }

@@ -116,6 +116,8 @@ struct FpTask<'a> {
     not_on_list: bool,
     missing: String,
     answered: bool,
+    /// Attribute names a source suggests (DeepFashion2's category's sleeves).
+    suggested: Vec<String>,
 }
 
 impl TaskKind for Fashionpedia {
@@ -255,6 +257,10 @@ impl TaskKind for Fashionpedia {
             not_on_list: current.not_on_list,
             missing: current.missing.clone(),
             answered: view.answer.is_some(),
+            suggested: {
+                let ids: Vec<u64> = p["suggested"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
+                options(p).into_iter().filter(|o| ids.contains(&u64::from(o.id))).map(|o| o.name).collect()
+            },
             view,
         }
         .render()

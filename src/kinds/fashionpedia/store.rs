@@ -69,6 +69,7 @@ pub fn tasks(config: &FpConfig, ontology: &Ontology, annotations: &[Annotation])
             if options.is_empty() {
                 continue;
             }
+            let suggested = super::df2::sleeve_suggestion(&a.deepfashion2, &options);
             out.push(NewItem {
                 external_id: format!("{}:{sc}", a.id),
                 payload: json!({
@@ -89,6 +90,7 @@ pub fn tasks(config: &FpConfig, ontology: &Ontology, annotations: &[Annotation])
                     "option_ids": options.iter().map(|o| o.id).collect::<Vec<_>>(),
                     "options": options,
                     "deepfashion2": a.deepfashion2,
+                    "suggested": suggested,
                 }),
                 gold: None,
             });
