@@ -434,8 +434,22 @@ async fn only_pairs_every_expert_has_answered_are_exported_unless_partial_result
     let values: Vec<i64> = labels.as_array().expect("array").iter().filter_map(|r| r["value"].as_i64()).collect();
     assert_eq!((values.len(), values.iter().sum::<i64>()), (2, 1), "{labels}");
 
-    // A release holds the benchmark's format, the suspects and the estimates.
-    let (files, _) = crate::fixtures::cut_release(&app, &admin, &id).await;
+    // A release holds the benchmark's format, the suspects, the estimates and
+    // the model-scoring tables (scores given as (candidate, query) count too).
+    let scores = "query,candidate,score\na,q1,0.9\nq1,b,0.2\n";
+    let (status, body) = post_csv(&app, &admin, &format!("{base}/vsd/models?model=mine"), scores).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (_, live) = api(&app, &admin, Method::GET, &format!("{base}/vsd/models"), None).await;
+    let (files, archive) = crate::fixtures::cut_release(&app, &admin, &id).await;
+    let scoring: Value = serde_json::from_slice(&files["vsd_model_scores.json"]).expect("json");
+    assert_eq!(scoring["models"][0]["model"], "mine");
+    assert_eq!(scoring["models"][0]["labelled_negatives"], live["models"][0]["labelled_negatives"], "{scoring}");
+    assert!(scoring["models"][0]["labelled_negatives"]["roc_auc_micro"].is_number(), "both pairs scored: {scoring}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("v1.tar.gz");
+    std::fs::write(&path, &archive).expect("write");
+    let (ok, out, err) = crate::cli_stats::atelier(&["release", "verify", path.to_str().expect("path")]);
+    assert!(ok, "the scoring tables are recomputed from the release's own files: {out}{err}");
     let released: Value = serde_json::from_slice(&files["vsd_ground_truth.json"]).expect("json");
     assert_eq!(released, labels, "the same as the live benchmark.json");
     let suspects = String::from_utf8_lossy(&files["vsd_suspects.csv"]).to_string();

@@ -112,6 +112,16 @@ pub struct SnapProfile {
     pub answers: Value,
 }
 
+/// One model's scores as uploaded (`[[query, candidate, score], ...]` for
+/// retrieval models; the kind's own shape otherwise).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SnapModelScores {
+    /// The model's name.
+    pub model: String,
+    /// Its scores.
+    pub scores: Value,
+}
+
 /// Everything a release holds as raw data.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
@@ -127,6 +137,10 @@ pub struct Snapshot {
     pub responses: Vec<SnapResponse>,
     /// Background answers by annotator.
     pub profiles: Vec<SnapProfile>,
+    /// Models' scores uploaded to the campaign, by model (absent in releases
+    /// made before they were recorded).
+    #[serde(default)]
+    pub model_scores: Vec<SnapModelScores>,
     /// The crowd platform's worker id (or account name) per annotator: only
     /// in live snapshots for admins, never in a release.
     #[serde(skip)]
@@ -302,6 +316,12 @@ impl Snapshot {
             .into_iter()
             .map(|(annotator, answers)| SnapProfile { annotator: name(annotator), answers })
             .collect();
+        let model_scores: Vec<(String, Value)> =
+            sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
+                .bind(campaign_id)
+                .fetch_all(pool)
+                .await?;
+        let model_scores = model_scores.into_iter().map(|(model, scores)| SnapModelScores { model, scores }).collect();
         Ok(Self {
             campaign: SnapCampaign {
                 id: c.id,
@@ -325,6 +345,7 @@ impl Snapshot {
             assignments,
             responses,
             profiles,
+            model_scores,
             worker_ids,
         })
     }
@@ -395,7 +416,11 @@ impl Snapshot {
         each("raw/batches.jsonl", &mut |out| write_json_lines(out, &self.batches))?;
         each("raw/assignments.jsonl", &mut |out| write_json_lines(out, &self.assignments))?;
         each("raw/responses.jsonl", &mut |out| write_json_lines(out, &self.responses))?;
-        each("raw/background.jsonl", &mut |out| write_json_lines(out, &self.profiles))
+        each("raw/background.jsonl", &mut |out| write_json_lines(out, &self.profiles))?;
+        if self.model_scores.is_empty() {
+            return Ok(());
+        }
+        each("raw/model_scores.jsonl", &mut |out| write_json_lines(out, &self.model_scores))
     }
 
     /// Reads the raw files back (as [`each_raw_file`](Self::each_raw_file) wrote them).
@@ -429,6 +454,12 @@ impl Snapshot {
             assignments: table(files, "assignments")?,
             responses: table(files, "responses")?,
             profiles: table(files, "background")?,
+            // Only releases with uploaded model scores hold the file.
+            model_scores: if files.contains_key("raw/model_scores.jsonl") {
+                table(files, "model_scores")?
+            } else {
+                Vec::new()
+            },
             worker_ids: BTreeMap::new(),
         })
     }

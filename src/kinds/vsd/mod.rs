@@ -242,11 +242,23 @@ impl TaskKind for Vsd {
 
     fn release_files(
         &self,
-        _snapshot: &crate::core::releases::Snapshot,
+        snapshot: &crate::core::releases::Snapshot,
         aggregate: &[u8],
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
         let gt = result::VsdResult::from_json(aggregate).map_err(|e| Invalid(e.to_string()))?;
-        result::release_files(&gt).map_err(|e| Invalid(e.to_string()))
+        let mut files = result::release_files(&gt).map_err(|e| Invalid(e.to_string()))?;
+        if !snapshot.model_scores.is_empty() {
+            let config = VsdConfig::parse(&snapshot.kind_config())?;
+            let same_product =
+                config.same_product.as_deref().map(cli::same_product_regex).transpose().map_err(Invalid)?;
+            let models: Vec<(String, Value)> =
+                snapshot.model_scores.iter().map(|m| (m.model.clone(), m.scores.clone())).collect();
+            let report = scoring::release_report(&gt, &models, same_product.as_ref());
+            let mut text = serde_json::to_vec_pretty(&report).map_err(|e| Invalid(e.to_string()))?;
+            text.push(b'\n');
+            files.push(("vsd_model_scores.json".to_owned(), text));
+        }
+        Ok(files)
     }
 
     fn aggregate(&self, input: &AggregationInput) -> Value {

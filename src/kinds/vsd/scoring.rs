@@ -166,19 +166,7 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
     let mut scores: BTreeMap<String, PairScores> = BTreeMap::new();
     let mut models = Vec::new();
     for (model, answers) in stored {
-        let pairs: Vec<ScoredPair> = answers
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|r| {
-                Some(ScoredPair {
-                    query: r[0].as_str()?.to_owned(),
-                    candidate: r[1].as_str()?.to_owned(),
-                    score: r[2].as_f64()?,
-                })
-            })
-            .filter(|p| distinct_products(same_product.as_ref(), &p.query, &p.candidate))
-            .collect();
+        let pairs = scored_pairs(&answers, same_product.as_ref());
         let by_pair = pair_scores(&pairs);
         let oriented = |truth: &[(String, String, bool)]| oriented_scores(truth, &pairs);
         models.push(ModelReport {
@@ -189,18 +177,7 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
         });
         scores.insert(model, by_pair);
     }
-    let suspects = super::eds::from_pairs(
-        0,
-        gt.pairs
-            .iter()
-            .map(|p| super::eds::Suspect {
-                query: p.query.clone(),
-                candidate: p.candidate.clone(),
-                proposed_by: p.proposed_by.clone(),
-                from_queries: p.from_queries.iter().cloned().collect(),
-            })
-            .collect(),
-    );
+    let suspects = suspects_of(&gt);
     Ok(ScoringReport {
         models,
         sampled_negatives: json!({
@@ -211,6 +188,59 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
         }),
         robustness: robustness(&suspects, &labelled, &scores),
     })
+}
+
+/// The model-scoring tables a release can recompute from its own files:
+/// per model HR/MRR/AUCs with the experts' negatives, and the
+/// leave-one-generator-out robustness (the drawn-negatives setting needs
+/// the rankings' far ranks, which a release does not hold).
+pub fn release_report(gt: &VsdResult, models: &[(String, Value)], same_product: Option<&regex::Regex>) -> Value {
+    let labelled = gt.labelled();
+    let generators: BTreeSet<String> = gt.pairs.iter().flat_map(|p| p.proposed_by.keys().cloned()).collect();
+    let mut scores: BTreeMap<String, PairScores> = BTreeMap::new();
+    let mut rows = Vec::new();
+    for (model, answers) in models {
+        let pairs = scored_pairs(answers, same_product);
+        let metrics: Metrics = retrieval_metrics(&labelled, &oriented_scores(&labelled, &pairs), &KS).into();
+        rows.push(json!({"model": model, "generator": generators.contains(model), "labelled_negatives": metrics}));
+        scores.insert(model.clone(), pair_scores(&pairs));
+    }
+    let suspects = suspects_of(gt);
+    json!({"models": rows, "robustness": robustness(&suspects, &labelled, &scores)})
+}
+
+/// A model's stored scores as scored pairs, its list filtered as
+/// [`distinct_products`] says.
+fn scored_pairs(answers: &Value, same_product: Option<&regex::Regex>) -> Vec<ScoredPair> {
+    answers
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            Some(ScoredPair {
+                query: r[0].as_str()?.to_owned(),
+                candidate: r[1].as_str()?.to_owned(),
+                score: r[2].as_f64()?,
+            })
+        })
+        .filter(|p| distinct_products(same_product, &p.query, &p.candidate))
+        .collect()
+}
+
+/// The ground truth's suspects with their provenance, for robustness.
+fn suspects_of(gt: &VsdResult) -> super::eds::Suspects {
+    super::eds::from_pairs(
+        0,
+        gt.pairs
+            .iter()
+            .map(|p| super::eds::Suspect {
+                query: p.query.clone(),
+                candidate: p.candidate.clone(),
+                proposed_by: p.proposed_by.clone(),
+                from_queries: p.from_queries.iter().cloned().collect(),
+            })
+            .collect(),
+    )
 }
 
 /// Whether a scored pair stays in a model's list: never the query itself,
