@@ -584,3 +584,43 @@ async fn the_released_ontology_is_accepted_and_gives_the_papers_tasks_when_prese
     assert!(options.contains(&json!({"id": 290, "name": "suede", "group": "leather"})), "{options:?}");
     assert!(options[..10].iter().all(|o| o.get("group").is_none()), "level-2 groups after the rest: {options:?}");
 }
+
+#[tokio::test]
+async fn deepfashion2_splits_number_their_images_apart() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let ontology = ONTOLOGY.replace(
+        r#"{"id": 23, "name": "shoe""#,
+        r#"{"id": 6, "name": "pants", "supercategory": "lowerbody", "level": 2, "taxonomy_id": "c6"}, {"id": 23, "name": "shoe""#,
+    );
+    let id = crate::fixtures::create_campaign(
+        &app,
+        &admin,
+        json!({"kind": "fashionpedia", "name": "splits", "config": {"applies": {"pants": ["length"]}}}),
+    )
+    .await;
+    let base = format!("/api/v1/admin/campaigns/{id}/fashionpedia");
+    post(&app, &admin, &format!("{base}/ontology"), ontology).await;
+    // The same file name in two splits: two images.
+    let bundle = |w: u64| {
+        json!({"000002.jpg": {"width": w, "height": 10, "item1": {"category_name": "trousers", "category_id": 8,
+            "segmentation": [[1, 1, 6, 1, 6, 9, 1, 9]], "bounding_box": [1, 1, 6, 9]}}})
+        .to_string()
+    };
+    for (split, w) in [("train", 10), ("validation", 12)] {
+        let (status, body) = post(&app, &admin, &format!("{base}/deepfashion2?split={split}"), bundle(w)).await;
+        assert_eq!(status, StatusCode::CREATED, "{split}: {body}");
+    }
+    let images: Vec<(Value, Value)> =
+        sqlx::query_as("SELECT payload->'image_id', payload->'file_name' FROM items ORDER BY payload->>'image_id'")
+            .fetch_all(&app.pool)
+            .await
+            .expect("items");
+    assert_eq!(
+        images,
+        vec![(json!(1_000_002), json!("train/000002.jpg")), (json!(2_000_002), json!("validation/000002.jpg"))]
+    );
+    // An unknown split is refused.
+    let (status, body) = post(&app, &admin, &format!("{base}/deepfashion2?split=dev"), bundle(10)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+}

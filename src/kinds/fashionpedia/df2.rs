@@ -34,6 +34,41 @@ pub fn mapping(custom: &BTreeMap<String, String>) -> BTreeMap<String, String> {
     m
 }
 
+/// DeepFashion2's splits: each numbers its images from 1, so the same file
+/// name stands for different images in two splits. Imported with its split,
+/// an image is `<split>/<file>` and its id is offset by the split's place
+/// times [`SPLIT_ID_OFFSET`].
+pub const SPLITS: [&str; 3] = ["train", "validation", "test"];
+/// The id offset between splits (DeepFashion2's largest split has 191,961 images).
+pub const SPLIT_ID_OFFSET: u64 = 1_000_000;
+
+/// [`to_coco`] for one split of DeepFashion2 (see [`SPLITS`]).
+pub fn to_coco_split(
+    text: &str,
+    mapping: &BTreeMap<String, String>,
+    ontology: &super::ontology::Ontology,
+    split: Option<&str>,
+) -> Result<Value, String> {
+    let Some(split) = split else { return to_coco(text, mapping, ontology) };
+    let place = SPLITS
+        .iter()
+        .position(|s| *s == split)
+        .ok_or_else(|| format!("split: `{split}` is not one of {}", SPLITS.join(", ")))?;
+    let mut coco = to_coco(text, mapping, ontology)?;
+    let offset = (place as u64 + 1) * SPLIT_ID_OFFSET;
+    for image in coco["images"].as_array_mut().into_iter().flatten() {
+        image["id"] = Value::from(image["id"].as_u64().unwrap_or(0) + offset);
+        image["file_name"] = Value::from(format!("{split}/{}", image["file_name"].as_str().unwrap_or_default()));
+    }
+    for a in coco["annotations"].as_array_mut().into_iter().flatten() {
+        let (id, image) = (a["id"].as_u64().unwrap_or(0), a["image_id"].as_u64().unwrap_or(0));
+        a["id"] = Value::from(id + offset * 100);
+        a["image_id"] = Value::from(image + offset);
+        a["split"] = Value::from(split);
+    }
+    Ok(coco)
+}
+
 /// Turns a bundle of DeepFashion2 files into COCO's layout (ids: the image's
 /// digits, as DeepFashion2 numbers images; masks `image id × 100 + item`).
 /// Errors name the image and item.

@@ -152,9 +152,15 @@ async fn refuse_image_clashes(tx: &mut sqlx::Transaction<'static, sqlx::Postgres
 }
 
 /// Imports a bundle of DeepFashion2 files (see [`super::df2`]) as tasks.
-pub async fn import_df2(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, text: &str) -> Result<Imported> {
+pub async fn import_df2(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign_id: Uuid,
+    text: &str,
+    split: Option<&str>,
+) -> Result<Imported> {
     let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
-    let coco = super::df2::to_coco(text, &super::df2::mapping(&config.df2_categories), &ontology)
+    let coco = super::df2::to_coco_split(text, &super::df2::mapping(&config.df2_categories), &ontology, split)
         .map_err(|m| Error::invalid("invalid_deepfashion2", m))?;
     import_coco(pool, kinds, campaign_id, &coco.to_string()).await
 }

@@ -64,16 +64,30 @@ pub async fn import_coco(
 /// bundled by image file name with `width` and `height` added:
 /// `{"000001.jpg": {"width": 500, "height": 700, "item1": {...}}}`; categories
 /// map to the ontology by the campaign's `df2_categories` over the obvious matches.
-#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/fashionpedia/deepfashion2", tag = "fashionpedia", params(("id" = Uuid, Path)),
+/// `split` (`train`, `validation`, `test`) keeps splits apart: each numbers
+/// its images from 1, so their images become `<split>/<file>` with ids offset
+/// by 1,000,000 per split.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/fashionpedia/deepfashion2", tag = "fashionpedia",
+    params(("id" = Uuid, Path), Df2Split),
     request_body = Object, responses((status = 201, body = Imported), (status = 422, body = ErrorBody)))]
 pub async fn import_df2(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
+    axum::extract::Query(q): axum::extract::Query<Df2Split>,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
     fp_campaign(&s, id).await?;
-    Ok((StatusCode::CREATED, axum::Json(store::import_df2(&s.pool, &s.kinds, id, body_text(&body)?).await?)))
+    let imported = store::import_df2(&s.pool, &s.kinds, id, body_text(&body)?, q.split.as_deref()).await?;
+    Ok((StatusCode::CREATED, axum::Json(imported)))
+}
+
+/// Which DeepFashion2 split a bundle is from.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+pub struct Df2Split {
+    /// `train`, `validation` or `test` (none: file names and ids as they are).
+    #[serde(default)]
+    pub split: Option<String>,
 }
 
 /// The annotations as COCO JSON in the Fashionpedia layout, with the

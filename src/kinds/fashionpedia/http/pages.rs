@@ -122,7 +122,7 @@ async fn import_df2(
     req: axum::extract::Request,
 ) -> PageResult {
     super::api::fp_campaign(&s, id).await?;
-    let r = store::import_df2(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
+    let r = store::import_df2(&s.pool, &s.kinds, id, &upload::text(req).await?, None).await?;
     flash::set(&session, format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks)).await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
 }
