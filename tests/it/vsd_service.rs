@@ -420,6 +420,7 @@ async fn only_pairs_every_expert_has_answered_are_exported_unless_partial_result
     assert!(csv.lines().skip(1).all(|l| l.ends_with(",false")) && csv.lines().count() == 3, "{csv}");
     let (_, gt) = api(&app, &admin, Method::GET, &format!("{base}/ground-truth"), None).await;
     assert_eq!((gt["incomplete"].as_u64(), gt["estimate"]["labelled"].as_u64()), (Some(2), Some(0)), "{gt}");
+    assert!(gt["label_rule"].as_str().unwrap_or("").contains("unsure abstains"), "the export states its rule");
 
     // e2 finishes: both pairs final, the tie (1 against 0) negative for the one e2 rejected.
     let body = json!({"item_id": view["items"][1]["id"], "answer": {"label": "1"}});
@@ -443,6 +444,7 @@ async fn only_pairs_every_expert_has_answered_are_exported_unless_partial_result
     let (files, archive) = crate::fixtures::cut_release(&app, &admin, &id).await;
     let scoring: Value = serde_json::from_slice(&files["vsd_model_scores.json"]).expect("json");
     assert_eq!(scoring["models"][0]["model"], "mine");
+    assert!(live["averages"].as_str().unwrap_or("").contains("both a positive and a negative"), "{live}");
     assert_eq!(scoring["models"][0]["labelled_negatives"], live["models"][0]["labelled_negatives"], "{scoring}");
     assert!(scoring["models"][0]["labelled_negatives"]["roc_auc_micro"].is_number(), "both pairs scored: {scoring}");
     let dir = tempfile::tempdir().expect("tempdir");

@@ -28,7 +28,15 @@ pub struct VsdResult {
     pub estimate: EstimateView,
     /// Experts who voted (pseudonymous ids, with names in admins' live view).
     pub experts: BTreeMap<String, String>,
+    /// The label rule, in words, so every export says it.
+    #[serde(default)]
+    pub label_rule: String,
 }
+
+/// The label rule as the exports state it.
+pub const LABEL_RULE: &str = "label = majority of the similar (1) / not similar (0) votes; a tie is 0; \
+    unsure abstains (one 1 and two unsure is 1); only-unsure pairs have no label; a pair is final once every expert \
+    who started labelling has answered it in a submitted batch";
 
 /// The estimate as shown and exported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -238,7 +246,7 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
         .map(|r| (expert(&r.annotator_id), input.worker_ids.get(&r.annotator_id).cloned().unwrap_or_default()))
         .collect();
     let incomplete = pairs.iter().filter(|p| !p.complete).count();
-    VsdResult { pairs, sample, flagged, unsure_only, incomplete, estimate, experts }
+    VsdResult { pairs, sample, flagged, unsure_only, incomplete, estimate, experts, label_rule: LABEL_RULE.to_owned() }
 }
 
 fn estimate(

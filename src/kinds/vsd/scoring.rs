@@ -136,7 +136,15 @@ pub struct ScoringReport {
     pub sampled_negatives: Value,
     /// Leave-one-model-out robustness of the models' AUCs.
     pub robustness: Robustness,
+    /// How the averages are taken, in words.
+    pub averages: &'static str,
 }
+
+/// How HR, MRR and the macro AUCs average, as the reports state it.
+pub const AVERAGES: &str = "HR@k = positives in the top k / (k x queries with a positive); MRR@k = sum of 1/rank of \
+    positives in the top k / (queries with a positive x sum_{i<=k} 1/i); micro AUCs pool every labelled pair; macro \
+    AUCs average over the queries that have both a positive and a negative; a pair scored as (candidate, query) \
+    counts for (query, candidate)";
 
 /// The campaign's report for every stored model.
 pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Result<ScoringReport> {
@@ -187,6 +195,7 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
             "pairs": sampled.len(),
         }),
         robustness: robustness(&suspects, &labelled, &scores),
+        averages: AVERAGES,
     })
 }
 
@@ -206,7 +215,7 @@ pub fn release_report(gt: &VsdResult, models: &[(String, Value)], same_product: 
         scores.insert(model.clone(), pair_scores(&pairs));
     }
     let suspects = suspects_of(gt);
-    json!({"models": rows, "robustness": robustness(&suspects, &labelled, &scores)})
+    json!({"models": rows, "robustness": robustness(&suspects, &labelled, &scores), "averages": AVERAGES})
 }
 
 /// A model's stored scores as scored pairs, its list filtered as
