@@ -386,6 +386,42 @@ fn chown_recursive_top(dir: &Path, run_as: RunAs) -> Result<(), EmbeddedError> {
         .map_err(io(format!("chmod {}", dir.display())))
 }
 
+/// Whether the `postgres` user (run as when Atelier runs as root) can reach
+/// `dir`: every parent searchable by others. Always true for other users.
+pub fn reachable_by_server(dir: &Path) -> bool {
+    let root = nix::unistd::geteuid().is_root();
+    !root || check_traversable(dir).is_ok()
+}
+
+/// Atelier's own data directory (an empty one it was given, or one it made)
+/// is made traversable (`o+x`, `g+x`: not listable) when Atelier runs as
+/// root, so that the `postgres` user reaches the cluster inside it; a
+/// directory owned by someone else is left as it is.
+pub fn open_up_data_dir(dir: &Path) -> Result<(), EmbeddedError> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !nix::unistd::geteuid().is_root() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    let meta = std::fs::metadata(dir).map_err(io(format!("reading {}", dir.display())))?;
+    if meta.uid() == nix::unistd::geteuid().as_raw() && meta.permissions().mode() & 0o011 != 0o011 {
+        let mode = (meta.permissions().mode() & 0o7777) | 0o011;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode))
+            .map_err(io(format!("chmod {}", dir.display())))?;
+    }
+    Ok(())
+}
+
+/// Where the cluster of a data directory the `postgres` user cannot reach
+/// lives instead: under `/var/lib/atelier`, named by the data directory's
+/// path, so every command of that checkout finds the same cluster.
+pub fn fallback_cluster_dir(data_dir: &Path) -> PathBuf {
+    use sha2::Digest;
+    let full = data_dir.canonicalize().unwrap_or_else(|_| data_dir.to_owned());
+    let digest = hex::encode(sha2::Sha256::digest(full.to_string_lossy().as_bytes()));
+    PathBuf::from("/var/lib/atelier").join(&digest[..16]).join("postgres")
+}
+
 /// Every parent of the data directory must be searchable by the server user.
 fn check_traversable(dir: &Path) -> Result<(), EmbeddedError> {
     use std::os::unix::fs::PermissionsExt;

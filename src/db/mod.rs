@@ -37,6 +37,35 @@ impl DatabaseArgs {
         self.data_dir.join("postgres")
     }
 
+    /// Where the embedded cluster lives, made reachable: Atelier's data
+    /// directory is opened to traversal (see [`embedded::open_up_data_dir`]);
+    /// when a parent it does not own stays closed to the `postgres` user
+    /// (a checkout under `/root`), the cluster lives under
+    /// `/var/lib/atelier` instead (said in the log), uploads stay here.
+    pub fn embedded_cluster_dir(&self) -> Result<PathBuf, embedded::EmbeddedError> {
+        let cluster = self.cluster_dir();
+        if cluster != self.data_dir {
+            embedded::open_up_data_dir(&self.data_dir)?;
+        }
+        if embedded::reachable_by_server(&cluster) {
+            return Ok(cluster);
+        }
+        let fallback = embedded::fallback_cluster_dir(&self.data_dir);
+        if let Some(parent) = fallback.parent() {
+            embedded::open_up_data_dir(parent)?;
+            if let Some(root) = parent.parent() {
+                embedded::open_up_data_dir(root)?;
+            }
+        }
+        tracing::warn!(
+            data_dir = %self.data_dir.display(),
+            cluster = %fallback.display(),
+            "the postgres user cannot reach the data directory (a parent directory is closed to other users): \
+             the database cluster lives under /var/lib/atelier instead; uploads stay in the data directory"
+        );
+        Ok(fallback)
+    }
+
     /// Where uploaded images go unless configured: `<data-dir>/uploads`, or
     /// beside an old-layout cluster.
     pub fn default_upload_dir(&self) -> PathBuf {
@@ -95,7 +124,7 @@ impl Database {
         let (options, cluster) = match &args.database_url {
             Some(url) => (PgConnectOptions::from_str(url).map_err(DbError::Url)?, None),
             None => {
-                let dir = args.cluster_dir();
+                let dir = args.embedded_cluster_dir()?;
                 let cluster = tokio::task::spawn_blocking(move || EmbeddedCluster::open(&dir, role))
                     .await
                     .map_err(|e| DbError::Sqlx(sqlx::Error::Io(std::io::Error::other(e))))??;

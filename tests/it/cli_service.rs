@@ -220,3 +220,55 @@ async fn the_service_restarts_a_dead_postgres_and_adopts_one_a_killed_service_le
     assert!(!postgres_running_in(&data_dir), "the adopted cluster is stopped with the service");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+#[test]
+fn a_private_data_directory_works_and_a_closed_parent_moves_only_the_cluster() {
+    use std::os::unix::fs::PermissionsExt;
+    if !nix_is_root() {
+        crate::support::say_skipped(
+            "data directory permissions: only meaningful as root (the postgres user runs the cluster)",
+        );
+        return;
+    }
+    // As `mktemp -d` makes it: empty, mode 0700.
+    let private = tempfile::Builder::new().prefix("atelier-private-").tempdir().expect("tempdir");
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let dir = private.path().to_string_lossy().into_owned();
+    let (ok, out, err) = migrate_and_stop(&dir);
+    assert!(ok, "{out}{err}");
+    assert!(private.path().join("postgres/PG_VERSION").exists(), "the cluster in <data-dir>/postgres");
+    let mode = std::fs::metadata(private.path()).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o711, "traversable, not listable");
+
+    // Under a parent closed to others (as a checkout under /root): the cluster moves, and the log says where.
+    let closed = tempfile::Builder::new().prefix("atelier-closed-").tempdir().expect("tempdir");
+    std::fs::set_permissions(closed.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let data = closed.path().join("checkout/data");
+    let dir = data.to_string_lossy().into_owned();
+    let (ok, out, err) = migrate_and_stop(&dir);
+    assert!(ok, "{out}{err}");
+    assert!(err.contains("/var/lib/atelier"), "says where the cluster went: {err}");
+    let fallback = atelier::db::embedded::fallback_cluster_dir(&data);
+    assert!(fallback.join("PG_VERSION").exists(), "{}", fallback.display());
+    assert_eq!(
+        std::fs::metadata(closed.path()).expect("meta").permissions().mode() & 0o777,
+        0o700,
+        "not ours: untouched"
+    );
+    let _ = std::fs::remove_dir_all(fallback.parent().expect("parent"));
+}
+
+fn nix_is_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false)
+}
+
+/// `atelier migrate` on an embedded cluster in `dir` (it starts the cluster and stops it again).
+fn migrate_and_stop(dir: &str) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["migrate", "--data-dir", dir])
+        .env_remove("DATABASE_URL")
+        .env("RUST_LOG", "atelier=info")
+        .output()
+        .expect("runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
