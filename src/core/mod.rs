@@ -7,6 +7,7 @@ pub mod assignments;
 pub mod batches;
 pub mod campaigns;
 pub mod coalesce;
+pub mod config_changes;
 pub mod constraints;
 pub mod csv_chunks;
 pub mod eligibility;

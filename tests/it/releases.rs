@@ -126,8 +126,8 @@ async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
     let (status, body) = api(
         &app,
         &admin,
-        Method::PUT,
-        &format!("/api/v1/admin/campaigns/{campaign}/config"),
+        Method::PATCH,
+        &format!("/api/v1/admin/campaigns/{campaign}/config?confirm=true"),
         Some(json!({"participants": 8})),
     )
     .await;
@@ -220,8 +220,14 @@ async fn a_vton_release_holds_the_benchmark_layout_and_records_curation_changes(
     let (_, c) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
     let mut config = c["campaign"]["config"].clone();
     config["curation"]["min_alpha"] = json!(0.1);
-    let (status, body) =
-        api(&app, &admin, Method::PUT, &format!("/api/v1/admin/campaigns/{campaign}/config"), Some(config)).await;
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::PUT,
+        &format!("/api/v1/admin/campaigns/{campaign}/config?confirm=true"),
+        Some(config),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let dir = tempfile::tempdir().expect("tempdir");
     let (code, out, err) = atelier(&[
@@ -370,4 +376,45 @@ async fn verify_checks_what_the_manifest_itself_says_and_names_the_file_that_dif
     let (code, out, _) = verify(&flipped, "flipped-digest");
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("manifest.json: `release`") && !out.contains("DIFFERS DATASHEET.md"), "{out}");
+}
+
+#[tokio::test]
+async fn a_configuration_change_after_answers_is_confirmed_merged_and_recorded() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let background = json!([{"id": "age", "question": "Age?", "options": ["18-24", "25-34"]}]);
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3,
+               "background": background}),
+    )
+    .await;
+    let w = join(&app, &invitation, "w-config").await;
+    let (status, view) = w
+        .post(&app, &format!("/api/v1/work/campaigns/{campaign}/assignment"), json!({"background": {"age": "18-24"}}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{view}");
+    w.finish(&app, &view, 2).await;
+    let config = format!("/api/v1/admin/campaigns/{campaign}/config");
+    // `PUT {}` would drop the background questions: refused, naming what would change, nothing changed.
+    let (status, body) = api(&app, &admin, Method::PUT, &config, Some(json!({}))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("confirm_change")), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap_or("").contains("background"), "{body}");
+    let (_, c) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert_eq!(c["campaign"]["config"]["background"], background, "unchanged");
+    // A merge, confirmed, changes only what it names, and is recorded.
+    let patch = json!({"curation": {"min_alpha": 0.1}});
+    let (status, body) = api(&app, &admin, Method::PATCH, &format!("{config}?confirm=true"), Some(patch)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["config"]["background"], background, "the rest stays");
+    assert_eq!(body["config"]["curation"]["min_alpha"], 0.1);
+    let (_, history) = api(&app, &admin, Method::GET, &format!("{config}/history"), None).await;
+    let history = history.as_array().expect("history");
+    assert_eq!(history.len(), 1, "{history:?}");
+    assert_eq!(history[0]["responses"], 5);
+    assert_eq!(history[0]["after"]["curation"]["min_alpha"], 0.1);
+    assert!(history[0]["changed_by"].is_string());
 }

@@ -368,7 +368,7 @@ async fn a_cached_ground_truth_follows_every_change_of_its_data() {
         &app,
         &admin,
         Method::PUT,
-        &format!("/api/v1/admin/campaigns/{id}/config"),
+        &format!("/api/v1/admin/campaigns/{id}/config?confirm=true"),
         Some(json!({"k": 1, "catalog": 5})),
     )
     .await;

@@ -113,18 +113,62 @@ pub async fn diff_releases(
     Ok(axum::Json(releases::diff(&s.pool, &s.kinds, id, from, to).await?))
 }
 
+/// Whether a change after answers exist is confirmed.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+pub struct Confirm {
+    /// `true`: make the change although the campaign has answers (recorded).
+    #[serde(default)]
+    pub confirm: bool,
+}
+
 /// Replace the kind's settings of a campaign (validated as at creation; the
 /// core's settings stay, except `lease_minutes` and `review` given here as
-/// older clients send them). Releases record the settings they used.
-#[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/config", tag = "admin", params(("id" = Uuid, Path)),
-    request_body = Object, responses((status = 200, body = campaigns::Campaign), (status = 422, body = ErrorBody)))]
+/// older clients send them). Once the campaign has answers a change is
+/// refused (409 `confirm_change`) unless `confirm=true`; every change is
+/// recorded (`GET .../config/history`), and releases record the settings
+/// they used.
+#[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/config", tag = "admin", params(("id" = Uuid, Path), Confirm),
+    request_body = Object, responses((status = 200, body = campaigns::Campaign), (status = 409, body = ErrorBody),
+                                     (status = 422, body = ErrorBody)))]
 pub async fn set_config(
+    Admin(user): Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    axum::extract::Query(q): axum::extract::Query<Confirm>,
+    Json(config): Json<Value>,
+) -> AppResult<axum::Json<campaigns::Campaign>> {
+    let changed = crate::core::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
+    Ok(axum::Json(changed))
+}
+
+/// Change some of the kind's settings of a campaign: a JSON merge patch
+/// (RFC 7396: keys given replace, `null` removes, the rest stay), checked
+/// and recorded as `PUT .../config`.
+#[utoipa::path(patch, path = "/api/v1/admin/campaigns/{id}/config", tag = "admin", params(("id" = Uuid, Path), Confirm),
+    request_body = Object, responses((status = 200, body = campaigns::Campaign), (status = 409, body = ErrorBody),
+                                     (status = 422, body = ErrorBody)))]
+pub async fn patch_config(
+    Admin(user): Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    axum::extract::Query(q): axum::extract::Query<Confirm>,
+    Json(patch): Json<Value>,
+) -> AppResult<axum::Json<campaigns::Campaign>> {
+    let mut config = campaigns::get(&s.pool, id).await?.config;
+    crate::core::config_changes::merge_patch(&mut config, &patch);
+    let changed = crate::core::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
+    Ok(axum::Json(changed))
+}
+
+/// A campaign's configuration changes, oldest first.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/config/history", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<crate::core::config_changes::ConfigChange>), (status = 404, body = ErrorBody)))]
+pub async fn config_history(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    Json(config): Json<Value>,
-) -> AppResult<axum::Json<campaigns::Campaign>> {
-    Ok(axum::Json(campaigns::set_kind_config(&s.pool, &s.kinds, id, &config).await?))
+) -> AppResult<axum::Json<Vec<crate::core::config_changes::ConfigChange>>> {
+    Ok(axum::Json(crate::core::config_changes::history(&s.pool, id).await?))
 }
 
 /// Change some of the core's settings of a campaign (`participants`,

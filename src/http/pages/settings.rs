@@ -154,7 +154,7 @@ fn field<'a>(fields: &'a [(String, String)], name: &str) -> &'a str {
 
 /// Saves the campaign page's settings form.
 pub async fn save_settings(
-    _: OnPage<Admin>,
+    OnPage(Admin(admin)): OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
     Path(id): Path<Uuid>,
@@ -162,7 +162,10 @@ pub async fn save_settings(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let config = config_from(&campaigns::settings(&s.kinds, &campaign)?, &fields)?;
-    campaigns::update(&s.pool, &s.kinds, id, Some(&config), &core_settings_from(&fields)).await?;
+    let updated = campaigns::update(&s.pool, &s.kinds, id, Some(&config), &core_settings_from(&fields)).await?;
+    // The page's form is the admin's explicit act: recorded, not refused.
+    let responses = crate::core::config_changes::answers(&s.pool, id).await?;
+    crate::core::config_changes::record(&s.pool, &campaign, &updated, Some(admin.id), responses).await?;
     flash::set(&session, "Settings saved.").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}#settings")).into_response())
 }
