@@ -69,3 +69,17 @@
     if (img) zoom(img.src, img.alt);
   });
 })();
+
+// Copy buttons: data-copy="ID" copies that element's text (a completion
+// code), so nobody has to type it on a phone.
+(function () {
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest ? e.target.closest("[data-copy]") : null;
+    if (!button) return;
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source || !navigator.clipboard) return;
+    navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+      button.textContent = "Copied";
+    });
+  });
+})();

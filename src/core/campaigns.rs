@@ -28,6 +28,10 @@ pub struct Campaign {
     /// Code shown to crowd workers when they finish.
     #[serde(skip)]
     pub completion_code: String,
+    /// Where a crowd worker is sent when they finish (the platform's
+    /// completion address), if set.
+    #[serde(skip)]
+    pub completion_url: Option<String>,
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// When it was archived (read-only, hidden from the default list).
@@ -121,7 +125,7 @@ pub async fn create(
         return Err(Error::invalid("invalid_name", "name must be 1 to 200 characters"));
     }
     let (settings, config) = validated(plugin, plugin.default_settings(), config, settings)?;
-    let code = crate::random::random_code(10);
+    let code = crate::random::completion_code();
     let campaign = sqlx::query_as::<_, Campaign>(
         "INSERT INTO campaigns (id, kind, name, config, completion_code, participants, lease_minutes, annotators_per_batch, review)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *",
@@ -300,4 +304,40 @@ pub async fn set_state(pool: &PgPool, id: Uuid, state: CampaignState) -> Result<
         .bind(state)
         .fetch_one(pool)
         .await?)
+}
+
+/// Sets what a crowd worker gets on finishing: the code (e.g. the one
+/// Prolific gives the study; 4 to 64 letters, digits, `-` or `_`) and the
+/// platform's completion address (`http(s)://`, or none).
+pub async fn set_completion(pool: &PgPool, id: Uuid, code: Option<&str>, url: Option<&str>) -> Result<Campaign> {
+    let campaign = ensure_writable(pool, id).await?;
+    let code = match code.map(str::trim) {
+        None => campaign.completion_code.clone(),
+        Some(c)
+            if (4..=64).contains(&c.len())
+                && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_') =>
+        {
+            c.to_owned()
+        }
+        Some(c) => {
+            return Err(Error::invalid(
+                "invalid_completion_code",
+                format!("completion code `{c}`: 4 to 64 letters, digits, `-` or `_`"),
+            ))
+        }
+    };
+    let url = url.map(str::trim).filter(|u| !u.is_empty());
+    if let Some(u) = url {
+        if !(u.starts_with("https://") || u.starts_with("http://")) || u.len() > 2000 {
+            return Err(Error::invalid("invalid_completion_url", "the completion address must start with https://"));
+        }
+    }
+    Ok(sqlx::query_as::<_, Campaign>(
+        "UPDATE campaigns SET completion_code = $2, completion_url = $3 WHERE id = $1 RETURNING *",
+    )
+    .bind(id)
+    .bind(code)
+    .bind(url)
+    .fetch_one(pool)
+    .await?)
 }

@@ -48,6 +48,9 @@ pub struct Completed {
     pub assignment: Assignment,
     /// Completion code (crowd campaigns).
     pub completion_code: Option<String>,
+    /// Where to send the worker: their platform's completion address, when
+    /// the campaign has one (crowd campaigns).
+    pub completion_url: Option<String>,
 }
 
 /// The campaign, if it is meant for this kind of annotator: crowd campaigns
@@ -162,5 +165,6 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, assignment_id: Uuid, anno
     let assignment = assignments::complete(pool, kinds, assignment_id, annotator_id).await?;
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
     let completion_code = completion_code(&campaign, 1);
-    Ok(Completed { assignment, completion_code })
+    let completion_url = campaign.completion_url.clone().filter(|_| completion_code.is_some());
+    Ok(Completed { assignment, completion_code, completion_url })
 }

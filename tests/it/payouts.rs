@@ -131,3 +131,48 @@ async fn prolific_and_mturk_links_carry_their_ids_into_the_payouts_file() {
     let resp = app.client().get(app.at(&format!("/join/{link}"))).send().await.expect("join");
     assert!(resp.text().await.expect("html").contains("PROLIFIC_PID"));
 }
+
+#[tokio::test]
+async fn the_study_sets_its_completion_code_and_address_and_workers_are_sent_there() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, link) = crate::fixtures::open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    let path = format!("/api/v1/admin/campaigns/{campaign}/completion");
+    let (status, body) = api(&app, &admin, Method::PUT, &path, Some(json!({"url": "javascript:alert(1)"}))).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_completion_url"))
+    );
+    let url = "https://app.prolific.com/submissions/complete?cc=C1A2B3C4";
+    let (status, body) = api(&app, &admin, Method::PUT, &path, Some(json!({"code": "C1A2B3C4", "url": url}))).await;
+    assert_eq!((status, body), (StatusCode::OK, json!({"code": "C1A2B3C4", "url": url})));
+    let w = join(&app, &link, "PRO_done").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let done = w.finish(&app, &view, 1).await;
+    assert_eq!((done["completion_code"].as_str(), done["completion_url"].as_str()), (Some("C1A2B3C4"), Some(url)));
+    // On the page, submitting sends the worker to the platform's address.
+    let page = join(&app, &link, "PRO_page").await;
+    let (_, view) = page.next(&app, &campaign).await;
+    let id = view["assignment"]["id"].as_str().expect("id").to_owned();
+    for item in view["items"].as_array().expect("items") {
+        let body = json!({"item_id": item["id"], "answer": {"rating": 2}});
+        let (status, _) = page.post(&app, &format!("/api/v1/work/assignments/{id}/responses"), body).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let resp = page
+        .client
+        .post(app.at(&format!("/work/a/{id}/complete")))
+        .form(&[("csrf_token", page.csrf.as_str())])
+        .send()
+        .await
+        .expect("complete");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    assert_eq!(resp.headers()["location"], url);
+}

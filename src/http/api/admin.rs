@@ -101,6 +101,8 @@ pub struct CampaignDetail {
     pub campaign: Campaign,
     /// Code workers see when they finish.
     pub completion_code: String,
+    /// Where workers are sent when they finish, if set.
+    pub completion_url: Option<String>,
     /// Progress.
     pub progress: CampaignProgress,
     /// Invitation links.
@@ -125,6 +127,7 @@ pub async fn get_campaign(
         .collect();
     Ok(axum::Json(CampaignDetail {
         completion_code: campaign.completion_code.clone(),
+        completion_url: campaign.completion_url.clone(),
         progress: progress::of_campaign(&s.pool, &s.kinds, &campaign).await?,
         annotators: progress::per_annotator(&s.pool, id, None).await?,
         campaign,
@@ -411,4 +414,30 @@ pub async fn upload_image(
     let content_type = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let stored = crate::core::images::store(&s.config.upload_dir, content_type, &body).await?;
     Ok((StatusCode::CREATED, axum::Json(stored)))
+}
+
+/// What a crowd worker gets on finishing.
+#[derive(Debug, serde::Deserialize, serde::Serialize, utoipa::ToSchema)]
+pub struct Completion {
+    /// The completion code (e.g. the one the platform gives the study);
+    /// unchanged when absent.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// The platform's completion address workers are sent to (none: the
+    /// code is shown with a copy button).
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+/// Set the completion code and address of a crowd campaign.
+#[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/completion", tag = "admin", params(("id" = Uuid, Path)),
+    request_body = Completion, responses((status = 200, body = Completion), (status = 422, body = ErrorBody)))]
+pub async fn set_completion(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<Completion>,
+) -> AppResult<axum::Json<Completion>> {
+    let c = campaigns::set_completion(&s.pool, id, body.code.as_deref(), body.url.as_deref()).await?;
+    Ok(axum::Json(Completion { code: Some(c.completion_code), url: c.completion_url }))
 }

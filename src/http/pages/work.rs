@@ -458,8 +458,13 @@ async fn answer(
 
 async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
     let user = annotator(user)?;
-    work::complete(&s.pool, &s.kinds, id, user.id).await?;
-    Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response())
+    let completed = work::complete(&s.pool, &s.kinds, id, user.id).await?;
+    // The platform's completion address, when the campaign has one, takes
+    // the worker back to be paid; else the code is shown.
+    match completed.completion_url {
+        Some(url) => Ok(Redirect::to(&url).into_response()),
+        None => Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response()),
+    }
 }
 
 #[derive(Template)]
