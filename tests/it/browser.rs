@@ -571,6 +571,27 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
     // The author: `1` ticks symmetrical on the first mask, `2` peplum on the second; Enter saves each.
     let author = session("fp-keys-author").await;
     wait_text(&author, "Question 1 of 2").await;
+    // The page keeps contradictions out: "not sure" clears ticked attributes,
+    // and "not on the list" needs the missing attribute named before saving.
+    press(&author, "1").await;
+    let checked = |css: &'static str| {
+        let author = &author;
+        async move {
+            let element = author.find(Locator::Css(css)).await.expect("checkbox");
+            element.prop("checked").await.expect("prop").as_deref() == Some("true")
+        }
+    };
+    assert!(checked("input[name=attr][data-digit='1']").await);
+    author.find(Locator::Css("input[name=not_sure]")).await.expect("not sure").click().await.expect("click");
+    assert!(!checked("input[name=attr][data-digit='1']").await, "not sure clears the ticks");
+    author.find(Locator::Css("input[name=not_on_list]")).await.expect("not on list").click().await.expect("click");
+    assert!(!checked("input[name=not_sure]").await, "not on the list replaces not sure");
+    press(&author, ENTER).await;
+    assert!(
+        author.source().await.expect("page").contains("Question 1 of 2"),
+        "an unnamed missing attribute does not save"
+    );
+    author.find(Locator::Css("input[name=not_on_list]")).await.expect("not on list").click().await.expect("click");
     press(&author, "1").await;
     press(&author, ENTER).await;
     wait_text(&author, "Question 2 of 2").await;

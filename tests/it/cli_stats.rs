@@ -155,6 +155,14 @@ fn retrieval_reports_vsd_metrics_as_json() {
     assert_eq!(json["queries"], 2);
     assert_eq!(json["pairs"], 4);
 
+    // Scores given as (candidate, query) count as the service counts them.
+    let flipped = write(&dir, "flipped.csv", "query,candidate,score\na,q1,0.9\nb,q1,0.1\ny,q2,0.8\nx,q2,0.3\n");
+    let (ok, same, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &flipped, "--k", "1,2", "--json"]);
+    assert!(ok, "{err}");
+    let same: serde_json::Value = serde_json::from_str(&same).expect("JSON");
+    assert_eq!((same["unscored_pairs"].as_u64(), &same["roc_auc_macro"]), (Some(0), &json["roc_auc_macro"]));
+    assert_eq!(same["mrr"], json["mrr"]);
+
     let bad = write(&dir, "bad.csv", "query,candidate,score\nq1,a,high\n");
     let (ok, _, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &bad]);
     assert!(!ok && err.contains("bad.csv:2:"), "{err}");
