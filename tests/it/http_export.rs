@@ -202,3 +202,26 @@ async fn the_streamed_responses_export_equals_the_in_memory_table() {
     let table = atelier::core::ground_truth::raw_responses(&app.pool, id).await.expect("table");
     assert_eq!(streamed, atelier::core::ground_truth::to_csv(&table).expect("csv"));
 }
+
+#[tokio::test]
+async fn export_file_names_say_which_campaign_kind_and_what() {
+    let app = TestApp::spawn().await;
+    let admin = crate::fixtures::admin_token(&app).await;
+    let id = crate::fixtures::new_campaign(&app, &admin, "vton", "Spring study: phones").await;
+    let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    for (path, name) in [
+        ("ground-truth.csv", format!("spring-study-phones-vton-ground-truth-{day}.csv")),
+        ("responses.csv", format!("spring-study-phones-vton-responses-{day}.csv")),
+        ("vton/qbench/answers.csv", format!("spring-study-phones-vton-answers-{day}.csv")),
+        ("payouts.csv", format!("spring-study-phones-vton-payouts-{day}.csv")),
+    ] {
+        let resp = reqwest::Client::new()
+            .get(app.at(&format!("/api/v1/admin/campaigns/{id}/{path}")))
+            .bearer_auth(&admin)
+            .send()
+            .await
+            .expect("get");
+        let disposition = resp.headers()["content-disposition"].to_str().expect("header").to_owned();
+        assert!(disposition.contains(&name), "{path}: {disposition}");
+    }
+}

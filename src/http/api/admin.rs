@@ -384,7 +384,9 @@ pub async fn ground_truth_csv(
     axum::extract::Query(query): axum::extract::Query<PartialQuery>,
 ) -> AppResult<axum::response::Response> {
     let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, id, query.partial).await?;
-    Ok(super::chunks_attachment("text/csv; charset=utf-8", &format!("ground-truth-{id}.csv"), chunks))
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let name = super::export_file_name(&campaign, "ground-truth", "csv");
+    Ok(super::chunks_attachment("text/csv; charset=utf-8", &name, chunks))
 }
 
 /// Every response as CSV, excluded ones with their reason.
@@ -395,9 +397,10 @@ pub async fn responses_csv(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
-    campaigns::get(&s.pool, id).await?;
+    let campaign = campaigns::get(&s.pool, id).await?;
     let chunks = crate::core::responses_export::csv_chunks(&s.pool, id).await?;
-    Ok(super::streamed_attachment("text/csv; charset=utf-8", &format!("responses-{id}.csv"), chunks))
+    let name = super::export_file_name(&campaign, "responses", "csv");
+    Ok(super::streamed_attachment("text/csv; charset=utf-8", &name, chunks))
 }
 
 /// Upload an image (PNG, JPEG, GIF or WebP; at most 5 MB) as the raw request

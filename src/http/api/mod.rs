@@ -62,6 +62,24 @@ pub fn body_text(body: &axum::body::Bytes) -> super::error::AppResult<&str> {
         .map_err(|_| crate::core::Error::invalid("invalid_body", "the body is not UTF-8").into())
 }
 
+/// A downloaded file's name that says what it holds: the campaign's name
+/// (as a slug), its kind, what, and the day (UTC), e.g.
+/// `spring-study-vton-answers-2026-11-27.csv`: two campaigns' files never collide.
+pub fn export_file_name(campaign: &crate::core::campaigns::Campaign, what: &str, extension: &str) -> String {
+    let mut slug = String::new();
+    for c in campaign.name.to_lowercase().chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    let slug: String = slug.trim_end_matches('-').chars().take(40).collect();
+    let slug = if slug.is_empty() { "campaign".to_owned() } else { slug };
+    let day = chrono::Utc::now().format("%Y-%m-%d");
+    format!("{slug}-{}-{what}-{day}.{extension}", campaign.kind)
+}
+
 /// A file download made of chunks already written (e.g. a CSV export's,
 /// see `core::csv_chunks`), sent one after another.
 pub fn chunks_attachment(content_type: &str, name: &str, chunks: Vec<axum::body::Bytes>) -> axum::response::Response {

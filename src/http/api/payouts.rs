@@ -45,13 +45,14 @@ pub async fn export_payouts(
     let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let format = q.format.unwrap_or(Format::Full);
     let body = payouts::export(&rows, format, !q.all, q.amount.as_deref())?;
-    let (kind, name) = match format {
-        Format::ProlificApprove => ("text/plain; charset=utf-8", "prolific-approve.txt"),
-        Format::ProlificBonus => ("text/csv; charset=utf-8", "prolific-bonus.csv"),
-        Format::Mturk => ("text/csv; charset=utf-8", "mturk-results.csv"),
-        Format::Full => ("text/csv; charset=utf-8", "payouts.csv"),
+    let (kind, what, extension) = match format {
+        Format::ProlificApprove => ("text/plain; charset=utf-8", "prolific-approve", "txt"),
+        Format::ProlificBonus => ("text/csv; charset=utf-8", "prolific-bonus", "csv"),
+        Format::Mturk => ("text/csv; charset=utf-8", "mturk-results", "csv"),
+        Format::Full => ("text/csv; charset=utf-8", "payouts", "csv"),
     };
-    Ok(super::attachment(kind, name, body))
+    let campaign = campaigns::get(&s.pool, id).await?;
+    Ok(super::attachment(kind, &super::export_file_name(&campaign, what, extension), body))
 }
 
 /// Workers to mark as paid.
@@ -79,7 +80,7 @@ pub async fn mark_paid(
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/background.csv", tag = "payouts", params(("id" = Uuid, Path)),
     responses((status = 200, content_type = "text/csv", body = String), (status = 404, body = ErrorBody)))]
 pub async fn background_csv(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<Response> {
-    campaigns::get(&s.pool, id).await?;
+    let campaign = campaigns::get(&s.pool, id).await?;
     let body = payouts::background_csv(&payouts::background(&s.pool, id).await?)?;
-    Ok(super::attachment("text/csv; charset=utf-8", "background.csv", body))
+    Ok(super::attachment("text/csv; charset=utf-8", &super::export_file_name(&campaign, "background", "csv"), body))
 }

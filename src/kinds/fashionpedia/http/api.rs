@@ -103,9 +103,10 @@ pub async fn export_coco(
     Path(id): Path<Uuid>,
     axum::extract::Query(query): axum::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    fp_campaign(&s, id).await?;
+    let campaign = fp_campaign(&s, id).await?;
     let chunks = export::coco_chunks(&s.pool, &s.kinds, id, query.partial).await?;
-    Ok(crate::http::api::streamed_attachment("application/json", "fashionpedia_attributes.json", chunks))
+    let name = crate::http::api::export_file_name(&campaign, "coco", "json");
+    Ok(crate::http::api::streamed_attachment("application/json", &name, chunks))
 }
 
 /// The statistics: Table 5's "not sure" / "not on the list" shares per

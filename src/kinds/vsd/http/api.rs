@@ -90,10 +90,11 @@ pub async fn benchmark(
     Path(id): Path<Uuid>,
     axum::extract::Query(query): axum::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    vsd_campaign(&s, id).await?;
+    let campaign = vsd_campaign(&s, id).await?;
     let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let body = serde_json::to_string(&gt.benchmark(query.partial)).map_err(|e| Error::Internal(e.to_string()))?;
-    let mut response = attachment("application/json", "vsd_ground_truth.json", body);
+    let name = crate::http::api::export_file_name(&campaign, "benchmark", "json");
+    let mut response = attachment("application/json", &name, body);
     let left_out = if query.partial { 0 } else { gt.incomplete };
     response.headers_mut().insert("x-atelier-incomplete-pairs", axum::http::HeaderValue::from(left_out));
     Ok(response)

@@ -171,8 +171,9 @@ pub async fn qbench_answers(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
-    vton_campaign(&s, id).await?;
-    Ok(chunks_attachment("text/csv; charset=utf-8", "answers.csv", qbench::export_answers(&s.pool, id).await?))
+    let campaign = vton_campaign(&s, id).await?;
+    let name = crate::http::api::export_file_name(&campaign, "answers", "csv");
+    Ok(chunks_attachment("text/csv; charset=utf-8", &name, qbench::export_answers(&s.pool, id).await?))
 }
 
 /// The campaign's questionnaires in VTON-QBench's `images.csv` layout.
@@ -183,8 +184,9 @@ pub async fn qbench_images(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
-    vton_campaign(&s, id).await?;
-    Ok(chunks_attachment("text/csv; charset=utf-8", "images.csv", qbench::export_images(&s.pool, id).await?))
+    let campaign = vton_campaign(&s, id).await?;
+    let name = crate::http::api::export_file_name(&campaign, "images", "csv");
+    Ok(chunks_attachment("text/csv; charset=utf-8", &name, qbench::export_images(&s.pool, id).await?))
 }
 
 /// An attention position of the imported release.
