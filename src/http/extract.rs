@@ -67,7 +67,22 @@ async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<axum::bod
 }
 
 fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AppError> {
-    match axum::Json::<T>::from_bytes(crate::text::bytes_without_bom(body)) {
+    let body = crate::text::bytes_without_bom(body);
+    // serde reads a struct from a JSON array too (`[46066]` as `{"places":
+    // 46066}`): a top-level array must be what the route takes.
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        let mut de = serde_json::Deserializer::from_slice(body);
+        if let Err(e) = T::deserialize(no_struct_from_array::Strict(&mut de)) {
+            if e.to_string().contains("expected a map") || e.to_string().contains("invalid type: sequence") {
+                return Err(crate::core::Error::invalid(
+                    "invalid_body",
+                    format!("the body must be a JSON object: {e}"),
+                )
+                .into());
+            }
+        }
+    }
+    match axum::Json::<T>::from_bytes(body) {
         Ok(axum::Json(v)) => Ok(v),
         Err(e) => Err(json_rejection(e)),
     }
@@ -240,5 +255,105 @@ mod tests {
             assert!(!with(no), "{no}");
         }
         assert!(!is_json(&axum::http::HeaderMap::new()));
+    }
+}
+
+/// A JSON deserializer that reads a struct only from a JSON object (serde's
+/// derived structs also take an array of their fields, in order).
+mod no_struct_from_array {
+    use serde::de::{Deserializer, Visitor};
+
+    /// The strict deserializer over serde_json's own.
+    pub struct Strict<'a, 'de>(pub &'a mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>);
+
+    macro_rules! forward {
+        ($($method:ident),*) => {
+            $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+                self.0.$method(visitor)
+            })*
+        };
+    }
+
+    impl<'de> Deserializer<'de> for Strict<'_, 'de> {
+        type Error = serde_json::Error;
+
+        forward!(
+            deserialize_any,
+            deserialize_bool,
+            deserialize_i8,
+            deserialize_i16,
+            deserialize_i32,
+            deserialize_i64,
+            deserialize_u8,
+            deserialize_u16,
+            deserialize_u32,
+            deserialize_u64,
+            deserialize_f32,
+            deserialize_f64,
+            deserialize_char,
+            deserialize_str,
+            deserialize_string,
+            deserialize_bytes,
+            deserialize_byte_buf,
+            deserialize_unit,
+            deserialize_seq,
+            deserialize_map,
+            deserialize_identifier,
+            deserialize_ignored_any
+        );
+
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_unit_struct(name, visitor)
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_newtype_struct(name, visitor)
+        }
+
+        fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_tuple(len, visitor)
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            len: usize,
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_tuple_struct(name, len, visitor)
+        }
+
+        /// Only used on a body that starts with `[`: never `null`, so the
+        /// value inside an `Option` is read as strictly.
+        fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            visitor.visit_some(self)
+        }
+
+        /// A struct only from an object: serde_json's map reading refuses an array.
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_map(visitor)
+        }
+
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            variants: &'static [&'static str],
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.deserialize_enum(name, variants, visitor)
+        }
     }
 }

@@ -533,3 +533,27 @@ async fn worker_and_staff_sessions_stay_apart_both_ways() {
     assert_eq!(resp.status(), StatusCode::CONFLICT, "staff never become a worker through a link");
     assert!(resp.headers().get("set-cookie").is_none(), "and get no session");
 }
+
+#[tokio::test]
+async fn a_struct_body_sent_as_an_array_is_refused() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let campaign = crate::fixtures::new_campaign(&app, &admin, "vton", "arrays").await;
+    let path = format!("/api/v1/admin/campaigns/{campaign}/invitations");
+    let resp = reqwest::Client::new()
+        .post(app.at(&path))
+        .bearer_auth(&admin)
+        .header("content-type", "application/json")
+        .body("[46066]")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = resp.json().await.expect("json");
+    assert!(body["error"]["message"].as_str().unwrap_or("").contains("JSON object"), "{body}");
+    let (_, links) = api(&app, &admin, Method::GET, &path, None).await;
+    assert_eq!(links.as_array().map(Vec::len), Some(0), "nothing was made: {links}");
+    // Routes that take a list still take one.
+    let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"places": 3}))).await;
+    assert!(status.is_success(), "{body}");
+}
