@@ -470,7 +470,9 @@ async fn a_revoked_link_lets_its_workers_finish_and_see_their_code_but_start_not
     let resp = finished.client.get(app.at(&format!("/join/{link}?worker_id=finished-1"))).send().await.expect("join");
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     let page = finished.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("page");
-    assert!(page.text().await.expect("html").contains(&code));
+    let html = page.text().await.expect("html");
+    assert!(html.contains(&code), "{html}");
+    assert!(html.contains("was closed") && !html.contains("/start"), "no Start button, the reason instead: {html}");
     let resp = app.client().get(app.at(&format!("/join/{link}?worker_id=newcomer"))).send().await.expect("join");
     assert_eq!(resp.status(), StatusCode::NOT_FOUND);
 }

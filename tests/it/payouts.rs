@@ -91,14 +91,7 @@ async fn payouts_recommend_by_attention_checks_and_export_for_prolific_and_mturk
 async fn prolific_and_mturk_links_carry_their_ids_into_the_payouts_file() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, link) = crate::fixtures::open_vton_campaign(
-        &app,
-        &admin,
-        4,
-        1,
-        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
-    )
-    .await;
+    let (campaign, link) = small_vton_campaign(&app, &admin).await;
     // As Prolific appends them (no worker_id): the worker id is PROLIFIC_PID.
     let prolific = {
         let client = app.client();
@@ -136,14 +129,7 @@ async fn prolific_and_mturk_links_carry_their_ids_into_the_payouts_file() {
 async fn the_study_sets_its_completion_code_and_address_and_workers_are_sent_there() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, link) = crate::fixtures::open_vton_campaign(
-        &app,
-        &admin,
-        4,
-        1,
-        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
-    )
-    .await;
+    let (campaign, link) = small_vton_campaign(&app, &admin).await;
     let path = format!("/api/v1/admin/campaigns/{campaign}/completion");
     let (status, body) = api(&app, &admin, Method::PUT, &path, Some(json!({"url": "javascript:alert(1)"}))).await;
     assert_eq!(
@@ -175,4 +161,11 @@ async fn the_study_sets_its_completion_code_and_address_and_workers_are_sent_the
         .expect("complete");
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     assert_eq!(resp.headers()["location"], url);
+}
+
+/// An open VTON campaign of two questionnaires (4 tasks and a sanity task each, 3 workers each) and its link.
+async fn small_vton_campaign(app: &TestApp, admin: &str) -> (String, String) {
+    let config =
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3});
+    crate::fixtures::open_vton_campaign(app, admin, 4, 1, config).await
 }

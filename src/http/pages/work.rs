@@ -106,33 +106,12 @@ async fn join(
         .into());
     };
     let platform_ids = q.platform_ids();
-    let current: Option<Uuid> = session.get(USER_KEY).await?;
-    // An admin or expert opening a worker link would silently become that
-    // worker in this browser: refuse and say how to proceed instead.
-    if let Some(user) = match current {
-        Some(id) => users::get(&s.pool, id).await?,
-        None => None,
-    } {
-        if user.role != Role::Worker {
-            return Err(Error::conflict(
-                "signed_in_as_staff",
-                format!(
-                    "you are signed in as {} ({}); log out first, or open this worker link in a private window",
-                    user.name.as_deref().unwrap_or("an account"),
-                    user.role
-                ),
-            )
-            .into());
-        }
-    }
+    let (current, working_as) = worker_of_browser(&s, &session).await?;
     // A browser already working as another worker is not switched by a
     // link (a page could send a victim's browser to a link with another id
     // and receive their answers and pay): it asks, and only a form post
     // from this browser switches.
-    if let Some(working_as) = match current {
-        Some(id) => users::get(&s.pool, id).await?,
-        None => None,
-    } {
+    if let Some(working_as) = working_as {
         let wanted = users::normalize_worker_id(&external_id)?;
         if working_as.external_id.as_deref() != Some(wanted.as_str()) {
             let page = WorkSwitch {
@@ -166,6 +145,32 @@ async fn come_back(
     make_theirs(session, campaign_id, worker.id, current).await
 }
 
+/// The worker this browser is working as (its session's user and that
+/// user), if any. An admin or expert opening a worker link would silently
+/// become that worker in this browser: refused, saying how to proceed.
+async fn worker_of_browser(
+    s: &AppState,
+    session: &Session,
+) -> Result<(Option<Uuid>, Option<crate::auth::users::User>), AppError> {
+    let current: Option<Uuid> = session.get(USER_KEY).await?;
+    let user = match current {
+        Some(id) => users::get(&s.pool, id).await?,
+        None => None,
+    };
+    if let Some(user) = user.as_ref().filter(|u| u.role != Role::Worker) {
+        return Err(Error::conflict(
+            "signed_in_as_staff",
+            format!(
+                "you are signed in as {} ({}); log out first, or open this worker link in a private window",
+                user.name.as_deref().unwrap_or("an account"),
+                user.role
+            ),
+        )
+        .into());
+    }
+    Ok((current, user))
+}
+
 /// The confirmation that a browser working as one worker continues as another.
 #[derive(Template)]
 #[template(path = "work_switch.html")]
@@ -191,19 +196,7 @@ async fn confirm_join(
     Form(form): Form<SwitchForm>,
 ) -> PageResult {
     let (campaign_id, revoked) = invitations::lookup(&s.pool, &token).await?;
-    let current: Option<Uuid> = session.get(USER_KEY).await?;
-    if let Some(user) = match current {
-        Some(id) => users::get(&s.pool, id).await?,
-        None => None,
-    } {
-        if user.role != Role::Worker {
-            return Err(Error::conflict(
-                "signed_in_as_staff",
-                "log out first, or open this worker link in a private window",
-            )
-            .into());
-        }
-    }
+    let (current, _) = worker_of_browser(&s, &session).await?;
     if revoked {
         return come_back(&s, &session, &token, campaign_id, &form.worker_id, current).await;
     }
@@ -259,6 +252,9 @@ struct Landing {
     /// A crowd worker who has finished and has nothing more to take: the
     /// page shows their code and where to go, no Start.
     done: bool,
+    /// A crowd worker whose every link to the campaign was revoked and who
+    /// holds no questionnaire: no Start, the reason instead.
+    link_closed: bool,
 }
 
 async fn landing(
@@ -290,8 +286,12 @@ async fn landing(
         && current.is_none()
         && completion_code.is_some()
         && crate::core::eligibility::batches_open_to(&s.pool, &s.kinds, &campaign, user.id).await? == 0;
+    let link_closed = campaign.settings.crowd()
+        && current.is_none()
+        && !invitations::may_start_new(&s.pool, campaign_id, user.id).await?;
     render(&Landing {
         done,
+        link_closed,
         completion_code,
         campaign,
         kind_title: kind.title(),

@@ -82,13 +82,7 @@ impl Default for CodeThresholds {
     }
 }
 
-/// Runs the released code's curation; each form's bootstrap is seeded by
-/// its questionnaire id.
-pub fn curate(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds) -> Curation {
-    curate_named(answers, sanity, t, &HashMap::new())
-}
-
-/// [`curate`], the bootstrap of each questionnaire seeded by its name in
+/// The released code's curation, the bootstrap of each questionnaire seeded by its name in
 /// `names` (its exported `form_id`), else by its id.
 pub fn curate_named(answers: &[Answer], sanity: &SanityTasks, t: &Thresholds, names: &HashMap<&str, &str>) -> Curation {
     let c = &t.code;
@@ -279,7 +273,7 @@ fn bootstrapped_alpha(rows: &BTreeMap<&str, Row>, kept: &[&str], c: &CodeThresho
 
 #[cfg(test)]
 mod tests {
-    use super::super::curation::{Preset, SanityTask};
+    use super::super::curation::{curate, Preset, SanityTask};
     use super::*;
 
     fn thresholds() -> Thresholds {
