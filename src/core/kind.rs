@@ -227,6 +227,27 @@ pub trait TaskKind: Send + Sync + 'static {
         Ok(Vec::new())
     }
 
+    /// The ground truth and the kind's own tables as a release publishes
+    /// them for the Hugging Face Hub and Croissant (typed Parquet), the
+    /// ground truth first; the core adds `responses` and `items`. The
+    /// default publishes the ground-truth export with every column as text.
+    fn release_tables(
+        &self,
+        _snapshot: &super::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> super::Result<Vec<super::releases::hf::ReleaseTable>> {
+        Ok(vec![super::releases::hf::ReleaseTable::text(
+            "ground_truth",
+            "The ground truth, one row per item (the release's `ground_truth.csv`).",
+            self.export_table(aggregate),
+        )])
+    }
+
+    /// The Hugging Face Hub's task categories for the kind's releases.
+    fn hub_task_categories(&self) -> &'static [&'static str] {
+        &["other"]
+    }
+
     /// Parameters fixed in code that shape the ground truth (seeds, tie
     /// rules), recorded in a release's manifest next to the configuration.
     fn release_parameters(&self, _config: &Value) -> Value {

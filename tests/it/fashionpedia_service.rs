@@ -42,7 +42,7 @@ async fn post(app: &TestApp, token: &str, path: &str, body: String) -> (StatusCo
     (status, resp.json().await.unwrap_or(Value::Null))
 }
 
-async fn campaign(app: &TestApp, admin: &str, settings: Value) -> String {
+pub(crate) async fn campaign(app: &TestApp, admin: &str, settings: Value) -> String {
     let (status, c) = api(
         app,
         admin,
@@ -71,7 +71,7 @@ async fn campaign(app: &TestApp, admin: &str, settings: Value) -> String {
 }
 
 /// Answers every task of the expert's next batch with `answer(supercategory, category)`; returns the batch view.
-async fn work(app: &TestApp, token: &str, id: &str, answer: impl Fn(&str, &str) -> Value) -> Value {
+pub(crate) async fn work(app: &TestApp, token: &str, id: &str, answer: impl Fn(&str, &str) -> Value) -> Value {
     let (status, view) =
         api(app, token, Method::POST, &format!("/api/v1/expert/campaigns/{id}/assignment"), Some(json!({}))).await;
     assert_eq!(status, StatusCode::OK, "{view}");
@@ -92,7 +92,7 @@ async fn work(app: &TestApp, token: &str, id: &str, answer: impl Fn(&str, &str) 
 }
 
 /// Works through every batch left for the expert; returns how many there were.
-async fn work_all(app: &TestApp, token: &str, id: &str, answer: impl Fn(&str, &str) -> Value) -> usize {
+pub(crate) async fn work_all(app: &TestApp, token: &str, id: &str, answer: impl Fn(&str, &str) -> Value) -> usize {
     let mut batches = 0;
     while !work(app, token, id, &answer).await.is_null() {
         batches += 1;

@@ -288,9 +288,14 @@ pub async fn cut_release(
     let base = format!("/api/v1/admin/campaigns/{campaign}/releases");
     let (status, release) = api(app, admin, reqwest::Method::POST, &base, Some(json!({"note": ""}))).await;
     assert_eq!(status, StatusCode::CREATED, "{release}");
-    let number = release["number"].as_i64().expect("number");
-    let archive = Client::new()
-        .get(app.at(&format!("{base}/{number}/archive")))
+    let archive = download_release(app, admin, campaign, release["number"].as_i64().expect("number")).await;
+    (atelier::core::releases::packing::unpack(&archive).expect("unpack"), archive)
+}
+
+/// A release's archive, downloaded.
+pub async fn download_release(app: &TestApp, admin: &str, campaign: &str, number: i64) -> Vec<u8> {
+    Client::new()
+        .get(app.at(&format!("/api/v1/admin/campaigns/{campaign}/releases/{number}/archive")))
         .bearer_auth(admin)
         .send()
         .await
@@ -298,8 +303,7 @@ pub async fn cut_release(
         .bytes()
         .await
         .expect("bytes")
-        .to_vec();
-    (atelier::core::releases::packing::unpack(&archive).expect("unpack"), archive)
+        .to_vec()
 }
 
 /// A real PNG of `w` x `h` pixels in one grey `shade` (uploads are decoded).

@@ -13,6 +13,7 @@ mod db_answer_integrity;
 mod db_release_guard;
 mod demo;
 mod fashionpedia_service;
+mod hf_release;
 mod http_annotation;
 mod http_auth;
 mod http_connections;

@@ -21,7 +21,12 @@ async fn post_csv(app: &TestApp, token: &str, path: &str, body: &str) -> (Status
 }
 
 /// Labels every pair left for the expert: `label(query, candidate)`.
-async fn label_all(app: &TestApp, token: &str, campaign: &str, label: impl Fn(&str) -> &'static str) -> usize {
+pub(crate) async fn label_all(
+    app: &TestApp,
+    token: &str,
+    campaign: &str,
+    label: impl Fn(&str) -> &'static str,
+) -> usize {
     let mut labelled = 0;
     loop {
         let path = format!("/api/v1/expert/campaigns/{campaign}/assignment");

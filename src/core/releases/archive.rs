@@ -24,10 +24,13 @@ pub type WriteFile<'a> = &'a mut dyn FnMut(&mut dyn Write) -> Result<()>;
 pub type EachFile<'a> = &'a mut dyn FnMut(&str, WriteFile<'_>) -> Result<()>;
 
 /// The manifest's format tag: version 2 writes the manifest's digest beside
-/// it ([`MANIFEST_DIGEST`]).
-pub const FORMAT: &str = "atelier-release/2";
+/// it ([`MANIFEST_DIGEST`]); version 3 adds the Hugging Face folder
+/// ([`hf::DIR`](super::hf::DIR)).
+pub const FORMAT: &str = "atelier-release/3";
 /// Earlier format tags that verification still reads.
-pub const EARLIER_FORMATS: [&str; 1] = ["atelier-release/1"];
+pub const EARLIER_FORMATS: [&str; 2] = ["atelier-release/1", "atelier-release/2"];
+/// The one format without [`MANIFEST_DIGEST`].
+const FORMAT_WITHOUT_DIGEST: &str = "atelier-release/1";
 /// The file names that are always derived (kinds add their own).
 pub const GROUND_TRUTH_JSON: &str = "ground_truth.json";
 /// The ground truth as a table.
@@ -61,6 +64,10 @@ pub struct ReleaseInfo {
     pub created_by: String,
     /// Atelier's version and commit.
     pub atelier: Value,
+    /// The licence the data is published under (an SPDX or Hub identifier),
+    /// if the admin gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
 }
 
 /// The counts a manifest records.
@@ -92,9 +99,9 @@ pub fn parameters(kind: &dyn TaskKind, snapshot: &Snapshot) -> Value {
 
 /// Every derived file, computed from the snapshot alone (deterministic:
 /// stable ordering, serde's float formatting, seeded randomness).
-pub fn derived_files(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInfo) -> Result<Vec<File>> {
+pub fn derived_files(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInfo, format: &str) -> Result<Vec<File>> {
     let mut files = Vec::new();
-    each_derived_file(kind, snapshot, info, &mut |name, write| {
+    each_derived_file(kind, snapshot, info, format, &mut |name, write| {
         let mut bytes = Vec::new();
         write(&mut bytes)?;
         files.push((name.to_owned(), bytes));
@@ -105,11 +112,13 @@ pub fn derived_files(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInf
 
 /// The derived files of [`derived_files`], in archive order: `each` gets
 /// each file's name and a function that writes it (the big tables are
-/// written row by row, never held whole).
+/// written row by row, never held whole). `format` is the release's: the
+/// files of an earlier format are those it had.
 pub fn each_derived_file(
     kind: &dyn TaskKind,
     snapshot: &Snapshot,
     info: &ReleaseInfo,
+    format: &str,
     each: EachFile<'_>,
 ) -> Result<()> {
     // The ground truth as the live views have it, its compact text (a
@@ -131,7 +140,11 @@ pub fn each_derived_file(
         each(&name, &mut |out| out.write_all(&bytes).map_err(packing))?;
     }
     let datasheet = datasheet::render(kind, snapshot, aggregate, info, &counts(snapshot));
-    each(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))
+    each(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))?;
+    if EARLIER_FORMATS.contains(&format) {
+        return Ok(());
+    }
+    super::hf::each_file(kind, snapshot, aggregate, info, &datasheet, each)
 }
 
 /// Writes compact JSON text as [`pretty_json`] writes the same document
@@ -169,7 +182,7 @@ pub fn build(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInfo) -> Re
         Ok(())
     };
     snapshot.each_raw_file(&mut keep)?;
-    each_derived_file(kind, snapshot, info, &mut keep)?;
+    each_derived_file(kind, snapshot, info, FORMAT, &mut keep)?;
     let manifest = manifest(kind, snapshot, info, &files);
     let manifest_bytes = pretty_json(&manifest)?;
     files.insert(0, Packed::new(MANIFEST_DIGEST.to_owned(), manifest_digest(&manifest_bytes).as_bytes())?);
@@ -202,7 +215,7 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
         (Some(digest), Some(bytes)) if *digest != manifest_digest(bytes).as_bytes() => {
             v.problems.push(format!("{MANIFEST}: differs from its digest in {MANIFEST_DIGEST}"));
         }
-        (None, _) if !EARLIER_FORMATS.contains(&format) => {
+        (None, _) if format != FORMAT_WITHOUT_DIGEST => {
             v.problems.push(format!("{MANIFEST_DIGEST} is missing (the manifest cannot be checked)"));
         }
         _ => {}
@@ -272,7 +285,7 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
         .filter_map(|f| f["name"].as_str())
         .collect();
     let raw_intact = files.keys().filter(|n| n.starts_with("raw/")).all(|n| intact.contains(&n.as_str()));
-    match derived_files(kind, &snapshot, &info) {
+    match derived_files(kind, &snapshot, &info, format) {
         Err(e) => v.problems.push(format!("recomputing the derived files failed: {e}")),
         Ok(derived) => {
             for (name, bytes) in derived {

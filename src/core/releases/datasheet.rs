@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Background answers summarised: question -> answer -> annotators.
-fn background_summary(snapshot: &Snapshot) -> BTreeMap<String, BTreeMap<String, usize>> {
+pub fn background_summary(snapshot: &Snapshot) -> BTreeMap<String, BTreeMap<String, usize>> {
     let mut out: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for p in &snapshot.profiles {
         for (q, a) in p.answers.as_object().into_iter().flatten() {

@@ -7,6 +7,7 @@
 pub mod archive;
 pub mod datasheet;
 pub mod diff;
+pub mod hf;
 pub mod packing;
 pub mod snapshot;
 
@@ -53,10 +54,18 @@ pub async fn create(
     campaign_id: Uuid,
     by: &Author,
     note: &str,
+    license: Option<&str>,
 ) -> Result<ReleaseSummary> {
     let note = note.trim();
     if note.len() > 2000 {
         return Err(Error::invalid("invalid_note", "the note is limited to 2,000 characters"));
+    }
+    let license = license.map(str::trim).filter(|l| !l.is_empty());
+    if license.is_some_and(|l| l.len() > 64 || !l.chars().all(|c| c.is_ascii_alphanumeric() || "-.+".contains(c))) {
+        return Err(Error::invalid(
+            "invalid_license",
+            "the licence is an identifier such as cc-by-4.0, mit or other (letters, digits, `-`, `.`, `+`; 64 at most)",
+        ));
     }
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
@@ -86,6 +95,7 @@ pub async fn create(
         created_at: now.to_rfc3339_opts(SecondsFormat::Secs, true),
         created_by: author,
         atelier: json!({"version": env!("CARGO_PKG_VERSION"), "commit": env!("ATELIER_COMMIT")}),
+        license: license.map(str::to_ascii_lowercase),
     };
     let (manifest, archive_bytes) = tokio::task::spawn_blocking(move || -> Result<(Value, Vec<u8>)> {
         let (manifest, files) = archive::build(kind, &snapshot, &info)?;

@@ -18,6 +18,10 @@ pub struct NewRelease {
     /// A note stored with the release (what changed, why it was cut).
     #[serde(default)]
     pub note: String,
+    /// The licence the data is published under, as the Hugging Face Hub
+    /// names it (`cc-by-4.0`, `mit`, `other`); `unknown` when absent.
+    #[serde(default)]
+    pub license: Option<String>,
 }
 
 /// Cut the next release: an immutable, numbered snapshot of the ground truth,
@@ -30,7 +34,8 @@ pub async fn create_release(
     Path(id): Path<Uuid>,
     Json(body): Json<NewRelease>,
 ) -> AppResult<(StatusCode, axum::Json<ReleaseSummary>)> {
-    let release = releases::create(&s.pool, &s.kinds, id, &Author::User(user.id), &body.note).await?;
+    let release =
+        releases::create(&s.pool, &s.kinds, id, &Author::User(user.id), &body.note, body.license.as_deref()).await?;
     Ok((StatusCode::CREATED, axum::Json(release)))
 }
 

@@ -23,6 +23,8 @@ pub fn router() -> Router<AppState> {
 struct CutForm {
     #[serde(default)]
     note: String,
+    #[serde(default)]
+    license: String,
 }
 
 async fn cut(
@@ -32,7 +34,8 @@ async fn cut(
     Path(id): Path<Uuid>,
     Form(form): Form<CutForm>,
 ) -> PageResult {
-    let r = releases::create(&s.pool, &s.kinds, id, &Author::User(admin.id), &form.note).await?;
+    let r = releases::create(&s.pool, &s.kinds, id, &Author::User(admin.id), &form.note, Some(form.license.as_str()))
+        .await?;
     crate::http::flash::set(&session, format!("Release v{} cut ({} bytes); download it below.", r.number, r.size))
         .await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}#releases")).into_response())

@@ -7,6 +7,7 @@ pub mod cli;
 mod demo;
 pub mod gt_file;
 pub mod http;
+mod hub;
 pub mod models;
 pub mod outfit;
 pub mod pilot;
@@ -186,6 +187,16 @@ macro_rules! a100_kind {
             }
             fn export_table(&self, aggregate: &[u8]) -> Table {
                 aggregate::table(aggregate)
+            }
+            fn release_tables(
+                &self,
+                _snapshot: &crate::core::releases::Snapshot,
+                aggregate: &[u8],
+            ) -> crate::core::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
+                hub::tables(aggregate)
+            }
+            fn hub_task_categories(&self) -> &'static [&'static str] {
+                &["multiple-choice", "visual-question-answering"]
             }
             fn on_submit(&self, _config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
                 SubmitVerdict { exclude: attention(answered), block: None }

@@ -10,6 +10,7 @@ mod demo;
 pub mod df2;
 pub mod export;
 pub mod http;
+mod hub;
 pub mod masks;
 pub mod ontology;
 pub mod result;
@@ -291,6 +292,18 @@ impl TaskKind for Fashionpedia {
     fn reviewed_answer_wins(&self, _config: &Value) -> bool {
         // The aggregate applies reviews itself, to count acceptance.
         false
+    }
+
+    fn release_tables(
+        &self,
+        _snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> crate::core::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
+        hub::tables(aggregate)
+    }
+
+    fn hub_task_categories(&self) -> &'static [&'static str] {
+        &["image-classification"]
     }
 
     fn release_files(

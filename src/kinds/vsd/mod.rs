@@ -10,6 +10,7 @@ mod demo;
 pub mod eds;
 pub mod files;
 pub mod http;
+mod hub;
 pub mod import;
 pub mod pool;
 pub mod result;
@@ -238,6 +239,18 @@ impl TaskKind for Vsd {
             None => "?",
         };
         format!("<strong>{text}</strong>")
+    }
+
+    fn release_tables(
+        &self,
+        _snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> crate::core::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
+        hub::tables(aggregate)
+    }
+
+    fn hub_task_categories(&self) -> &'static [&'static str] {
+        &["image-feature-extraction"]
     }
 
     fn release_files(

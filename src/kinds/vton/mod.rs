@@ -8,6 +8,7 @@ pub mod curation_code;
 mod demo;
 pub mod ground_truth;
 pub mod http;
+mod hub;
 pub mod predictor;
 pub mod qbench;
 mod release;
@@ -310,6 +311,18 @@ impl TaskKind for Vton {
 
     fn background(&self, config: &Value) -> Vec<BackgroundQuestion> {
         VtonConfig::parse(config).map(|c| c.background).unwrap_or_default()
+    }
+
+    fn release_tables(
+        &self,
+        _snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> crate::core::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
+        hub::tables(aggregate)
+    }
+
+    fn hub_task_categories(&self) -> &'static [&'static str] {
+        &["image-classification"]
     }
 
     fn release_files(

@@ -1,0 +1,226 @@
+//! A release as the community loads it: a folder `hf/` in the archive that
+//! `huggingface-cli upload` pushes as it is. Every table is a typed Parquet
+//! file under `data/`, `README.md` is the dataset card (the Hub's YAML
+//! header, then the datasheet) and `croissant.json` is the MLCommons
+//! Croissant 1.0 description with its Responsible-AI fields.
+//!
+//! The files are derived like every other release file: computed from the
+//! raw data alone, listed in the manifest and recomputed by `release verify`.
+
+pub mod card;
+pub mod croissant;
+pub mod table;
+
+pub use table::{column, Column, ColumnType, ParquetTable, ReleaseTable};
+
+use super::archive::{EachFile, ReleaseInfo};
+use super::packing::packing;
+use super::snapshot::Snapshot;
+use crate::core::kind::TaskKind;
+use crate::core::{ground_truth, Result};
+use sha2::{Digest, Sha256};
+
+/// The folder inside a release archive.
+pub const DIR: &str = "hf";
+
+/// The responses table's columns (a release's `responses.csv`).
+const RESPONSE_COLUMNS: [Column; 9] = [
+    column("questionnaire", ColumnType::Text, "The questionnaire (batch) the response was given in."),
+    column("questionnaire_position", ColumnType::Integer, "The questionnaire's position in the campaign."),
+    column("item", ColumnType::Text, "The item answered (its id in `items`)."),
+    column("annotator", ColumnType::Text, "The annotator's pseudonym, stable within this release only."),
+    column("answer", ColumnType::Json, "The answer as given, a JSON document in the kind's answer format."),
+    column("time_on_task_ms", ColumnType::Integer, "Time the annotator spent on the task, as the page measured it."),
+    column("answered_at", ColumnType::Timestamp, "When the answer was first given."),
+    column("changed_at", ColumnType::Timestamp, "When the answer was last changed."),
+    column("excluded_reason", ColumnType::Text, "Why the response does not count (null when it counts)."),
+];
+
+/// The items table's columns.
+const ITEM_COLUMNS: [Column; 3] = [
+    column("item", ColumnType::Text, "The item's id as imported."),
+    column("payload", ColumnType::Json, "The item as imported (images, choices), a JSON document."),
+    column("gold", ColumnType::Json, "The item's known answer, if it has one (gold or sanity task)."),
+];
+
+/// A Parquet file written, with what Croissant and the card say about it.
+pub struct Written {
+    /// The table (its rows dropped once written).
+    pub table: ReleaseTable,
+    /// Rows written.
+    pub rows: usize,
+    /// The file's SHA-256, hex.
+    pub sha256: String,
+}
+
+impl Written {
+    /// The file's path inside the folder.
+    pub fn path(&self) -> String {
+        format!("data/{}.parquet", self.table.name)
+    }
+}
+
+/// Rewrites a text cell (an image's path, when images are copied beside
+/// the tables), or leaves it as it is (`None`).
+pub type Rewrite<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Writes the folder's files (`hf/data/*.parquet`, `hf/README.md`,
+/// `hf/croissant.json`) through `each`, the ground truth's table first.
+pub fn each_file(
+    kind: &dyn TaskKind,
+    snapshot: &Snapshot,
+    aggregate: &[u8],
+    info: &ReleaseInfo,
+    datasheet: &str,
+    each: EachFile<'_>,
+) -> Result<()> {
+    each_file_rewritten(kind, snapshot, aggregate, info, datasheet, None, each)
+}
+
+/// [`each_file`] with the text cells of the kind's tables and of `items`
+/// passed through `rewrite` (responses hold answers, never paths).
+pub fn each_file_rewritten(
+    kind: &dyn TaskKind,
+    snapshot: &Snapshot,
+    aggregate: &[u8],
+    info: &ReleaseInfo,
+    datasheet: &str,
+    rewrite: Option<Rewrite<'_>>,
+    each: EachFile<'_>,
+) -> Result<()> {
+    let rewritten = |mut table: ReleaseTable| {
+        if let Some(rewrite) = rewrite {
+            for (i, c) in table.columns.iter().enumerate() {
+                if matches!(c.ty, ColumnType::Text | ColumnType::Json | ColumnType::TextList(_)) {
+                    for row in &mut table.rows {
+                        if let Some(new) = rewrite(&row[i]) {
+                            row[i] = new;
+                        }
+                    }
+                }
+            }
+        }
+        table
+    };
+    let mut written = Vec::new();
+    // A table without rows is left out: the Hub's loader refuses a config
+    // with no data, and the card names what is left out.
+    let mut empty = Vec::new();
+    let mut emit = |table: ReleaseTable, bytes: Vec<u8>, rows: usize| -> Result<()> {
+        if rows == 0 {
+            empty.push(table.name);
+            return Ok(());
+        }
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let done = Written { table: ReleaseTable { rows: Vec::new(), ..table }, rows, sha256 };
+        each(&format!("{DIR}/{}", done.path()), &mut |out| out.write_all(&bytes).map_err(packing))?;
+        written.push(done);
+        Ok(())
+    };
+    for table in kind.release_tables(snapshot, aggregate)? {
+        let table = rewritten(table);
+        let bytes = table.to_parquet()?;
+        let rows = table.rows.len();
+        emit(table, bytes, rows)?;
+    }
+    let (responses, bytes, rows) = responses_parquet(snapshot)?;
+    emit(responses, bytes, rows)?;
+    let items = rewritten(items_table(snapshot));
+    let bytes = items.to_parquet()?;
+    let rows = items.rows.len();
+    emit(items, bytes, rows)?;
+    let card = card::render(kind, snapshot, info, &written, &empty, datasheet);
+    each(&format!("{DIR}/README.md"), &mut |out| out.write_all(card.as_bytes()).map_err(packing))?;
+    let croissant = croissant::render(kind, snapshot, aggregate, info, &written);
+    each(&format!("{DIR}/croissant.json"), &mut |out| super::snapshot::write_pretty_json(out, &croissant))
+}
+
+/// The responses table, written row by row as `responses.csv` is.
+fn responses_parquet(snapshot: &Snapshot) -> Result<(ReleaseTable, Vec<u8>, usize)> {
+    let mut table = ReleaseTable::new(
+        "responses",
+        "One row per response, excluded ones with the reason (the release's `responses.csv`).",
+        RESPONSE_COLUMNS.to_vec(),
+        &["questionnaire", "annotator", "item"],
+        Vec::new(),
+    );
+    table.references.push(("item", "items", "item"));
+    let mut parquet = ParquetTable::new(table.name, &table.columns)?;
+    let (mut rows, mut failed) = (0, None);
+    let mut header = true;
+    ground_truth::each_response_row(snapshot, &mut |row| {
+        // The first row is the CSV's header; a release's rows have no worker ids.
+        if std::mem::take(&mut header) || failed.is_some() {
+            return;
+        }
+        match parquet.row(&row) {
+            Ok(()) => rows += 1,
+            Err(e) => failed = Some(e),
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let bytes = parquet.finish()?;
+    Ok((table, bytes, rows))
+}
+
+/// The items table: every item with its payload and hidden answer.
+fn items_table(snapshot: &Snapshot) -> ReleaseTable {
+    let rows = snapshot
+        .items
+        .iter()
+        .map(|i| {
+            vec![
+                i.external_id.clone(),
+                i.payload.to_string(),
+                i.gold.as_ref().map(ToString::to_string).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    ReleaseTable::new(
+        "items",
+        "One row per item as imported, with its known answer if any.",
+        ITEM_COLUMNS.to_vec(),
+        &["item"],
+        rows,
+    )
+}
+
+/// The folder's files (paths inside it) from a release's unpacked files:
+/// those the archive holds, or, for a release of an earlier format or with
+/// `rewrite`, made again from its raw data exactly as a release makes them.
+pub fn folder(
+    files: &std::collections::BTreeMap<String, Vec<u8>>,
+    kinds: &crate::core::Registry,
+    rewrite: Option<Rewrite<'_>>,
+) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
+    let prefix = format!("{DIR}/");
+    let held: Vec<(String, Vec<u8>)> = files
+        .iter()
+        .filter_map(|(name, bytes)| Some((name.strip_prefix(&prefix)?.to_owned(), bytes.clone())))
+        .collect();
+    if rewrite.is_none() && !held.is_empty() {
+        return Ok(held);
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(files.get(super::archive::MANIFEST).ok_or("manifest.json is missing")?)
+            .map_err(|e| format!("manifest.json: {e}"))?;
+    let kind_name = manifest["campaign"]["kind"].as_str().unwrap_or_default();
+    let kind = kinds.find(kind_name).ok_or_else(|| format!("manifest.json: unknown kind `{kind_name}`"))?;
+    let info: ReleaseInfo =
+        serde_json::from_value(manifest["release"].clone()).map_err(|e| format!("manifest.json: release: {e}"))?;
+    let snapshot = Snapshot::from_raw_files(files)?;
+    let aggregate = crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+    let datasheet =
+        super::datasheet::render(kind, &snapshot, aggregate.as_bytes(), &info, &super::archive::counts(&snapshot));
+    let mut out = Vec::new();
+    each_file_rewritten(kind, &snapshot, aggregate.as_bytes(), &info, &datasheet, rewrite, &mut |name, write| {
+        let mut bytes = Vec::new();
+        write(&mut bytes)?;
+        out.push((name.strip_prefix(&prefix).unwrap_or(name).to_owned(), bytes));
+        Ok(())
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(out)
+}
