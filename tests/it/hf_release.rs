@@ -109,7 +109,7 @@ fn export_and_load(archive: &[u8], spec: Value) -> Option<BTreeMap<String, usize
         .output()
         .expect("python runs");
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{stdout}{}", String::from_utf8_lossy(&run.stderr));
+    assert!(run.status.success(), "{}: {stdout}{}", run.status, String::from_utf8_lossy(&run.stderr));
     Some(serde_json::from_str(stdout.lines().last().expect("report")).expect("report"))
 }
 
@@ -175,7 +175,10 @@ async fn a_vton_release_loads_with_per_image_scores_and_per_questionnaire_alpha(
     let questionnaires = gt["curation"]["questionnaires"].as_array().expect("questionnaires").len();
     let spec = merged(
         core_spec(),
-        json!({"ground_truth": {"csv": "ground_truth.csv"}, "questionnaires": {"count": questionnaires}}),
+        json!({"ground_truth": {"csv": "ground_truth.csv"}, "questionnaires": {
+            "json": "ground_truth.json", "path": ["curation", "questionnaires"],
+            "columns": {"questionnaire": "questionnaire", "alpha_before": "alpha_before", "alpha_after": "alpha_after",
+                        "annotators_kept": "annotators_kept", "kept": "kept"}}}),
     );
     if let Some(rows) = export_and_load(&archive, spec) {
         assert_eq!(rows["ground_truth"], 6, "6 images; the sanity image is not scored");
@@ -224,7 +227,10 @@ async fn a_fashionpedia_release_loads_with_masks_and_attribute_ids() {
     let masks = gt["annotations"].as_array().expect("masks").len();
     let spec = merged(
         core_spec(),
-        json!({"ground_truth": {"csv": "ground_truth.csv", "lists": {"attributes": "; "}}, "masks": {"count": masks}}),
+        json!({"ground_truth": {"csv": "ground_truth.csv", "lists": {"attributes": "; "}}, "masks": {
+            "json": "ground_truth.json", "path": ["annotations"],
+            "columns": {"annotation_id": "annotation_id", "image_id": "image_id", "image": "file_name",
+                        "category": "category", "attribute_ids": "attribute_ids", "done": "done"}}}),
     );
     if let Some(rows) = export_and_load(&archive, spec) {
         assert_eq!(rows["ground_truth"], 3, "3 tasks");

@@ -110,6 +110,8 @@ for name, path in configs.items():
         assert same, (name, f["name"], str(got), str(want))
     rows = by_folder.to_list()
     assert rows == by_file.to_list(), name
+    if any(c.get("default") and c["config_name"] == name for c in header["configs"]):
+        assert datasets.load_dataset(folder, split="train").to_list() == rows, "the default config loads by folder alone"
 
     # pandas reads every file.
     frame = pd.read_parquet(file)
@@ -136,8 +138,15 @@ for name, path in configs.items():
         assert [r["item"] for r in rows] == [l["external_id"] for l in lines], name
         assert [json.loads(r["payload"]) for r in rows] == [l["payload"] for l in lines], name
         assert [None if r["gold"] is None else json.loads(r["gold"]) for r in rows] == [l["gold"] for l in lines], name
-    elif want and "count" in want:
-        assert len(rows) == want["count"], (name, len(rows), want["count"])
+    elif want and "json" in want:
+        # A list of objects in a JSON export, compared on the columns named (table column -> key).
+        objects = json.load(open(os.path.join(unpacked, want["json"]), encoding="utf-8"))
+        for key in want["path"]:
+            objects = objects[key]
+        assert len(rows) == len(objects), (name, len(rows), len(objects))
+        for n, (row, obj) in enumerate(zip(rows, objects)):
+            for column, key in want["columns"].items():
+                assert row[column] == obj[key], (name, n, column, row[column], obj[key])
     else:
         raise AssertionError(f"no export named for table {name}")
     report[name] = len(rows)
