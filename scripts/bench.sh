@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Atelier's statistics benchmarks beside the Python reference
-# implementation and writes the figures to BENCHMARKS.md.
+# implementation, rewrites its two rows of BENCHMARKS.md's table and adds the
+# run to docs/benchmarks-history.md.
 #
 #   scripts/bench.sh            (needs python3 with venv, network for PyPI once)
 set -euo pipefail
@@ -37,37 +38,21 @@ ratings=$(($(wc -l <"$csv") - 1))
 ratio() { echo "scale=1; $1 / $2" | bc -l; }
 ms() { printf '%.1f ms' "$(echo "$1 * 1000" | bc -l)"; }
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
-# The sections written by hand or by the other harnesses are kept as they are.
-others=$(awk '/^## / && !/^## (Alpha per questionnaire|Command line, long format)/ {keep = 1} keep' BENCHMARKS.md 2>/dev/null || true)
-cat >BENCHMARKS.md <<MD
-# Benchmarks
+day=$(date -u +%Y-%m-%d)
+# The two rows of the current-figures table are rewritten; the run's details go to the history.
+alpha_row="| ordinal alpha per questionnaire, 2,139 questionnaires × 50 × 4 | $(ms "$rust_alpha") | PyPI \`krippendorff\` $(ms "$py_alpha"): **$(ratio "$py_alpha" "$rust_alpha")x** | ≥ 50x | \`scripts/bench.sh\` (\`cargo bench --bench vton_alpha\`) | $day |"
+cli_row="| \`atelier stats alpha --format long\`, $ratings ratings, whole process | $(ms "$rust_cli") | pandas + \`krippendorff\` $(ms "$py_cli"): **$(ratio "$py_cli" "$rust_cli")x** | ≥ 5x | \`scripts/bench.sh\` | $day |"
+awk -v a="$alpha_row" -v c="$cli_row" '
+  /^\| ordinal alpha per questionnaire/ { print a; next }
+  /^\| `atelier stats alpha --format long`/ { print c; next }
+  { print }' BENCHMARKS.md >BENCHMARKS.md.new && mv BENCHMARKS.md.new BENCHMARKS.md
+cat >>docs/benchmarks-history.md <<MD
 
-Written by \`scripts/bench.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores ($cpu), $(uname -sr), $(rustc --version).
-Both sides are pinned to one core (\`taskset -c 0\`); figures are medians of repeated runs. The machine is a shared VM,\nso single runs vary by up to 2x; rerun the script to see the spread.
-
-## Alpha per questionnaire at VTON scale
-2,139 questionnaires x 50 items x 4 raters on a 3-level scale (427,800 ratings): ordinal Krippendorff's alpha per
-questionnaire plus the mean score per item (\`cargo bench --bench vton_alpha\`), against PyPI \`krippendorff\` 0.9.0
-called once per questionnaire.
-
-| implementation | time | speed-up |
-| --- | --- | --- |
-| Python \`krippendorff.alpha\` | $(ms "$py_alpha") | 1x |
-| Atelier \`stats::alpha\` | $(ms "$rust_alpha") | $(ratio "$py_alpha" "$rust_alpha")x |
-
-Target: at least 50x.
-
-## Command line, long format at benchmark scale
-$ratings ratings (62,688 units, 13,838 coders, about 7 ratings per unit), whole process including start-up and CSV
-parsing: \`atelier stats alpha --level ordinal --format long\` against a Python script that reads the CSV with pandas
-and calls \`krippendorff.alpha\` with value counts (\`scripts/bench_reference.py long\`).
-
-| implementation | time | alpha | speed-up |
-| --- | --- | --- | --- |
-| Python (pandas + krippendorff) | $(ms "$py_cli") | $py_value | 1x |
-| \`atelier stats alpha\` | $(ms "$rust_cli") | $rust_value | $(ratio "$py_cli" "$rust_cli")x |
-
-Target: at least 5x.
+## Statistics against the Python reference ($day)
+\`scripts/bench.sh\` on $(nproc) cores ($cpu), $(uname -sr), $(rustc --version); both sides pinned to one core
+(\`taskset -c 0\`), medians of 7 runs. Alpha per questionnaire at VTON scale (427,800 ratings): Python
+\`krippendorff.alpha\` $(ms "$py_alpha"), Atelier \`stats::alpha\` $(ms "$rust_alpha") ($(ratio "$py_alpha" "$rust_alpha")x).
+\`atelier stats alpha --format long\` on $ratings ratings: Python (pandas + krippendorff) $(ms "$py_cli") (alpha
+$py_value), Atelier $(ms "$rust_cli") (alpha $rust_value), $(ratio "$py_cli" "$rust_cli")x.
 MD
-if [ -n "$others" ]; then printf '\n%s\n' "$others" >>BENCHMARKS.md; fi
-cat BENCHMARKS.md
+sed -n '/^## Current figures/,/^## How to run/p' BENCHMARKS.md

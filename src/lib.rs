@@ -1,9 +1,13 @@
 //! Atelier: an expert-annotation service for fashion-AI benchmarks.
 //!
-//! Layers, from the bottom: [`stats`] (pure arithmetic), [`db`] (connection
+//! Layers, from the bottom: [`stats`] (pure arithmetic), [`text`] and
+//! [`input`] (people's files read with located errors), [`db`] (connection
 //! and the embedded PostgreSQL), [`core`] (the generic annotation core) and
-//! [`auth`], the task [`kinds`] that plug into the core, and [`http`] (pages
-//! and the JSON API). [`cli`] is the command line.
+//! [`auth`], [`http`] (the thin web layer naming no kind, with the
+//! `KindRoutes` seam), the task [`kinds`] (each with its own routes, pages
+//! and `atelier <kind>` commands, built on the core and the web layer), and
+//! [`cli`] (the command line, which reaches the kinds only through
+//! [`kinds::KindCommand`]).
 
 pub mod auth;
 pub mod cli;
@@ -11,6 +15,7 @@ pub mod core;
 pub mod db;
 pub mod demo;
 pub mod http;
+pub mod input;
 pub mod kinds;
 pub mod logging;
 pub mod random;

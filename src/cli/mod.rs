@@ -1,6 +1,5 @@
 //! The `atelier` command line: argument definitions and dispatch.
 
-pub mod input;
 pub mod release;
 pub mod stats;
 

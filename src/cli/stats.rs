@@ -1,6 +1,6 @@
 //! `atelier stats ...`: the statistics core on researchers' own files.
 
-use super::input::{CsvFile, InputError};
+use crate::input::{CsvFile, InputError};
 use crate::stats::aggregate::{majority_vote, TieRule};
 use crate::stats::alpha::{alpha, Level, ReliabilityData};
 use crate::stats::dawid_skene::{dawid_skene, Label};
@@ -404,8 +404,8 @@ fn run_aggregate(args: &AggregateArgs, out: &mut dyn Write) -> anyhow::Result<()
 }
 
 fn run_retrieval(args: &RetrievalArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let truth = crate::kinds::vsd::files::read_ground_truth(&args.gt)?;
-    let scores = crate::kinds::vsd::files::read_scores(&args.scores)?;
+    let truth = crate::input::retrieval::read_ground_truth(&args.gt)?;
+    let scores = crate::input::retrieval::read_scores(&args.scores)?;
     let scores = crate::stats::retrieval::oriented_scores(&truth, &scores);
     let r = retrieval_metrics(&truth, &scores, &args.k);
     if args.json {

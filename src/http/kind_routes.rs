@@ -17,6 +17,25 @@ pub struct KindRoutes {
     pub pages: Router<AppState>,
 }
 
+/// A file a kind keeps beside its code (its task page's styles or script),
+/// served with a short cache lifetime: `asset("text/css", include_str!(...))`.
+pub fn asset(content_type: &'static str, body: &'static str) -> axum::routing::MethodRouter<AppState> {
+    axum::routing::get(move || async move {
+        (
+            [
+                (axum::http::header::CONTENT_TYPE, content_type),
+                (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
+            ],
+            body,
+        )
+    })
+}
+
+/// The CSS content type of [`asset`].
+pub const CSS: &str = "text/css; charset=utf-8";
+/// The JavaScript content type of [`asset`].
+pub const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
+
 /// The campaign, if it is one of these kinds; any other campaign is a 422
 /// with `code`, saying what was expected (`what`, e.g. "an A100").
 pub async fn campaign_of_kind(

@@ -1,6 +1,6 @@
 //! `atelier a100 score`: score a model against a released A100 ground truth.
 
-use crate::cli::input::{CsvFile, InputError};
+use crate::input::{CsvFile, InputError};
 use crate::kinds::a100::gt_file::GroundTruth;
 use crate::stats::questionnaire::TieCredit;
 use clap::{Args, Subcommand};

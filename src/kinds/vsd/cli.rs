@@ -4,7 +4,7 @@
 use super::eds::{self, Sample, Suspects};
 use super::files;
 use super::robustness::{pair_scores, robustness, PairScores};
-use crate::cli::input::InputError;
+use crate::input::InputError;
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
 use std::io::Write;

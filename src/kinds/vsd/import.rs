@@ -278,7 +278,7 @@ pub async fn import_file(args: &super::cli::ImportArgs, out: &mut dyn Write) -> 
 /// Reads a rankings file (CSV or JSON lines) and hands chunks of rows to
 /// `send` (which returns false to stop).
 fn read_in_chunks(path: &std::path::Path, mut send: impl FnMut(Vec<RankingRow>) -> bool) -> anyhow::Result<()> {
-    use crate::cli::input::{CsvFile, InputError};
+    use crate::input::{CsvFile, InputError};
     use std::io::BufRead;
     let mut lines = crate::text::open_file(path).map_err(|source| InputError::Io { path: path.to_owned(), source })?;
     let first = lines.fill_buf().map_err(|source| InputError::Io { path: path.to_owned(), source })?;

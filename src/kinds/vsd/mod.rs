@@ -15,7 +15,6 @@ pub mod import;
 pub mod pool;
 pub mod result;
 pub mod robustness;
-pub mod score_set;
 pub mod scoring;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};

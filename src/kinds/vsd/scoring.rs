@@ -5,8 +5,8 @@
 
 use super::result::VsdResult;
 use super::robustness::{pair_scores, robustness, PairScores, Robustness};
-use super::score_set::ScoreSet;
 use crate::core::{campaigns, ground_truth, Error, Registry, Result};
+use crate::input::score_set::ScoreSet;
 use crate::stats::retrieval::{oriented_scores, retrieval_metrics, RetrievalReport, ScoredPair};
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;

@@ -1,6 +1,6 @@
 //! `atelier vton curate`: the service's VTON curation on files collected elsewhere.
 
-use crate::cli::input::{CsvFile, InputError};
+use crate::input::{CsvFile, InputError};
 use crate::kinds::vton::curation::{curate, Answer, Preset, SanityTask, SanityTasks, Thresholds};
 use crate::kinds::vton::curation_code::CodeThresholds;
 use clap::{Args, Subcommand};

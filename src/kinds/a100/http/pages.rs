@@ -3,6 +3,7 @@
 
 use crate::core::{campaigns, ground_truth, Error};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::{render, OnPage, PageResult};
 use crate::http::{csrf, AppState};
 use crate::kinds::a100::models;
@@ -20,6 +21,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/admin/campaigns/{id}/a100", get(page).post(score))
         .route("/admin/campaigns/{id}/a100/pilot", get(pilot_page))
+        .route("/kinds/a100/style.css", asset(CSS, include_str!("../style.css")))
 }
 
 #[derive(Template)]

@@ -5,6 +5,7 @@
 
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::{asset, CSS, JAVASCRIPT};
 use crate::http::pages::{render, upload, OnPage, PageResult};
 use crate::http::{csrf, flash, AppState};
 use crate::kinds::fashionpedia::result::FpResult;
@@ -25,30 +26,8 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/fashionpedia/ontology", post(import_ontology).layer(limit))
         .route("/admin/campaigns/{id}/fashionpedia/coco", post(import_coco).layer(limit))
         .route("/admin/campaigns/{id}/fashionpedia/deepfashion2", post(import_df2).layer(limit))
-        .route("/kinds/fashionpedia/task.js", get(script))
-        .route("/kinds/fashionpedia/style.css", get(style))
-}
-
-/// The task page's keyboard and filter script (kept with the kind).
-async fn script() -> impl IntoResponse {
-    (
-        [
-            (axum::http::header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
-            (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
-        ],
-        include_str!("../task.js"),
-    )
-}
-
-/// The task page's styles (kept with the kind).
-async fn style() -> impl IntoResponse {
-    (
-        [
-            (axum::http::header::CONTENT_TYPE, "text/css; charset=utf-8"),
-            (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
-        ],
-        include_str!("../style.css"),
-    )
+        .route("/kinds/fashionpedia/task.js", asset(JAVASCRIPT, include_str!("../task.js")))
+        .route("/kinds/fashionpedia/style.css", asset(CSS, include_str!("../style.css")))
 }
 
 #[derive(Template)]

@@ -6,6 +6,7 @@
 
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::{render, upload, OnPage, PageResult};
 use crate::http::{csrf, flash, AppState};
 use crate::kinds::vsd::eds::Suspects;
@@ -28,22 +29,11 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/vsd/pool", post(add_to_pool))
         .route("/admin/campaigns/{id}/vsd/sample", post(add_sample))
         .route("/admin/campaigns/{id}/vsd/models", post(score_model).layer(limit))
-        .route("/kinds/vsd/style.css", get(style));
+        .route("/kinds/vsd/style.css", asset(CSS, include_str!("../style.css")));
     match std::env::var_os("ATELIER_VSD_IMAGE_ROOT") {
         Some(root) => router.nest_service("/kinds/vsd/images", tower_http::services::ServeDir::new(root)),
         None => router,
     }
-}
-
-/// The task page's styles (kept with the kind).
-async fn style() -> impl IntoResponse {
-    (
-        [
-            (axum::http::header::CONTENT_TYPE, "text/css; charset=utf-8"),
-            (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
-        ],
-        include_str!("../style.css"),
-    )
 }
 
 /// Pairs per query, summarised.

@@ -3,6 +3,7 @@
 
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::charts::histogram;
 use crate::http::pages::{render, OnPage, PageResult};
 use crate::http::{csrf, AppState};
@@ -21,6 +22,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/vton", get(page))
         .route("/admin/campaigns/{id}/vton/curation", post(curate))
         .route("/admin/campaigns/{id}/vton/requeue", post(requeue))
+        .route("/kinds/vton/style.css", asset(CSS, include_str!("../style.css")))
 }
 
 #[derive(Template)]

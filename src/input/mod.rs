@@ -1,6 +1,9 @@
 //! Reading the CSV files researchers hand to the command line, with errors
 //! that name the file, the line and the field.
 
+pub mod retrieval;
+pub mod score_set;
+
 use std::path::{Path, PathBuf};
 
 /// A problem with an input file, located precisely enough to fix it.
