@@ -1,6 +1,7 @@
 //! Invitation links: how crowd workers reach a campaign without an account.
 
 use super::users::{self, User};
+use crate::core::Code;
 use crate::core::{Error, Result};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -16,12 +17,12 @@ pub const MAX_PLACES: i32 = 1_000_000;
 /// that many workers (those who joined may always return).
 pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, places: Option<i32>) -> Result<String> {
     if places.is_some_and(|p| !(1..=MAX_PLACES).contains(&p)) {
-        return Err(Error::invalid("invalid_places", format!("places must be 1 to {MAX_PLACES}, or left out")));
+        return Err(Error::invalid(Code::InvalidPlaces, format!("places must be 1 to {MAX_PLACES}, or left out")));
     }
     let campaign = crate::core::campaigns::ensure_writable(pool, campaign_id).await?;
     if !campaign.settings.crowd() {
         return Err(Error::conflict(
-            "not_a_crowd_campaign",
+            Code::NotACrowdCampaign,
             "this campaign is for experts, who log in and find it on their page; invitation links are for crowd \
              campaigns (set participants to crowd to invite workers)",
         ));
@@ -67,7 +68,7 @@ pub async fn admit(pool: &PgPool, token: &str, external_id: &str, platform_ids: 
         .await?;
         if !returning && joined >= i64::from(places) {
             return Err(Error::conflict(
-                "invitation_full",
+                Code::InvitationFull,
                 "this study is full: all its places are taken. Thank you for your interest. Please return your \
                  submission on your crowd platform (Prolific: “return submission”; MTurk: “return HIT”) so that you \
                  are not timed out",

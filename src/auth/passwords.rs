@@ -4,6 +4,7 @@
 //! logins took the service to 5.8 GB and 300 threads. At most one runs per
 //! core; the others wait their turn, briefly, or hear that the service is busy.
 
+use crate::core::Code;
 use crate::core::{Error, Result};
 use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
@@ -39,7 +40,7 @@ pub async fn turn() -> Result<Turn> {
 /// Hashes a password into a PHC string, in a turn of its own.
 pub async fn hash(password: &str) -> Result<String> {
     if password.chars().count() < MIN_LENGTH {
-        return Err(Error::invalid("weak_password", format!("passwords need at least {MIN_LENGTH} characters")));
+        return Err(Error::invalid(Code::WeakPassword, format!("passwords need at least {MIN_LENGTH} characters")));
     }
     let turn = turn().await?;
     let password = password.to_owned();

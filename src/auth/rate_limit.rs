@@ -9,6 +9,7 @@
 //! backoff, so nobody can lock an account owner out by failing on purpose
 //! from many addresses; the address limit still applies to it.
 
+use crate::core::Code;
 use crate::core::{Error, Result};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
@@ -59,7 +60,7 @@ impl LoginLimiter {
         device: Option<&str>,
     ) -> Result<bool> {
         if name.len() > MAX_NAME || password.len() > MAX_PASSWORD {
-            return Err(Error::invalid("too_long", "the name or password is too long"));
+            return Err(Error::invalid(Code::TooLong, "the name or password is too long"));
         }
         let blocked: Vec<String> =
             sqlx::query_scalar("SELECT key FROM login_failures WHERE key = ANY($1) AND blocked_until > now()")

@@ -1,6 +1,7 @@
 //! API tokens for scripts.
 
 use super::users::User;
+use crate::core::Code;
 use crate::core::Result;
 use crate::random::random_code;
 use sha2::{Digest, Sha256};
@@ -23,7 +24,7 @@ pub async fn create(pool: &PgPool, user_id: Uuid) -> Result<String> {
 /// returns its id (for listing and revoking) and the token, shown once.
 pub async fn create_expiring(pool: &PgPool, user_id: Uuid, days: Option<u32>) -> Result<(Uuid, String)> {
     if days.is_some_and(|d| d == 0 || d > 3650) {
-        return Err(crate::core::Error::invalid("invalid_expiry", "a token expires after 1 to 3650 days"));
+        return Err(crate::core::Error::invalid(Code::InvalidExpiry, "a token expires after 1 to 3650 days"));
     }
     let id = Uuid::new_v4();
     let token = format!("{PREFIX}{}", random_code(40));

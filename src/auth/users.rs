@@ -1,6 +1,7 @@
 //! Users: admins and experts with passwords, crowd workers by external id.
 
 use super::{passwords, Role};
+use crate::core::Code;
 use crate::core::{Error, Result};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -30,7 +31,7 @@ fn valid_name(name: &str) -> Result<&str> {
     let name = name.trim();
     let ok = (1..=64).contains(&name.len()) && name.chars().all(|c| c.is_alphanumeric() || "._-@".contains(c));
     if !ok {
-        return Err(Error::invalid("invalid_name", "names are 1-64 letters, digits, or . _ - @"));
+        return Err(Error::invalid(Code::InvalidName, "names are 1-64 letters, digits, or . _ - @"));
     }
     Ok(name)
 }
@@ -38,7 +39,7 @@ fn valid_name(name: &str) -> Result<&str> {
 /// Creates an admin or expert with a password.
 pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Result<User> {
     if role == Role::Worker {
-        return Err(Error::invalid("invalid_role", "workers join through invitation links, not accounts"));
+        return Err(Error::invalid(Code::InvalidRole, "workers join through invitation links, not accounts"));
     }
     let name = valid_name(name)?;
     let hash = passwords::hash(password).await?;
@@ -52,7 +53,7 @@ pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Re
     .bind(hash)
     .fetch_optional(pool)
     .await?;
-    user.ok_or_else(|| Error::conflict("name_taken", format!("a user named `{name}` already exists")))
+    user.ok_or_else(|| Error::conflict(Code::NameTaken, format!("a user named `{name}` already exists")))
 }
 
 /// Checks a name and password in the caller's turn at the password hasher;
@@ -84,14 +85,14 @@ pub fn normalize_worker_id(given: &str) -> Result<String> {
     use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
     let id: String = given.nfkc().collect::<String>().trim().to_owned();
     if id.is_empty() || id.len() > 128 {
-        return Err(Error::invalid("invalid_worker_id", "worker_id must be 1 to 128 characters"));
+        return Err(Error::invalid(Code::InvalidWorkerId, "worker_id must be 1 to 128 characters"));
     }
     let invisible = |c: &char| {
         *c != ' ' && matches!(c.general_category_group(), GeneralCategoryGroup::Other | GeneralCategoryGroup::Separator)
     };
     if let Some(c) = id.chars().find(invisible) {
         return Err(Error::invalid(
-            "invalid_worker_id",
+            Code::InvalidWorkerId,
             format!(
                 "worker_id holds an invisible or control character (U+{:04X}): copy it again from the platform",
                 u32::from(c)

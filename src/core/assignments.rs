@@ -26,6 +26,7 @@
 use super::eligibility::{who_may_take, Eligibility, WITH_ROOM_FOR};
 use super::states::{AssignmentState, CampaignState};
 use super::{campaigns, Error, Registry, Result};
+use crate::core::Code;
 use chrono::{DateTime, Utc};
 use rand::SeedableRng;
 use serde_json::{json, Value};
@@ -103,7 +104,7 @@ pub async fn next_in(
 ) -> Result<Option<Assignment>> {
     let campaign_id = campaign.id;
     if campaign.state != CampaignState::Open {
-        return Err(Error::conflict("campaign_not_open", "this campaign is not open for annotation"));
+        return Err(Error::conflict(Code::CampaignNotOpen, "this campaign is not open for annotation"));
     }
     let kind = kinds.of(campaign)?;
     let lease = campaign.settings.lease_minutes;
@@ -407,7 +408,7 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
     match assignment.state {
         AssignmentState::Completed => return Ok(assignment),
         AssignmentState::Expired => {
-            return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"))
+            return Err(Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one"))
         }
         AssignmentState::Active => {}
     }
@@ -421,7 +422,7 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
     .await?;
     if answered < total {
         return Err(Error::conflict(
-            "incomplete",
+            Code::Incomplete,
             format!("{answered} of {total} items answered; answer all before submitting"),
         ));
     }

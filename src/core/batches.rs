@@ -2,6 +2,7 @@
 
 use super::kind::ItemRef;
 use super::{Error, Result};
+use crate::core::Code;
 use rand::SeedableRng;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -27,7 +28,7 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
     .await?;
     let batched: std::collections::HashSet<Uuid> = batched.into_iter().collect();
     if items.is_empty() {
-        return Err(Error::conflict("no_items", "import items before forming batches"));
+        return Err(Error::conflict(Code::NoItems, "import items before forming batches"));
     }
     let new = |i: &&super::items::Item| !batched.contains(&i.id);
     let shared_gold = kind.shares_gold_across_batches(&campaign.config);
@@ -35,7 +36,7 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
     // yet used does not make a new batch.
     let new_work = |i: &&super::items::Item| new(i) && !(shared_gold && i.gold.is_some());
     if !batched.is_empty() && !items.iter().any(|i| new_work(&i)) {
-        return Err(Error::conflict("nothing_to_batch", "every item is already in a batch; import more items first"));
+        return Err(Error::conflict(Code::NothingToBatch, "every item is already in a batch; import more items first"));
     }
     let refs: Vec<ItemRef> = items
         .iter()
@@ -85,7 +86,7 @@ pub(super) async fn lock_without_batches(
         .fetch_one(&mut **tx)
         .await?;
     if existing > 0 {
-        return Err(Error::conflict("batches_exist", message));
+        return Err(Error::conflict(Code::BatchesExist, message));
     }
     Ok(())
 }

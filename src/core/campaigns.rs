@@ -4,6 +4,7 @@ use super::kind::TaskKind;
 use super::settings::CoreSettings;
 use super::states::CampaignState;
 use super::{Error, Registry, Result};
+use crate::core::Code;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -122,7 +123,7 @@ pub async fn create(
     let plugin = kinds.get(kind)?;
     let name = name.trim();
     if name.is_empty() || name.len() > 200 {
-        return Err(Error::invalid("invalid_name", "name must be 1 to 200 characters"));
+        return Err(Error::invalid(Code::InvalidName, "name must be 1 to 200 characters"));
     }
     let (settings, config) = validated(plugin, plugin.default_settings(), config, settings)?;
     let code = crate::random::completion_code();
@@ -182,7 +183,7 @@ pub async fn ensure_writable(pool: &PgPool, id: Uuid) -> Result<Campaign> {
     let c = get(pool, id).await?;
     if c.archived_at.is_some() {
         return Err(Error::conflict(
-            "campaign_archived",
+            Code::CampaignArchived,
             "this campaign is archived and read-only; unarchive it first",
         ));
     }
@@ -221,7 +222,7 @@ pub async fn delete(pool: &PgPool, id: Uuid) -> Result<()> {
     .await?;
     if responses > 0 || releases > 0 {
         return Err(Error::conflict(
-            "campaign_has_data",
+            Code::CampaignHasData,
             "only campaigns without responses or releases can be deleted; archive this one instead",
         ));
     }
@@ -293,7 +294,7 @@ pub async fn set_state(pool: &PgPool, id: Uuid, state: CampaignState) -> Result<
         let batches: i64 =
             sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1").bind(id).fetch_one(pool).await?;
         if batches == 0 {
-            return Err(Error::conflict("no_batches", "form batches before opening the campaign"));
+            return Err(Error::conflict(Code::NoBatches, "form batches before opening the campaign"));
         }
     }
     if campaign.state == state {
@@ -321,7 +322,7 @@ pub async fn set_completion(pool: &PgPool, id: Uuid, code: Option<&str>, url: Op
         }
         Some(c) => {
             return Err(Error::invalid(
-                "invalid_completion_code",
+                Code::InvalidCompletionCode,
                 format!("completion code `{c}`: 4 to 64 letters, digits, `-` or `_`"),
             ))
         }
@@ -329,7 +330,7 @@ pub async fn set_completion(pool: &PgPool, id: Uuid, code: Option<&str>, url: Op
     let url = url.map(str::trim).filter(|u| !u.is_empty());
     if let Some(u) = url {
         if !(u.starts_with("https://") || u.starts_with("http://")) || u.len() > 2000 {
-            return Err(Error::invalid("invalid_completion_url", "the completion address must start with https://"));
+            return Err(Error::invalid(Code::InvalidCompletionUrl, "the completion address must start with https://"));
         }
     }
     Ok(sqlx::query_as::<_, Campaign>(

@@ -4,6 +4,7 @@
 
 use super::campaigns::{self, Campaign};
 use super::{Error, Registry, Result};
+use crate::core::Code;
 use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -71,7 +72,7 @@ pub async fn change(
     let keys = changed_keys(&campaign.config, config);
     if responses > 0 && !keys.is_empty() && !confirmed {
         return Err(Error::conflict(
-            "confirm_change",
+            Code::ConfirmChange,
             format!(
                 "the campaign already has {responses} answers; changing `{}` changes what annotators see or how the \
                  ground truth is computed: send the change again with confirm=true (it is recorded)",

@@ -1,27 +1,23 @@
 //! The domain layer's error: what went wrong in terms a client can act on.
 
+use super::Code;
+
 /// Errors of the annotation core and accounts.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Input failed validation; nothing was changed.
+    /// The request was refused for a reason the client can act on (invalid
+    /// input, a conflict with the current state); nothing was changed. The
+    /// code says which, and its status.
     #[error("{message}")]
-    Invalid {
+    Rejected {
         /// Stable machine-readable code.
-        code: &'static str,
+        code: Code,
         /// Human explanation.
         message: String,
     },
     /// The thing does not exist (or the caller may not know it exists).
     #[error("{0} not found")]
     NotFound(&'static str),
-    /// The request conflicts with the current state.
-    #[error("{message}")]
-    Conflict {
-        /// Stable machine-readable code.
-        code: &'static str,
-        /// Human explanation.
-        message: String,
-    },
     /// Authenticated, but not allowed.
     #[error("{0}")]
     Forbidden(String),
@@ -35,10 +31,10 @@ pub enum Error {
     /// hasher during a burst of logins); a retry shortly may succeed.
     #[error("the service is busy; try again shortly")]
     Busy,
-    /// The database failed (constraint violations become `Invalid` or
-    /// `Conflict` instead, see [`super::constraints`]).
-    #[error("database error: {0}")]
-    Database(sqlx::Error),
+    /// The database failed (constraint violations become `Rejected`
+    /// instead, see [`super::constraints`]).
+    #[error("database error")]
+    Database(#[source] sqlx::Error),
     /// Something unexpected (hashing, serialisation).
     #[error("internal error: {0}")]
     Internal(String),
@@ -48,13 +44,34 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// Shorthand for a validation error.
-    pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
-        Self::Invalid { code, message: message.into() }
+    /// Invalid input: `code` says what was wrong (its status is usually 422).
+    pub fn invalid(code: Code, message: impl Into<String>) -> Self {
+        Self::Rejected { code, message: message.into() }
     }
 
-    /// Shorthand for a conflict.
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::Conflict { code, message: message.into() }
+    /// A conflict with the current state: `code` says which (usually 409).
+    pub fn conflict(code: Code, message: impl Into<String>) -> Self {
+        Self::Rejected { code, message: message.into() }
     }
+
+    /// The code a client receives for this error.
+    pub fn code(&self) -> Code {
+        match self {
+            Self::Rejected { code, .. } => *code,
+            Self::NotFound(_) => Code::NotFound,
+            Self::Forbidden(_) => Code::Forbidden,
+            Self::Unauthenticated => Code::Unauthenticated,
+            Self::RateLimited => Code::RateLimited,
+            Self::Busy => Code::Busy,
+            Self::Database(e) if is_unavailable(e) => Code::Unavailable,
+            Self::Database(_) | Self::Internal(_) => Code::Internal,
+        }
+    }
+}
+
+/// The database cannot be reached right now (a retry may succeed): 503 with
+/// `Retry-After`, never 500.
+fn is_unavailable(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_))
+        || matches!(e, sqlx::Error::Database(d) if d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")))
 }

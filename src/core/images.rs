@@ -4,6 +4,7 @@
 //! pixels is refused, not sent to workers' browsers).
 
 use super::{Error, Result};
+use crate::core::Code;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -45,19 +46,19 @@ fn sniff(content_type: &str, data: &[u8]) -> Option<&'static str> {
 pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<StoredImage> {
     if data.len() > MAX_IMAGE_BYTES {
         return Err(Error::invalid(
-            "image_too_large",
+            Code::ImageTooLarge,
             format!("images may be at most {} MB", MAX_IMAGE_BYTES / 1024 / 1024),
         ));
     }
     let content_type = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
     let ext = sniff(&content_type, data).ok_or_else(|| {
-        Error::invalid("unsupported_image", "send a PNG, JPEG, GIF or WebP image with the matching Content-Type")
+        Error::invalid(Code::UnsupportedImage, "send a PNG, JPEG, GIF or WebP image with the matching Content-Type")
     })?;
     let owned = data.to_vec();
     tokio::task::spawn_blocking(move || decodes(&owned))
         .await
         .map_err(|e| Error::Internal(e.to_string()))?
-        .map_err(|m| Error::invalid("invalid_image", m))?;
+        .map_err(|m| Error::invalid(Code::InvalidImage, m))?;
     let sha256 = hex::encode(Sha256::digest(data));
     let name = format!("{sha256}.{ext}");
     tokio::fs::create_dir_all(dir).await.map_err(|e| Error::Internal(format!("creating {}: {e}", dir.display())))?;

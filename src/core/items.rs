@@ -1,6 +1,7 @@
 //! Items: the units annotators answer, with an optional hidden gold answer.
 
 use super::{Error, Result};
+use crate::core::Code;
 use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -56,7 +57,7 @@ impl Importer {
         let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
         let kind = kinds.of(&campaign)?;
         if campaign.state == super::states::CampaignState::Closed {
-            return Err(Error::conflict("campaign_closed", "the campaign is closed"));
+            return Err(Error::conflict(Code::CampaignClosed, "the campaign is closed"));
         }
         Ok(Self { tx: pool.begin().await?, kind, campaign_id, added: 0 })
     }
@@ -69,14 +70,17 @@ impl Importer {
             let n = self.added + i + 1;
             let id = item.external_id.trim();
             if id.is_empty() {
-                return Err(Error::invalid("invalid_item", format!("item {n}: external_id is empty")));
+                return Err(Error::invalid(Code::InvalidItem, format!("item {n}: external_id is empty")));
             }
             if !seen.insert(id) {
-                return Err(Error::invalid("duplicate_item", format!("item {n} (`{id}`): external_id given twice")));
+                return Err(Error::invalid(
+                    Code::DuplicateInImport,
+                    format!("item {n} (`{id}`): external_id given twice"),
+                ));
             }
             self.kind
                 .validate_item(&item.payload, item.gold.as_ref())
-                .map_err(|e| Error::invalid("invalid_item", format!("item {n} (`{id}`): {}", e.0)))?;
+                .map_err(|e| Error::invalid(Code::InvalidItem, format!("item {n} (`{id}`): {}", e.0)))?;
         }
         // Set-based: thousands of rows per statement, not one round trip per item.
         const CHUNK: usize = 5000;
@@ -145,12 +149,12 @@ async fn merge_existing(
     for item in incoming {
         let external = item.external_id.trim();
         let duplicate =
-            || Error::conflict("duplicate_item", format!("item `{external}` already exists in this campaign"));
+            || Error::conflict(Code::DuplicateItem, format!("item `{external}` already exists in this campaign"));
         let (id, payload) = stored.get(external).ok_or_else(duplicate)?;
         let merged = kind
             .merge_item(payload, &item.payload)
             .ok_or_else(duplicate)?
-            .map_err(|e| Error::invalid("invalid_item", format!("item `{external}`: {}", e.0)))?;
+            .map_err(|e| Error::invalid(Code::InvalidItem, format!("item `{external}`: {}", e.0)))?;
         sqlx::query("UPDATE items SET payload = $2, updated_at = now() WHERE id = $1")
             .bind(id)
             .bind(&merged)

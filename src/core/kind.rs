@@ -1,5 +1,6 @@
 //! The one trait a task kind implements to plug into the core.
 
+use crate::core::Code;
 use rand::rngs::StdRng;
 use serde_json::Value;
 use uuid::Uuid;
@@ -10,7 +11,7 @@ pub struct Invalid(pub String);
 
 impl From<Invalid> for super::Error {
     fn from(e: Invalid) -> Self {
-        super::Error::invalid("invalid", e.0)
+        super::Error::invalid(Code::Invalid, e.0)
     }
 }
 

@@ -7,6 +7,7 @@ pub mod assignments;
 pub mod batches;
 pub mod campaigns;
 pub mod coalesce;
+pub mod code;
 pub mod config_changes;
 pub mod constraints;
 pub mod csv_chunks;
@@ -32,5 +33,6 @@ pub mod shared_answers;
 pub mod states;
 pub mod work;
 
+pub use code::Code;
 pub use error::{Error, Result};
 pub use registry::Registry;

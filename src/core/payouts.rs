@@ -8,6 +8,7 @@
 //! agreement are reported but are no reason to withhold pay.
 
 use super::{campaigns, Error, Result};
+use crate::core::Code;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -128,7 +129,7 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
 /// Marks workers (by worker id) as paid; returns how many were newly marked.
 pub async fn mark_paid(pool: &PgPool, campaign_id: Uuid, by: Uuid, worker_ids: &[String]) -> Result<u64> {
     if worker_ids.is_empty() {
-        return Err(Error::invalid("no_workers", "name the worker ids to mark as paid"));
+        return Err(Error::invalid(Code::NoWorkers, "name the worker ids to mark as paid"));
     }
     Ok(sqlx::query(
         "INSERT INTO payouts (campaign_id, annotator_id, paid_by)
@@ -193,13 +194,14 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
             return Ok(approved().map(|p| format!("{}\n", p.worker_id)).collect());
         }
         Format::ProlificBonus => {
-            let amount = bonus
-                .ok_or_else(|| Error::invalid("missing_amount", "give the bonus per worker as `amount`, e.g. 0.50"))?;
+            let amount = bonus.ok_or_else(|| {
+                Error::invalid(Code::MissingAmount, "give the bonus per worker as `amount`, e.g. 0.50")
+            })?;
             let valid = amount.parse::<f64>().is_ok_and(|a| a.is_finite() && a > 0.0 && a < 100.0)
                 && amount.split_once('.').is_none_or(|(_, cents)| cents.len() <= 2);
             if !valid {
                 return Err(Error::invalid(
-                    "invalid_amount",
+                    Code::InvalidAmount,
                     "the bonus is an amount like 0.50 (more than 0, below 100)",
                 ));
             }

@@ -2,6 +2,7 @@
 //! asked once per campaign before the first task.
 
 use super::{Error, Result};
+use crate::core::Code;
 use serde_json::{Map, Value};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -31,14 +32,14 @@ pub fn validate(questions: &[BackgroundQuestion], submitted: &[(String, String)]
             }
             Some(v) if !v.is_empty() => {
                 return Err(Error::invalid(
-                    "invalid_background",
+                    Code::InvalidBackground,
                     format!("`{v}` is not an answer to \"{}\"; choose one of: {}", q.question, q.options.join(", ")),
                 ))
             }
             // The id and options too: an API client has no form to read them from.
             _ => {
                 return Err(Error::invalid(
-                    "background_required",
+                    Code::BackgroundRequired,
                     format!("please answer: {} (question `{}`, one of: {})", q.question, q.id, q.options.join(", ")),
                 ))
             }
@@ -85,7 +86,7 @@ mod tests {
 
     fn code(result: Result<Value>) -> String {
         match result {
-            Err(Error::Invalid { code, .. }) => code.to_string(),
+            Err(Error::Rejected { code, .. }) => code.to_string(),
             other => panic!("not refused as invalid: {other:?}"),
         }
     }
@@ -93,7 +94,7 @@ mod tests {
     #[test]
     fn a_missing_answer_and_an_answer_not_offered_are_told_apart() {
         assert_eq!(code(validate(&gender(), &[])), "background_required");
-        let Err(Error::Invalid { message, .. }) = validate(&gender(), &[]) else { panic!("refused") };
+        let Err(Error::Rejected { message, .. }) = validate(&gender(), &[]) else { panic!("refused") };
         assert!(
             message.contains("`gender`") && message.contains("male"),
             "names the question and its options: {message}"

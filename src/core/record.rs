@@ -19,6 +19,7 @@ use super::progress::AssignmentProgress;
 use super::responses::{self, Outcome, Response, Submission};
 use super::states::AssignmentState;
 use super::{Error, Registry, Result};
+use crate::core::Code;
 use crate::db::batcher::{in_input_order, Batcher};
 use crate::db::held::Held;
 use chrono::{DateTime, Utc};
@@ -156,7 +157,7 @@ impl Recorder {
         sub: &Submission,
     ) -> Result<(Response, Outcome, AssignmentProgress)> {
         if sub.time_on_task_ms.is_some_and(|t| t < 0) {
-            return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
+            return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
         }
         let (answer, total) = match self.kind_answering_alone(assignment_id, annotator_id) {
             Some(owner) => (owner.kind.validate_answer(&Value::Null, &sub.answer)?, owner.total),
@@ -237,11 +238,11 @@ impl Recorder {
 }
 
 fn not_in_batch() -> Error {
-    Error::invalid("item_not_in_batch", "that item is not part of this assignment")
+    Error::invalid(Code::ItemNotInBatch, "that item is not part of this assignment")
 }
 
 fn lease_expired() -> Error {
-    Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one")
+    Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one")
 }
 
 /// Validation context for each key, in the keys' order (`None`: not the

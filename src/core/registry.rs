@@ -5,6 +5,7 @@
 use super::campaigns::Campaign;
 use super::kind::TaskKind;
 use super::{Error, Result};
+use crate::core::Code;
 use std::sync::Arc;
 
 /// The kinds a campaign may have, looked up by their stored name.
@@ -37,7 +38,10 @@ impl Registry {
     /// The kind with this name, or a 422 listing the known kinds.
     pub fn get(&self, name: &str) -> Result<&'static dyn TaskKind> {
         self.find(name).ok_or_else(|| {
-            Error::invalid("unknown_kind", format!("unknown kind `{name}`; known kinds: {}", self.names().join(", ")))
+            Error::invalid(
+                Code::UnknownKind,
+                format!("unknown kind `{name}`; known kinds: {}", self.names().join(", ")),
+            )
         })
     }
 

@@ -7,6 +7,7 @@
 use super::assignments::Assignment;
 use super::states::AssignmentState;
 use super::{campaigns, Error, Result};
+use crate::core::Code;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -71,13 +72,13 @@ pub async fn submit(
     sub: &Submission,
 ) -> Result<(Response, Outcome)> {
     if assignment.state == AssignmentState::Expired {
-        return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"));
+        return Err(Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one"));
     }
     if !assignment.item_order().contains(&sub.item_id) {
-        return Err(Error::invalid("item_not_in_batch", "that item is not part of this assignment"));
+        return Err(Error::invalid(Code::ItemNotInBatch, "that item is not part of this assignment"));
     }
     if sub.time_on_task_ms.is_some_and(|t| t < 0) {
-        return Err(Error::invalid("invalid_time", "time_on_task_ms must not be negative"));
+        return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
     }
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
     let kind = kinds.of(&campaign)?;
@@ -96,7 +97,7 @@ pub async fn submit(
         .fetch_one(&mut *tx)
         .await?;
     if state == AssignmentState::Expired {
-        return Err(Error::conflict("lease_expired", "the time for this batch ran out; ask for a new one"));
+        return Err(Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one"));
     }
     let inserted = sqlx::query_as::<_, Response>(
         "INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)
@@ -116,7 +117,7 @@ pub async fn submit(
     let result = match inserted {
         Some(r) => {
             if state == AssignmentState::Completed {
-                return Err(Error::conflict("already_submitted", "this batch was already submitted"));
+                return Err(Error::conflict(Code::AlreadySubmitted, "this batch was already submitted"));
             }
             metrics::counter!("atelier_responses_stored_total").increment(1);
             (r, Outcome::Created)
@@ -134,12 +135,12 @@ pub async fn submit(
                 (existing, Outcome::Unchanged)
             } else if !sub.change {
                 return Err(Error::conflict(
-                    "already_answered",
+                    Code::AlreadyAnswered,
                     "this item already has a different answer; resubmit with \"change\": true to replace it",
                 ));
             } else if state == AssignmentState::Completed {
                 return Err(Error::conflict(
-                    "already_submitted",
+                    Code::AlreadySubmitted,
                     "this batch was already submitted; answers are final",
                 ));
             } else {
@@ -208,7 +209,7 @@ pub async fn in_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Respons
 pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<()> {
     let reason = reason.trim();
     if reason.is_empty() {
-        return Err(Error::invalid("missing_reason", "an exclusion needs a reason"));
+        return Err(Error::invalid(Code::MissingReason, "an exclusion needs a reason"));
     }
     let done = sqlx::query(
         "UPDATE responses SET excluded_reason = $2, excluded_at = now()

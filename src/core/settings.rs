@@ -3,6 +3,7 @@
 //! here and stored in their own columns, apart from the kind's configuration.
 
 use super::{Error, Result};
+use crate::core::Code;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
@@ -128,7 +129,7 @@ impl CoreSettings {
     /// The settings with those given in `changes` (a JSON object holding any
     /// of the four keys) applied, checked.
     pub fn with_changes(mut self, changes: &serde_json::Map<String, Value>) -> Result<Self> {
-        let invalid = |m: String| Error::invalid("invalid_settings", m);
+        let invalid = |m: String| Error::invalid(Code::InvalidSettings, m);
         for (key, v) in changes {
             match key.as_str() {
                 "participants" => {
@@ -163,7 +164,7 @@ impl CoreSettings {
     pub fn check(&self) -> Result<()> {
         if self.review && self.crowd() {
             return Err(Error::invalid(
-                "review_needs_experts",
+                Code::ReviewNeedsExperts,
                 "review is for expert campaigns: on a crowd campaign it would show workers each other's answers",
             ));
         }

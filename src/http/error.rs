@@ -2,7 +2,7 @@
 //! `{"error": {"code", "message"}}`, with the right status. 5xx bodies are
 //! generic; the cause is logged inside the request's span.
 
-use crate::core::Error;
+use crate::core::{Code, Error};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -16,8 +16,8 @@ pub enum AppError {
     /// The request itself is malformed (bad JSON, bad path parameter).
     #[error("{message}")]
     BadRequest {
-        /// Stable code.
-        code: &'static str,
+        /// Stable code (a 400 one).
+        code: Code,
         /// Explanation.
         message: String,
     },
@@ -51,53 +51,43 @@ impl From<sqlx::Error> for AppError {
 }
 
 impl AppError {
-    /// Status code and stable code for this error.
-    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+    /// The code the client receives (which carries the status).
+    pub fn code(&self) -> Code {
         match self {
-            AppError::Core(e) => match e {
-                Error::Invalid { code: "image_too_large", .. } => (StatusCode::PAYLOAD_TOO_LARGE, "image_too_large"),
-                Error::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
-                Error::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
-                Error::Conflict { code, .. } => (StatusCode::CONFLICT, code),
-                Error::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
-                Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
-                Error::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
-                Error::Busy => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
-                Error::Database(e) if is_unavailable(e) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-                Error::Database(_) | Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
-            },
-            AppError::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
-            AppError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
-            AppError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
-            AppError::UnsupportedMediaType(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+            AppError::Core(e) => e.code(),
+            AppError::BadRequest { code, .. } => *code,
+            AppError::Csrf => Code::Csrf,
+            AppError::TooLarge => Code::BodyTooLarge,
+            AppError::UnsupportedMediaType(_) => Code::UnsupportedMediaType,
             // Sessions live in the database: when it is away, so are they.
-            AppError::Session(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-            AppError::Template(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            AppError::Session(_) => Code::Unavailable,
+            AppError::Template(_) => Code::Internal,
         }
     }
 
-    /// The message shown to the client (generic for server errors).
+    /// The message shown to the client (generic for server errors: their
+    /// cause is logged, never sent).
     pub fn public_message(&self) -> String {
-        let (status, code) = self.status_and_code();
-        if code == "invalid_text" {
-            return "text may not contain NUL characters (\\u0000) or invalid UTF-8".into();
+        let code = self.code();
+        match code.status() {
+            _ if code == Code::InvalidText => "text may not contain NUL characters (\\u0000) or invalid UTF-8".into(),
+            StatusCode::SERVICE_UNAVAILABLE => "the service is busy; try again shortly".into(),
+            status if status.is_server_error() => "something went wrong on our side; it has been logged".into(),
+            _ => self.to_string(),
         }
-        if status.is_server_error() {
-            if status == StatusCode::SERVICE_UNAVAILABLE {
-                return "the service is busy; try again shortly".into();
-            }
-            tracing::error!(error = ?self, "request failed");
-            return "something went wrong on our side; it has been logged".into();
-        }
-        self.to_string()
     }
 }
 
-/// The database cannot be reached right now (a retry may succeed): 503 with
-/// `Retry-After`, never 500.
-fn is_unavailable(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_))
-        || matches!(e, sqlx::Error::Database(d) if d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")))
+/// A server error's cause, carried on its response for the request log to
+/// write once (see `metrics::log_request`); clients never see it.
+#[derive(Debug, Clone)]
+pub struct ServerErrorCause(pub String);
+
+impl ServerErrorCause {
+    /// The error with its sources, one after another.
+    pub fn of(e: &dyn std::error::Error) -> Self {
+        Self(cause_chain(e))
+    }
 }
 
 /// Seconds a client should wait before retrying when the database is away.
@@ -105,9 +95,14 @@ pub const RETRY_AFTER_SECS: &str = "5";
 
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
-        let (status, code) = self.status_and_code();
-        let body = json!({ "error": { "code": code, "message": self.public_message() } });
+        let code = self.code();
+        let status = code.status();
+        let body = json!({ "error": { "code": code.as_str(), "message": self.public_message() } });
         let mut response = (status, axum::Json(body)).into_response();
+        if status.is_server_error() && status != StatusCode::SERVICE_UNAVAILABLE {
+            // The whole chain, for the log line the request gets.
+            response.extensions_mut().insert(ServerErrorCause::of(&self));
+        }
         if status == StatusCode::SERVICE_UNAVAILABLE {
             response
                 .headers_mut()
@@ -115,6 +110,18 @@ impl IntoResponse for AppError {
         }
         response
     }
+}
+
+/// An error and its sources, one after another.
+fn cause_chain(e: &dyn std::error::Error) -> String {
+    let mut text = format!("{e}");
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 /// Result of an HTTP handler.
@@ -134,4 +141,30 @@ pub struct ErrorDetail {
     pub code: String,
     /// Human explanation.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_error_carries_its_cause_for_the_log_and_never_to_the_client() {
+        let response = AppError::Core(Error::Internal("the disk is on fire".into())).into_response();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let cause = response.extensions().get::<ServerErrorCause>().expect("cause for the log");
+        assert!(cause.0.contains("the disk is on fire"), "{}", cause.0);
+        let refused = AppError::Core(Error::invalid(Code::InvalidNote, "too long")).into_response();
+        assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(refused.extensions().get::<ServerErrorCause>().is_none(), "client errors are not server errors");
+        let conflict = AppError::Core(Error::conflict(Code::NameTaken, "taken")).into_response();
+        assert_eq!(conflict.status(), StatusCode::CONFLICT, "the code carries the status");
+    }
+
+    #[test]
+    fn a_database_failure_keeps_its_source() {
+        let e = Error::Database(sqlx::Error::Protocol("unexpected message".into()));
+        assert!(ServerErrorCause::of(&e).0.contains("unexpected message"));
+        assert_eq!(e.code(), Code::Internal);
+        assert_eq!(Error::Database(sqlx::Error::PoolTimedOut).code(), Code::Unavailable);
+    }
 }

@@ -4,6 +4,7 @@
 //! a wrong method, a body over the limit, a malformed query string, a
 //! timeout) arrive here as plain text or empty bodies and are rewritten.
 
+use crate::core::Code;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -14,21 +15,21 @@ use axum::response::Response;
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// A stable code and a human message for a status the framework produced.
-fn describe(status: StatusCode) -> (&'static str, &'static str) {
+fn describe(status: StatusCode) -> (Code, &'static str) {
     match status {
-        StatusCode::NOT_FOUND => ("not_found", "there is nothing at this address"),
-        StatusCode::METHOD_NOT_ALLOWED => ("method_not_allowed", "this address does not accept that method"),
-        StatusCode::PAYLOAD_TOO_LARGE => ("body_too_large", "the request body is too large"),
+        StatusCode::NOT_FOUND => (Code::NotFound, "there is nothing at this address"),
+        StatusCode::METHOD_NOT_ALLOWED => (Code::MethodNotAllowed, "this address does not accept that method"),
+        StatusCode::PAYLOAD_TOO_LARGE => (Code::BodyTooLarge, "the request body is too large"),
         StatusCode::UNSUPPORTED_MEDIA_TYPE => {
-            ("unsupported_media_type", "the request body has an unsupported content type")
+            (Code::UnsupportedMediaType, "the request body has an unsupported content type")
         }
-        StatusCode::REQUEST_TIMEOUT => ("timeout", "the request took too long"),
+        StatusCode::REQUEST_TIMEOUT => (Code::Timeout, "the request took too long"),
         StatusCode::SERVICE_UNAVAILABLE => {
-            ("unavailable", "the service is busy or its database is away; try again shortly")
+            (Code::Unavailable, "the service is busy or its database is away; try again shortly")
         }
-        StatusCode::UNPROCESSABLE_ENTITY => ("invalid", "the request could not be processed"),
-        s if s.is_server_error() => ("internal", "something went wrong on our side"),
-        _ => ("bad_request", "the request is malformed"),
+        StatusCode::UNPROCESSABLE_ENTITY => (Code::Invalid, "the request could not be processed"),
+        s if s.is_server_error() => (Code::Internal, "something went wrong on our side"),
+        _ => (Code::BadRequest, "the request is malformed"),
     }
 }
 
@@ -90,7 +91,7 @@ pub async fn shape_errors(req: Request, next: Next) -> Response {
         );
         return Response::from_parts(parts, page_body);
     }
-    let body = serde_json::json!({"error": {"code": code, "message": message}}).to_string();
+    let body = serde_json::json!({"error": {"code": code.as_str(), "message": message}}).to_string();
     parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Response::from_parts(parts, Body::from(body))
 }

@@ -5,6 +5,7 @@ use super::error::AppError;
 use super::AppState;
 use crate::auth::users::User;
 use crate::auth::{tokens, Role};
+use crate::core::Code;
 use crate::core::Error;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -61,7 +62,7 @@ async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<axum::bod
         if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             AppError::TooLarge
         } else {
-            AppError::BadRequest { code: "invalid_body", message: e.body_text() }
+            AppError::BadRequest { code: Code::UnreadableBody, message: e.body_text() }
         }
     })
 }
@@ -75,7 +76,7 @@ fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AppError> {
         if let Err(e) = T::deserialize(no_struct_from_array::Strict(&mut de)) {
             if e.to_string().contains("expected a map") || e.to_string().contains("invalid type: sequence") {
                 return Err(crate::core::Error::invalid(
-                    "invalid_body",
+                    Code::InvalidBody,
                     format!("the body must be a JSON object: {e}"),
                 )
                 .into());
@@ -112,16 +113,14 @@ fn json_rejection(e: JsonRejection) -> AppError {
     }
     if let JsonRejection::JsonDataError(_) = e {
         // Well-formed JSON of the wrong shape: unprocessable, like any invalid input.
-        return AppError::Core(Error::invalid("invalid_body", e.body_text()));
+        return AppError::Core(Error::invalid(Code::InvalidBody, e.body_text()));
     }
     if let JsonRejection::MissingJsonContentType(_) = e {
         return AppError::UnsupportedMediaType(e.body_text());
     }
     let code = match e {
-        JsonRejection::MissingJsonContentType(_) => "unsupported_media_type",
-        JsonRejection::JsonSyntaxError(_) => "malformed_json",
-        JsonRejection::JsonDataError(_) => "invalid_body",
-        _ => "invalid_body",
+        JsonRejection::JsonSyntaxError(_) => Code::MalformedJson,
+        _ => Code::UnreadableBody,
     };
     AppError::BadRequest { code, message: e.body_text() }
 }
@@ -136,7 +135,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|p| Path(p.0))
-            .map_err(|e: PathRejection| AppError::BadRequest { code: "invalid_path", message: e.body_text() })
+            .map_err(|e: PathRejection| AppError::BadRequest { code: Code::InvalidPath, message: e.body_text() })
     }
 }
 
@@ -150,7 +149,7 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|q| Query(q.0))
-            .map_err(|e| AppError::Core(Error::invalid("invalid_query", e.body_text())))
+            .map_err(|e| AppError::Core(Error::invalid(Code::InvalidQuery, e.body_text())))
     }
 }
 
@@ -178,7 +177,7 @@ pub async fn current_user(parts: &mut Parts, state: &AppState) -> Result<Option<
         let token = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
         let Some(token) = token else {
             return Err(AppError::BadRequest {
-                code: "invalid_authorization",
+                code: Code::InvalidAuthorization,
                 message: "use `Authorization: Bearer <token>`".into(),
             });
         };

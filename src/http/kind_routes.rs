@@ -42,7 +42,7 @@ pub async fn campaign_of_kind(
     s: &AppState,
     id: uuid::Uuid,
     kinds: &[&str],
-    code: &'static str,
+    code: crate::core::Code,
     what: &str,
 ) -> super::error::AppResult<crate::core::campaigns::Campaign> {
     let c = crate::core::campaigns::get(&s.pool, id).await?;

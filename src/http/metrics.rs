@@ -56,6 +56,17 @@ pub async fn log_request(req: Request, next: Next) -> Response {
     let request_id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-").to_owned();
     let response = next.run(req).await;
     let route = response.extensions().get::<Route>().map_or("unmatched", |r| r.0.as_str());
+    // A server error is logged once, here, with its cause (the response carries it).
+    if let Some(cause) = response.extensions().get::<super::error::ServerErrorCause>() {
+        tracing::error!(
+            method = %method,
+            route = %route,
+            status = response.status().as_u16(),
+            request_id = %request_id,
+            cause = %cause.0,
+            "request failed"
+        );
+    }
     tracing::info!(
         method = %method,
         route = %route,

@@ -14,6 +14,7 @@ pub mod snapshot;
 pub use snapshot::Snapshot;
 
 use super::{campaigns, Error, Result};
+use crate::core::Code;
 use archive::ReleaseInfo;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Value};
@@ -58,12 +59,12 @@ pub async fn create(
 ) -> Result<ReleaseSummary> {
     let note = note.trim();
     if note.len() > 2000 {
-        return Err(Error::invalid("invalid_note", "the note is limited to 2,000 characters"));
+        return Err(Error::invalid(Code::InvalidNote, "the note is limited to 2,000 characters"));
     }
     let license = license.map(str::trim).filter(|l| !l.is_empty());
     if license.is_some_and(|l| l.len() > 64 || !l.chars().all(|c| c.is_ascii_alphanumeric() || "-.+".contains(c))) {
         return Err(Error::invalid(
-            "invalid_license",
+            Code::InvalidLicense,
             "the licence is an identifier such as cc-by-4.0, mit or other (letters, digits, `-`, `.`, `+`; 64 at most)",
         ));
     }

@@ -7,6 +7,7 @@ use crate::auth::Role;
 use crate::core::assignments;
 use crate::core::responses::Submission;
 use crate::core::work::{self, AssignmentView, Completed, Submitted};
+use crate::core::Code;
 use crate::core::{campaigns, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Expert, Json, Path, Worker};
@@ -52,7 +53,7 @@ pub async fn ensure_may_start(s: &AppState, user: &User, campaign_id: Uuid) -> A
         return Ok(());
     }
     Err(Error::conflict(
-        "invitation_revoked",
+        Code::InvitationRevoked,
         "the link you joined through was closed by the study's team: no new questionnaire can start. \
          A completion code you earned is still shown on the campaign's page",
     )

@@ -10,6 +10,7 @@ mod payouts;
 mod releases;
 
 use super::AppState;
+use crate::core::Code;
 use axum::routing::get;
 use axum::Router;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -59,7 +60,7 @@ pub fn attachment(content_type: &str, name: &str, body: impl Into<axum::body::Bo
 /// bodies are often files saved by spreadsheets or Windows editors).
 pub fn body_text(body: &axum::body::Bytes) -> super::error::AppResult<&str> {
     std::str::from_utf8(crate::text::bytes_without_bom(body))
-        .map_err(|_| crate::core::Error::invalid("invalid_body", "the body is not UTF-8").into())
+        .map_err(|_| crate::core::Error::invalid(Code::InvalidBody, "the body is not UTF-8").into())
 }
 
 /// A downloaded file's name that says what it holds: the campaign's name

@@ -4,6 +4,7 @@
 use super::{render, OnPage, PageResult};
 use crate::auth::invitations;
 use crate::core::progress::{self, CampaignProgress};
+use crate::core::Code;
 use crate::core::{batches, campaigns, Error};
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
@@ -178,7 +179,7 @@ async fn invite(
         "" => None,
         text => Some(text.parse::<i32>().map_err(|_| {
             Error::invalid(
-                "invalid_places",
+                Code::InvalidPlaces,
                 format!("places must be a whole number from 1 to {}", invitations::MAX_PLACES),
             )
         })?),
@@ -261,20 +262,22 @@ async fn upload_image(
 ) -> PageResult {
     use crate::http::error::AppError;
     let mut stored = None;
-    while let Some(field) =
-        parts.next_field().await.map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?
+    while let Some(field) = parts
+        .next_field()
+        .await
+        .map_err(|e| AppError::BadRequest { code: Code::UnreadableUpload, message: e.body_text() })?
     {
         if field.name() == Some("image") {
             let content_type = field.content_type().unwrap_or_default().to_owned();
             let bytes = field
                 .bytes()
                 .await
-                .map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?;
+                .map_err(|e| AppError::BadRequest { code: Code::UnreadableUpload, message: e.body_text() })?;
             stored = Some(crate::core::images::store(&s.config.upload_dir, &content_type, &bytes).await?);
         }
     }
     let stored =
-        stored.ok_or_else(|| crate::core::Error::invalid("missing_image", "choose an image file to upload"))?;
+        stored.ok_or_else(|| crate::core::Error::invalid(Code::MissingImage, "choose an image file to upload"))?;
     flash::set(&session, format!("Image uploaded: use {} in your items.", stored.url)).await;
     let back = q.campaign.map_or_else(|| "/admin".to_owned(), |c| format!("/admin/campaigns/{c}"));
     Ok(Redirect::to(&back).into_response())

@@ -56,7 +56,7 @@ struct ErrorPage {
 
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
-        let (status, _) = self.0.status_and_code();
+        let status = self.0.code().status();
         if status == StatusCode::UNAUTHORIZED {
             return Redirect::to("/login").into_response();
         }
@@ -69,6 +69,8 @@ impl IntoResponse for PageError {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static(super::error::RETRY_AFTER_SECS));
+        } else if status.is_server_error() {
+            response.extensions_mut().insert(super::error::ServerErrorCause::of(&self.0));
         }
         response
     }

@@ -2,6 +2,7 @@
 
 use super::{render, OnPage, PageResult};
 use crate::core::releases::{self, Author};
+use crate::core::Code;
 use crate::core::{campaigns, Error};
 use crate::http::extract::{Admin, Path, Query};
 use crate::http::AppState;
@@ -72,7 +73,7 @@ async fn diff_page(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     if q.from == q.to {
-        return Err(Error::invalid("same_release", "choose two different releases to compare").into());
+        return Err(Error::invalid(Code::SameRelease, "choose two different releases to compare").into());
     }
     let d = releases::diff(&s.pool, &s.kinds, id, q.from, q.to).await?;
     let label = |v: &Value| v.as_str().map_or_else(|| "none".to_owned(), str::to_owned);

@@ -6,6 +6,7 @@
 use super::{render, OnPage, PageResult};
 use crate::core::campaigns::{self, Setting};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings};
+use crate::core::Code;
 use crate::core::Error;
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
@@ -128,7 +129,7 @@ fn config_from(settings: &[Setting], fields: &[(String, String)]) -> Result<Valu
     let mut config = serde_json::Map::new();
     for (name, raw) in fields {
         let Some(key) = name.strip_prefix("cfg.") else { continue };
-        let invalid = |what: &str| Error::invalid("invalid_setting", format!("{key}: {what}"));
+        let invalid = |what: &str| Error::invalid(Code::InvalidSetting, format!("{key}: {what}"));
         let value = match types.get(key).copied().unwrap_or("json") {
             "bool" => Value::Bool(raw == "true"),
             "number" => {

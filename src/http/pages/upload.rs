@@ -1,6 +1,7 @@
 //! Forms that may carry a file: a plain form, or multipart with a `file`
 //! field. Uploads are text (CSV, JSON) and must be UTF-8.
 
+use crate::core::Code;
 use crate::http::error::AppError;
 use axum::extract::FromRequest;
 
@@ -42,19 +43,19 @@ pub async fn read(req: axum::extract::Request) -> Result<Upload, AppError> {
     if !multipart {
         let axum::Form(fields) = axum::Form::<Vec<(String, String)>>::from_request(req, &())
             .await
-            .map_err(|e| crate::core::Error::invalid("invalid_form", e.body_text()))?;
+            .map_err(|e| crate::core::Error::invalid(Code::InvalidForm, e.body_text()))?;
         return Ok(Upload { fields, file: None });
     }
     let too_large = |e: axum::extract::multipart::MultipartError| {
         if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             AppError::TooLarge
         } else {
-            AppError::BadRequest { code: "invalid_upload", message: e.body_text() }
+            AppError::BadRequest { code: Code::UnreadableUpload, message: e.body_text() }
         }
     };
     let mut parts = axum::extract::Multipart::from_request(req, &())
         .await
-        .map_err(|e| AppError::BadRequest { code: "invalid_upload", message: e.body_text() })?;
+        .map_err(|e| AppError::BadRequest { code: Code::UnreadableUpload, message: e.body_text() })?;
     let mut upload = Upload::default();
     while let Some(field) = parts.next_field().await.map_err(too_large)? {
         let name = field.name().unwrap_or_default().to_owned();
@@ -62,7 +63,7 @@ pub async fn read(req: axum::extract::Request) -> Result<Upload, AppError> {
             let bytes = field.bytes().await.map_err(too_large)?;
             if !bytes.is_empty() {
                 let text = std::str::from_utf8(crate::text::bytes_without_bom(&bytes))
-                    .map_err(|_| crate::core::Error::invalid("invalid_upload", "the file is not UTF-8 text"))?
+                    .map_err(|_| crate::core::Error::invalid(Code::InvalidUpload, "the file is not UTF-8 text"))?
                     .to_owned();
                 upload.file = Some(text);
             }

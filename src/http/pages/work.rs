@@ -7,6 +7,7 @@ use crate::auth::{invitations, users, Role};
 use crate::core::assignments;
 use crate::core::kind::TaskView;
 use crate::core::states::AssignmentState;
+use crate::core::Code;
 use crate::core::{campaigns, progress, work, Error};
 use crate::http::api::annotate::{self, JOINED_KEY};
 use crate::http::error::AppError;
@@ -91,7 +92,7 @@ async fn join(
     // no worker session through it.
     if headers.contains_key(axum::http::header::AUTHORIZATION) {
         return Err(Error::conflict(
-            "signed_in_as_staff",
+            Code::SignedInAsStaff,
             "worker links are opened in a browser without an API token; staff try campaigns in a private window",
         )
         .into());
@@ -99,7 +100,7 @@ async fn join(
     let (campaign_id, revoked) = invitations::lookup(&s.pool, &token).await?;
     let Some(external_id) = q.worker().map(str::to_owned) else {
         return Err(Error::invalid(
-            "missing_worker_id",
+            Code::MissingWorkerId,
             "this link is missing your worker id; please open it from your crowd platform (it adds your id: \
              ?PROLIFIC_PID=... on Prolific, ?workerId=... on MTurk, or ?worker_id=...)",
         )
@@ -159,7 +160,7 @@ async fn worker_of_browser(
     };
     if let Some(user) = user.as_ref().filter(|u| u.role != Role::Worker) {
         return Err(Error::conflict(
-            "signed_in_as_staff",
+            Code::SignedInAsStaff,
             format!(
                 "you are signed in as {} ({}); log out first, or open this worker link in a private window",
                 user.name.as_deref().unwrap_or("an account"),
@@ -376,7 +377,7 @@ async fn task(
     }
     if assignment.state == AssignmentState::Expired {
         return Err(Error::conflict(
-            "lease_expired",
+            Code::LeaseExpired,
             "the time for this questionnaire ran out; go back to the campaign page for a new one",
         )
         .into());
@@ -446,7 +447,7 @@ async fn answer(
     let user = annotator(user)?;
     let item_id: Uuid = field(&fields, "item_id")
         .and_then(|v| v.parse().ok())
-        .ok_or_else(|| Error::invalid("invalid_item", "the form is missing the item"))?;
+        .ok_or_else(|| Error::invalid(Code::InvalidItem, "the form is missing the item"))?;
     let shown_at: Option<i64> = field(&fields, "shown_at").and_then(|v| v.parse().ok());
     let elapsed = shown_at.map(|t| (chrono::Utc::now().timestamp_millis() - t).clamp(0, 86_400_000) as i32);
     let change = field(&fields, "change") == Some("1");

@@ -2,6 +2,7 @@
 //! several models are kept side by side.
 
 use super::gt_file::GroundTruth;
+use crate::core::Code;
 use crate::core::{campaigns, ground_truth, Error, Result};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -23,7 +24,7 @@ pub struct ModelScore {
 pub async fn ground_truth_file(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<GroundTruth> {
     let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
     serde_json::from_slice::<GroundTruth>(&aggregate)
-        .map_err(|e| Error::invalid("not_a100", format!("not an A100 campaign: {e}")))
+        .map_err(|e| Error::invalid(Code::WrongKind, format!("not an A100 campaign: {e}")))
 }
 
 /// Scores a model's answers (question id -> choice id) and stores the result
@@ -38,7 +39,7 @@ pub async fn score(
 ) -> Result<ModelScore> {
     let model = model.trim();
     if model.is_empty() || model.len() > 200 {
-        return Err(Error::invalid("invalid_model", "the model needs a name of 1 to 200 characters"));
+        return Err(Error::invalid(Code::InvalidModel, "the model needs a name of 1 to 200 characters"));
     }
     campaigns::get(pool, campaign_id).await?;
     let gt = ground_truth_file(pool, kinds, campaign_id).await?;
@@ -46,13 +47,16 @@ pub async fn score(
     let mut unknown: Vec<&String> = answers.keys().filter(|q| !choices.contains_key(q.as_str())).collect();
     unknown.sort();
     if let Some(q) = unknown.first() {
-        return Err(Error::invalid("unknown_question", format!("`{q}` is not a question of this campaign")));
+        return Err(Error::invalid(Code::UnknownQuestion, format!("`{q}` is not a question of this campaign")));
     }
     let mut sorted: Vec<(&String, &String)> = answers.iter().collect();
     sorted.sort();
     for (q, c) in sorted {
         if !choices[q.as_str()].contains(&c.as_str()) {
-            return Err(Error::invalid("unknown_choice", format!("question `{q}`: `{c}` is not one of its choices")));
+            return Err(Error::invalid(
+                Code::UnknownChoice,
+                format!("question `{q}`: `{c}` is not one of its choices"),
+            ));
         }
     }
     let result = gt.score(answers, crate::stats::questionnaire::TieCredit::default());

@@ -5,6 +5,7 @@ use super::coco::{self, Annotation};
 use super::ontology::Ontology;
 use super::FpConfig;
 use crate::core::items::NewItem;
+use crate::core::Code;
 use crate::core::{campaigns, Error, Registry, Result};
 use serde_json::json;
 use sqlx::PgPool;
@@ -16,7 +17,7 @@ use uuid::Uuid;
 pub async fn save_ontology(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, text: &str) -> Result<Ontology> {
     let campaign = campaigns::ensure_writable(pool, campaign_id).await?;
     if campaign.kind != super::NAME {
-        return Err(Error::invalid("not_fashionpedia", "this is not a Fashionpedia campaign"));
+        return Err(Error::invalid(Code::WrongKind, "this is not a Fashionpedia campaign"));
     }
     let ontology = Ontology::parse(text)?;
     sqlx::query(
@@ -54,7 +55,7 @@ async fn ready_for_masks(pool: &PgPool, campaign_id: Uuid) -> Result<(FpConfig, 
     let config = FpConfig::parse(&campaign.config)?;
     let ontology = ontology(pool, campaign_id)
         .await?
-        .ok_or_else(|| Error::conflict("no_ontology", "import the ontology before the masks"))?;
+        .ok_or_else(|| Error::conflict(Code::NoOntology, "import the ontology before the masks"))?;
     Ok((config, ontology))
 }
 
@@ -113,7 +114,7 @@ pub struct Imported {
 /// Imports a COCO file's masks as tasks (all or nothing).
 pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, text: &str) -> Result<Imported> {
     let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
-    let parsed = coco::parse(text, &ontology).map_err(|m| Error::invalid("invalid_coco", m))?;
+    let parsed = coco::parse(text, &ontology).map_err(|m| Error::invalid(Code::InvalidCoco, m))?;
     let items = tasks(&config, &ontology, &parsed.annotations);
     let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
     importer.add(&items).await?;
@@ -141,7 +142,7 @@ async fn refuse_image_clashes(tx: &mut sqlx::Transaction<'static, sqlx::Postgres
     .await?;
     match clash {
         Some((id, files)) => Err(Error::invalid(
-            "image_id_clash",
+            Code::ImageIdClash,
             format!(
                 "image id {id} would stand for {}: give the images distinct ids (nothing was imported)",
                 files.join(" and ")
@@ -161,7 +162,7 @@ pub async fn import_df2(
 ) -> Result<Imported> {
     let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
     let coco = super::df2::to_coco_split(text, &super::df2::mapping(&config.df2_categories), &ontology, split)
-        .map_err(|m| Error::invalid("invalid_deepfashion2", m))?;
+        .map_err(|m| Error::invalid(Code::InvalidDeepfashion2, m))?;
     import_coco(pool, kinds, campaign_id, &coco.to_string()).await
 }
 
@@ -200,7 +201,7 @@ pub async fn import_coco_file(
         importer.add(&items).await?;
     }
     let (masks, zero_area, tasks) =
-        reader.await.map_err(|e| Error::Internal(e.to_string()))?.map_err(|m| Error::invalid("invalid_coco", m))?;
+        reader.await.map_err(|e| Error::Internal(e.to_string()))?.map_err(|m| Error::invalid(Code::InvalidCoco, m))?;
     refuse_image_clashes(importer.transaction(), campaign_id).await?;
     importer.commit().await?;
     Ok(Imported { masks, zero_area, tasks })

@@ -3,6 +3,7 @@
 //! model's ranking imported again replaces its rows), and read back.
 
 use super::eds::Ranked;
+use crate::core::Code;
 use crate::core::{campaigns, Error, Result};
 use sqlx::PgPool;
 use std::io::Write;
@@ -28,7 +29,7 @@ pub struct RankingRow {
 const CHUNK: usize = 5_000;
 
 fn invalid(line: usize, message: impl std::fmt::Display) -> Error {
-    Error::invalid("invalid_rankings", format!("line {line}: {message}"))
+    Error::invalid(Code::InvalidRankings, format!("line {line}: {message}"))
 }
 
 fn check(line: usize, row: &RankingRow) -> Result<()> {
@@ -150,7 +151,7 @@ pub async fn store_text(pool: &PgPool, campaign_id: Uuid, text: &str) -> Result<
     let mut reader = RankingText::new(text)?;
     let campaign = campaigns::ensure_writable(pool, campaign_id).await?;
     if campaign.kind != super::NAME {
-        return Err(Error::invalid("not_vsd", "this is not a VSD campaign"));
+        return Err(Error::invalid(Code::WrongKind, "this is not a VSD campaign"));
     }
     let mut tx = pool.begin().await?;
     let mut stored = 0;

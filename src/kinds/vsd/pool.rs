@@ -7,6 +7,7 @@ use super::eds::{self, Pair, Suspect, Suspects};
 use super::VsdConfig;
 use crate::core::items::NewItem;
 use crate::core::kind::{BatchPlan, ItemRef};
+use crate::core::Code;
 use crate::core::{campaigns, Error, Registry, Result};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -134,7 +135,7 @@ pub async fn suspects(pool: &PgPool, campaign_id: Uuid) -> Result<(VsdConfig, Su
     let campaign = campaigns::get(pool, campaign_id).await?;
     let config = VsdConfig::parse(&campaign.config)?;
     let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
-    let same_product = same_product.map_err(|e| Error::invalid("invalid_config", e))?;
+    let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     // Read past k, so that dropping the query itself (or its product) re-ranks the rest.
     let needed = eds::ranks_needed(config.k, same_product.is_some());
     let rankings = super::import::load(pool, campaign_id, Some(needed)).await?;
@@ -157,7 +158,7 @@ pub struct PoolChange {
 pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Result<PoolChange> {
     let (config, s) = suspects(pool, campaign_id).await?;
     if s.pairs.is_empty() {
-        return Err(Error::conflict("no_suspects", "no suspects: import model rankings first"));
+        return Err(Error::conflict(Code::NoSuspects, "no suspects: import model rankings first"));
     }
     let existing: BTreeMap<String, Value> =
         crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| (i.external_id, i.payload)).collect();
@@ -225,10 +226,10 @@ pub async fn add_sample(
     let b = match (req.b, req.epsilon, req.q) {
         (Some(b), _, _) => b,
         (None, Some(eps), Some(q)) => eds::sample_size(eps, q).and_then(|b| usize::try_from(b).ok()).unwrap_or(0),
-        _ => return Err(Error::invalid("invalid_sample", "give the sample size `b`, or `epsilon` and `q`")),
+        _ => return Err(Error::invalid(Code::InvalidSample, "give the sample size `b`, or `epsilon` and `q`")),
     };
     if b == 0 || b > 100_000 {
-        return Err(Error::invalid("invalid_sample", format!("the sample size must be from 1 to 100000 (is {b})")));
+        return Err(Error::invalid(Code::InvalidSample, format!("the sample size must be from 1 to 100000 (is {b})")));
     }
     let (config, s) = suspects(pool, campaign_id).await?;
     let rankings = super::import::load(pool, campaign_id, None).await?;
@@ -248,7 +249,7 @@ pub async fn add_sample(
         .collect();
     let possible = queries.len() * candidates.len();
     if queries.is_empty() || candidates.is_empty() || possible <= taken.len() + b {
-        return Err(Error::conflict("sample_too_large", "not enough pairs outside the suspects for that sample"));
+        return Err(Error::conflict(Code::SampleTooLarge, "not enough pairs outside the suspects for that sample"));
     }
     let mut rng = StdRng::seed_from_u64(req.seed);
     // Each drawn pair as drawn: the query, then the candidate.

@@ -5,6 +5,7 @@
 
 use super::result::VsdResult;
 use super::robustness::{pair_scores, robustness, PairScores, Robustness};
+use crate::core::Code;
 use crate::core::{campaigns, ground_truth, Error, Registry, Result};
 use crate::input::score_set::ScoreSet;
 use crate::stats::retrieval::{oriented_scores, retrieval_metrics, RetrievalReport, ScoredPair};
@@ -26,10 +27,10 @@ pub const NEGATIVE_SEED: u64 = 0;
 pub async fn store(pool: &PgPool, campaign_id: Uuid, by: Uuid, model: &str, scores: &[ScoredPair]) -> Result<usize> {
     let model = model.trim();
     if model.is_empty() || model.len() > 200 {
-        return Err(Error::invalid("invalid_model", "the model needs a name of 1 to 200 characters"));
+        return Err(Error::invalid(Code::InvalidModel, "the model needs a name of 1 to 200 characters"));
     }
     if scores.is_empty() {
-        return Err(Error::invalid("no_scores", "the scores file has no rows"));
+        return Err(Error::invalid(Code::NoScores, "the scores file has no rows"));
     }
     campaigns::ensure_writable(pool, campaign_id).await?;
     let rows: Vec<(&str, &str, f64)> =
@@ -53,7 +54,7 @@ pub async fn store(pool: &PgPool, campaign_id: Uuid, by: Uuid, model: &str, scor
 /// Parses `query,candidate,score` text, naming the line and field of a problem.
 pub fn parse_scores(text: &str) -> Result<Vec<ScoredPair>> {
     let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
-    let invalid = |line: usize, m: String| Error::invalid("invalid_scores", format!("line {line}: {m}"));
+    let invalid = |line: usize, m: String| Error::invalid(Code::InvalidScores, format!("line {line}: {m}"));
     let header: Vec<String> =
         reader.headers().map_err(|e| invalid(1, e.to_string()))?.iter().map(str::to_ascii_lowercase).collect();
     let col = |name: &str| {
@@ -151,7 +152,7 @@ pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Resul
     let gt = VsdResult::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let config = super::VsdConfig::parse(&campaigns::get(pool, campaign_id).await?.config)?;
     let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
-    let same_product = same_product.map_err(|e| Error::invalid("invalid_config", e))?;
+    let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     let labelled = gt.labelled();
     let stored: Vec<(String, Value)> =
         sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
@@ -333,7 +334,7 @@ mod tests {
     fn a_pair_scored_twice_is_read_once_unless_the_scores_differ() {
         let once = parse_scores("query,candidate,score\nq,c,0.5\nq,d,0.1\nq,c,0.5\n").expect("same score twice");
         assert_eq!(once.len(), 2);
-        let Err(Error::Invalid { message, .. }) = parse_scores("query,candidate,score\nq,c,0.5\nq,c,0.7\n") else {
+        let Err(Error::Rejected { message, .. }) = parse_scores("query,candidate,score\nq,c,0.5\nq,c,0.7\n") else {
             panic!("refused")
         };
         assert!(message.starts_with("line 3:") && message.contains("line 2"), "{message}");

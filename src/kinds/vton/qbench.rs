@@ -16,6 +16,7 @@ use crate::core::csv_chunks::{CsvChunks, CsvRows};
 use crate::core::history::{PastBatch, PastSubmission};
 use crate::core::items::NewItem;
 use crate::core::releases::snapshot::{Parts, SnapBatch, Snapshot};
+use crate::core::Code;
 use crate::core::{Error, Result};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{json, Map, Value};
@@ -185,7 +186,7 @@ pub struct Release {
 }
 
 fn line_error(file: &str, line: u64, message: impl std::fmt::Display) -> Error {
-    Error::invalid("invalid_release", format!("{file} line {line}: {message}"))
+    Error::invalid(Code::InvalidRelease, format!("{file} line {line}: {message}"))
 }
 
 /// Column positions by lower-case header name.
@@ -416,7 +417,7 @@ pub async fn import(
         .fetch_one(&mut **importer.transaction())
         .await?;
     if existing > 0 {
-        return Err(Error::conflict("campaign_not_empty", "import a release into a campaign without items"));
+        return Err(Error::conflict(Code::CampaignNotEmpty, "import a release into a campaign without items"));
     }
     importer.add(&plan.items).await?;
     let tx = importer.transaction();
@@ -431,7 +432,7 @@ pub async fn import(
     for a in &release.answers {
         let user = crate::auth::users::worker(&mut **tx, &format!("vton-qbench:{}", a.response_id)).await.map_err(
             |e| match e {
-                Error::Invalid { message, .. } => line_error("answers.csv", a.line, format!("response_id: {message}")),
+                Error::Rejected { message, .. } => line_error("answers.csv", a.line, format!("response_id: {message}")),
                 other => other,
             },
         )?;

@@ -5,6 +5,7 @@ use super::curation::Preset;
 use super::result::VtonGroundTruth;
 use super::VtonConfig;
 use crate::core::items::NewItem;
+use crate::core::Code;
 use crate::core::{batches, campaigns, ground_truth, responses, Error, Result};
 use serde_json::{json, Value};
 use sqlx::PgPool;
@@ -69,7 +70,7 @@ const REQUIRED: [&str; 5] = ["id", "garment", "person", "tryon", "reference"];
 /// (`id,garment,person,tryon,reference,model,category,dataset[,expected[,tolerance]]`).
 /// Every problem names its line (as an editor counts them) and its column.
 pub fn parse_csv(text: &str) -> Result<Vec<Triplet>> {
-    let invalid = |line: u64, message: String| Error::invalid("invalid_csv", format!("line {line}: {message}"));
+    let invalid = |line: u64, message: String| Error::invalid(Code::InvalidCsv, format!("line {line}: {message}"));
     let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).flexible(true).from_reader(text.as_bytes());
     let header: Vec<String> =
         reader.headers().map_err(|e| invalid(1, e.to_string()))?.iter().map(str::to_ascii_lowercase).collect();
@@ -135,11 +136,11 @@ pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
     let triplets = if text.trim_start().starts_with('{') {
         // Say what was expected when the JSON is of another kind altogether.
         let value: Value = serde_json::from_str(text)
-            .map_err(|e| Error::invalid("invalid_body", format!("line {}: not valid JSON: {e}", e.line())))?;
+            .map_err(|e| Error::invalid(Code::InvalidBody, format!("line {}: not valid JSON: {e}", e.line())))?;
         if value.get("triplets").is_none() {
             let keys: Vec<&str> = value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
             return Err(Error::invalid(
-                "invalid_body",
+                Code::InvalidBody,
                 format!(
                     "a VTON import is JSON {{\"triplets\": [...]}} or CSV with the header {}; this JSON has {}",
                     CSV_COLUMNS.join(","),
@@ -148,7 +149,7 @@ pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
             ));
         }
         serde_json::from_value::<Triplets>(value)
-            .map_err(|e| Error::invalid("invalid_body", format!("triplets: {e}")))?
+            .map_err(|e| Error::invalid(Code::InvalidBody, format!("triplets: {e}")))?
             .triplets
     } else {
         parse_csv(text)?
@@ -170,10 +171,10 @@ pub async fn score_predictor(
     let mut unknown: Vec<&String> = predictions.keys().filter(|k| !known.contains(k.as_str())).collect();
     unknown.sort();
     if let Some(u) = unknown.first() {
-        return Err(Error::invalid("unknown_image", format!("`{u}` has no curated human score in this campaign")));
+        return Err(Error::invalid(Code::UnknownImage, format!("`{u}` has no curated human score in this campaign")));
     }
     if !(options.temperature.is_finite() && options.temperature > 0.0) {
-        return Err(Error::invalid("invalid_temperature", "temperature must be a positive number"));
+        return Err(Error::invalid(Code::InvalidTemperature, "temperature must be a positive number"));
     }
     let ratings = if options.labels == super::predictor::Labels::Half {
         let campaign = campaigns::get(pool, campaign_id).await?;

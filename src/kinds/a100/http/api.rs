@@ -1,6 +1,7 @@
 //! A100 admin routes: import a question set, score models, pilot rounds.
 
 use crate::core::items;
+use crate::core::Code;
 use crate::core::{campaigns, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
@@ -18,7 +19,7 @@ use uuid::Uuid;
 /// The campaign, if it is an A100 (LAT or AAT) campaign (422 otherwise); the kind's API and pages
 /// both start with it.
 pub(super) async fn a100_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::LAT, super::super::AAT], "not_a100", "an A100").await
+    campaign_of_kind(s, id, &[super::super::LAT, super::super::AAT], Code::WrongKind, "an A100").await
 }
 
 /// How many questions were imported.
@@ -97,16 +98,16 @@ async fn pilot_input(
     let mut rounds = Vec::new();
     for raw in q.rounds.split(',').map(str::trim).filter(|r| !r.is_empty()) {
         let id: Uuid =
-            raw.parse().map_err(|_| Error::invalid("invalid_round", format!("`{raw}` is not a campaign id")))?;
+            raw.parse().map_err(|_| Error::invalid(Code::InvalidRound, format!("`{raw}` is not a campaign id")))?;
         a100_campaign(s, id).await?;
         rounds.push(id);
     }
     if rounds.is_empty() {
-        return Err(Error::invalid("no_rounds", "give the rounds' campaign ids in `rounds`").into());
+        return Err(Error::invalid(Code::NoRounds, "give the rounds' campaign ids in `rounds`").into());
     }
     let min_consistency = q.min_consistency.unwrap_or(1.0);
     if !(0.0..=1.0).contains(&min_consistency) {
-        return Err(Error::invalid("invalid_selection", "min_consistency must be between 0 and 1").into());
+        return Err(Error::invalid(Code::InvalidSelection, "min_consistency must be between 0 and 1").into());
     }
     let answers = pilot_data::answers(&s.pool, &rounds).await?;
     Ok((rounds, answers, pilot::Selection { top: q.top, min_consistency }))

@@ -192,7 +192,7 @@ async fn score(
     }
     match models::score(&s.pool, &s.kinds, id, admin.id, &form.model, &answers).await {
         Ok(_) => Ok(Redirect::to(&format!("/admin/campaigns/{id}/a100")).into_response()),
-        Err(Error::Invalid { message, .. }) => build(&s, id, &session, Some(message)).await,
+        Err(Error::Rejected { message, .. }) => build(&s, id, &session, Some(message)).await,
         Err(e) => Err(e.into()),
     }
 }

@@ -1,6 +1,7 @@
 //! Fashionpedia admin API: the ontology, masks from COCO files, the COCO
 //! export (streamed) and the statistics.
 
+use crate::core::Code;
 use crate::core::{campaigns, ground_truth};
 use crate::http::api::body_text;
 use crate::http::error::{AppResult, ErrorBody};
@@ -19,7 +20,7 @@ use uuid::Uuid;
 /// The campaign, if it is a Fashionpedia campaign (422 otherwise); the kind's API and pages
 /// both start with it.
 pub(super) async fn fp_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::NAME], "not_fashionpedia", "a Fashionpedia").await
+    campaign_of_kind(s, id, &[super::super::NAME], Code::WrongKind, "a Fashionpedia").await
 }
 
 /// Import (or replace) the ontology: `{"categories": [...], "attributes": [...]}`

@@ -4,6 +4,7 @@
 mod api;
 mod pages;
 
+use crate::core::Code;
 use crate::http::kind_routes::KindRoutes;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -21,7 +22,7 @@ pub(crate) async fn spool(body: axum::body::Body) -> crate::http::error::AppResu
             if e.to_string().contains("length limit") {
                 crate::http::error::AppError::TooLarge
             } else {
-                crate::http::error::AppError::BadRequest { code: "invalid_body", message: e.to_string() }
+                crate::http::error::AppError::BadRequest { code: Code::UnreadableBody, message: e.to_string() }
             }
         })?;
         file.write_all(&chunk).await.map_err(|e| crate::core::Error::Internal(e.to_string()))?;

@@ -1,6 +1,7 @@
 //! VSD admin API: rankings in, the pool built from them, a random sample,
 //! the benchmark-format export, and model scoring.
 
+use crate::core::Code;
 use crate::core::{campaigns, ground_truth, Error};
 use crate::http::api::{attachment, body_text};
 use crate::http::error::{AppResult, ErrorBody};
@@ -20,7 +21,7 @@ use uuid::Uuid;
 /// The campaign, if it is a VSD campaign (422 otherwise); the kind's API and pages
 /// both start with it.
 pub(super) async fn vsd_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::NAME], "not_vsd", "a VSD").await
+    campaign_of_kind(s, id, &[super::super::NAME], Code::WrongKind, "a VSD").await
 }
 
 /// Import model rankings: CSV `model,query,candidate,rank[,score]` (rank

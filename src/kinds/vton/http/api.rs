@@ -1,6 +1,7 @@
 //! VTON admin routes: import triplets, run curation, re-queue, score a
 //! quality predictor, and the questionnaire table.
 
+use crate::core::Code;
 use crate::core::{campaigns, ground_truth, items, Error};
 use crate::http::api::{body_text, chunks_attachment};
 use crate::http::error::{AppResult, ErrorBody};
@@ -20,7 +21,7 @@ use uuid::Uuid;
 /// The campaign, if it is a VTON campaign (422 otherwise); the kind's API and pages
 /// both start with it.
 pub(super) async fn vton_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::NAME], "not_vton", "a VTON").await
+    campaign_of_kind(s, id, &[super::super::NAME], Code::WrongKind, "a VTON").await
 }
 
 fn is_csv(headers: &HeaderMap) -> bool {
@@ -69,7 +70,7 @@ pub async fn run_curation(
     let request: Option<CurationRequest> = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        Some(serde_json::from_slice(&body).map_err(|e| Error::invalid("invalid_body", e.to_string()))?)
+        Some(serde_json::from_slice(&body).map_err(|e| Error::invalid(Code::InvalidBody, e.to_string()))?)
     };
     if let Some(preset) = request.and_then(|r| r.preset) {
         service::set_preset(&s.pool, &s.kinds, id, preset).await?;
@@ -117,7 +118,7 @@ pub async fn predictor(
         parse_scores(body_text(&body)?)?
     } else {
         serde_json::from_slice::<PredictorScores>(&body)
-            .map_err(|e| Error::invalid("invalid_body", e.to_string()))?
+            .map_err(|e| Error::invalid(Code::InvalidBody, e.to_string()))?
             .scores
     };
     Ok(axum::Json(service::score_predictor(&s.pool, &s.kinds, id, &scores, &options).await?))
@@ -125,20 +126,20 @@ pub async fn predictor(
 
 fn parse_scores(text: &str) -> Result<HashMap<String, f64>, Error> {
     let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
-    let header = reader.headers().map_err(|e| Error::invalid("invalid_csv", e.to_string()))?.clone();
+    let header = reader.headers().map_err(|e| Error::invalid(Code::InvalidCsv, e.to_string()))?.clone();
     if header.iter().collect::<Vec<_>>() != ["image_id", "score"] {
-        return Err(Error::invalid("invalid_csv", "line 1: the header must be `image_id,score`"));
+        return Err(Error::invalid(Code::InvalidCsv, "line 1: the header must be `image_id,score`"));
     }
     let mut out = HashMap::new();
     for (i, row) in reader.records().enumerate() {
         let line = i + 2;
-        let row = row.map_err(|e| Error::invalid("invalid_csv", format!("line {line}: {e}")))?;
+        let row = row.map_err(|e| Error::invalid(Code::InvalidCsv, format!("line {line}: {e}")))?;
         let score = row[1].parse::<f64>().ok().filter(|v| v.is_finite());
         let Some(score) = score else {
-            return Err(Error::invalid("invalid_csv", format!("line {line}: score `{}` is not a number", &row[1])));
+            return Err(Error::invalid(Code::InvalidCsv, format!("line {line}: score `{}` is not a number", &row[1])));
         };
         if out.insert(row[0].to_owned(), score).is_some() {
-            return Err(Error::invalid("invalid_csv", format!("line {line}: image `{}` is scored twice", &row[0])));
+            return Err(Error::invalid(Code::InvalidCsv, format!("line {line}: image `{}` is scored twice", &row[0])));
         }
     }
     Ok(out)
@@ -236,13 +237,16 @@ fn attention_map(
     for a in positions {
         if a.position == 0 || !(1..=3).contains(&a.expected) || a.tolerance > 2 {
             return Err(Error::invalid(
-                "invalid_attention",
+                Code::InvalidAttention,
                 format!("attention position {}: positions start at 1, expected is 1-3, tolerance 0-2", a.position),
             ));
         }
         let task = crate::kinds::vton::curation::SanityTask { expected: a.expected, tolerance: a.tolerance };
         if out.insert(a.position, task).is_some() {
-            return Err(Error::invalid("invalid_attention", format!("attention position {} given twice", a.position)));
+            return Err(Error::invalid(
+                Code::InvalidAttention,
+                format!("attention position {} given twice", a.position),
+            ));
         }
     }
     Ok(out)
