@@ -112,22 +112,22 @@ pub fn each_file_rewritten(
             return Ok(());
         }
         let sha256 = hex::encode(Sha256::digest(&bytes));
-        let done = Written { table: ReleaseTable { rows: Vec::new(), ..table }, rows, sha256 };
+        let done = Written { table, rows, sha256 };
         each(&format!("{DIR}/{}", done.path()), &mut |out| out.write_all(&bytes).map_err(packing))?;
         written.push(done);
         Ok(())
     };
     for table in kind.release_tables(snapshot, aggregate)? {
-        let table = rewritten(table);
-        let bytes = table.to_parquet()?;
+        let mut table = rewritten(table);
         let rows = table.rows.len();
+        let bytes = table.take_parquet()?;
         emit(table, bytes, rows)?;
     }
     let (responses, bytes, rows) = responses_parquet(snapshot)?;
     emit(responses, bytes, rows)?;
-    let items = rewritten(items_table(snapshot));
-    let bytes = items.to_parquet()?;
+    let mut items = rewritten(items_table(snapshot));
     let rows = items.rows.len();
+    let bytes = items.take_parquet()?;
     emit(items, bytes, rows)?;
     let card = card::render(kind, snapshot, info, &written, &empty, datasheet);
     each(&format!("{DIR}/README.md"), &mut |out| out.write_all(card.as_bytes()).map_err(packing))?;
@@ -153,7 +153,7 @@ fn responses_parquet(snapshot: &Snapshot) -> Result<(ReleaseTable, Vec<u8>, usiz
         if std::mem::take(&mut header) || failed.is_some() {
             return;
         }
-        match parquet.row(&row) {
+        match parquet.row(row) {
             Ok(()) => rows += 1,
             Err(e) => failed = Some(e),
         }

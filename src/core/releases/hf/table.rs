@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Rows per Parquet row group (and per batch held in memory while writing).
-const ROW_GROUP: usize = 65_536;
+const ROW_GROUP: usize = 16_384;
 
 /// What a column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,10 +170,12 @@ impl ReleaseTable {
         Self { name, description, columns, key, references: Vec::new(), rows }
     }
 
-    /// The Parquet file of the table.
-    pub fn to_parquet(&self) -> Result<Vec<u8>> {
+    /// The Parquet file of the table; its rows are moved into the file as
+    /// it is written (the table keeps its columns, not its rows).
+    pub fn take_parquet(&mut self) -> Result<Vec<u8>> {
+        let rows = std::mem::take(&mut self.rows);
         let mut writer = ParquetTable::new(self.name, &self.columns)?;
-        for row in &self.rows {
+        for row in rows {
             writer.row(row)?;
         }
         writer.finish()
@@ -205,7 +207,7 @@ impl<'a> ParquetTable<'a> {
     }
 
     /// Adds one row (text cells in the columns' order).
-    pub fn row(&mut self, cells: &[String]) -> Result<()> {
+    pub fn row(&mut self, cells: Vec<String>) -> Result<()> {
         if cells.len() != self.columns.len() {
             return Err(Error::Internal(format!(
                 "release table `{}` row {}: {} cells for {} columns",
@@ -215,7 +217,7 @@ impl<'a> ParquetTable<'a> {
                 self.columns.len()
             )));
         }
-        self.pending.push(cells.to_vec());
+        self.pending.push(cells);
         if self.pending.len() == ROW_GROUP {
             self.flush()?;
         }
@@ -353,7 +355,7 @@ mod tests {
             &["id"],
             vec![row(["a", "3", "0.25", "x y", "2026-11-27T15:00:00.123456Z"]), row(["", "", "null", "", ""])],
         );
-        let bytes = table.to_parquet().expect("written");
+        let bytes = table.take_parquet().expect("written");
         let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).expect("a Parquet file");
         assert_eq!(reader.metadata().file_metadata().num_rows(), 2);
         let rows: Vec<String> = reader.get_row_iter(None).expect("rows").map(|r| r.expect("row").to_string()).collect();
@@ -367,7 +369,7 @@ mod tests {
     #[test]
     fn a_cell_that_is_not_its_type_names_table_column_and_row() {
         let table = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], vec![row(["a", "3.5", "", "", ""])]);
-        let e = table.to_parquet().expect_err("refused").to_string();
+        let e = table.take_parquet().expect_err("refused").to_string();
         assert!(e.contains("`t` column `n` row 1: `3.5` is not a whole number"), "{e}");
     }
 
@@ -382,7 +384,7 @@ mod tests {
     fn many_rows_are_written_in_row_groups() {
         let rows: Vec<Vec<String>> =
             (0..ROW_GROUP + 5).map(|i| row([&i.to_string(), "1", "1", "a", "2026-01-01T00:00:00Z"])).collect();
-        let bytes = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], rows).to_parquet().expect("written");
+        let bytes = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], rows).take_parquet().expect("written");
         let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).expect("a Parquet file");
         assert_eq!(reader.metadata().num_row_groups(), 2);
         assert_eq!(reader.metadata().file_metadata().num_rows() as usize, ROW_GROUP + 5);
