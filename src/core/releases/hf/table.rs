@@ -348,7 +348,7 @@ mod tests {
 
     #[test]
     fn cells_are_parsed_into_their_declared_types_and_empty_is_null() {
-        let table = ReleaseTable::new(
+        let mut table = ReleaseTable::new(
             "t",
             "t",
             COLUMNS.to_vec(),
@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn a_cell_that_is_not_its_type_names_table_column_and_row() {
-        let table = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], vec![row(["a", "3.5", "", "", ""])]);
+        let mut table = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], vec![row(["a", "3.5", "", "", ""])]);
         let e = table.take_parquet().expect_err("refused").to_string();
         assert!(e.contains("`t` column `n` row 1: `3.5` is not a whole number"), "{e}");
     }
