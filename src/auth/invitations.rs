@@ -192,3 +192,18 @@ pub async fn revoke(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<()>
     }
     Ok(())
 }
+
+/// The crowd platform's ids kept with the worker's join to a campaign (the
+/// last visit's, through any of its links), if any.
+pub async fn platform_ids_of(pool: &PgPool, campaign_id: uuid::Uuid, worker_id: uuid::Uuid) -> Result<Option<Value>> {
+    Ok(sqlx::query_scalar::<_, Option<Value>>(
+        "SELECT j.platform_ids FROM invitation_joins j JOIN invitations i ON i.token = j.token
+         WHERE i.campaign_id = $1 AND j.worker_id = $2 AND j.platform_ids IS NOT NULL
+         ORDER BY i.created_at DESC LIMIT 1",
+    )
+    .bind(campaign_id)
+    .bind(worker_id)
+    .fetch_optional(pool)
+    .await?
+    .flatten())
+}

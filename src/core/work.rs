@@ -168,3 +168,17 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, assignment_id: Uuid, anno
     let completion_url = campaign.completion_url.clone().filter(|_| completion_code.is_some());
     Ok(Completed { assignment, completion_code, completion_url })
 }
+
+/// An item of the campaign as a worker would see it, for a preview that
+/// records nothing: the first imported item that has no known answer (never
+/// a gold or sanity task, which would give it away).
+pub async fn sample_item(pool: &PgPool, kinds: &Registry, campaign: &Campaign) -> Result<Option<PublicItem>> {
+    let kind = kinds.of(campaign)?;
+    let row: Option<(Uuid, Value)> = sqlx::query_as(
+        "SELECT id, payload FROM items WHERE campaign_id = $1 AND gold IS NULL ORDER BY created_at, external_id LIMIT 1",
+    )
+    .bind(campaign.id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(id, payload)| PublicItem { id, payload: kind.public_payload(&payload, &Value::Null) }))
+}

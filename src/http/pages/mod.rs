@@ -5,6 +5,7 @@ mod admin;
 mod auth;
 pub mod charts;
 mod expert;
+mod mturk;
 mod payouts;
 mod releases;
 mod settings;

@@ -30,6 +30,11 @@ pub fn router() -> Router<AppState> {
         .route("/work/a/{id}/answer", post(answer))
         .route("/work/a/{id}/complete", post(complete))
         .route("/work/a/{id}/done", get(done))
+        // MTurk shows worker pages in its HIT frame and they submit the HIT there.
+        .layer(tower_http::set_header::SetResponseHeaderLayer::if_not_present(
+            axum::http::header::CONTENT_SECURITY_POLICY,
+            super::mturk::worker_csp(),
+        ))
 }
 
 /// What a crowd platform appends to a study link: Atelier's own
@@ -50,9 +55,16 @@ struct JoinQuery {
     mturk_assignment_id: Option<String>,
     #[serde(rename = "hitId")]
     mturk_hit_id: Option<String>,
+    #[serde(rename = "turkSubmitTo")]
+    turk_submit_to: Option<String>,
 }
 
 impl JoinQuery {
+    /// Whether MTurk is showing the HIT before the worker accepted it.
+    fn mturk_preview(&self) -> bool {
+        self.mturk_assignment_id.as_deref() == Some(super::mturk::PREVIEW_ASSIGNMENT)
+    }
+
     /// The worker's id on their platform.
     fn worker(&self) -> Option<&str> {
         [&self.worker_id, &self.prolific_pid, &self.mturk_worker_id]
@@ -70,6 +82,11 @@ impl JoinQuery {
             ("session_id", &self.session_id),
             ("assignment_id", &self.mturk_assignment_id),
             ("hit_id", &self.mturk_hit_id),
+            // Kept only when it is MTurk's own site: the HIT is submitted there.
+            (
+                "turk_submit_to",
+                &self.turk_submit_to.as_deref().and_then(super::mturk::submit_origin).map(str::to_owned),
+            ),
         ]
         .into_iter()
         .filter_map(|(k, v)| {
@@ -85,6 +102,7 @@ async fn join(
     State(s): State<AppState>,
     session: Session,
     headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
     Path(token): Path<String>,
     Query(q): Query<JoinQuery>,
 ) -> PageResult {
@@ -98,6 +116,14 @@ async fn join(
         .into());
     }
     let (campaign_id, revoked) = invitations::lookup(&s.pool, &token).await?;
+    // MTurk's preview and its HIT frame create no session: the preview shows
+    // a sample, and the work itself happens in a tab of its own.
+    if q.mturk_preview() {
+        return super::mturk::preview(&s, campaign_id).await;
+    }
+    if super::mturk::in_frame(&headers) && q.worker().is_some() {
+        return super::mturk::open_in_new_tab(&uri.to_string());
+    }
     let Some(external_id) = q.worker().map(str::to_owned) else {
         return Err(Error::invalid(
             Code::MissingWorkerId,
@@ -460,11 +486,16 @@ async fn answer(
 async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
     let user = annotator(user)?;
     let completed = work::complete(&s.pool, &s.kinds, id, user.id).await?;
-    // The platform's completion address, when the campaign has one, takes
-    // the worker back to be paid; else the code is shown.
+    // An MTurk HIT is submitted from the thank-you page; else the
+    // platform's completion address, when the campaign has one, takes the
+    // worker back to be paid; else the code is shown.
+    let campaign_id = assignments::get_own(&s.pool, id, user.id).await?.campaign_id;
+    let hit = super::mturk::HitSubmission::from_platform_ids(
+        invitations::platform_ids_of(&s.pool, campaign_id, user.id).await?.as_ref(),
+    );
     match completed.completion_url {
-        Some(url) => Ok(Redirect::to(&url).into_response()),
-        None => Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response()),
+        Some(url) if hit.is_none() => Ok(Redirect::to(&url).into_response()),
+        _ => Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response()),
     }
 }
 
@@ -477,6 +508,8 @@ struct DonePage {
     /// Experts continue with the next batch from here.
     expert: bool,
     csrf_token: String,
+    /// The MTurk HIT this work was for, submitted from here.
+    hit: Option<super::mturk::HitSubmission>,
 }
 
 async fn done(
@@ -497,5 +530,8 @@ async fn done(
         completion_code: work::completion_code(&campaign, 1),
         expert: !campaign.settings.crowd(),
         csrf_token: csrf::token(&session).await?,
+        hit: super::mturk::HitSubmission::from_platform_ids(
+            invitations::platform_ids_of(&s.pool, campaign.id, user.id).await?.as_ref(),
+        ),
     })
 }

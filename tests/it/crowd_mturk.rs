@@ -1,0 +1,145 @@
+//! MTurk's ExternalQuestion end to end, as MTurk opens our link: the
+//! preview (no session, no identity, one sample that is never a sanity
+//! task), the accepted HIT inside MTurk's frame (sent to a tab of its own),
+//! the work at the top, and the HIT submitted to `turkSubmitTo` with the
+//! assignment id.
+
+use crate::fixtures::{admin_token, csrf_in, open_vton_campaign};
+use crate::support::TestApp;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+const SANDBOX: &str = "https%3A%2F%2Fworkersandbox.mturk.com";
+
+async fn users(app: &TestApp) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&app.pool).await.expect("count")
+}
+
+#[tokio::test]
+async fn an_mturk_hit_previews_runs_in_its_own_tab_and_is_submitted_to_mturk() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        3,
+        1,
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
+    )
+    .await;
+    let before = users(&app).await;
+
+    // The preview: instructions and a sample that cannot be answered; no cookie, nobody created.
+    let preview = app.client();
+    let resp = preview
+        .get(app.at(&format!(
+            "/join/{invitation}?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1&turkSubmitTo={SANDBOX}"
+        )))
+        .header("sec-fetch-dest", "iframe")
+        .send()
+        .await
+        .expect("preview");
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.headers().get("set-cookie").is_none(), "a preview sets no cookie");
+    let csp = resp.headers()["content-security-policy"].to_str().expect("csp").to_owned();
+    assert!(csp.contains("frame-ancestors 'self' https://www.mturk.com https://workersandbox.mturk.com"), "{csp}");
+    let html = resp.text().await.expect("html");
+    assert!(html.contains("This is a preview") && html.contains("<fieldset class=\"preview\" disabled>"), "{html}");
+    assert!(html.contains("/img/t/0.png"), "the first ordinary item is the sample: {html}");
+    assert!(!html.contains("/img/t/1000.png"), "never the sanity task");
+    assert_eq!(users(&app).await, before, "a preview creates no identity");
+
+    // Accepted, inside MTurk's frame: the task opens in a tab of its own, still nobody created.
+    let accepted = format!("/join/{invitation}?assignmentId=A-77&hitId=H1&workerId=AWORKER1&turkSubmitTo={SANDBOX}");
+    let resp = app.client().get(app.at(&accepted)).header("sec-fetch-dest", "iframe").send().await.expect("frame");
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.headers().get("set-cookie").is_none());
+    let html = resp.text().await.expect("html");
+    assert!(html.contains("target=\"_blank\"") && html.contains("workerId=AWORKER1"), "{html}");
+    assert_eq!(users(&app).await, before);
+
+    // At the top: the worker joins, works through the questionnaire on the pages and submits.
+    let worker = app.client();
+    let resp = worker.get(app.at(&accepted)).header("sec-fetch-dest", "document").send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let landing = worker.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");
+    let csrf = csrf_in(&landing.text().await.expect("html"));
+    let resp = worker
+        .post(app.at(&format!("/work/{campaign}/start")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("start");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let task_url = resp.headers()["location"].to_str().expect("location").to_owned();
+    let assignment = task_url.trim_start_matches("/work/a/").to_owned();
+    let me: Value = worker.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+    let api_csrf = me["csrf_token"].as_str().expect("csrf").to_owned();
+    let view: Value = worker
+        .get(app.at(&format!("/api/v1/work/assignments/{assignment}")))
+        .send()
+        .await
+        .expect("view")
+        .json()
+        .await
+        .expect("json");
+    for item in view["items"].as_array().expect("items") {
+        let resp = worker
+            .post(app.at(&format!("/api/v1/work/assignments/{assignment}/responses")))
+            .header("x-csrf-token", &api_csrf)
+            .json(&json!({"item_id": item["id"], "answer": {"rating": 1}}))
+            .send()
+            .await
+            .expect("answer");
+        assert_eq!(resp.status(), StatusCode::OK);
+    }
+    let resp = worker
+        .post(app.at(&format!("/work/a/{assignment}/complete")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("complete");
+    assert_eq!(resp.headers()["location"], format!("/work/a/{assignment}/done").as_str());
+    let done = worker.get(app.at(&format!("/work/a/{assignment}/done"))).send().await.expect("done");
+    let csp = done.headers()["content-security-policy"].to_str().expect("csp").to_owned();
+    assert!(csp.contains("form-action 'self' https://www.mturk.com https://workersandbox.mturk.com"), "{csp}");
+    let html = done.text().await.expect("html");
+    assert!(
+        html.contains("<form method=\"post\" action=\"https://workersandbox.mturk.com/mturk/externalSubmit\">")
+            && html.contains("name=\"assignmentId\" value=\"A-77\""),
+        "the HIT is submitted to MTurk with its assignment: {html}"
+    );
+
+    // The payouts file has the MTurk ids of the visit.
+    let payouts =
+        crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/payouts.csv")).await;
+    assert!(payouts.contains("AWORKER1") && payouts.contains("A-77"), "{payouts}");
+}
+
+#[tokio::test]
+async fn a_link_naming_another_site_as_turk_submit_to_is_never_submitted_there() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (_, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        3,
+        1,
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
+    )
+    .await;
+    let worker = app.client();
+    let link = format!(
+        "/join/{invitation}?assignmentId=A-1&hitId=H&workerId=AWORKER2&turkSubmitTo=https%3A%2F%2Fevil.example"
+    );
+    assert_eq!(worker.get(app.at(&link)).send().await.expect("join").status(), StatusCode::SEE_OTHER);
+    let kept: Option<Value> = sqlx::query_scalar(
+        "SELECT j.platform_ids FROM invitation_joins j JOIN users u ON u.id = j.worker_id WHERE u.external_id = 'AWORKER2'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("join row");
+    let kept = kept.expect("ids kept");
+    assert_eq!(kept["assignment_id"], "A-1");
+    assert!(kept.get("turk_submit_to").is_none(), "only MTurk's own origins are kept: {kept}");
+}
