@@ -408,7 +408,9 @@ async fn main() {
     let admin = atelier::auth::users::create(&pool, atelier::auth::Role::Admin, "bench-admin", "bench-password-1")
         .await
         .expect("admin");
-    let token = atelier::auth::invitations::create(&pool, campaign.id, admin.id, None).await.expect("invitation");
+    let token = atelier::auth::invitations::create(&pool, campaign.id, admin.id, &Default::default())
+        .await
+        .expect("invitation");
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));

@@ -89,7 +89,7 @@ async fn seed_one(
     batches::form(pool, kinds, campaign.id, demo.seed).await?;
     let campaign = campaigns::set_state(pool, campaign.id, CampaignState::Open).await?;
     if campaign.settings.crowd() {
-        invitations::create(pool, campaign.id, admin, None).await?;
+        invitations::create(pool, campaign.id, admin, &invitations::NewLink::default()).await?;
     }
     Ok(campaign)
 }

@@ -11,13 +11,43 @@ use uuid::Uuid;
 /// would reach).
 pub const MAX_PLACES: i32 = 1_000_000;
 
+/// The query parameter a link reads the worker's id from unless told otherwise.
+pub const DEFAULT_ID_PARAM: &str = "worker_id";
+
+/// What a new link says: how many it admits and where the worker's id is.
+#[derive(Debug, Clone, Default)]
+pub struct NewLink {
+    /// Workers the link admits at most (none: no limit).
+    pub places: Option<i32>,
+    /// The query parameter carrying the worker's id (default `worker_id`).
+    pub id_param: Option<String>,
+}
+
+/// A usable name for the id parameter: a letter, then letters, digits,
+/// `_`, `.` or `-`, 64 at most (the database holds the same rule).
+fn valid_id_param(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.len() <= 64
+        && chars.all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+}
+
 /// Creates an invitation token for a crowd campaign (experts log in and find
 /// their campaigns on their own page; a worker link to an expert campaign
 /// would only lead workers to a refusal). With `places`, the link admits
 /// that many workers (those who joined may always return).
-pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, places: Option<i32>) -> Result<String> {
+pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, link: &NewLink) -> Result<String> {
+    let places = link.places;
     if places.is_some_and(|p| !(1..=MAX_PLACES).contains(&p)) {
         return Err(Error::invalid(Code::InvalidPlaces, format!("places must be 1 to {MAX_PLACES}, or left out")));
+    }
+    let id_param = link.id_param.as_deref().map(str::trim).filter(|p| !p.is_empty()).unwrap_or(DEFAULT_ID_PARAM);
+    if !valid_id_param(id_param) {
+        return Err(Error::invalid(
+            Code::InvalidIdParam,
+            "the id parameter is a name such as worker_id or participant (a letter, then letters, digits, `_`, `.` \
+             or `-`; 64 at most)",
+        ));
     }
     let campaign = crate::core::campaigns::ensure_writable(pool, campaign_id).await?;
     if !campaign.settings.crowd() {
@@ -28,13 +58,16 @@ pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, places: 
         ));
     }
     let token = crate::random::random_code(24);
-    sqlx::query("INSERT INTO invitations (token, campaign_id, created_by, places) VALUES ($1, $2, $3, $4)")
-        .bind(&token)
-        .bind(campaign_id)
-        .bind(created_by)
-        .bind(places)
-        .execute(pool)
-        .await?;
+    sqlx::query(
+        "INSERT INTO invitations (token, campaign_id, created_by, places, id_param) VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&token)
+    .bind(campaign_id)
+    .bind(created_by)
+    .bind(places)
+    .bind(id_param)
+    .execute(pool)
+    .await?;
     Ok(token)
 }
 
@@ -123,12 +156,14 @@ pub struct InvitationInfo {
     pub places: Option<i32>,
     /// Workers who joined through it.
     pub joined: i64,
+    /// The query parameter the link reads the worker's id from.
+    pub id_param: String,
 }
 
 /// Every invitation link of a campaign, revoked ones included.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<InvitationInfo>> {
     Ok(sqlx::query_as::<_, InvitationInfo>(
-        "SELECT i.token, i.created_at, i.revoked_at, i.places,
+        "SELECT i.token, i.created_at, i.revoked_at, i.places, i.id_param,
                 (SELECT count(*) FROM invitation_joins j WHERE j.token = i.token) AS joined
          FROM invitations i WHERE i.campaign_id = $1 ORDER BY i.created_at",
     )
@@ -137,9 +172,20 @@ pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<InvitationInfo
     .await?)
 }
 
-/// The campaign a link leads to, revoked or not, and whether it is revoked.
-pub async fn lookup(pool: &PgPool, token: &str) -> Result<(Uuid, bool)> {
-    sqlx::query_as("SELECT campaign_id, revoked_at IS NOT NULL FROM invitations WHERE token = $1")
+/// A link as a worker's visit meets it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Link {
+    /// The campaign it leads to.
+    pub campaign_id: Uuid,
+    /// Whether it was revoked.
+    pub revoked: bool,
+    /// The query parameter it reads the worker's id from.
+    pub id_param: String,
+}
+
+/// The link, revoked or not.
+pub async fn lookup(pool: &PgPool, token: &str) -> Result<Link> {
+    sqlx::query_as("SELECT campaign_id, revoked_at IS NOT NULL AS revoked, id_param FROM invitations WHERE token = $1")
         .bind(token)
         .fetch_optional(pool)
         .await?

@@ -136,6 +136,8 @@ pub enum Code {
     InvalidExpiry,
     /// `invalid_form`.
     InvalidForm,
+    /// `invalid_id_param`.
+    InvalidIdParam,
     /// `invalid_image`.
     InvalidImage,
     /// `invalid_item`.
@@ -279,6 +281,7 @@ impl Code {
             Self::InvalidDeepfashion2 => "invalid_deepfashion2",
             Self::InvalidExpiry => "invalid_expiry",
             Self::InvalidForm => "invalid_form",
+            Self::InvalidIdParam => "invalid_id_param",
             Self::InvalidImage => "invalid_image",
             Self::InvalidItem => "invalid_item",
             Self::InvalidLicense => "invalid_license",
@@ -408,6 +411,7 @@ impl Code {
             | Self::InvalidDeepfashion2
             | Self::InvalidExpiry
             | Self::InvalidForm
+            | Self::InvalidIdParam
             | Self::InvalidImage
             | Self::InvalidItem
             | Self::InvalidLicense

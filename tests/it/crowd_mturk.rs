@@ -143,3 +143,53 @@ async fn a_link_naming_another_site_as_turk_submit_to_is_never_submitted_there()
     assert_eq!(kept["assignment_id"], "A-1");
     assert!(kept.get("turk_submit_to").is_none(), "only MTurk's own origins are kept: {kept}");
 }
+
+#[tokio::test]
+async fn a_generic_link_reads_the_worker_id_under_the_name_the_admin_gave() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, _) = open_vton_campaign(
+        &app,
+        &admin,
+        3,
+        1,
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
+    )
+    .await;
+    let path = format!("/api/v1/admin/campaigns/{campaign}/invitations");
+    let links = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM invitations").fetch_one(&app.pool).await.expect("count")
+    };
+    let before = links().await;
+    for bad in ["1participant", "has space", "x".repeat(65).as_str(), "a=b"] {
+        let (status, body) =
+            crate::fixtures::api(&app, &admin, reqwest::Method::POST, &path, Some(json!({"id_param": bad}))).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_id_param"))
+        );
+    }
+    assert_eq!(links().await, before, "a refused link is not made");
+    let (status, link) =
+        crate::fixtures::api(&app, &admin, reqwest::Method::POST, &path, Some(json!({"id_param": "participant"})))
+            .await;
+    assert_eq!(status, StatusCode::CREATED, "{link}");
+    let url = link["url"].as_str().expect("url");
+    assert!(url.ends_with("?participant="), "{url}");
+    let token = link["token"].as_str().expect("token");
+
+    let resp = app.client().get(app.at(&format!("/join/{token}?participant=P-42&other=1"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let joined: i64 = sqlx::query_scalar("SELECT count(*) FROM users WHERE external_id = 'P-42'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(joined, 1, "the id came from the link's own parameter");
+    // Without it the page says which name it expects.
+    let resp = app.client().get(app.at(&format!("/join/{token}?other=1"))).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(resp.text().await.expect("html").contains("?participant=..."));
+    // The campaign's list shows each link's parameter.
+    let (_, listed) = crate::fixtures::api(&app, &admin, reqwest::Method::GET, &path, None).await;
+    assert!(listed.as_array().expect("links").iter().any(|l| l["id_param"] == "participant"), "{listed}");
+}

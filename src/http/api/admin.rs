@@ -237,6 +237,10 @@ pub struct NewInvitation {
     /// Workers the link admits at most, as a crowd platform's study has
     /// places; those who joined may always return. Left out: no limit.
     pub places: Option<i32>,
+    /// The query parameter the link reads the worker's id from, as the
+    /// crowd platform appends it (default `worker_id`; Prolific's
+    /// `PROLIFIC_PID` and MTurk's `workerId` are read on every link).
+    pub id_param: Option<String>,
 }
 
 /// Create an invitation link for crowd workers (crowd campaigns only).
@@ -249,9 +253,12 @@ pub async fn create_invitation(
     Path(id): Path<Uuid>,
     MaybeJson(body): MaybeJson<NewInvitation>,
 ) -> AppResult<(StatusCode, axum::Json<Invitation>)> {
-    let places = body.unwrap_or_default().places;
-    let token = invitations::create(&s.pool, id, admin.id, places).await?;
-    let url = format!("{}/join/{token}?worker_id=", s.config.public_url);
+    let body = body.unwrap_or_default();
+    let places = body.places;
+    let link = invitations::NewLink { places, id_param: body.id_param };
+    let token = invitations::create(&s.pool, id, admin.id, &link).await?;
+    let id_param = link.id_param.as_deref().map(str::trim).filter(|p| !p.is_empty());
+    let url = format!("{}/join/{token}?{}=", s.config.public_url, id_param.unwrap_or(invitations::DEFAULT_ID_PARAM));
     Ok((StatusCode::CREATED, axum::Json(Invitation { token, url, places })))
 }
 

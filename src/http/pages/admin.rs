@@ -113,7 +113,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     )?;
     let invitations = invitations
         .into_iter()
-        .map(|info| LinkRow { link: format!("{}/join/{}?worker_id=", s.config.public_url, info.token), info })
+        .map(|info| LinkRow { link: format!("{}/join/{}?{}=", s.config.public_url, info.token, info.id_param), info })
         .collect();
     render(&CampaignPage {
         kind_title: kind.title(),
@@ -166,6 +166,8 @@ async fn form_batches(
 struct InviteForm {
     #[serde(default)]
     places: String,
+    #[serde(default)]
+    id_param: String,
 }
 
 async fn invite(
@@ -184,7 +186,7 @@ async fn invite(
             )
         })?),
     };
-    invitations::create(&s.pool, id, admin.id, places).await?;
+    invitations::create(&s.pool, id, admin.id, &invitations::NewLink { places, id_param: Some(form.id_param) }).await?;
     flash::set(&session, "Invitation link created (listed below).").await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }

@@ -65,9 +65,10 @@ impl JoinQuery {
         self.mturk_assignment_id.as_deref() == Some(super::mturk::PREVIEW_ASSIGNMENT)
     }
 
-    /// The worker's id on their platform.
-    fn worker(&self) -> Option<&str> {
-        [&self.worker_id, &self.prolific_pid, &self.mturk_worker_id]
+    /// The worker's id on their platform: under the link's own parameter
+    /// name first (in `all`), then `worker_id`, `PROLIFIC_PID`, `workerId`.
+    fn worker<'a>(&'a self, id_param: &str, all: &'a std::collections::HashMap<String, String>) -> Option<&'a str> {
+        [all.get(id_param), self.worker_id.as_ref(), self.prolific_pid.as_ref(), self.mturk_worker_id.as_ref()]
             .into_iter()
             .flatten()
             .map(|w| w.trim())
@@ -105,6 +106,7 @@ async fn join(
     uri: axum::http::Uri,
     Path(token): Path<String>,
     Query(q): Query<JoinQuery>,
+    Query(all): Query<std::collections::HashMap<String, String>>,
 ) -> PageResult {
     // A worker link is for a worker's browser: an API token (staff's) gets
     // no worker session through it.
@@ -115,20 +117,23 @@ async fn join(
         )
         .into());
     }
-    let (campaign_id, revoked) = invitations::lookup(&s.pool, &token).await?;
+    let invitations::Link { campaign_id, revoked, id_param } = invitations::lookup(&s.pool, &token).await?;
+    let worker = q.worker(&id_param, &all);
     // MTurk's preview and its HIT frame create no session: the preview shows
     // a sample, and the work itself happens in a tab of its own.
     if q.mturk_preview() {
         return super::mturk::preview(&s, campaign_id).await;
     }
-    if super::mturk::in_frame(&headers) && q.worker().is_some() {
+    if super::mturk::in_frame(&headers) && worker.is_some() {
         return super::mturk::open_in_new_tab(&uri.to_string());
     }
-    let Some(external_id) = q.worker().map(str::to_owned) else {
+    let Some(external_id) = worker.map(str::to_owned) else {
         return Err(Error::invalid(
             Code::MissingWorkerId,
-            "this link is missing your worker id; please open it from your crowd platform (it adds your id: \
-             ?PROLIFIC_PID=... on Prolific, ?workerId=... on MTurk, or ?worker_id=...)",
+            format!(
+                "this link is missing your worker id; please open it from your crowd platform (it adds your id: \
+                 ?PROLIFIC_PID=... on Prolific, ?workerId=... on MTurk, or ?{id_param}=...)"
+            ),
         )
         .into());
     };
@@ -222,7 +227,7 @@ async fn confirm_join(
     Path(token): Path<String>,
     Form(form): Form<SwitchForm>,
 ) -> PageResult {
-    let (campaign_id, revoked) = invitations::lookup(&s.pool, &token).await?;
+    let invitations::Link { campaign_id, revoked, .. } = invitations::lookup(&s.pool, &token).await?;
     let (current, _) = worker_of_browser(&s, &session).await?;
     if revoked {
         return come_back(&s, &session, &token, campaign_id, &form.worker_id, current).await;
