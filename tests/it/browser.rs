@@ -96,6 +96,54 @@ async fn press_now(client: &fantoccini::Client, key: &str) {
     }
 }
 
+/// axe-core's script (npm's `axe-core`, installed once under the target
+/// directory); `None` where npm is missing (a failure under
+/// `ATELIER_REQUIRE_BROWSER`).
+fn axe_source() -> Option<&'static str> {
+    static SOURCE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    SOURCE
+        .get_or_init(|| {
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("axe");
+            let script = dir.join("node_modules/axe-core/axe.min.js");
+            if !script.exists() {
+                let _ = Command::new("npm")
+                    .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+                    .arg(&dir)
+                    .arg("axe-core@4.10.3")
+                    .status();
+            }
+            let source = std::fs::read_to_string(&script).ok();
+            assert!(
+                source.is_some() || std::env::var("ATELIER_REQUIRE_BROWSER").is_err(),
+                "axe-core could not be installed with npm but ATELIER_REQUIRE_BROWSER is set (apt-get install npm)"
+            );
+            if source.is_none() {
+                crate::support::say_skipped("axe-core checks: npm could not install axe-core");
+            }
+            source
+        })
+        .as_deref()
+}
+
+/// Runs axe-core on the page as it is and fails on any serious or critical
+/// violation, naming the page, the rule and the elements.
+async fn axe(client: &fantoccini::Client, page: &str) {
+    let Some(source) = axe_source() else { return };
+    client.execute(source, vec![]).await.expect("axe-core loads into the page");
+    let found = client
+        .execute(
+            "return axe.run(document, {resultTypes: ['violations']}).then(r => r.violations
+               .filter(v => v.impact === 'serious' || v.impact === 'critical')
+               .map(v => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')));",
+            vec![],
+        )
+        .await
+        .expect("axe runs");
+    let violations: Vec<String> = serde_json::from_value(found).expect("a list");
+    let url = client.current_url().await.map(|u| u.to_string()).unwrap_or_default();
+    assert!(violations.is_empty(), "axe-core on {page} ({url}):\n{}", violations.join("\n"));
+}
+
 async fn wait_text(client: &fantoccini::Client, text: &str) {
     let xpath = format!("//*[contains(normalize-space(.), '{text}')]");
     client
@@ -119,8 +167,10 @@ async fn a_worker_completes_a_questionnaire_with_the_keyboard() {
 
     browser.goto(&join_url).await.expect("join");
     wait_text(&browser, "How it works").await;
+    axe(&browser, "the VTON landing page").await;
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 1 of 3").await;
+    axe(&browser, "a VTON task").await;
     // A second key press right after the first (a double tap, a held key)
     // must not answer the next task before it is shown and loaded.
     press(&browser, "2").await;
@@ -147,8 +197,10 @@ async fn a_worker_completes_a_questionnaire_with_the_keyboard() {
     wait_text(&browser, "Question 3 of 3").await;
     press(&browser, "1").await;
     wait_text(&browser, "You have answered all 3 tasks").await;
+    axe(&browser, "the review-and-submit page").await;
     press(&browser, ENTER).await;
     wait_text(&browser, "Thank you!").await;
+    axe(&browser, "the thank-you page").await;
 
     let shown = browser.find(Locator::Id("completion-code")).await.expect("code").text().await.expect("text");
     let code: String =
@@ -190,10 +242,12 @@ async fn a_participant_answers_an_a100_questionnaire_with_keys_1_to_5_enter_and_
     let browser = connect(port).await;
     browser.goto(&app.at(&format!("/join/{invitation}?worker_id=keyboard"))).await.expect("join");
     wait_text(&browser, "About you").await;
+    axe(&browser, "the background questions").await;
     // Background answers with the mouse, then Enter starts.
     browser.find(Locator::Css("input[name=bg_fashion][value=no]")).await.expect("radio").click().await.expect("click");
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 1 of 3").await;
+    axe(&browser, "an A100 task").await;
     screenshot(&browser, "a100-question").await;
 
     let mut expected = Vec::new();
@@ -255,6 +309,7 @@ async fn a_returning_worker_sees_the_code_again_and_a_phone_shows_choices_large_
     wait_text(&browser, "How it works").await;
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 1 of 1").await;
+    axe(&browser, "an A100 task at phone size").await;
     screenshot(&browser, "a100-phone").await;
     // At 390 px the five choices sit two to a row, each well over 100 px wide, with a zoom button.
     let cards = browser.find_all(Locator::Css(".card-choice")).await.expect("cards");
@@ -278,6 +333,7 @@ async fn a_returning_worker_sees_the_code_again_and_a_phone_shows_choices_large_
     // Days later the worker opens the link again: the code is there.
     browser.goto(&link).await.expect("reopen");
     wait_text(&browser, "Your completion code").await;
+    axe(&browser, "the landing page of a finished worker at phone size").await;
     let shown = browser.find(Locator::Css("p.code")).await.expect("code").text().await.expect("text");
     assert_eq!(shown.trim(), code);
     browser.close().await.expect("close");
@@ -301,6 +357,7 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
     std::fs::write(&file, csv).expect("file");
     let browser = connect(port).await;
     browser.goto(&app.at("/login")).await.expect("login page");
+    axe(&browser, "the login page").await;
     browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys("root-admin").await.expect("type");
     browser
         .find(Locator::Css("input[name=password]"))
@@ -398,6 +455,7 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
                 .await
                 .expect("log in");
             wait_text(&browser, "Your campaigns").await;
+            axe(&browser, "the expert home").await;
         }
     };
     // The first expert labels one pair with `y`, then stops (a long pause).
@@ -406,6 +464,7 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
     wait_text(&browser, "How it works").await;
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 1 of 2").await;
+    axe(&browser, "a VSD task").await;
     press(&browser, "y").await;
     wait_text(&browser, "Question 2 of 2").await;
 
@@ -571,6 +630,7 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
     // The author: `1` ticks symmetrical on the first mask, `2` peplum on the second; Enter saves each.
     let author = session("fp-keys-author").await;
     wait_text(&author, "Question 1 of 2").await;
+    axe(&author, "a Fashionpedia task").await;
     // The page keeps contradictions out: "not sure" clears ticked attributes,
     // and "not on the list" needs the missing attribute named before saving.
     press(&author, "1").await;
@@ -605,6 +665,7 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
     // The reviewer sees each answer, accepts the first (ticks the same) and corrects the second.
     let reviewer = session("fp-keys-reviewer").await;
     wait_text(&reviewer, "reviewing another annotator").await;
+    axe(&reviewer, "a Fashionpedia review task").await;
     let mut seen = Vec::new();
     for n in 1..=2 {
         wait_text(&reviewer, &format!("Question {n} of 2")).await;
@@ -635,4 +696,49 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
     assert_eq!(attrs, vec![json!([115]), json!([115])], "{gt}");
     assert_eq!(gt["stats"]["review_acceptance"]["fp-keys-author"]["accepted"], 1, "{gt}");
     assert_eq!(gt["stats"]["review_acceptance"]["fp-keys-author"]["reviewed"], 2);
+}
+
+#[tokio::test]
+async fn worker_pages_off_the_main_path_pass_axe_core_at_phone_size() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 2, 1, json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}))
+            .await;
+    let browser = connect(port).await;
+    browser.set_window_size(390, 844).await.expect("phone size");
+    // MTurk's preview of the HIT: a sample task that cannot be answered.
+    let preview = format!("/join/{invitation}?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H&turkSubmitTo=x");
+    browser.goto(&app.at(&preview)).await.expect("preview");
+    wait_text(&browser, "This is a preview").await;
+    axe(&browser, "the MTurk preview").await;
+    // A link that does not exist: the error page.
+    browser.goto(&app.at("/join/no-such-link?worker_id=w")).await.expect("bad link");
+    wait_text(&browser, "not found").await;
+    axe(&browser, "the error page").await;
+    // A link without the worker's id: the error says how to open it.
+    browser.goto(&app.at(&format!("/join/{invitation}"))).await.expect("no id");
+    wait_text(&browser, "missing your worker id").await;
+    axe(&browser, "the missing-id page").await;
+    // Another worker's link in a browser already working as someone: asked, not switched.
+    browser.goto(&app.at(&format!("/join/{invitation}?worker_id=first"))).await.expect("join");
+    wait_text(&browser, "How it works").await;
+    browser.goto(&app.at(&format!("/join/{invitation}?worker_id=second"))).await.expect("other id");
+    wait_text(&browser, "Which worker are you?").await;
+    axe(&browser, "the which-worker page").await;
+    // The campaign closed: the landing page says so.
+    let (status, _) = crate::fixtures::api(
+        &app,
+        &admin,
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/state"),
+        Some(json!({"state": "closed"})),
+    )
+    .await;
+    assert!(status.is_success());
+    browser.goto(&app.at(&format!("/work/{campaign}"))).await.expect("landing");
+    wait_text(&browser, "not open right now").await;
+    axe(&browser, "the landing page of a closed campaign").await;
+    browser.close().await.expect("close");
 }

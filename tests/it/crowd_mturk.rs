@@ -193,3 +193,23 @@ async fn a_generic_link_reads_the_worker_id_under_the_name_the_admin_gave() {
     let (_, listed) = crate::fixtures::api(&app, &admin, reqwest::Method::GET, &path, None).await;
     assert!(listed.as_array().expect("links").iter().any(|l| l["id_param"] == "participant"), "{listed}");
 }
+
+#[tokio::test]
+async fn the_start_for_a_worker_is_their_campaign_never_the_staff_login() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        3,
+        1,
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
+    )
+    .await;
+    let worker = crate::fixtures::join(&app, &invitation, "start-worker").await;
+    let resp = worker.client.get(app.at("/")).send().await.expect("start");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    assert_eq!(resp.headers()["location"], format!("/work/{campaign}").as_str());
+    let anonymous = app.client().get(app.at("/")).send().await.expect("start");
+    assert_eq!(anonymous.headers()["location"], "/login");
+}

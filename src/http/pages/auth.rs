@@ -42,10 +42,20 @@ impl FromRequestParts<AppState> for MaybeRole {
     }
 }
 
-async fn home(MaybeRole(role): MaybeRole) -> impl IntoResponse {
+/// Where "the start" is for whoever asks: staff's home pages; for a crowd
+/// worker the campaign they joined last (never the staff login).
+async fn home(MaybeRole(role): MaybeRole, session: Session) -> impl IntoResponse {
     match role.as_deref() {
         Some("admin") => Redirect::to("/admin"),
         Some("expert") => Redirect::to("/expert"),
+        Some("worker") => {
+            let joined: Vec<uuid::Uuid> =
+                session.get(crate::http::api::annotate::JOINED_KEY).await.ok().flatten().unwrap_or_default();
+            match joined.last() {
+                Some(campaign) => Redirect::to(&format!("/work/{campaign}")),
+                None => Redirect::to("/login"),
+            }
+        }
         _ => Redirect::to("/login"),
     }
 }
