@@ -11,6 +11,13 @@ use serde_json::{json, Value};
 
 const SANDBOX: &str = "https%3A%2F%2Fworkersandbox.mturk.com";
 
+/// A crowd campaign of 3 images and one sanity task, 2 workers per questionnaire.
+async fn small_campaign(app: &TestApp, admin: &str) -> (String, String) {
+    let config =
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2});
+    open_vton_campaign(app, admin, 3, 1, config).await
+}
+
 async fn users(app: &TestApp) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&app.pool).await.expect("count")
 }
@@ -19,14 +26,7 @@ async fn users(app: &TestApp) -> i64 {
 async fn an_mturk_hit_previews_runs_in_its_own_tab_and_is_submitted_to_mturk() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, invitation) = open_vton_campaign(
-        &app,
-        &admin,
-        3,
-        1,
-        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
-    )
-    .await;
+    let (campaign, invitation) = small_campaign(&app, &admin).await;
     let before = users(&app).await;
 
     // The preview: instructions and a sample that cannot be answered; no cookie, nobody created.
@@ -120,14 +120,7 @@ async fn an_mturk_hit_previews_runs_in_its_own_tab_and_is_submitted_to_mturk() {
 async fn a_link_naming_another_site_as_turk_submit_to_is_never_submitted_there() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (_, invitation) = open_vton_campaign(
-        &app,
-        &admin,
-        3,
-        1,
-        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
-    )
-    .await;
+    let (_, invitation) = small_campaign(&app, &admin).await;
     let worker = app.client();
     let link = format!(
         "/join/{invitation}?assignmentId=A-1&hitId=H&workerId=AWORKER2&turkSubmitTo=https%3A%2F%2Fevil.example"
@@ -148,14 +141,7 @@ async fn a_link_naming_another_site_as_turk_submit_to_is_never_submitted_there()
 async fn a_generic_link_reads_the_worker_id_under_the_name_the_admin_gave() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, _) = open_vton_campaign(
-        &app,
-        &admin,
-        3,
-        1,
-        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
-    )
-    .await;
+    let (campaign, _) = small_campaign(&app, &admin).await;
     let path = format!("/api/v1/admin/campaigns/{campaign}/invitations");
     let links = || async {
         sqlx::query_scalar::<_, i64>("SELECT count(*) FROM invitations").fetch_one(&app.pool).await.expect("count")
@@ -198,14 +184,7 @@ async fn a_generic_link_reads_the_worker_id_under_the_name_the_admin_gave() {
 async fn the_start_for_a_worker_is_their_campaign_never_the_staff_login() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, invitation) = open_vton_campaign(
-        &app,
-        &admin,
-        3,
-        1,
-        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2}),
-    )
-    .await;
+    let (campaign, invitation) = small_campaign(&app, &admin).await;
     let worker = crate::fixtures::join(&app, &invitation, "start-worker").await;
     let resp = worker.client.get(app.at("/")).send().await.expect("start");
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
