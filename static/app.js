@@ -33,15 +33,49 @@
     arm();
   }
 
+  // The zoom is a named dialog: it takes focus (its close button), closes on
+  // a tap, Escape, Enter or Space, and gives focus back to what opened it.
   function zoom(src, alt) {
     var o = document.createElement("div");
     o.className = "zoom-overlay";
     o.setAttribute("role", "dialog");
+    o.setAttribute("aria-modal", "true");
+    o.setAttribute("aria-label", "Zoomed image" + (alt ? ": " + alt : ""));
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "zoom-close";
+    close.setAttribute("aria-label", "Close the zoomed image");
+    close.textContent = "\u00d7";
     var big = document.createElement("img");
     big.src = src; big.alt = alt || "";
+    o.appendChild(close);
     o.appendChild(big);
-    o.addEventListener("click", function () { o.remove(); });
+    o.addEventListener("click", function () { unzoom(); });
     document.body.appendChild(o);
+    close.focus();
+  }
+
+  function unzoom() {
+    var o = document.querySelector(".zoom-overlay");
+    if (!o) return;
+    o.remove();
+    var opener = document.querySelector("[data-zoom-opener]");
+    if (opener) { opener.removeAttribute("data-zoom-opener"); opener.focus(); }
+  }
+
+  // Images that zoom can be reached and opened with the keyboard too.
+  function zoomables() {
+    Array.prototype.forEach.call(document.querySelectorAll("img.zoomable"), function (img) {
+      if (img.hasAttribute("tabindex")) return;
+      img.setAttribute("tabindex", "0");
+      img.setAttribute("role", "button");
+      img.setAttribute("aria-label", "Zoom " + (img.alt || "the image"));
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", zoomables);
+  } else {
+    zoomables();
   }
 
   document.addEventListener("keydown", function (e) {
@@ -51,8 +85,16 @@
     var overlay = document.querySelector(".zoom-overlay");
     if (overlay) {
       // While zoomed, keys only close the zoom: no answer is given blind.
-      if (e.key === "Escape" || e.key === "Enter" || e.key === " ") overlay.remove();
+      if (e.key === "Escape" || e.key === "Enter" || e.key === " ") unzoom();
       e.preventDefault();
+      return;
+    }
+    // Enter or Space on a focused zoomable image (or zoom button) zooms it.
+    if ((e.key === "Enter" || e.key === " ") && t && t.matches && t.matches("img.zoomable, [data-zoom]")) {
+      e.preventDefault();
+      t.setAttribute("data-zoom-opener", "1");
+      if (t.matches("[data-zoom]")) zoom(t.getAttribute("data-zoom"), t.getAttribute("aria-label"));
+      else zoom(t.src, t.alt);
       return;
     }
     var el = document.querySelector('[data-key="' + CSS.escape(e.key) + '"]');
@@ -63,10 +105,16 @@
   });
 
   document.addEventListener("click", function (e) {
+    if (e.target.closest && e.target.closest(".zoom-overlay")) return;
     var button = e.target.closest && e.target.closest("[data-zoom]");
-    if (button) { e.preventDefault(); zoom(button.getAttribute("data-zoom"), button.getAttribute("aria-label")); return; }
+    if (button) {
+      e.preventDefault();
+      button.setAttribute("data-zoom-opener", "1");
+      zoom(button.getAttribute("data-zoom"), button.getAttribute("aria-label"));
+      return;
+    }
     var img = e.target.closest && e.target.closest("img.zoomable");
-    if (img) zoom(img.src, img.alt);
+    if (img) { img.setAttribute("data-zoom-opener", "1"); zoom(img.src, img.alt); }
   });
 })();
 

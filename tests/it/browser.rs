@@ -323,6 +323,19 @@ async fn a_returning_worker_sees_the_code_again_and_a_phone_shows_choices_large_
     press_now(&browser, "1").await;
     assert!(browser.find(Locator::Css(".cards input:checked")).await.is_err(), "keys answer nothing while zoomed");
     browser.find(Locator::Css(".zoom-overlay")).await.expect("overlay").click().await.expect("unzoom");
+    // By keyboard: Enter on the focused zoom button opens a named dialog that
+    // takes focus (its close button); Escape closes it and focus comes back.
+    browser.execute("document.querySelector('.zoom-button').focus();", vec![]).await.expect("focus");
+    browser.active_element().await.expect("focused").send_keys(ENTER).await.expect("enter");
+    let dialog = browser.find(Locator::Css(".zoom-overlay[role=dialog][aria-modal=true]")).await.expect("zoomed");
+    assert!(dialog.attr("aria-label").await.expect("attr").is_some_and(|l| l.starts_with("Zoomed image")));
+    let focused = browser.active_element().await.expect("focused");
+    assert_eq!(focused.attr("class").await.expect("attr").as_deref(), Some("zoom-close"));
+    axe(&browser, "the zoomed image at phone size").await;
+    focused.send_keys("\u{E00C}").await.expect("escape");
+    assert!(browser.find(Locator::Css(".zoom-overlay")).await.is_err(), "Escape closes the zoom");
+    let back = browser.active_element().await.expect("focused");
+    assert_eq!(back.attr("class").await.expect("attr").as_deref(), Some("zoom-button"), "focus returns");
     press(&browser, "1").await;
     press(&browser, ENTER).await;
     wait_text(&browser, "You have answered all 1 tasks").await;
