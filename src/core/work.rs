@@ -182,3 +182,30 @@ pub async fn sample_item(pool: &PgPool, kinds: &Registry, campaign: &Campaign) -
     .await?;
     Ok(row.map(|(id, payload)| PublicItem { id, payload: kind.public_payload(&payload, &Value::Null) }))
 }
+
+/// The first batch's item at a 1-based position (the last one past the
+/// end), as a worker would see it (without an assignment's own
+/// presentation), and how many items the batch has: the admin's preview of
+/// a study, which records nothing.
+pub async fn batch_item_preview(
+    pool: &PgPool,
+    kinds: &Registry,
+    campaign: &Campaign,
+    position: i64,
+) -> Result<Option<(PublicItem, i64)>> {
+    let kind = kinds.of(campaign)?;
+    let row: Option<(Uuid, Value, i64)> = sqlx::query_as(
+        "WITH first AS (SELECT id FROM batches WHERE campaign_id = $1 AND review_of IS NULL ORDER BY position LIMIT 1)
+         SELECT i.id, i.payload, (SELECT count(*) FROM batch_items WHERE batch_id = (SELECT id FROM first))
+         FROM batch_items bi JOIN items i ON i.id = bi.item_id
+         WHERE bi.batch_id = (SELECT id FROM first)
+         ORDER BY bi.position
+         OFFSET GREATEST(0, LEAST($2, (SELECT count(*) FROM batch_items WHERE batch_id = (SELECT id FROM first)) - 1))
+         LIMIT 1",
+    )
+    .bind(campaign.id)
+    .bind((position - 1).max(0))
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(id, payload, total)| (PublicItem { id, payload: kind.public_payload(&payload, &Value::Null) }, total)))
+}

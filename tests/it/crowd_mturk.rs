@@ -192,3 +192,42 @@ async fn the_start_for_a_worker_is_their_campaign_never_the_staff_login() {
     let anonymous = app.client().get(app.at("/")).send().await.expect("start");
     assert_eq!(anonymous.headers()["location"], "/login");
 }
+
+#[tokio::test]
+async fn an_admin_previews_the_study_as_a_worker_sees_it_and_nothing_is_recorded() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = small_campaign(&app, &admin).await;
+    let counts = || async {
+        sqlx::query_as::<_, (i64, i64, i64)>(
+            "SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM assignments), (SELECT count(*) FROM responses)",
+        )
+        .fetch_one(&app.pool)
+        .await
+        .expect("counts")
+    };
+    let before = counts().await;
+    let page = |task: &'static str| {
+        let (app, admin, campaign) = (&app, &admin, campaign.clone());
+        async move {
+            reqwest::Client::new()
+                .get(app.at(&format!("/admin/campaigns/{campaign}/preview?task={task}")))
+                .bearer_auth(admin)
+                .send()
+                .await
+                .expect("preview")
+        }
+    };
+    let resp = page("2").await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let html = resp.text().await.expect("html");
+    assert!(html.contains("Question 2 of 4") && html.contains("<fieldset class=\"preview\" disabled>"), "{html}");
+    assert!(html.contains("?task=1") && html.contains("?task=3"), "previous and next tasks");
+    let last = page("99").await.text().await.expect("html");
+    assert!(last.contains("Question 4 of 4") && !last.contains("Next task"), "{last}");
+    assert_eq!(counts().await, before, "a preview records nothing");
+    // Workers cannot open it.
+    let worker = crate::fixtures::join(&app, &invitation, "curious").await;
+    let resp = worker.client.get(app.at(&format!("/admin/campaigns/{campaign}/preview"))).send().await.expect("get");
+    assert!(resp.status() == StatusCode::FORBIDDEN || resp.status() == StatusCode::SEE_OTHER, "{}", resp.status());
+}

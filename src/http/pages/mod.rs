@@ -9,6 +9,7 @@ mod mturk;
 mod payouts;
 mod releases;
 mod settings;
+mod study_preview;
 pub mod upload;
 mod work;
 
@@ -26,6 +27,7 @@ pub fn router() -> Router<AppState> {
         .merge(auth::router())
         .merge(work::router())
         .merge(admin::router())
+        .merge(study_preview::router())
         .merge(expert::router())
         .merge(releases::router())
         .merge(payouts::router())
