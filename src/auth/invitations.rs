@@ -158,12 +158,14 @@ pub struct InvitationInfo {
     pub joined: i64,
     /// The query parameter the link reads the worker's id from.
     pub id_param: String,
+    /// When its workers' sessions were ended (nobody gets back in).
+    pub sessions_ended_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// Every invitation link of a campaign, revoked ones included.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<InvitationInfo>> {
     Ok(sqlx::query_as::<_, InvitationInfo>(
-        "SELECT i.token, i.created_at, i.revoked_at, i.places, i.id_param,
+        "SELECT i.token, i.created_at, i.revoked_at, i.places, i.id_param, i.sessions_ended_at,
                 (SELECT count(*) FROM invitation_joins j WHERE j.token = i.token) AS joined
          FROM invitations i WHERE i.campaign_id = $1 ORDER BY i.created_at",
     )
@@ -237,6 +239,37 @@ pub async fn revoke(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<()>
         return Err(Error::NotFound("invitation"));
     }
     Ok(())
+}
+
+/// Revokes the link and ends its workers' sessions for good: nobody gets in
+/// through it again, not even those who joined through it (a leaked link's
+/// bots). Returns the workers who joined through it, whose sessions the
+/// caller ends.
+pub async fn revoke_and_end(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<Vec<Uuid>> {
+    let done = sqlx::query(
+        "UPDATE invitations SET revoked_at = coalesce(revoked_at, now()), sessions_ended_at = coalesce(sessions_ended_at, now())
+         WHERE campaign_id = $1 AND token = $2",
+    )
+    .bind(campaign_id)
+    .bind(token)
+    .execute(pool)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(Error::NotFound("invitation"));
+    }
+    Ok(sqlx::query_scalar("SELECT worker_id FROM invitation_joins WHERE token = $1")
+        .bind(token)
+        .fetch_all(pool)
+        .await?)
+}
+
+/// Whether the link's sessions were ended ([`revoke_and_end`]).
+pub async fn sessions_ended(pool: &PgPool, token: &str) -> Result<bool> {
+    Ok(sqlx::query_scalar("SELECT sessions_ended_at IS NOT NULL FROM invitations WHERE token = $1")
+        .bind(token)
+        .fetch_optional(pool)
+        .await?
+        .unwrap_or(false))
 }
 
 /// The crowd platform's ids kept with the worker's join to a campaign (the

@@ -67,6 +67,8 @@ pub enum Code {
     DuplicateItem,
     /// `incomplete`.
     Incomplete,
+    /// `invitation_ended`.
+    InvitationEnded,
     /// `invitation_full`.
     InvitationFull,
     /// `invitation_revoked`.
@@ -307,6 +309,7 @@ impl Code {
             Self::InvalidUpload => "invalid_upload",
             Self::InvalidValue => "invalid_value",
             Self::InvalidWorkerId => "invalid_worker_id",
+            Self::InvitationEnded => "invitation_ended",
             Self::InvitationFull => "invitation_full",
             Self::InvitationRevoked => "invitation_revoked",
             Self::ItemNotInBatch => "item_not_in_batch",
@@ -379,6 +382,7 @@ impl Code {
             | Self::ConfirmChange
             | Self::DuplicateItem
             | Self::Incomplete
+            | Self::InvitationEnded
             | Self::InvitationFull
             | Self::InvitationRevoked
             | Self::LeaseExpired

@@ -133,6 +133,37 @@ impl SessionStore for SessionStoreWithBatchedLoads {
     }
 }
 
+/// Ends every live session of these users at once (an admin's "revoke and
+/// end sessions"): sessions keep their user inside their encoded data, so
+/// the live ones are read and those of the users deleted, each deletion
+/// announced to every instance. Returns how many were ended.
+pub async fn end_sessions_of(pool: &PgPool, users: &[uuid::Uuid]) -> sqlx::Result<usize> {
+    if users.is_empty() {
+        return Ok(0);
+    }
+    let users: std::collections::HashSet<String> = users.iter().map(ToString::to_string).collect();
+    let live: Vec<(String, Vec<u8>)> =
+        sqlx::query_as("SELECT id, data FROM tower_sessions.session WHERE expiry_date > now()").fetch_all(pool).await?;
+    let theirs: Vec<String> = live
+        .into_iter()
+        .filter(|(_, data)| {
+            rmp_serde::from_slice::<Record>(data).ok().is_some_and(|r| {
+                r.data.get(super::extract::USER_KEY).and_then(|u| u.as_str()).is_some_and(|u| users.contains(u))
+            })
+        })
+        .map(|(id, _)| id)
+        .collect();
+    let ended: Vec<(String,)> = sqlx::query_as(
+        "WITH gone AS (DELETE FROM tower_sessions.session WHERE id = ANY($1) RETURNING id)
+         SELECT id FROM gone, LATERAL (SELECT pg_notify($2, id)) n",
+    )
+    .bind(&theirs)
+    .bind(CHANNEL)
+    .fetch_all(pool)
+    .await?;
+    Ok(ended.len())
+}
+
 fn backend(e: sqlx::Error) -> session_store::Error {
     session_store::Error::Backend(e.to_string())
 }

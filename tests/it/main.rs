@@ -9,7 +9,7 @@ mod browser;
 mod cli_service;
 mod cli_stats;
 mod cli_vsd;
-mod crowd_mturk;
+mod crowd_links;
 mod db_answer_integrity;
 mod db_release_guard;
 mod demo;

@@ -38,18 +38,35 @@ pub async fn list_invitations(
     Ok(axum::Json(invitations::list(&s.pool, id).await?))
 }
 
+/// How a link is revoked.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+pub struct RevokeQuery {
+    /// Also end, at once, every session of the workers who joined through
+    /// the link, and let none of them back in through it (a leaked link's
+    /// bots); without it they may finish what they hold.
+    #[serde(default)]
+    pub end_sessions: bool,
+}
+
 /// Revoke an invitation link: nobody new can join through it, at once, and
 /// those who joined through it start no new questionnaire; one they hold they
-/// may finish, and they always see a code they earned.
+/// may finish, and they always see a code they earned. With
+/// `?end_sessions=true` their sessions end at once and nobody gets back in.
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/invitations/{token}/revoke", tag = "admin",
-    params(("id" = Uuid, Path), ("token" = String, Path)),
+    params(("id" = Uuid, Path), ("token" = String, Path), RevokeQuery),
     responses((status = 200, body = Vec<InvitationInfo>), (status = 404, body = ErrorBody)))]
 pub async fn revoke_invitation(
     _: Admin,
     State(s): State<AppState>,
     Path((id, token)): Path<(Uuid, String)>,
+    axum::extract::Query(q): axum::extract::Query<RevokeQuery>,
 ) -> AppResult<axum::Json<Vec<InvitationInfo>>> {
-    invitations::revoke(&s.pool, id, &token).await?;
+    if q.end_sessions {
+        let workers = invitations::revoke_and_end(&s.pool, id, &token).await?;
+        crate::http::session_store::end_sessions_of(&s.pool, &workers).await?;
+    } else {
+        invitations::revoke(&s.pool, id, &token).await?;
+    }
     Ok(axum::Json(invitations::list(&s.pool, id).await?))
 }
 

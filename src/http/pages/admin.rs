@@ -30,6 +30,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/batches", post(form_batches))
         .route("/admin/campaigns/{id}/invitations", post(invite))
         .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
+        .route("/admin/campaigns/{id}/invitations/{token}/end", post(end_invitation))
         .route("/admin/tokens", get(tokens_page))
         .route("/admin/tokens/{id}/revoke", post(revoke_token))
         .route(
@@ -207,6 +208,26 @@ async fn delete(_: OnPage<Admin>, State(s): State<AppState>, session: Session, P
     campaigns::delete(&s.pool, id).await?;
     flash::set(&session, "Campaign deleted.").await;
     Ok(Redirect::to("/admin").into_response())
+}
+
+async fn end_invitation(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path((id, token)): Path<(Uuid, String)>,
+) -> PageResult {
+    let workers = invitations::revoke_and_end(&s.pool, id, &token).await?;
+    let ended = crate::http::session_store::end_sessions_of(&s.pool, &workers).await?;
+    flash::set(
+        &session,
+        format!(
+            "Invitation link revoked and its sessions ended ({ended} session(s) of {} worker(s)): nobody gets in \
+             through it again, not even those who joined through it.",
+            workers.len()
+        ),
+    )
+    .await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
 }
 
 async fn revoke_invitation(

@@ -172,6 +172,14 @@ async fn come_back(
     external_id: &str,
     current: Option<Uuid>,
 ) -> PageResult {
+    if invitations::sessions_ended(&s.pool, token).await? {
+        return Err(Error::conflict(
+            Code::InvitationEnded,
+            "this study link was closed by the study's team and nobody can continue through it; please return the \
+             task on your crowd platform (Prolific: “return submission”; MTurk: “return HIT”)",
+        )
+        .into());
+    }
     let worker =
         invitations::returning_worker(&s.pool, token, external_id).await?.ok_or(Error::NotFound("invitation"))?;
     make_theirs(session, campaign_id, worker.id, current).await

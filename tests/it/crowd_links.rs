@@ -1,8 +1,9 @@
-//! MTurk's ExternalQuestion end to end, as MTurk opens our link: the
-//! preview (no session, no identity, one sample that is never a sanity
-//! task), the accepted HIT inside MTurk's frame (sent to a tab of its own),
-//! the work at the top, and the HIT submitted to `turkSubmitTo` with the
-//! assignment id.
+//! Crowd links as the platforms use them: MTurk's ExternalQuestion end to
+//! end as MTurk opens our link (the preview with no session, no identity and
+//! one sample that is never a sanity task; the accepted HIT inside MTurk's
+//! frame sent to a tab of its own; the work at the top; the HIT submitted to
+//! `turkSubmitTo` with the assignment id), a generic platform's own id
+//! parameter, the admin's study preview, and a leaked link's sessions ended.
 
 use crate::fixtures::{admin_token, csrf_in, open_vton_campaign};
 use crate::support::TestApp;
@@ -230,4 +231,42 @@ async fn an_admin_previews_the_study_as_a_worker_sees_it_and_nothing_is_recorded
     let worker = crate::fixtures::join(&app, &invitation, "curious").await;
     let resp = worker.client.get(app.at(&format!("/admin/campaigns/{campaign}/preview"))).send().await.expect("get");
     assert!(resp.status() == StatusCode::FORBIDDEN || resp.status() == StatusCode::SEE_OTHER, "{}", resp.status());
+}
+
+#[tokio::test]
+async fn revoke_and_end_sessions_signs_out_everyone_who_joined_through_the_link_for_good() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, leaked) = small_campaign(&app, &admin).await;
+    let base = format!("/api/v1/admin/campaigns/{campaign}/invitations");
+    let (_, other) = crate::fixtures::api(&app, &admin, reqwest::Method::POST, &base, None).await;
+    let other = other["token"].as_str().expect("token").to_owned();
+    let bot = crate::fixtures::join(&app, &leaked, "bot-1").await;
+    let (status, _) = bot.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::OK, "the bot holds a questionnaire");
+    let honest = crate::fixtures::join(&app, &other, "honest-1").await;
+
+    let (status, links) = crate::fixtures::api(
+        &app,
+        &admin,
+        reqwest::Method::POST,
+        &format!("{base}/{leaked}/revoke?end_sessions=true"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{links}");
+    let ended = links.as_array().expect("links").iter().find(|l| l["token"] == leaked.as_str()).expect("link").clone();
+    assert!(ended["revoked_at"].is_string() && ended["sessions_ended_at"].is_string(), "{ended}");
+
+    // The bot's session is gone at once; the other link's worker works on.
+    let (status, _) = bot.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "the session was ended");
+    let (status, _) = honest.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::OK);
+    // Nobody gets back in through the link, not even those who joined.
+    let resp = bot.client.get(app.at(&format!("/join/{leaked}?worker_id=bot-1"))).send().await.expect("rejoin");
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    assert!(resp.text().await.expect("html").contains("closed by the study"));
+    let (status, _) = bot.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
