@@ -228,11 +228,20 @@ pub async fn may_start_new(pool: &PgPool, campaign_id: Uuid, worker_id: Uuid) ->
 /// Revokes a link: nobody new can join through it, at once, and those who
 /// joined through it start no new questionnaire (see [`may_start_new`]).
 pub async fn revoke(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<()> {
+    close(pool, campaign_id, token, false).await
+}
+
+/// Marks the link revoked (and, with `end_sessions`, its sessions ended);
+/// the first time of each is kept.
+async fn close(pool: &PgPool, campaign_id: Uuid, token: &str, end_sessions: bool) -> Result<()> {
     let done = sqlx::query(
-        "UPDATE invitations SET revoked_at = coalesce(revoked_at, now()) WHERE campaign_id = $1 AND token = $2",
+        "UPDATE invitations SET revoked_at = coalesce(revoked_at, now()),
+                sessions_ended_at = CASE WHEN $3 THEN coalesce(sessions_ended_at, now()) ELSE sessions_ended_at END
+         WHERE campaign_id = $1 AND token = $2",
     )
     .bind(campaign_id)
     .bind(token)
+    .bind(end_sessions)
     .execute(pool)
     .await?;
     if done.rows_affected() == 0 {
@@ -246,17 +255,7 @@ pub async fn revoke(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<()>
 /// bots). Returns the workers who joined through it, whose sessions the
 /// caller ends.
 pub async fn revoke_and_end(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<Vec<Uuid>> {
-    let done = sqlx::query(
-        "UPDATE invitations SET revoked_at = coalesce(revoked_at, now()), sessions_ended_at = coalesce(sessions_ended_at, now())
-         WHERE campaign_id = $1 AND token = $2",
-    )
-    .bind(campaign_id)
-    .bind(token)
-    .execute(pool)
-    .await?;
-    if done.rows_affected() == 0 {
-        return Err(Error::NotFound("invitation"));
-    }
+    close(pool, campaign_id, token, true).await?;
     Ok(sqlx::query_scalar("SELECT worker_id FROM invitation_joins WHERE token = $1")
         .bind(token)
         .fetch_all(pool)
