@@ -108,7 +108,7 @@ async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaig
             .filter_map(|q| Some((format!("bg_{}", q.id), q.options.get(worker % q.options.len().max(1))?.clone())))
             .collect();
         loop {
-            let assignment = match work::start(pool, kinds, campaign, user.id, &background).await {
+            let assignment = match work::start(pool, kinds, campaign, user.id, &background, true).await {
                 Ok(Some(a)) => a,
                 // No batch left for them, or stopped by the kind's checks.
                 Ok(None) | Err(Error::Forbidden(_)) => break,

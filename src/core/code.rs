@@ -104,6 +104,8 @@ pub enum Code {
     // 422 Unprocessable Entity
     /// `background_required`.
     BackgroundRequired,
+    /// `consent_required`.
+    ConsentRequired,
     /// `constraint_violated`.
     ConstraintViolated,
     /// `duplicate_in_import`.
@@ -142,6 +144,8 @@ pub enum Code {
     InvalidIdParam,
     /// `invalid_image`.
     InvalidImage,
+    /// `invalid_intro`.
+    InvalidIntro,
     /// `invalid_item`.
     InvalidItem,
     /// `invalid_license`.
@@ -259,6 +263,7 @@ impl Code {
             Self::CampaignNotEmpty => "campaign_not_empty",
             Self::CampaignNotOpen => "campaign_not_open",
             Self::ConfirmChange => "confirm_change",
+            Self::ConsentRequired => "consent_required",
             Self::ConstraintViolated => "constraint_violated",
             Self::Csrf => "csrf",
             Self::DuplicateInImport => "duplicate_in_import",
@@ -285,6 +290,7 @@ impl Code {
             Self::InvalidForm => "invalid_form",
             Self::InvalidIdParam => "invalid_id_param",
             Self::InvalidImage => "invalid_image",
+            Self::InvalidIntro => "invalid_intro",
             Self::InvalidItem => "invalid_item",
             Self::InvalidLicense => "invalid_license",
             Self::InvalidModel => "invalid_model",
@@ -398,6 +404,7 @@ impl Code {
             Self::BodyTooLarge | Self::ImageTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BackgroundRequired
+            | Self::ConsentRequired
             | Self::ConstraintViolated
             | Self::DuplicateInImport
             | Self::ImageIdClash
@@ -417,6 +424,7 @@ impl Code {
             | Self::InvalidForm
             | Self::InvalidIdParam
             | Self::InvalidImage
+            | Self::InvalidIntro
             | Self::InvalidItem
             | Self::InvalidLicense
             | Self::InvalidModel

@@ -17,6 +17,7 @@ pub mod ground_truth;
 pub mod heavy;
 pub mod history;
 pub mod images;
+pub mod intro;
 pub mod items;
 pub mod json_text;
 pub mod kind;

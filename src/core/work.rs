@@ -69,15 +69,18 @@ pub fn completion_code(campaign: &Campaign, submitted: i64) -> Option<String> {
     (campaign.settings.crowd() && submitted > 0).then(|| campaign.completion_code.clone())
 }
 
-/// Saves the background answers (the first time the campaign asks them) and
-/// hands out the annotator's next assignment; `None` when none is left.
+/// Records consent and saves the background answers (the first time the
+/// campaign asks them) and hands out the annotator's next assignment;
+/// `None` when none is left.
 pub async fn start(
     pool: &PgPool,
     kinds: &Registry,
     campaign: &Campaign,
     annotator_id: Uuid,
     background: &[(String, String)],
+    consented: bool,
 ) -> Result<Option<Assignment>> {
+    super::intro::ensure_consent(pool, campaign.id, annotator_id, consented).await?;
     let questions = kinds.of(campaign)?.background(&campaign.config);
     if !questions.is_empty() && !super::profiles::exists(pool, campaign.id, annotator_id).await? {
         let answers = super::profiles::validate(&questions, background)?;

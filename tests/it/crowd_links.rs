@@ -270,3 +270,72 @@ async fn revoke_and_end_sessions_signs_out_everyone_who_joined_through_the_link_
     let (status, _) = bot.next(&app, &campaign).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn workers_read_the_intro_and_agree_to_the_consent_before_their_first_questionnaire() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = small_campaign(&app, &admin).await;
+    let path = format!("/api/v1/admin/campaigns/{campaign}/intro");
+    let put = |body: Value| crate::fixtures::api(&app, &admin, reqwest::Method::PUT, &path, Some(body));
+    let (status, body) = put(json!({"text": "x", "estimated_minutes": 0})).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_intro")));
+    let intro = json!({
+        "text": "Rate each try-on <script>alert(1)</script>.\n\n/images/example.png\n\nThank you.",
+        "estimated_minutes": 12, "pay": "£1.50", "consent": "Your ratings are published under a pseudonym."
+    });
+    let (status, saved) = put(intro).await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    let (_, got) = crate::fixtures::api(&app, &admin, reqwest::Method::GET, &path, None).await;
+    assert_eq!(got["pay"], "£1.50");
+
+    // The page: instructions (escaped), the example image, time and pay, the consent box.
+    let worker = crate::fixtures::join(&app, &invitation, "reader").await;
+    let html = worker
+        .client
+        .get(app.at(&format!("/work/{campaign}")))
+        .send()
+        .await
+        .expect("landing")
+        .text()
+        .await
+        .expect("html");
+    assert!(
+        html.contains("Rate each try-on &#60;script&#62;") || html.contains("Rate each try-on &lt;script&gt;"),
+        "{html}"
+    );
+    assert!(html.contains("<img src=\"/images/example.png\""), "{html}");
+    assert!(html.contains("About <strong>12 minutes</strong>") && html.contains("Pay: <strong>£1.50</strong>"));
+    assert!(html.contains("name=\"consent\" value=\"yes\" required"), "{html}");
+    let csrf = csrf_in(&html);
+    // Without the box ticked nothing starts.
+    let resp = worker
+        .client
+        .post(app.at(&format!("/work/{campaign}/start")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("start");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let assignments: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM assignments").fetch_one(&app.pool).await.expect("n");
+    assert_eq!(assignments, 0);
+    let resp = worker
+        .client
+        .post(app.at(&format!("/work/{campaign}/start")))
+        .form(&[("csrf_token", csrf.as_str()), ("consent", "yes")])
+        .send()
+        .await
+        .expect("start");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let consent: String = sqlx::query_scalar("SELECT consent FROM consents").fetch_one(&app.pool).await.expect("kept");
+    assert_eq!(consent, "Your ratings are published under a pseudonym.", "the text they agreed to is kept");
+
+    // Through the API the same rule holds.
+    let api_worker = crate::fixtures::join(&app, &invitation, "scripted").await;
+    let (status, body) = api_worker.next(&app, &campaign).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("consent_required")));
+    let (status, body) =
+        api_worker.post(&app, &format!("/api/v1/work/campaigns/{campaign}/assignment"), json!({"consent": true})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}

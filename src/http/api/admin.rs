@@ -426,6 +426,33 @@ pub async fn upload_image(
     Ok((StatusCode::CREATED, axum::Json(stored)))
 }
 
+/// The campaign's introduction for workers: instructions, time, pay, consent.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/intro", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = crate::core::intro::Intro), (status = 404, body = ErrorBody)))]
+pub async fn get_intro(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<crate::core::intro::Intro>> {
+    campaigns::get(&s.pool, id).await?;
+    Ok(axum::Json(crate::core::intro::get(&s.pool, id).await?))
+}
+
+/// Replace the campaign's introduction: shown before the first task, with a
+/// consent box to tick when `consent` is set (workers who started before
+/// keep going).
+#[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/intro", tag = "admin", params(("id" = Uuid, Path)),
+    request_body = crate::core::intro::Intro,
+    responses((status = 200, body = crate::core::intro::Intro), (status = 422, body = ErrorBody)))]
+pub async fn set_intro(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<crate::core::intro::Intro>,
+) -> AppResult<axum::Json<crate::core::intro::Intro>> {
+    Ok(axum::Json(crate::core::intro::set(&s.pool, id, body).await?))
+}
+
 /// What a crowd worker gets on finishing.
 #[derive(Debug, serde::Deserialize, serde::Serialize, utoipa::ToSchema)]
 pub struct Completion {

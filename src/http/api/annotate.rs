@@ -67,6 +67,10 @@ pub struct NextRequest {
     /// required before the first assignment when the campaign asks any.
     #[serde(default)]
     pub background: BTreeMap<String, String>,
+    /// Agreement to the campaign's consent text, required before the first
+    /// assignment when the campaign has one.
+    #[serde(default)]
+    pub consent: bool,
 }
 
 async fn next_for(
@@ -80,7 +84,7 @@ async fn next_for(
     ensure_may_start(s, user, campaign_id).await?;
     let background: Vec<(String, String)> =
         request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
-    match work::start(&s.pool, &s.kinds, &campaign, user.id, &background).await? {
+    match work::start(&s.pool, &s.kinds, &campaign, user.id, &background, request.consent).await? {
         // Building the view is reads only: the single-statement pool.
         Some(a) => Ok(Some(work::view_in(&s.statements, s.kinds.of(&campaign)?, a).await?)),
         None => Ok(None),

@@ -147,6 +147,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::create_user))
         .routes(routes!(admin::create_token, access::list_tokens))
         .routes(routes!(admin::set_completion))
+        .routes(routes!(admin::get_intro, admin::set_intro))
         .routes(routes!(admin::upload_image))
         .routes(routes!(releases::create_release, releases::list_releases))
         .routes(routes!(releases::get_release))

@@ -29,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/delete", post(delete))
         .route("/admin/campaigns/{id}/batches", post(form_batches))
         .route("/admin/campaigns/{id}/invitations", post(invite))
+        .route("/admin/campaigns/{id}/intro", post(save_intro))
         .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
         .route("/admin/campaigns/{id}/invitations/{token}/end", post(end_invitation))
         .route("/admin/tokens", get(tokens_page))
@@ -89,6 +90,8 @@ struct CampaignPage {
     annotators: Vec<progress::AnnotatorProgress>,
     annotators_shown: i64,
     csrf_token: String,
+    /// What workers read before the first task.
+    intro: crate::core::intro::Intro,
 }
 
 /// An invitation link as the campaign page lists it.
@@ -106,11 +109,12 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     let kind = s.kinds.of(&campaign)?;
     // Independent reads, side by side: on a crowd-sized campaign the counts
     // scan hundreds of thousands of responses.
-    let (invitations, progress, releases, annotators) = tokio::try_join!(
+    let (invitations, progress, releases, annotators, intro) = tokio::try_join!(
         invitations::list(&s.pool, id),
         progress::of_campaign(&s.pool, &s.kinds, &campaign),
         crate::core::releases::list(&s.pool, id),
         progress::per_annotator(&s.pool, id, Some(ANNOTATORS_SHOWN)),
+        crate::core::intro::get(&s.pool, id),
     )?;
     let invitations = invitations
         .into_iter()
@@ -131,7 +135,44 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         campaign,
         invitations,
         csrf_token: csrf::token(&session).await?,
+        intro,
     })
+}
+
+#[derive(serde::Deserialize)]
+struct IntroForm {
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    estimated_minutes: String,
+    #[serde(default)]
+    pay: String,
+    #[serde(default)]
+    consent: String,
+}
+
+async fn save_intro(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Form(form): Form<IntroForm>,
+) -> PageResult {
+    let estimated_minutes = match form.estimated_minutes.trim() {
+        "" => None,
+        text => Some(text.parse::<i32>().map_err(|_| {
+            Error::invalid(Code::InvalidIntro, "the estimated time is a whole number of minutes (1 to 1,440)")
+        })?),
+    };
+    let intro = crate::core::intro::Intro {
+        text: form.text,
+        estimated_minutes,
+        pay: Some(form.pay),
+        consent: Some(form.consent),
+    };
+    crate::core::intro::set(&s.pool, id, intro).await?;
+    flash::set(&session, "Introduction saved: workers see it before their first task.").await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}#intro")).into_response())
 }
 
 #[derive(serde::Deserialize)]

@@ -295,6 +295,13 @@ struct Landing {
     /// A crowd worker whose every link to the campaign was revoked and who
     /// holds no questionnaire: no Start, the reason instead.
     link_closed: bool,
+    /// The campaign's own introduction: instructions, time, pay.
+    intro: crate::core::intro::Intro,
+    /// Its instructions as paragraphs and images.
+    intro_blocks: Vec<crate::core::intro::Block>,
+    /// The consent text to agree to before the first questionnaire, if the
+    /// worker has not started yet.
+    consent: Option<String>,
 }
 
 async fn landing(
@@ -329,7 +336,12 @@ async fn landing(
     let link_closed = campaign.settings.crowd()
         && current.is_none()
         && !invitations::may_start_new(&s.pool, campaign_id, user.id).await?;
+    let intro = crate::core::intro::get(&s.pool, campaign_id).await?;
+    let consent = intro.consent.clone().filter(|_| current.is_none() && finished == 0);
     render(&Landing {
+        intro_blocks: intro.blocks(),
+        intro,
+        consent,
         done,
         link_closed,
         completion_code,
@@ -361,7 +373,8 @@ async fn start(
     let user = annotator(user)?;
     let campaign = annotate::check_access(&s, &user, campaign_id, Some(&session)).await?;
     annotate::ensure_may_start(&s, &user, campaign_id).await?;
-    match work::start(&s.pool, &s.kinds, &campaign, user.id, &fields).await? {
+    let consented = fields.iter().any(|(k, v)| k == "consent" && v == "yes");
+    match work::start(&s.pool, &s.kinds, &campaign, user.id, &fields, consented).await? {
         Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
         None => {
             let finished = progress::submitted_by(&s.pool, campaign_id, user.id).await?;
