@@ -14,6 +14,7 @@ pub mod csv_chunks;
 pub mod eligibility;
 mod error;
 pub mod ground_truth;
+pub mod handles;
 pub mod heavy;
 pub mod history;
 pub mod images;

@@ -109,6 +109,9 @@ pub struct Recorder {
     /// Each assignment's owner, kind and size, as read with its first answer
     /// here (none ever changes, so every instance may keep its own).
     owners: Mutex<HashMap<Uuid, Owner>>,
+    /// Each assignment's items by handle (and by id), read with its first
+    /// answer here: a batch's items never change.
+    items: Mutex<HashMap<Uuid, Arc<HashMap<Uuid, Uuid>>>>,
 }
 
 impl Recorder {
@@ -139,7 +142,37 @@ impl Recorder {
                 }),
             ),
             owners: Mutex::new(HashMap::new()),
+            items: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The item an answer names: by its handle in the assignment (what
+    /// annotators are given) or by its id; unchanged when neither (the
+    /// storing statement then says it is not in the batch).
+    async fn item_named(&self, assignment_id: Uuid, named: Uuid) -> Result<Uuid> {
+        let known = self.items.lock().ok().and_then(|items| items.get(&assignment_id).cloned());
+        let items = match known {
+            Some(items) => items,
+            None => {
+                let ids: Vec<Uuid> = sqlx::query_scalar(
+                    "SELECT bi.item_id FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id WHERE a.id = $1",
+                )
+                .bind(assignment_id)
+                .fetch_all(&self.pool)
+                .await?;
+                let items: Arc<HashMap<Uuid, Uuid>> = Arc::new(
+                    ids.iter().flat_map(|id| [(super::handles::handle(assignment_id, *id), *id), (*id, *id)]).collect(),
+                );
+                if let Ok(mut kept) = self.items.lock() {
+                    if kept.len() >= OWNERS_KEPT {
+                        kept.clear();
+                    }
+                    kept.insert(assignment_id, items.clone());
+                }
+                items
+            }
+        };
+        Ok(items.get(&named).copied().unwrap_or(named))
     }
 
     /// The pool answers are stored in.
@@ -159,6 +192,7 @@ impl Recorder {
         if sub.time_on_task_ms.is_some_and(|t| t < 0) {
             return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
         }
+        let sub = &Submission { item_id: self.item_named(assignment_id, sub.item_id).await?, ..sub.clone() };
         let (answer, total) = match self.kind_answering_alone(assignment_id, annotator_id) {
             Some(owner) => (owner.kind.validate_answer(&Value::Null, &sub.answer)?, owner.total),
             None => self.validate_with_item(kinds, assignment_id, annotator_id, sub).await?,

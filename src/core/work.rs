@@ -19,13 +19,14 @@ use uuid::Uuid;
 pub struct AssignmentView {
     /// The assignment.
     pub assignment: Assignment,
-    /// Items in this annotator's order, as shown to them.
+    /// Items in this annotator's order, as shown to them (a crowd worker's
+    /// under their handles in this assignment, see [`super::handles`]).
     pub items: Vec<PublicItem>,
-    /// The annotator's own answers so far, by item id.
+    /// The annotator's own answers so far, by item (as `items` names them).
     pub answers: BTreeMap<Uuid, Value>,
     /// Progress.
     pub progress: AssignmentProgress,
-    /// In a review assignment: the answers under review, by item id.
+    /// In a review assignment: the answers under review, by item (as `items` names them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reviewing: Option<BTreeMap<Uuid, Value>>,
 }
@@ -92,14 +93,18 @@ pub async fn start(
 /// Builds the annotator's view of their assignment.
 pub async fn view(pool: &PgPool, kinds: &Registry, assignment: Assignment) -> Result<AssignmentView> {
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    view_in(pool, kinds.of(&campaign)?, assignment).await
+    view_in(pool, kinds.of(&campaign)?, assignment, campaign.settings.crowd()).await
 }
 
-/// [`view`] when the campaign's kind is known.
+/// [`view`] when the campaign's kind is known. Crowd workers get items under
+/// the assignment's handles (`handles`; see [`super::handles`]): shared
+/// sanity tasks must not be recognisable across questionnaires. Experts,
+/// who have no sanity tasks and script against item ids, get the ids.
 pub async fn view_in(
     pool: &PgPool,
     kind: &dyn super::kind::TaskKind,
     assignment: Assignment,
+    handles: bool,
 ) -> Result<AssignmentView> {
     let order = assignment.item_order();
     // Four independent reads, side by side (the next-task path waits on all).
@@ -109,14 +114,19 @@ pub async fn view_in(
         progress::of_assignment(pool, assignment.id, assignment.batch_id),
         assignments::reviewed_answers(pool, &assignment),
     )?;
+    let handle = |item: Uuid| if handles { super::handles::handle(assignment.id, item) } else { item };
     let items = order
         .iter()
         .filter_map(|id| {
             let payload = by_id.get(id)?;
-            Some(PublicItem { id: *id, payload: kind.public_payload(payload, &assignment.item_presentation(*id)) })
+            Some(PublicItem {
+                id: handle(*id),
+                payload: kind.public_payload(payload, &assignment.item_presentation(*id)),
+            })
         })
         .collect();
-    let answers = answers.into_iter().map(|r| (r.item_id, r.answer)).collect();
+    let answers = answers.into_iter().map(|r| (handle(r.item_id), r.answer)).collect();
+    let reviewing = reviewing.map(|r| r.into_iter().map(|(item, answer)| (handle(item), answer)).collect());
     Ok(AssignmentView { assignment, items, answers, progress, reviewing })
 }
 

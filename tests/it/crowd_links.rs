@@ -339,3 +339,46 @@ async fn workers_read_the_intro_and_agree_to_the_consent_before_their_first_ques
         api_worker.post(&app, &format!("/api/v1/work/campaigns/{campaign}/assignment"), json!({"consent": true})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
+
+#[tokio::test]
+async fn two_questionnaires_share_no_item_id_although_they_share_the_sanity_task() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config =
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1});
+    let (campaign, invitation) = open_vton_campaign(&app, &admin, 6, 1, config).await;
+    let mut views = Vec::new();
+    for who in ["cmp-1", "cmp-2"] {
+        let w = crate::fixtures::join(&app, &invitation, who).await;
+        let (status, view) = w.next(&app, &campaign).await;
+        assert_eq!(status, StatusCode::OK);
+        views.push((w, view));
+    }
+    let ids = |view: &Value| -> Vec<String> {
+        view["items"].as_array().expect("items").iter().map(|i| i["id"].as_str().expect("id").to_owned()).collect()
+    };
+    let (first, second) = (ids(&views[0].1), ids(&views[1].1));
+    assert_ne!(views[0].1["assignment"]["batch_id"], views[1].1["assignment"]["batch_id"], "two questionnaires");
+    let sanity = |view: &Value| {
+        view["items"].as_array().expect("items").iter().any(|i| i["payload"]["tryon"] == "/img/t/1000.png")
+    };
+    assert!(sanity(&views[0].1) && sanity(&views[1].1), "both hold the shared sanity task");
+    assert!(first.iter().all(|id| !second.contains(id)), "no id in common: {first:?} {second:?}");
+    let real: Vec<String> =
+        sqlx::query_scalar("SELECT id::text FROM items").fetch_all(&app.pool).await.expect("item ids");
+    assert!(first.iter().chain(&second).all(|id| !real.contains(id)), "workers never see item ids");
+    // Answers name items by handle, and the stored response says the handle back.
+    let (w, view) = &views[0];
+    let assignment = view["assignment"]["id"].as_str().expect("id");
+    let (status, body) = w
+        .post(
+            &app,
+            &format!("/api/v1/work/assignments/{assignment}/responses"),
+            json!({"item_id": first[0], "answer": {"rating": 2}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["response"]["item_id"], first[0].as_str());
+    let (_, again) = w.get(&app, &format!("/api/v1/work/assignments/{assignment}")).await;
+    assert_eq!(again["answers"][&first[0]], json!({"rating": 2}), "{again}");
+}

@@ -52,8 +52,10 @@ async fn started(tasks: usize) -> Started {
     let worker = join(&app, &invitation, "w").await;
     let (_, view) = worker.next(&app, &campaign).await;
     let assignment: Uuid = view["assignment"]["id"].as_str().and_then(|s| s.parse().ok()).expect("assignment");
-    let items: Vec<Uuid> =
+    let handles: Vec<Uuid> =
         view["items"].as_array().expect("items").iter().filter_map(|i| i["id"].as_str()?.parse().ok()).collect();
+    // The worker knows items by their handles; the database by their ids.
+    let items = crate::fixtures::items_of_handles(&app, assignment, &handles).await;
     Started { app, campaign, other_campaign, other_invitation, worker, assignment, items }
 }
 

@@ -142,6 +142,24 @@ pub async fn open_vton_campaign(
     (id, inv["token"].as_str().expect("token").to_owned())
 }
 
+/// The items a crowd worker's handles name in their assignment (workers
+/// never see item ids; see `atelier::core::handles`), in the handles' order.
+pub async fn items_of_handles(app: &TestApp, assignment: uuid::Uuid, handles: &[uuid::Uuid]) -> Vec<uuid::Uuid> {
+    let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
+        "SELECT bi.item_id FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id WHERE a.id = $1",
+    )
+    .bind(assignment)
+    .fetch_all(&app.pool)
+    .await
+    .expect("batch items");
+    handles
+        .iter()
+        .map(|h| {
+            *ids.iter().find(|i| atelier::core::handles::handle(assignment, **i) == *h).expect("an item of the batch")
+        })
+        .collect()
+}
+
 /// A crowd worker with a browser session.
 pub struct WorkerSession {
     pub client: Client,

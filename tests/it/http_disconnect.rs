@@ -300,11 +300,14 @@ async fn clients_that_disconnect_mid_request_lose_no_one_elses_acknowledged_writ
 
     // Every acknowledged vote is stored exactly once, as given, and visible from outside.
     assert_eq!(votes.len(), 8 * 8);
-    for (assignment, item, rating) in &votes {
+    for (assignment, handle, rating) in &votes {
+        let assignment_id: uuid::Uuid = assignment.parse().expect("uuid");
+        let item = crate::fixtures::items_of_handles(&app, assignment_id, &[handle.parse().expect("uuid")]).await[0];
+        let item = item.to_string();
         let stored: Vec<Value> =
             sqlx::query_scalar("SELECT answer FROM responses WHERE assignment_id = $1::uuid AND item_id = $2::uuid")
                 .bind(assignment)
-                .bind(item)
+                .bind(&item)
                 .fetch_all(&mut observer)
                 .await
                 .expect("responses");

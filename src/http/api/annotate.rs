@@ -86,7 +86,7 @@ async fn next_for(
         request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
     match work::start(&s.pool, &s.kinds, &campaign, user.id, &background, request.consent).await? {
         // Building the view is reads only: the single-statement pool.
-        Some(a) => Ok(Some(work::view_in(&s.statements, s.kinds.of(&campaign)?, a).await?)),
+        Some(a) => Ok(Some(work::view_in(&s.statements, s.kinds.of(&campaign)?, a, campaign.settings.crowd()).await?)),
         None => Ok(None),
     }
 }
@@ -132,7 +132,10 @@ pub async fn work_respond(
     Path(id): Path<Uuid>,
     Json(sub): Json<Submission>,
 ) -> AppResult<axum::Json<Submitted>> {
-    Ok(axum::Json(work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await?))
+    let mut submitted = work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await?;
+    // A crowd worker knows items by their handles only.
+    submitted.response.item_id = crate::core::handles::handle(id, submitted.response.item_id);
+    Ok(axum::Json(submitted))
 }
 
 /// Submit the assignment (every item answered).
