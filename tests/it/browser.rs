@@ -311,13 +311,23 @@ async fn a_returning_worker_sees_the_code_again_and_a_phone_shows_choices_large_
     wait_text(&browser, "Question 1 of 1").await;
     axe(&browser, "an A100 task at phone size").await;
     screenshot(&browser, "a100-phone").await;
-    // At 390 px the five choices sit two to a row, each well over 100 px wide, with a zoom button.
+    // At 390 px the five choices sit three to a row, each 100 px wide or more, with a zoom button,
+    // and the outfit, the choices and Confirm fit one screen.
     let cards = browser.find_all(Locator::Css(".card-choice")).await.expect("cards");
     assert_eq!(cards.len(), 5);
     for card in &cards {
         let (_, _, width, _) = card.rectangle().await.expect("size");
         assert!(width >= 100.0, "a choice is {width} px wide on a phone");
     }
+    let fits = browser
+        .execute(
+            "return [document.querySelector('.a100-choices button.primary').getBoundingClientRect().bottom, window.innerHeight];",
+            vec![],
+        )
+        .await
+        .expect("layout");
+    let (bottom, viewport) = (fits[0].as_f64().expect("bottom"), fits[1].as_f64().expect("height"));
+    assert!(bottom <= viewport, "Confirm at {bottom} px, the screen {viewport} px");
     browser.find(Locator::Css(".zoom-button")).await.expect("zoom button").click().await.expect("zoom");
     browser.find(Locator::Css(".zoom-overlay")).await.expect("zoomed");
     press_now(&browser, "1").await;
@@ -753,5 +763,86 @@ async fn worker_pages_off_the_main_path_pass_axe_core_at_phone_size() {
     browser.goto(&app.at(&format!("/work/{campaign}"))).await.expect("landing");
     wait_text(&browser, "not open right now").await;
     axe(&browser, "the landing page of a closed campaign").await;
+    browser.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn on_a_phone_the_try_on_and_the_three_answers_fit_one_screen() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // Real, tall images (a portrait try-on is 3:4), uploaded as an admin would.
+    let resp = reqwest::Client::new()
+        .post(app.at("/api/v1/admin/images"))
+        .bearer_auth(&admin)
+        .header("content-type", "image/png")
+        .body(crate::fixtures::png(600, 800, 120))
+        .send()
+        .await
+        .expect("upload");
+    let url = resp.json::<serde_json::Value>().await.expect("json")["url"].as_str().expect("url").to_owned();
+    let (status, c) = crate::fixtures::api(
+        &app,
+        &admin,
+        reqwest::Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "Phone", "config": {"background": [], "tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}})),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{c}");
+    let id = c["id"].as_str().expect("id").to_owned();
+    let item = |n: usize, gold: Option<u8>| {
+        json!({"external_id": format!("i{n}"), "gold": gold.map(|g| json!({"rating": g})),
+               "payload": {"tryon": url, "garment": url, "person": url, "reference": url, "model": "m", "category": "tops", "dataset": "d"}})
+    };
+    let items = vec![item(0, None), item(1, None), item(2, Some(1))];
+    for (path, body) in
+        [("items", json!({"items": items})), ("batches", json!({"seed": 1})), ("state", json!({"state": "open"}))]
+    {
+        let (status, b) = crate::fixtures::api(
+            &app,
+            &admin,
+            reqwest::Method::POST,
+            &format!("/api/v1/admin/campaigns/{id}/{path}"),
+            Some(body),
+        )
+        .await;
+        assert!(status.is_success(), "{path}: {b}");
+    }
+    let (_, inv) = crate::fixtures::api(
+        &app,
+        &admin,
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/invitations"),
+        None,
+    )
+    .await;
+    let browser = connect(port).await;
+    browser.set_window_size(390, 844).await.expect("phone size");
+    browser
+        .goto(&app.at(&format!("/join/{}?worker_id=phone-rater", inv["token"].as_str().expect("token"))))
+        .await
+        .expect("join");
+    wait_text(&browser, "How it works").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "Question 1 of 3").await;
+    press(&browser, "\u{E000}").await; // (no-op key: waits until the page is ready, images loaded)
+    screenshot(&browser, "vton-phone").await;
+    let layout = browser
+        .execute(
+            "const r = s => document.querySelector(s).getBoundingClientRect();
+             const answers = [...document.querySelectorAll('.answers .choice')].map(b => b.getBoundingClientRect());
+             return {viewport: window.innerHeight, tryon_top: r('.tryon img').top, tryon_height: r('.tryon img').height,
+                     answers_bottom: Math.max(...answers.map(a => a.bottom)), answer_min_height: Math.min(...answers.map(a => a.height)),
+                     kbd_shown: getComputedStyle(document.querySelector('.answers kbd')).display !== 'none'};",
+            vec![],
+        )
+        .await
+        .expect("layout");
+    let number = |k: &str| layout[k].as_f64().unwrap_or_else(|| panic!("{k}: {layout}"));
+    assert!(number("tryon_height") >= 200.0, "the try-on is large enough to judge: {layout}");
+    assert!(number("tryon_top") >= 0.0 && number("answers_bottom") <= number("viewport"), "one screen: {layout}");
+    assert!(number("answer_min_height") >= 44.0, "tap targets of 44 px: {layout}");
+    axe(&browser, "a VTON task at phone size").await;
     browser.close().await.expect("close");
 }
