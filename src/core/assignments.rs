@@ -95,6 +95,19 @@ pub async fn next(
     next_in(pool, kinds, &campaign, annotator_id).await
 }
 
+/// The annotator's live assignment in an open campaign, its lease renewed
+/// (one statement): what [`next_in`] gives first, without handing out work.
+pub async fn resume_in(
+    pool: &PgPool,
+    campaign: &campaigns::Campaign,
+    annotator_id: Uuid,
+) -> Result<Option<Assignment>> {
+    if campaign.state != CampaignState::Open {
+        return Ok(None);
+    }
+    resume(pool, campaign.id, annotator_id, campaign.settings.lease_minutes).await
+}
+
 /// [`next`] for a campaign already loaded.
 pub async fn next_in(
     pool: &PgPool,

@@ -81,6 +81,11 @@ pub async fn start(
     background: &[(String, String)],
     consented: bool,
 ) -> Result<Option<Assignment>> {
+    // Resuming (the common case) is one statement: consent and background
+    // were given before the assignment began.
+    if let Some(current) = assignments::resume_in(pool, campaign, annotator_id).await? {
+        return Ok(Some(current));
+    }
     super::intro::ensure_consent(pool, campaign.id, annotator_id, consented).await?;
     let questions = kinds.of(campaign)?.background(&campaign.config);
     if !questions.is_empty() && !super::profiles::exists(pool, campaign.id, annotator_id).await? {
