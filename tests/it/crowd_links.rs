@@ -382,3 +382,53 @@ async fn two_questionnaires_share_no_item_id_although_they_share_the_sanity_task
     let (_, again) = w.get(&app, &format!("/api/v1/work/assignments/{assignment}")).await;
     assert_eq!(again["answers"][&first[0]], json!({"rating": 2}), "{again}");
 }
+
+#[tokio::test]
+async fn an_answer_refused_on_the_page_is_explained_beside_the_task_with_the_choice_kept() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = small_campaign(&app, &admin).await;
+    let worker = crate::fixtures::join(&app, &invitation, "two-tabs").await;
+    let landing = worker.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");
+    let csrf = csrf_in(&landing.text().await.expect("html"));
+    let resp = worker
+        .client
+        .post(app.at(&format!("/work/{campaign}/start")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("start");
+    let task = resp.headers()["location"].to_str().expect("location").to_owned();
+    let assignment = task.trim_start_matches("/work/a/").to_owned();
+    // Two tabs show the same first task.
+    let page = worker.client.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
+    let marker = "name=\"item_id\" value=\"";
+    let at = page.find(marker).expect("item field") + marker.len();
+    let item = page[at..at + 36].to_owned();
+    let post = |rating: &'static str| {
+        let (worker, app, csrf, item, assignment) = (&worker, &app, csrf.clone(), item.clone(), assignment.clone());
+        async move {
+            worker
+                .client
+                .post(app.at(&format!("/work/a/{assignment}/answer")))
+                .form(&[("csrf_token", csrf.as_str()), ("item_id", item.as_str()), ("rating", rating)])
+                .send()
+                .await
+                .expect("answer")
+        }
+    };
+    assert_eq!(post("1").await.status(), StatusCode::SEE_OTHER, "the first tab's answer is taken");
+    // The second tab, still showing the task unanswered, sends another rating.
+    let refused = post("3").await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = refused.text().await.expect("html");
+    assert!(html.contains("role=\"alert\"") && html.contains("You already answered this task"), "{html}");
+    assert!(html.contains("Question 1 of"), "the same task, not an error page: {html}");
+    assert!(
+        html.contains("value=\"3\" data-key=\"3\"\n          class=\"choice selected\""),
+        "the choice is kept: {html}"
+    );
+    assert!(html.contains("name=\"change\" value=\"1\""), "sending again replaces the answer");
+    let stored: Value = sqlx::query_scalar("SELECT answer FROM responses").fetch_one(&app.pool).await.expect("one");
+    assert_eq!(stored, json!({"rating": 1}), "nothing changed");
+}

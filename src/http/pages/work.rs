@@ -404,6 +404,8 @@ struct TaskPage {
     under_review: Option<String>,
     /// An expert's counter over the whole campaign.
     mine: Option<progress::AnnotatorProgress>,
+    /// Why the answer just sent was not taken, in plain words.
+    refusal: Option<String>,
 }
 
 #[derive(Template)]
@@ -423,6 +425,26 @@ async fn task(
     Query(q): Query<TaskQuery>,
 ) -> PageResult {
     let user = annotator(user)?;
+    show_task(&s, &session, &user, id, Shown::At(q.pos)).await
+}
+
+/// Which task the page shows.
+enum Shown {
+    /// At this 1-based position, or the first unanswered one.
+    At(Option<usize>),
+    /// The task whose answer was just refused: the reason beside it, and
+    /// what the annotator chose kept on the page.
+    Refused { item: Uuid, reason: String, chosen: Option<serde_json::Value> },
+}
+
+/// The task page of the annotator's assignment.
+async fn show_task(
+    s: &AppState,
+    session: &Session,
+    user: &crate::auth::users::User,
+    id: Uuid,
+    shown: Shown,
+) -> PageResult {
     let assignment = assignments::get_own(&s.pool, id, user.id).await?;
     if assignment.state == AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
@@ -439,8 +461,14 @@ async fn task(
     let view = work::view(&s.pool, &s.kinds, assignment).await?;
     let total = view.items.len();
     let first_open = view.items.iter().position(|i| !view.answers.contains_key(&i.id));
-    let csrf_token = csrf::token(&session).await?;
-    let index = match q.pos {
+    let csrf_token = csrf::token(session).await?;
+    let (wanted, refusal, chosen) = match shown {
+        Shown::At(pos) => (pos, None, None),
+        Shown::Refused { item, reason, chosen } => {
+            (view.items.iter().position(|i| i.id == item).map(|i| i + 1), Some(reason), chosen)
+        }
+    };
+    let index = match wanted {
         Some(p) if (1..=total).contains(&p) => p - 1,
         _ => match first_open {
             Some(i) => i,
@@ -448,7 +476,8 @@ async fn task(
         },
     };
     let item = &view.items[index];
-    let answer = view.answers.get(&item.id);
+    let stored = view.answers.get(&item.id);
+    let answer = chosen.as_ref().or(stored);
     let body = kind.render_task(&TaskView {
         item,
         next: view.items.get(index + 1),
@@ -464,8 +493,9 @@ async fn task(
         true => None,
         false => Some(progress::of_annotator(&s.pool, campaign.id, user.id).await?),
     };
-    render(&TaskPage {
+    let page = TaskPage {
         mine,
+        refusal,
         campaign_name: campaign.name,
         assignment_id: id,
         position: index + 1,
@@ -474,13 +504,19 @@ async fn task(
         percent: (answered * 100).checked_div(total).unwrap_or(0),
         body,
         previous: (index > 0).then_some(index),
-        next: (index + 1 < total && answer.is_some()).then_some(index + 2),
+        next: (index + 1 < total && stored.is_some()).then_some(index + 2),
         under_review: view
             .reviewing
             .as_ref()
             .and_then(|r| r.get(&item.id))
             .map(|a| kind.render_answer(&item.payload, a)),
-    })
+    };
+    // A refused answer is a client error: the page says so with its status.
+    let status =
+        if page.refusal.is_some() { axum::http::StatusCode::UNPROCESSABLE_ENTITY } else { axum::http::StatusCode::OK };
+    let mut response = render(&page)?;
+    *response.status_mut() = status;
+    Ok(response)
 }
 
 /// Fields the task form posts for the page itself, not the kind's answer.
@@ -493,6 +529,7 @@ fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
 async fn answer(
     OnPage(user): OnPage<CurrentUser>,
     State(s): State<AppState>,
+    session: Session,
     Path(id): Path<Uuid>,
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
@@ -505,8 +542,31 @@ async fn answer(
     let change = field(&fields, "change") == Some("1");
     let fields = fields.into_iter().filter(|(k, _)| !BOOKKEEPING.contains(&k.as_str())).collect();
     let form = work::FormAnswer { item_id, fields, time_on_task_ms: elapsed, change };
-    work::respond_with_form(&s.recorder, &s.kinds, id, user.id, form).await?;
-    Ok(Redirect::to(&format!("/work/a/{id}")).into_response())
+    let posted = form.fields.clone();
+    match work::respond_with_form(&s.recorder, &s.kinds, id, user.id, form).await {
+        Ok(_) => Ok(Redirect::to(&format!("/work/a/{id}")).into_response()),
+        // Refusals the annotator can act on are shown beside the task, what
+        // they chose kept; the rest (gone, not theirs, expired) as before.
+        Err(Error::Rejected { code, message }) if code != Code::LeaseExpired => {
+            let reason = match code {
+                Code::AlreadyAnswered => "You already answered this task (perhaps in another tab or window). \
+                     Your earlier answer is kept; choose again below to replace it."
+                    .to_owned(),
+                _ => format!("Your answer was not saved: {message}. Please check it and send it again."),
+            };
+            let chosen = chosen_answer(&s, id, user.id, &posted).await;
+            show_task(&s, &session, &user, id, Shown::Refused { item: item_id, reason, chosen }).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What the annotator chose on the page, as the kind reads the form (kept
+/// on the page when the answer is refused).
+async fn chosen_answer(s: &AppState, id: Uuid, user: Uuid, fields: &[(String, String)]) -> Option<serde_json::Value> {
+    let assignment = assignments::get_own(&s.pool, id, user).await.ok()?;
+    let campaign = campaigns::get(&s.pool, assignment.campaign_id).await.ok()?;
+    Some(s.kinds.of(&campaign).ok()?.answer_from_form(fields))
 }
 
 async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
