@@ -19,6 +19,20 @@ async fn small_campaign(app: &TestApp, admin: &str) -> (String, String) {
     open_vton_campaign(app, admin, 3, 1, config).await
 }
 
+/// Presses Start on the campaign's landing page as the worker's browser
+/// would, with the extra form fields given; the answer.
+async fn press_start(
+    app: &TestApp,
+    client: &reqwest::Client,
+    campaign: &str,
+    csrf: &str,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut form = vec![("csrf_token", csrf)];
+    form.extend_from_slice(extra);
+    client.post(app.at(&format!("/work/{campaign}/start"))).form(&form).send().await.expect("start")
+}
+
 async fn users(app: &TestApp) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&app.pool).await.expect("count")
 }
@@ -65,12 +79,7 @@ async fn an_mturk_hit_previews_runs_in_its_own_tab_and_is_submitted_to_mturk() {
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     let landing = worker.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");
     let csrf = csrf_in(&landing.text().await.expect("html"));
-    let resp = worker
-        .post(app.at(&format!("/work/{campaign}/start")))
-        .form(&[("csrf_token", csrf.as_str())])
-        .send()
-        .await
-        .expect("start");
+    let resp = press_start(&app, &worker, &campaign, &csrf, &[]).await;
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     let task_url = resp.headers()["location"].to_str().expect("location").to_owned();
     let assignment = task_url.trim_start_matches("/work/a/").to_owned();
@@ -309,24 +318,12 @@ async fn workers_read_the_intro_and_agree_to_the_consent_before_their_first_ques
     assert!(html.contains("name=\"consent\" value=\"yes\" required"), "{html}");
     let csrf = csrf_in(&html);
     // Without the box ticked nothing starts.
-    let resp = worker
-        .client
-        .post(app.at(&format!("/work/{campaign}/start")))
-        .form(&[("csrf_token", csrf.as_str())])
-        .send()
-        .await
-        .expect("start");
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[]).await;
     assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let assignments: i64 =
         sqlx::query_scalar("SELECT count(*) FROM assignments").fetch_one(&app.pool).await.expect("n");
     assert_eq!(assignments, 0);
-    let resp = worker
-        .client
-        .post(app.at(&format!("/work/{campaign}/start")))
-        .form(&[("csrf_token", csrf.as_str()), ("consent", "yes")])
-        .send()
-        .await
-        .expect("start");
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[("consent", "yes")]).await;
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     let consent: String = sqlx::query_scalar("SELECT consent FROM consents").fetch_one(&app.pool).await.expect("kept");
     assert_eq!(consent, "Your ratings are published under a pseudonym.", "the text they agreed to is kept");
@@ -391,13 +388,7 @@ async fn an_answer_refused_on_the_page_is_explained_beside_the_task_with_the_cho
     let worker = crate::fixtures::join(&app, &invitation, "two-tabs").await;
     let landing = worker.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");
     let csrf = csrf_in(&landing.text().await.expect("html"));
-    let resp = worker
-        .client
-        .post(app.at(&format!("/work/{campaign}/start")))
-        .form(&[("csrf_token", csrf.as_str())])
-        .send()
-        .await
-        .expect("start");
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[]).await;
     let task = resp.headers()["location"].to_str().expect("location").to_owned();
     let assignment = task.trim_start_matches("/work/a/").to_owned();
     // Two tabs show the same first task.
