@@ -423,3 +423,39 @@ async fn an_answer_refused_on_the_page_is_explained_beside_the_task_with_the_cho
     let stored: Value = sqlx::query_scalar("SELECT answer FROM responses").fetch_one(&app.pool).await.expect("one");
     assert_eq!(stored, json!({"rating": 1}), "nothing changed");
 }
+
+#[tokio::test]
+async fn a_stale_page_of_a_submitted_questionnaire_leads_to_its_code() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = small_campaign(&app, &admin).await;
+    let worker = crate::fixtures::join(&app, &invitation, "went-back").await;
+    let (_, view) = worker.next(&app, &campaign).await;
+    let stale_item = view["items"][0]["id"].as_str().expect("handle").to_owned();
+    worker.finish(&app, &view, 1).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id");
+    // Back to a task page of the submitted questionnaire, and an answer sent from it.
+    let page = worker.client.get(app.at(&format!("/work/a/{assignment}?pos=1"))).send().await.expect("page");
+    assert_eq!(page.status(), StatusCode::SEE_OTHER);
+    assert_eq!(page.headers()["location"], format!("/work/a/{assignment}/done").as_str());
+    let resp = worker
+        .client
+        .post(app.at(&format!("/work/a/{assignment}/answer")))
+        .form(&[
+            ("csrf_token", worker.csrf.as_str()),
+            ("item_id", stale_item.as_str()),
+            ("rating", "3"),
+            ("change", "1"),
+        ])
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "not an error page");
+    assert_eq!(resp.headers()["location"], format!("/work/a/{assignment}/done").as_str());
+    let done = worker.client.get(app.at(&format!("/work/a/{assignment}/done"))).send().await.expect("done");
+    let html = done.text().await.expect("html");
+    assert!(html.contains("this questionnaire is submitted") && html.contains("completion-code"), "{html}");
+    let stored: Vec<Value> =
+        sqlx::query_scalar("SELECT answer FROM responses").fetch_all(&app.pool).await.expect("answers");
+    assert!(stored.iter().all(|a| *a == json!({"rating": 1})), "nothing changed after submission");
+}

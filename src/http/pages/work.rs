@@ -545,6 +545,11 @@ async fn answer(
     let posted = form.fields.clone();
     match work::respond_with_form(&s.recorder, &s.kinds, id, user.id, form).await {
         Ok(_) => Ok(Redirect::to(&format!("/work/a/{id}")).into_response()),
+        // A page left open (or reached with Back) after the questionnaire was
+        // submitted: its page says so and shows the code.
+        Err(Error::Rejected { code: Code::AlreadySubmitted, .. }) => {
+            Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response())
+        }
         // Refusals the annotator can act on are shown beside the task, what
         // they chose kept; the rest (gone, not theirs, expired) as before.
         Err(Error::Rejected { code, message }) if code != Code::LeaseExpired => {
