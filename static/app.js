@@ -97,7 +97,9 @@
       else zoom(t.src, t.alt);
       return;
     }
-    var el = document.querySelector('[data-key="' + CSS.escape(e.key) + '"]');
+    // Letter keys work whatever the case (Caps Lock, Shift).
+    var el = document.querySelector('[data-key="' + CSS.escape(e.key) + '"]') ||
+      (e.key.length === 1 ? document.querySelector('[data-key="' + CSS.escape(e.key.toLowerCase()) + '"]') : null);
     if (!el) return;
     e.preventDefault();
     if (e.repeat || !armed) return;

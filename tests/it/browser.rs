@@ -488,7 +488,8 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 1 of 2").await;
     axe(&browser, "a VSD task").await;
-    press(&browser, "y").await;
+    // With Caps Lock on (or Shift), letter keys work the same.
+    press(&browser, "Y").await;
     wait_text(&browser, "Question 2 of 2").await;
 
     // Meanwhile the second expert labels everything in another browser.
@@ -677,7 +678,15 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
     author.find(Locator::Css("input[name=not_on_list]")).await.expect("not on list").click().await.expect("click");
     press(&author, "1").await;
     press(&author, ENTER).await;
+    // Enter pressed as soon as the next mask appears (before the page takes
+    // keys) must not save that mask unseen.
     wait_text(&author, "Question 2 of 2").await;
+    press_now(&author, ENTER).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let saved: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(saved, 1, "the quick second Enter saved nothing");
+    let page = author.source().await.expect("page");
+    assert!(page.contains("Question 2 of 2") && !page.contains("id=\"refusal\""), "nothing was sent: {page}");
     press(&author, "2").await;
     press(&author, ENTER).await;
     wait_text(&author, "You have answered all 2 tasks").await;

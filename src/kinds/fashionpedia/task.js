@@ -25,6 +25,13 @@
     var t = e.target;
     var typing = t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && (t.type === "text" || t.type === "search")));
     if (typing) return;
+    // The same guard as every task page (app.js): keys act only once the
+    // mask is shown and a short moment has passed, so a double press never
+    // saves a mask nobody has looked at.
+    if (!document.body.hasAttribute("data-ready") && (/^[1-9]$/.test(e.key) || e.key === "Enter")) {
+      e.preventDefault(); e.stopImmediatePropagation();
+      return;
+    }
     if (/^[1-9]$/.test(e.key)) {
       var box = form.querySelector('input[data-digit="' + e.key + '"]');
       if (box) { box.click(); e.preventDefault(); e.stopImmediatePropagation(); }
