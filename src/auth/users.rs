@@ -76,6 +76,13 @@ pub async fn login(pool: &PgPool, turn: passwords::Turn, name: &str, password: &
     Ok(row.filter(|_| ok).map(|r| r.user))
 }
 
+/// The id's skeleton under Unicode's confusable rule (UTS #39): two ids
+/// with the same skeleton look alike (`demo‐worker` with U+2010 and
+/// `demo-worker`, a Cyrillic `о` for a Latin `o`), so an admin is warned.
+pub fn skeleton(id: &str) -> String {
+    unicode_security::skeleton(id).collect()
+}
+
 /// A crowd-platform worker id as stored: NFKC-normalised (a fullwidth `Ａ`
 /// is `A`), trimmed; refused when it holds a control, format (zero-width,
 /// bidi overrides), separator or unassigned character: such ids look like

@@ -41,6 +41,9 @@ pub struct Payout {
     /// The platform's ids of the worker's last visit through a link
     /// (Prolific: `study_id`, `session_id`; MTurk: `assignment_id`, `hit_id`).
     pub platform_ids: BTreeMap<String, String>,
+    /// Other worker ids of the campaign that look like this one (the same
+    /// Unicode confusable skeleton): one may pose as the other.
+    pub confusable_with: Vec<String>,
 }
 
 /// The columns of the platforms' ids in the full payouts file.
@@ -104,9 +107,19 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
             *exclusions.entry(*annotator).or_default().entry(reason.clone()).or_default() += 1;
         }
     }
+    // Ids that look alike (the same skeleton) are flagged on each other.
+    let mut by_skeleton: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (_, worker_id, ..) in &workers {
+        by_skeleton.entry(crate::auth::users::skeleton(worker_id)).or_default().push(worker_id.clone());
+    }
     Ok(workers
         .into_iter()
         .map(|(id, worker_id, submitted, seconds, paid_at)| {
+            let confusable_with = by_skeleton[&crate::auth::users::skeleton(&worker_id)]
+                .iter()
+                .filter(|other| **other != worker_id)
+                .cloned()
+                .collect();
             let (passed, failed) = checks.get(&id).copied().unwrap_or_default();
             let reject = failed > 0;
             Payout {
@@ -121,6 +134,7 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
                 reason: reject.then(|| format!("Failed {failed} of {} attention checks", passed + failed)),
                 paid_at,
                 platform_ids: platform.remove(&id).unwrap_or_default(),
+                confusable_with,
             }
         })
         .collect())
@@ -229,6 +243,7 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                 "recommendation",
                 "reason",
                 "paid_at",
+                "confusable_with",
             ]
             .iter()
             .chain(PLATFORM_COLUMNS.iter())
@@ -248,6 +263,7 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                         p.recommendation.clone(),
                         p.reason.clone().unwrap_or_default(),
                         p.paid_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+                        p.confusable_with.join(" "),
                     ]
                     .into_iter()
                     .chain(PLATFORM_COLUMNS.iter().map(|c| p.platform_ids.get(*c).cloned().unwrap_or_default()))

@@ -160,6 +160,11 @@ pub async fn items_of_handles(app: &TestApp, assignment: uuid::Uuid, handles: &[
         .collect()
 }
 
+/// How many crowd workers exist.
+pub async fn count_distinct_workers(app: &TestApp) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM users WHERE role = 'worker'").fetch_one(&app.pool).await.expect("count")
+}
+
 /// A crowd worker with a browser session.
 pub struct WorkerSession {
     pub client: Client,

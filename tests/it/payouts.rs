@@ -169,3 +169,50 @@ async fn small_vton_campaign(app: &TestApp, admin: &str) -> (String, String) {
         json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3});
     crate::fixtures::open_vton_campaign(app, admin, 4, 1, config).await
 }
+
+#[tokio::test]
+async fn worker_ids_that_look_alike_are_flagged_on_each_other() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = small_vton_campaign(&app, &admin).await;
+    // The real one, one with a U+2010 hyphen and one with a Cyrillic "е" (three places in the study).
+    let ids = ["demo-worker-1", "demo\u{2010}worker-1", "d\u{0435}mo-worker-1"];
+    for id in ids {
+        let url = format!("/join/{invitation}?worker_id={}", urlencode(id));
+        let client = app.client();
+        assert_eq!(client.get(app.at(&url)).send().await.expect("join").status(), StatusCode::SEE_OTHER, "{id}");
+        let me: Value = client.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+        let worker = crate::fixtures::WorkerSession {
+            client,
+            csrf: me["csrf_token"].as_str().expect("csrf").to_owned(),
+            user_id: me["user"]["id"].as_str().expect("id").to_owned(),
+        };
+        let (_, view) = worker.next(&app, &campaign).await;
+        worker.finish(&app, &view, 1).await;
+    }
+    let (status, rows) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/payouts"), None).await;
+    assert_eq!(status, StatusCode::OK, "{rows}");
+    let flagged = |id: &str| -> Vec<String> {
+        let row = rows.as_array().expect("rows").iter().find(|r| r["worker_id"] == id).expect("row");
+        serde_json::from_value(row["confusable_with"].clone()).expect("list")
+    };
+    assert_eq!(flagged("demo-worker-1").len(), 2, "both look-alikes are named");
+    assert!(flagged("demo\u{2010}worker-1").contains(&"demo-worker-1".to_owned()));
+    assert_eq!(crate::fixtures::count_distinct_workers(&app).await, 3, "three workers, each paid apart");
+    let csv = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/payouts.csv")).await;
+    let header = csv.lines().next().expect("header");
+    assert!(header.contains(",paid_at,confusable_with,"), "{csv}");
+    let real = csv.lines().find(|l| l.starts_with("demo-worker-1,")).expect("row");
+    assert!(
+        real.contains("demo\u{2010}worker-1 d\u{0435}mo-worker-1")
+            || real.contains("d\u{0435}mo-worker-1 demo\u{2010}worker-1"),
+        "{real}"
+    );
+}
+
+fn urlencode(text: &str) -> String {
+    text.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() || b == b'-' { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
+}
