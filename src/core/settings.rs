@@ -62,6 +62,21 @@ impl From<Option<i32>> for AnnotatorsPerBatch {
     }
 }
 
+/// As the API sends and takes it: `null`, `"every"` or a whole number.
+impl utoipa::PartialSchema for AnnotatorsPerBatch {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Null))
+            .item(ObjectBuilder::new().schema_type(Type::String).enum_values(Some(["every"])))
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)))
+            .description(Some("`null`: as the kind plans; `\"every\"`: every annotator with access; or this many"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for AnnotatorsPerBatch {}
+
 impl Serialize for AnnotatorsPerBatch {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self {
@@ -113,7 +128,6 @@ pub struct CoreSettings {
     pub lease_minutes: i32,
     /// Annotators per batch: `null` as the kind plans, `"every"`, or a number.
     #[sqlx(try_from = "Option<i32>")]
-    #[schema(value_type = Option<String>)]
     pub annotators_per_batch: AnnotatorsPerBatch,
     /// Every submitted assignment is reviewed by a second expert (expert
     /// campaigns only: a crowd worker must never see another's answers).

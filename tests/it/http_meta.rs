@@ -68,6 +68,22 @@ async fn openapi_document_lists_every_api_route() {
         );
     }
     assert!(doc["paths"]["/api/v1/login"]["post"].is_object(), "scripts log in with JSON");
+    // Every reference resolves; health checks need no credentials; the core's
+    // settings say what annotators_per_batch holds (null, "every" or a number).
+    let text = doc.to_string();
+    for reference in text.split("\"$ref\":\"").skip(1).map(|r| &r[..r.find('"').expect("end")]) {
+        let name = reference.trim_start_matches("#/components/schemas/");
+        assert!(schemas[name].is_object(), "`{reference}` resolves");
+    }
+    for open in ["/healthz", "/readyz"] {
+        assert_eq!(doc["paths"][open]["get"]["security"], serde_json::json!([{}]), "{open} needs no credentials");
+    }
+    assert_eq!(
+        schemas["CoreSettings"]["properties"]["annotators_per_batch"]["$ref"],
+        "#/components/schemas/AnnotatorsPerBatch"
+    );
+    let per_batch = &schemas["AnnotatorsPerBatch"]["oneOf"];
+    assert_eq!(per_batch.as_array().map(Vec::len), Some(3), "{}", schemas["AnnotatorsPerBatch"]);
     let paths = doc["paths"].as_object().expect("paths");
     for expected in [
         "/healthz",

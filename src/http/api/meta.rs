@@ -11,7 +11,7 @@ use axum::Json;
 use tower_sessions::Session;
 
 /// Process is up.
-#[utoipa::path(get, path = "/healthz", tag = "meta", responses((status = 200, description = "alive")))]
+#[utoipa::path(get, path = "/healthz", tag = "meta", security(()), responses((status = 200, description = "alive")))]
 pub async fn healthz() -> &'static str {
     "ok"
 }
@@ -21,7 +21,7 @@ pub async fn healthz() -> &'static str {
 const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Database is reachable.
-#[utoipa::path(get, path = "/readyz", tag = "meta", responses((status = 200, description = "ready"), (status = 503, description = "database unreachable")))]
+#[utoipa::path(get, path = "/readyz", tag = "meta", security(()), responses((status = 200, description = "ready"), (status = 503, description = "database unreachable")))]
 pub async fn readyz(State(state): State<AppState>) -> axum::response::Response {
     let check = crate::db::ping(&state.pool);
     match tokio::time::timeout(READY_TIMEOUT, check).await {

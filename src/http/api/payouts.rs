@@ -25,6 +25,7 @@ pub async fn list_payouts(
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 pub struct ExportQuery {
     /// `full` (default), `prolific-approve`, `prolific-bonus` or `mturk`.
+    #[param(inline)]
     pub format: Option<Format>,
     /// Platform formats: include workers already marked paid (default: only unpaid ones).
     #[serde(default)]
