@@ -183,11 +183,17 @@ pub struct Link {
     pub revoked: bool,
     /// The query parameter it reads the worker's id from.
     pub id_param: String,
+    /// Whether its workers' sessions were ended ([`revoke_and_end`]): nobody
+    /// gets back in through it.
+    pub sessions_ended: bool,
 }
 
 /// The link, revoked or not.
 pub async fn lookup(pool: &PgPool, token: &str) -> Result<Link> {
-    sqlx::query_as("SELECT campaign_id, revoked_at IS NOT NULL AS revoked, id_param FROM invitations WHERE token = $1")
+    sqlx::query_as(
+        "SELECT campaign_id, revoked_at IS NOT NULL AS revoked, id_param, sessions_ended_at IS NOT NULL AS sessions_ended
+         FROM invitations WHERE token = $1",
+    )
         .bind(token)
         .fetch_optional(pool)
         .await?
@@ -260,15 +266,6 @@ pub async fn revoke_and_end(pool: &PgPool, campaign_id: Uuid, token: &str) -> Re
         .bind(token)
         .fetch_all(pool)
         .await?)
-}
-
-/// Whether the link's sessions were ended ([`revoke_and_end`]).
-pub async fn sessions_ended(pool: &PgPool, token: &str) -> Result<bool> {
-    Ok(sqlx::query_scalar("SELECT sessions_ended_at IS NOT NULL FROM invitations WHERE token = $1")
-        .bind(token)
-        .fetch_optional(pool)
-        .await?
-        .unwrap_or(false))
 }
 
 /// The crowd platform's ids kept with the worker's join to a campaign (the

@@ -192,16 +192,16 @@ impl Recorder {
         if sub.time_on_task_ms.is_some_and(|t| t < 0) {
             return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
         }
-        let sub = &Submission { item_id: self.item_named(assignment_id, sub.item_id).await?, ..sub.clone() };
+        let item_id = self.item_named(assignment_id, sub.item_id).await?;
         let (answer, total) = match self.kind_answering_alone(assignment_id, annotator_id) {
             Some(owner) => (owner.kind.validate_answer(&Value::Null, &sub.answer)?, owner.total),
-            None => self.validate_with_item(kinds, assignment_id, annotator_id, sub).await?,
+            None => self.validate_with_item(kinds, assignment_id, annotator_id, item_id, &sub.answer).await?,
         };
         let write_of = |answer: Value| Write {
             assignment_id,
             annotator_id,
             response_id: Uuid::new_v4(),
-            item_id: sub.item_id,
+            item_id,
             answer,
             time_on_task_ms: sub.time_on_task_ms,
         };
@@ -224,7 +224,9 @@ impl Recorder {
             // the full path decides, with the same rules.
             (None, _) => {
                 let assignment = assignments::get_own(&self.pool, assignment_id, annotator_id).await?;
-                let (response, outcome) = responses::submit(&self.pool, kinds, &assignment, sub).await?;
+                // The full path gets the item by its id (a rare path: the copy is fine).
+                let sub = Submission { item_id, ..sub.clone() };
+                let (response, outcome) = responses::submit(&self.pool, kinds, &assignment, &sub).await?;
                 let progress = super::progress::of_assignment(&self.pool, assignment_id, assignment.batch_id).await?;
                 Ok((response, outcome, progress))
             }
@@ -247,9 +249,10 @@ impl Recorder {
         kinds: &Registry,
         assignment_id: Uuid,
         annotator_id: Uuid,
-        sub: &Submission,
+        item_id: Uuid,
+        answer: &Value,
     ) -> Result<(Value, i64)> {
-        let key = ReadKey { assignment_id, annotator_id, item_id: sub.item_id };
+        let key = ReadKey { assignment_id, annotator_id, item_id };
         let ctx = match self.reads.call(key).await {
             Some(ctx) => ctx,
             None => read(&self.pool, &[key]).await?.pop().flatten(),
@@ -267,7 +270,7 @@ impl Recorder {
             return Err(lease_expired());
         }
         let payload = ctx.payload.ok_or_else(not_in_batch)?;
-        Ok((kind.validate_answer(&payload, &sub.answer)?, ctx.total))
+        Ok((kind.validate_answer(&payload, answer)?, ctx.total))
     }
 }
 

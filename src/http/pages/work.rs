@@ -117,8 +117,9 @@ async fn join(
         )
         .into());
     }
-    let invitations::Link { campaign_id, revoked, id_param } = invitations::lookup(&s.pool, &token).await?;
-    let worker = q.worker(&id_param, &all);
+    let link = invitations::lookup(&s.pool, &token).await?;
+    let (campaign_id, revoked) = (link.campaign_id, link.revoked);
+    let worker = q.worker(&link.id_param, &all);
     // MTurk's preview and its HIT frame create no session: the preview shows
     // a sample, and the work itself happens in a tab of its own.
     if q.mturk_preview() {
@@ -132,7 +133,8 @@ async fn join(
             Code::MissingWorkerId,
             format!(
                 "this link is missing your worker id; please open it from your crowd platform (it adds your id: \
-                 ?PROLIFIC_PID=... on Prolific, ?workerId=... on MTurk, or ?{id_param}=...)"
+                 ?PROLIFIC_PID=... on Prolific, ?workerId=... on MTurk, or ?{}=...)",
+                link.id_param
             ),
         )
         .into());
@@ -157,7 +159,7 @@ async fn join(
         }
     }
     if revoked {
-        return come_back(&s, &session, &token, campaign_id, &external_id, current).await;
+        return come_back(&s, &session, &link, &token, &external_id, current).await;
     }
     admit(&s, &session, &token, campaign_id, &external_id, platform_ids.as_ref(), current).await
 }
@@ -167,12 +169,12 @@ async fn join(
 async fn come_back(
     s: &AppState,
     session: &Session,
+    link: &invitations::Link,
     token: &str,
-    campaign_id: Uuid,
     external_id: &str,
     current: Option<Uuid>,
 ) -> PageResult {
-    if invitations::sessions_ended(&s.pool, token).await? {
+    if link.sessions_ended {
         return Err(Error::conflict(
             Code::InvitationEnded,
             "this study link was closed by the study's team and nobody can continue through it; please return the \
@@ -182,7 +184,7 @@ async fn come_back(
     }
     let worker =
         invitations::returning_worker(&s.pool, token, external_id).await?.ok_or(Error::NotFound("invitation"))?;
-    make_theirs(session, campaign_id, worker.id, current).await
+    make_theirs(session, link.campaign_id, worker.id, current).await
 }
 
 /// The worker this browser is working as (its session's user and that
@@ -235,10 +237,11 @@ async fn confirm_join(
     Path(token): Path<String>,
     Form(form): Form<SwitchForm>,
 ) -> PageResult {
-    let invitations::Link { campaign_id, revoked, .. } = invitations::lookup(&s.pool, &token).await?;
+    let link = invitations::lookup(&s.pool, &token).await?;
+    let (campaign_id, revoked) = (link.campaign_id, link.revoked);
     let (current, _) = worker_of_browser(&s, &session).await?;
     if revoked {
-        return come_back(&s, &session, &token, campaign_id, &form.worker_id, current).await;
+        return come_back(&s, &session, &link, &token, &form.worker_id, current).await;
     }
     admit(&s, &session, &token, campaign_id, &form.worker_id, None, current).await
 }
@@ -580,9 +583,8 @@ async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, 
     // An MTurk HIT is submitted from the thank-you page; else the
     // platform's completion address, when the campaign has one, takes the
     // worker back to be paid; else the code is shown.
-    let campaign_id = assignments::get_own(&s.pool, id, user.id).await?.campaign_id;
     let hit = super::mturk::HitSubmission::from_platform_ids(
-        invitations::platform_ids_of(&s.pool, campaign_id, user.id).await?.as_ref(),
+        invitations::platform_ids_of(&s.pool, completed.assignment.campaign_id, user.id).await?.as_ref(),
     );
     match completed.completion_url {
         Some(url) if hit.is_none() => Ok(Redirect::to(&url).into_response()),
