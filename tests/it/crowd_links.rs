@@ -459,3 +459,64 @@ async fn a_stale_page_of_a_submitted_questionnaire_leads_to_its_code() {
         sqlx::query_scalar("SELECT answer FROM responses").fetch_all(&app.pool).await.expect("answers");
     assert!(stored.iter().all(|a| *a == json!({"rating": 1})), "nothing changed after submission");
 }
+
+#[tokio::test]
+async fn a_questionnaire_whose_time_ran_out_says_so_beside_the_task_and_leads_back_to_the_study() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = small_campaign(&app, &admin).await;
+    let worker = crate::fixtures::join(&app, &invitation, "slow-phone").await;
+    let resp = press_start(&app, &worker.client, &campaign, &worker.csrf, &[]).await;
+    let task = resp.headers()["location"].to_str().expect("location").to_owned();
+    let assignment = task.trim_start_matches("/work/a/").to_owned();
+    let page = worker.client.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
+    let marker = "name=\"item_id\" value=\"";
+    let at = page.find(marker).expect("item field") + marker.len();
+    let item = page[at..at + 36].to_owned();
+    // The worker put the phone down; the lease ran out meanwhile, and
+    // workers asking for work when none was left swept it.
+    sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second' WHERE id = $1::uuid")
+        .bind(&assignment)
+        .execute(&app.pool)
+        .await
+        .expect("lease runs out");
+    for name in ["on-time", "late"] {
+        crate::fixtures::join(&app, &invitation, name).await.next(&app, &campaign).await;
+    }
+    let refused = worker
+        .client
+        .post(app.at(&format!("/work/a/{assignment}/answer")))
+        .form(&[("csrf_token", worker.csrf.as_str()), ("item_id", item.as_str()), ("rating", "2")])
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let html = refused.text().await.expect("html");
+    assert!(html.contains("role=\"alert\"") && html.contains("The time for this questionnaire ran out"), "{html}");
+    assert!(html.contains("Question 1 of"), "the same task, not an error page: {html}");
+    assert!(html.contains(&format!("value=\"{item}\"")), "the task it was on: {html}");
+    assert!(
+        html.contains("value=\"2\" data-key=\"2\"\n          class=\"choice selected\""),
+        "the choice is kept: {html}"
+    );
+    assert!(html.contains(&format!("href=\"/work/{campaign}\"")), "the way on: {html}");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&app.pool).await.expect("n");
+    assert_eq!(stored, 0, "nothing recorded after the time ran out");
+
+    // Reopened later, its page says the same, not an error page.
+    let again = worker.client.get(app.at(&task)).send().await.expect("task");
+    assert_eq!(again.status(), StatusCode::CONFLICT);
+    let html = again.text().await.expect("html");
+    assert!(html.contains("The time for this questionnaire ran out") && html.contains("Question 1 of"), "{html}");
+
+    // The study page starts a new questionnaire.
+    let landing = worker.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");
+    let csrf = csrf_in(&landing.text().await.expect("html"));
+    assert!(!csrf.is_empty(), "the study page offers Start");
+    // Its slot went to the worker who swept it and the study is full: what
+    // to do on the platform, not a bare "thank you".
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[]).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let html = resp.text().await.expect("html");
+    assert!(html.contains("no task left") && html.contains("return your submission"), "{html}");
+}

@@ -364,6 +364,9 @@ async fn landing(
 struct NoneLeft {
     campaign_name: String,
     completion_code: Option<String>,
+    /// Crowd workers without a code are told to return the study on their
+    /// platform, so that they are not timed out.
+    crowd: bool,
 }
 
 async fn start(
@@ -382,7 +385,7 @@ async fn start(
         None => {
             let finished = progress::submitted_by(&s.pool, campaign_id, user.id).await?;
             let completion_code = work::completion_code(&campaign, finished);
-            render(&NoneLeft { campaign_name: campaign.name, completion_code })
+            render(&NoneLeft { crowd: campaign.settings.crowd(), campaign_name: campaign.name, completion_code })
         }
     }
 }
@@ -409,6 +412,9 @@ struct TaskPage {
     mine: Option<progress::AnnotatorProgress>,
     /// Why the answer just sent was not taken, in plain words.
     refusal: Option<String>,
+    /// The campaign to go back to for a new questionnaire, when this one's
+    /// time ran out.
+    restart: Option<Uuid>,
 }
 
 #[derive(Template)]
@@ -438,7 +444,15 @@ enum Shown {
     /// The task whose answer was just refused: the reason beside it, and
     /// what the annotator chose kept on the page.
     Refused { item: Uuid, reason: String, chosen: Option<serde_json::Value> },
+    /// The questionnaire's time ran out: the task at this position (or of
+    /// this item, when an answer to it was just refused), with the reason.
+    Expired { at: Option<usize>, item: Option<Uuid>, chosen: Option<serde_json::Value> },
 }
+
+/// What an annotator whose questionnaire ran out of time is told, beside the
+/// task they were on.
+const TIME_RAN_OUT: &str = "The time for this questionnaire ran out before it was submitted, so it takes no more \
+     answers and this one was not saved. Start a new questionnaire from the study page to go on.";
 
 /// The task page of the annotator's assignment.
 async fn show_task(
@@ -452,29 +466,32 @@ async fn show_task(
     if assignment.state == AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
     }
-    if assignment.state == AssignmentState::Expired {
-        return Err(Error::conflict(
-            Code::LeaseExpired,
-            "the time for this questionnaire ran out; go back to the campaign page for a new one",
-        )
-        .into());
-    }
+    // Ran out of time: the task stays on the page (what was chosen kept),
+    // with the reason and the way to a new questionnaire beside it.
+    let shown = match (assignment.state == AssignmentState::Expired, shown) {
+        (true, Shown::At(at)) => Shown::Expired { at, item: None, chosen: None },
+        (_, shown) => shown,
+    };
     let campaign = campaigns::get(&s.pool, assignment.campaign_id).await?;
     let kind = s.kinds.of(&campaign)?;
     let view = work::view(&s.pool, &s.kinds, assignment).await?;
     let total = view.items.len();
     let first_open = view.items.iter().position(|i| !view.answers.contains_key(&i.id));
     let csrf_token = csrf::token(session).await?;
+    let position_of = |item: Uuid| view.items.iter().position(|i| i.id == item).map(|i| i + 1);
+    let expired = matches!(shown, Shown::Expired { .. });
     let (wanted, refusal, chosen) = match shown {
         Shown::At(pos) => (pos, None, None),
-        Shown::Refused { item, reason, chosen } => {
-            (view.items.iter().position(|i| i.id == item).map(|i| i + 1), Some(reason), chosen)
+        Shown::Refused { item, reason, chosen } => (position_of(item), Some(reason), chosen),
+        Shown::Expired { at, item, chosen } => {
+            (item.and_then(position_of).or(at), Some(TIME_RAN_OUT.to_owned()), chosen)
         }
     };
     let index = match wanted {
         Some(p) if (1..=total).contains(&p) => p - 1,
         _ => match first_open {
             Some(i) => i,
+            None if expired => 0,
             None => return render(&ReviewPage { campaign_name: campaign.name, assignment_id: id, total, csrf_token }),
         },
     };
@@ -499,6 +516,7 @@ async fn show_task(
     let page = TaskPage {
         mine,
         refusal,
+        restart: expired.then_some(campaign.id),
         campaign_name: campaign.name,
         assignment_id: id,
         position: index + 1,
@@ -515,8 +533,11 @@ async fn show_task(
             .map(|a| kind.render_answer(&item.payload, a)),
     };
     // A refused answer is a client error: the page says so with its status.
-    let status =
-        if page.refusal.is_some() { axum::http::StatusCode::UNPROCESSABLE_ENTITY } else { axum::http::StatusCode::OK };
+    let status = match (expired, page.refusal.is_some()) {
+        (true, _) => axum::http::StatusCode::CONFLICT,
+        (false, true) => axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+        (false, false) => axum::http::StatusCode::OK,
+    };
     let mut response = render(&page)?;
     *response.status_mut() = status;
     Ok(response)
@@ -553,9 +574,13 @@ async fn answer(
         Err(Error::Rejected { code: Code::AlreadySubmitted, .. }) => {
             Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response())
         }
+        Err(Error::Rejected { code: Code::LeaseExpired, .. }) => {
+            let chosen = chosen_answer(&s, id, user.id, &posted).await;
+            show_task(&s, &session, &user, id, Shown::Expired { at: None, item: Some(item_id), chosen }).await
+        }
         // Refusals the annotator can act on are shown beside the task, what
-        // they chose kept; the rest (gone, not theirs, expired) as before.
-        Err(Error::Rejected { code, message }) if code != Code::LeaseExpired => {
+        // they chose kept; the rest (gone, not theirs) as error pages.
+        Err(Error::Rejected { code, message }) => {
             let reason = match code {
                 Code::AlreadyAnswered => "You already answered this task (perhaps in another tab or window). \
                      Your earlier answer is kept; choose again below to replace it."
