@@ -1,5 +1,6 @@
 //! The `atelier` command line: argument definitions and dispatch.
 
+pub mod backup;
 pub mod release;
 pub mod stats;
 
@@ -38,6 +39,9 @@ pub enum Command {
     /// Ground-truth releases: cut one, verify an archive.
     #[command(subcommand)]
     Release(release::ReleaseCommand),
+    /// Backups: the database and the uploaded images in one file, and back.
+    #[command(subcommand)]
+    Backup(backup::BackupCommand),
     /// The task kinds' own commands (`a100`, `vton`, ...).
     #[command(flatten)]
     Kind(crate::kinds::KindCommand),
@@ -76,9 +80,27 @@ pub struct ServeArgs {
     /// A bearer token a metrics scraper sends to read /metrics (admins may always).
     #[arg(long, env = "ATELIER_METRICS_TOKEN")]
     pub metrics_token: Option<String>,
+    /// Take a backup this often while serving (`6h`, `30m`, `1day`); none by default.
+    #[arg(long, env = "ATELIER_BACKUP_EVERY", value_parser = parse_period)]
+    pub backup_every: Option<std::time::Duration>,
+    /// Where scheduled backups go (default: `backups/` in the data directory).
+    #[arg(long, env = "ATELIER_BACKUP_DIR")]
+    pub backup_dir: Option<std::path::PathBuf>,
+    /// How many scheduled backups to keep; older ones are deleted.
+    #[arg(long, env = "ATELIER_BACKUP_KEEP", default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+    pub backup_keep: u32,
     /// Database location.
     #[command(flatten)]
     pub db: DatabaseArgs,
+}
+
+/// A period such as `6h` or `30m`, at least one second.
+fn parse_period(text: &str) -> Result<std::time::Duration, String> {
+    let period = humantime::parse_duration(text.trim()).map_err(|e| format!("`{text}`: {e} (write e.g. 6h, 30m)"))?;
+    if period < std::time::Duration::from_secs(1) {
+        return Err(format!("`{text}` is shorter than a second"));
+    }
+    Ok(period)
 }
 
 /// `user` subcommands.
@@ -148,6 +170,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Stats(cmd) => stats::run(&cmd, out),
         Command::Kind(cmd) => cmd.run(out).await,
         Command::Release(cmd) => release::run(cmd, out).await,
+        Command::Backup(cmd) => backup::run(cmd, out).await,
         Command::Serve(args) => serve(args, false, out).await,
         Command::Demo(args) => serve(args, true, out).await,
         Command::Migrate(db) => {
@@ -266,5 +289,14 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
         upload_dir: args.upload_dir.clone().unwrap_or_else(|| args.db.default_upload_dir()),
         trusted_proxies: args.trusted_proxies,
     };
+    if let Some(every) = args.backup_every {
+        let schedule = crate::db::backup::Schedule {
+            every,
+            dir: args.backup_dir.clone().unwrap_or_else(|| args.db.data_dir.join("backups")),
+            keep: args.backup_keep as usize,
+        };
+        tracing::info!(every = %humantime::format_duration(every), dir = %schedule.dir.display(), keep = schedule.keep, "scheduled backups");
+        tokio::spawn(crate::db::backup::run_schedule(schedule, db.conninfo.clone(), config.upload_dir.clone()));
+    }
     crate::server::serve(db, listener, config).await
 }

@@ -164,6 +164,12 @@ impl EmbeddedCluster {
         PgConnectOptions::new().socket(&self.socket_dir).port(PORT).username(SUPERUSER).database(database)
     }
 
+    /// A libpq connection string for a database in this cluster, for
+    /// PostgreSQL's own tools (`pg_dump`, `pg_restore`).
+    pub fn conninfo(&self, database: &str) -> String {
+        format!("host='{}' port={PORT} user={SUPERUSER} dbname={database}", self.socket_dir.display())
+    }
+
     /// The directory holding the unix socket.
     pub fn socket_dir(&self) -> &Path {
         &self.socket_dir

@@ -1,6 +1,7 @@
 //! Database access: connecting (to `DATABASE_URL` or the embedded cluster)
 //! and running migrations.
 
+pub mod backup;
 pub mod batcher;
 pub mod embedded;
 pub mod held;
@@ -97,6 +98,9 @@ pub enum DbError {
 pub struct Database {
     /// The connection pool.
     pub pool: PgPool,
+    /// How PostgreSQL's own tools reach the same database (a libpq
+    /// connection string or URL).
+    pub conninfo: String,
     cluster: Option<std::sync::Arc<std::sync::Mutex<EmbeddedCluster>>>,
     supervisor: Option<tokio::task::JoinHandle<()>>,
 }
@@ -121,22 +125,23 @@ impl Database {
     }
 
     async fn open_as(args: &DatabaseArgs, max_connections: u32, role: embedded::Role) -> Result<Self, DbError> {
-        let (options, cluster) = match &args.database_url {
-            Some(url) => (PgConnectOptions::from_str(url).map_err(DbError::Url)?, None),
+        let (options, cluster, conninfo) = match &args.database_url {
+            Some(url) => (PgConnectOptions::from_str(url).map_err(DbError::Url)?, None, url.clone()),
             None => {
                 let dir = args.embedded_cluster_dir()?;
                 let cluster = tokio::task::spawn_blocking(move || EmbeddedCluster::open(&dir, role))
                     .await
                     .map_err(|e| DbError::Sqlx(sqlx::Error::Io(std::io::Error::other(e))))??;
                 create_database_if_missing(&cluster, EMBEDDED_DATABASE).await?;
-                (cluster.connect_options(EMBEDDED_DATABASE), Some(cluster))
+                let conninfo = cluster.conninfo(EMBEDDED_DATABASE);
+                (cluster.connect_options(EMBEDDED_DATABASE), Some(cluster), conninfo)
             }
         };
         let pool = pool_options(max_connections)
             .connect_with(options.log_statements(tracing::log::LevelFilter::Trace))
             .await?;
         let cluster = cluster.map(|c| std::sync::Arc::new(std::sync::Mutex::new(c)));
-        Ok(Self { pool, cluster, supervisor: None })
+        Ok(Self { pool, conninfo, cluster, supervisor: None })
     }
 
     /// Applies pending migrations.

@@ -7,11 +7,11 @@ use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
 }
 
-fn start(data_dir: &str, port: u16) -> Child {
+pub fn start(data_dir: &str, port: u16) -> Child {
     start_logging(data_dir, port, None)
 }
 
@@ -33,7 +33,7 @@ fn start_logging(data_dir: &str, port: u16, log: Option<&std::path::Path>) -> Ch
         .expect("atelier serve starts")
 }
 
-async fn wait_ready(port: u16, child: &mut Child) {
+pub async fn wait_ready(port: u16, child: &mut Child) {
     let deadline = Instant::now() + Duration::from_secs(90);
     while Instant::now() < deadline {
         if let Ok(r) = reqwest::get(format!("http://127.0.0.1:{port}/readyz")).await {
@@ -47,7 +47,7 @@ async fn wait_ready(port: u16, child: &mut Child) {
     panic!("atelier serve did not become ready");
 }
 
-fn terminate(mut child: Child) {
+pub fn terminate(mut child: Child) {
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
     let status = child.wait().expect("exit");
@@ -59,7 +59,7 @@ fn postgres_running_in(dir: &str) -> bool {
     !out.stdout.is_empty()
 }
 
-fn cli(args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
+pub fn cli(args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_atelier"))
         .args(args)
         .env_remove("DATABASE_URL")

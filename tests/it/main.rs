@@ -5,6 +5,7 @@ mod support;
 
 mod a100_score;
 mod a100_service;
+mod backup;
 mod browser;
 mod cli_service;
 mod cli_stats;
