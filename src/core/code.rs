@@ -364,14 +364,16 @@ impl Code {
     pub fn status(self) -> StatusCode {
         match self {
             Self::BadRequest
-            | Self::InvalidAuthorization
             | Self::InvalidPath
             | Self::MalformedJson
             | Self::UnreadableBody
             | Self::UnreadableUpload => StatusCode::BAD_REQUEST,
-            Self::Unauthenticated => StatusCode::UNAUTHORIZED,
+            // A credential that is not a bearer token is no credential (RFC 7235).
+            Self::Unauthenticated | Self::InvalidAuthorization => StatusCode::UNAUTHORIZED,
             Self::Csrf | Self::Forbidden => StatusCode::FORBIDDEN,
-            Self::NotFound => StatusCode::NOT_FOUND,
+            // A kind's route on another kind's campaign: there is no campaign
+            // of that kind with the id.
+            Self::NotFound | Self::WrongKind => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Timeout => StatusCode::REQUEST_TIMEOUT,
             Self::AlreadyAnswered
@@ -465,8 +467,7 @@ impl Code {
             | Self::UnknownKind
             | Self::UnknownQuestion
             | Self::UnsupportedImage
-            | Self::WeakPassword
-            | Self::WrongKind => StatusCode::UNPROCESSABLE_ENTITY,
+            | Self::WeakPassword => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -15,15 +15,19 @@ pub struct Intro {
     /// an image's address (`/images/...` or `https://...` ending in .png,
     /// .jpg, .jpeg, .gif or .webp) shows the image.
     #[serde(default)]
+    #[schema(max_length = 20_000)]
     pub text: String,
     /// About how long the study takes, in minutes.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 1440)]
     pub estimated_minutes: Option<i32>,
     /// What it pays, as the platform says it (e.g. "£1.50").
     #[serde(default)]
+    #[schema(max_length = 100)]
     pub pay: Option<String>,
     /// A consent text the worker must agree to before the first task.
     #[serde(default)]
+    #[schema(max_length = 20_000)]
     pub consent: Option<String>,
 }
 

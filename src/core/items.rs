@@ -10,6 +10,7 @@ use uuid::Uuid;
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 pub struct NewItem {
     /// The caller's id for the item, unique within the campaign.
+    #[schema(pattern = r"\S")]
     pub external_id: String,
     /// Kind-specific payload (image URLs, choices, ...).
     pub payload: Value,

@@ -197,6 +197,27 @@ pub enum Format {
 }
 
 /// The payout rows in a platform's shape; for the platform formats
+/// The bonus amounts [`check_amount`] takes, as a regular expression (the
+/// API documents it on the `amount` parameter).
+pub const AMOUNT_PATTERN: &str = r"^([1-9][0-9]?(\.[0-9]{1,2})?|0?\.([1-9][0-9]?|0[1-9]))$";
+
+/// Refuses a bonus that is not an amount like `0.50`: more than 0, below
+/// 100, at most two decimals (the API's documented pattern says the same).
+pub fn check_amount(amount: &str) -> Result<()> {
+    let digits = |s: &str, most: usize| s.len() <= most && s.bytes().all(|b| b.is_ascii_digit());
+    let (units, cents) = amount.split_once('.').unwrap_or((amount, ""));
+    let well_formed = digits(units, 2)
+        && digits(cents, 2)
+        && !(units.is_empty() && cents.is_empty())
+        && (amount.contains('.') != cents.is_empty())
+        && !(units.len() == 2 && units.starts_with('0'));
+    let positive = amount.parse::<f64>().is_ok_and(|a| a > 0.0 && a < 100.0);
+    if !(well_formed && positive) {
+        return Err(Error::invalid(Code::InvalidAmount, "the bonus is an amount like 0.50 (more than 0, below 100)"));
+    }
+    Ok(())
+}
+
 /// `unpaid_only` leaves out workers already marked paid (the full table has
 /// everyone); `bonus` is the amount per approved worker.
 pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<&str>) -> Result<String> {
@@ -211,14 +232,7 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
             let amount = bonus.ok_or_else(|| {
                 Error::invalid(Code::MissingAmount, "give the bonus per worker as `amount`, e.g. 0.50")
             })?;
-            let valid = amount.parse::<f64>().is_ok_and(|a| a.is_finite() && a > 0.0 && a < 100.0)
-                && amount.split_once('.').is_none_or(|(_, cents)| cents.len() <= 2);
-            if !valid {
-                return Err(Error::invalid(
-                    Code::InvalidAmount,
-                    "the bonus is an amount like 0.50 (more than 0, below 100)",
-                ));
-            }
+            check_amount(amount)?;
             return Ok(approved().map(|p| format!("{},{amount}\n", p.worker_id)).collect());
         }
         Format::Mturk => super::kind::Table {
@@ -292,4 +306,22 @@ pub fn background_csv(rows: &[(String, BTreeMap<String, String>)]) -> Result<Str
             .collect(),
     };
     super::ground_truth::to_csv(&table)
+}
+
+#[cfg(test)]
+mod amount_tests {
+    use super::*;
+
+    #[test]
+    fn the_amount_rule_is_the_documented_pattern() {
+        let pattern = regex::Regex::new(AMOUNT_PATTERN).expect("pattern");
+        let documented = include_str!("../http/api/payouts.rs");
+        assert!(documented.contains(&format!("pattern = r\"{AMOUNT_PATTERN}\"")), "the API documents this pattern");
+        for amount in [
+            "1", "99", "99.99", "0.5", "0.50", ".5", "0.05", "0.10", "10.0", "0", "0.00", "00.5", "05", "1.", "100",
+            "1e1", "-1", "+1", " 1", "1.234", ".", "", "0.0", "9.9",
+        ] {
+            assert_eq!(check_amount(amount).is_ok(), pattern.is_match(amount), "{amount:?}");
+        }
+    }
 }

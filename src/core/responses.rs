@@ -46,6 +46,7 @@ pub struct Submission {
     pub answer: Value,
     /// Time on task in milliseconds.
     #[serde(default)]
+    #[schema(minimum = 0)]
     pub time_on_task_ms: Option<i32>,
     /// Set to replace an earlier, different answer.
     #[serde(default)]

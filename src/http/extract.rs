@@ -85,7 +85,29 @@ fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AppError> {
     }
     match axum::Json::<T>::from_bytes(body) {
         Ok(axum::Json(v)) => Ok(v),
+        // `1901.0` is an integer to JSON Schema (and to JavaScript): read
+        // integral floats as integers, on this failure path only.
+        Err(e @ JsonRejection::JsonDataError(_)) if e.body_text().contains("invalid type: floating point") => {
+            let mut value: serde_json::Value = serde_json::from_slice(body).map_err(|_| json_rejection(e))?;
+            integral_floats_as_integers(&mut value);
+            serde_json::from_value(value).map_err(|e| Error::invalid(Code::InvalidBody, e.to_string()).into())
+        }
         Err(e) => Err(json_rejection(e)),
+    }
+}
+
+/// Replaces every float without a fraction (`3.0`) by the integer it is.
+fn integral_floats_as_integers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            let integer = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15);
+            if let Some(f) = integer {
+                *n = serde_json::Number::from(f as i64);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
     }
 }
 
@@ -145,11 +167,11 @@ pub struct Query<T>(pub T);
 impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T> {
     type Rejection = AppError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        axum::extract::Query::<T>::from_request_parts(parts, state)
-            .await
-            .map(|q| Query(q.0))
-            .map_err(|e| AppError::Core(Error::invalid(Code::InvalidQuery, e.body_text())))
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        // Read as axum's `Query` reads it, with our error body.
+        serde_urlencoded::from_str(parts.uri.query().unwrap_or_default()).map(Query).map_err(|e| {
+            AppError::Core(Error::invalid(Code::InvalidQuery, format!("Failed to deserialize query string: {e}")))
+        })
     }
 }
 
@@ -174,7 +196,13 @@ impl CurrentUser {
 /// Finds the caller, if any.
 pub async fn current_user(parts: &mut Parts, state: &AppState) -> Result<Option<User>, AppError> {
     if let Some(value) = parts.headers.get(axum::http::header::AUTHORIZATION) {
-        let token = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
+        // The scheme's name is case-insensitive (RFC 7235).
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim());
         let Some(token) = token else {
             return Err(AppError::BadRequest {
                 code: Code::InvalidAuthorization,
@@ -254,6 +282,24 @@ mod tests {
             assert!(!with(no), "{no}");
         }
         assert!(!is_json(&axum::http::HeaderMap::new()));
+    }
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Counted {
+        seed: u64,
+        weights: Vec<f64>,
+    }
+
+    #[test]
+    fn integral_floats_are_integers_and_fractions_are_refused() {
+        let read = |body: &str| parse_json::<Counted>(body.as_bytes()).map_err(|e| e.to_string());
+        assert_eq!(
+            read(r#"{"seed": 1901.0, "weights": [0.5, 2.0]}"#),
+            Ok(Counted { seed: 1901, weights: vec![0.5, 2.0] })
+        );
+        let refused = read(r#"{"seed": 1901.5, "weights": []}"#).expect_err("a fraction");
+        assert!(refused.contains("floating point"), "{refused}");
+        assert!(read(r#"{"seed": -1.0, "weights": []}"#).is_err(), "still a u64");
     }
 }
 

@@ -118,6 +118,10 @@ pub struct Shared {
     pub recorder: Arc<crate::core::record::Recorder>,
     /// A pool for single statements only (see [`crate::db::statement_pool`]).
     pub statements: PgPool,
+    /// The sessions this instance remembers (its session store's), so that
+    /// ending sessions forgets them here at once, not when the announcement
+    /// comes back.
+    pub sessions: Arc<session_cache::SessionCache>,
 }
 
 impl AppState {
@@ -134,6 +138,7 @@ impl AppState {
             recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone())),
             statements,
             pool,
+            sessions: Default::default(),
         }))
     }
 }
@@ -150,7 +155,11 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
         kind_api = kind_api.merge(routes.api).merge(routes.imports.layer(DefaultBodyLimit::max(import_limit())));
     }
     let (api, openapi) = api::router().merge(kind_api).split_for_parts();
-    let session_store = session_store::SessionStoreWithBatchedLoads::new(state.pool.clone(), state.statements.clone());
+    let session_store = session_store::SessionStoreWithBatchedLoads::new(
+        state.pool.clone(),
+        state.statements.clone(),
+        state.sessions.clone(),
+    );
     let sessions = SessionManagerLayer::new(session_store)
         .with_name("atelier_session")
         .with_http_only(true)

@@ -36,9 +36,9 @@ impl SessionStoreWithBatchedLoads {
     /// The store on `pool`, in PostgresStore's table; lookups go through
     /// `statements`, a pool for single statements. Its listener starts here
     /// (on the caller's runtime).
-    pub fn new(pool: PgPool, statements: PgPool) -> Self {
+    /// `cache` is the instance's (see [`crate::http::Shared::sessions`]).
+    pub fn new(pool: PgPool, statements: PgPool, cache: Arc<SessionCache>) -> Self {
         let store = PostgresStore::new(pool.clone());
-        let cache = Arc::new(SessionCache::default());
         cache.listen(pool.clone());
         let held = Arc::new(crate::db::held::Held::new(statements, IN_FLIGHT));
         let loads = Batcher::new(
@@ -137,7 +137,7 @@ impl SessionStore for SessionStoreWithBatchedLoads {
 /// end sessions"): sessions keep their user inside their encoded data, so
 /// the live ones are read and those of the users deleted, each deletion
 /// announced to every instance. Returns how many were ended.
-pub async fn end_sessions_of(pool: &PgPool, users: &[uuid::Uuid]) -> sqlx::Result<usize> {
+pub async fn end_sessions_of(pool: &PgPool, cache: &SessionCache, users: &[uuid::Uuid]) -> sqlx::Result<usize> {
     if users.is_empty() {
         return Ok(0);
     }
@@ -161,6 +161,10 @@ pub async fn end_sessions_of(pool: &PgPool, users: &[uuid::Uuid]) -> sqlx::Resul
     .bind(CHANNEL)
     .fetch_all(pool)
     .await?;
+    // Other instances forget them when the announcement arrives; this one now.
+    for (id,) in &ended {
+        cache.forget(id);
+    }
     Ok(ended.len())
 }
 

@@ -31,7 +31,11 @@ async fn a_kinds_pages_and_forms_refuse_campaigns_of_other_kinds() {
             if *kind == page_kind {
                 assert_eq!(status, StatusCode::OK, "the {page} page of its own kind's campaign: {html}");
             } else {
-                assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "the {page} page of a {kind} campaign");
+                assert_eq!(
+                    status,
+                    StatusCode::NOT_FOUND,
+                    "the {page} page of a {kind} campaign: no such campaign of its kind"
+                );
                 assert!(html.contains("is not a"), "the page says what is wrong: {html}");
             }
         }
@@ -51,7 +55,7 @@ async fn a_kinds_pages_and_forms_refuse_campaigns_of_other_kinds() {
     for (path, mut fields) in forms {
         fields.push(("csrf_token", csrf.as_str()));
         let resp = client.post(app.at(&path)).header("accept", "text/html").form(&fields).send().await.expect("post");
-        assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY, "{path}");
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{path}: no such campaign of its kind");
     }
     let stored: i64 =
         sqlx::query_scalar("SELECT count(*) FROM vsd_rankings").fetch_one(&app.pool).await.expect("rankings");

@@ -140,3 +140,57 @@ async fn openapi_document_lists_every_api_route() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_openapi_document_says_which_errors_each_operation_gives_and_the_api_keeps_to_it() {
+    let app = TestApp::spawn().await;
+    let admin = crate::fixtures::admin_token(&app).await;
+    let doc: Value = reqwest::get(app.at("/api/v1/openapi.json")).await.expect("doc").json().await.expect("json");
+    assert_eq!(doc["paths"]["/api/v1/openapi.json"]["get"]["security"], serde_json::json!([{}]), "anyone may read it");
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("item") {
+            let responses = operation["responses"].as_object().expect("responses");
+            let has = |status: &str| responses.contains_key(status);
+            if path.starts_with("/api/v1/admin/") {
+                assert!(has("401") && has("403"), "{method} {path}: {responses:?}");
+            }
+            if operation.get("requestBody").is_some() {
+                assert!(has("400") && has("413") && has("415") && has("422"), "{method} {path}");
+            }
+            if path.contains('{') {
+                assert!(has("400") && has("404"), "{method} {path}");
+            }
+        }
+    }
+    let client = reqwest::Client::new();
+    // The scheme's name is case-insensitive; another scheme is no credential.
+    let lower = client.get(app.at("/api/v1/admin/campaigns")).header("authorization", format!("bearer {admin}"));
+    assert_eq!(lower.send().await.expect("get").status(), StatusCode::OK);
+    let basic = client.get(app.at("/api/v1/admin/campaigns")).header("authorization", "Basic YWRtaW46eA==");
+    let resp = basic.send().await.expect("get");
+    assert_eq!(resp.status(), StatusCode::UNAUTHORIZED);
+    let body: Value = resp.json().await.expect("json");
+    assert_eq!(body["error"]["code"], "invalid_authorization");
+    // `2.0` is an integer to JSON Schema; `2.5` days is refused.
+    let token = |days: Value| {
+        client
+            .post(app.at("/api/v1/admin/tokens"))
+            .bearer_auth(&admin)
+            .json(&serde_json::json!({"expires_in_days": days}))
+    };
+    assert_eq!(token(serde_json::json!(2.0)).send().await.expect("post").status(), StatusCode::CREATED);
+    assert_eq!(token(serde_json::json!(2.5)).send().await.expect("post").status(), StatusCode::UNPROCESSABLE_ENTITY);
+    // A configuration is an object: `null` changes nothing.
+    let id = crate::fixtures::new_campaign(&app, &admin, "vton", "config").await;
+    let put = client
+        .put(app.at(&format!("/api/v1/admin/campaigns/{id}/config?confirm=true")))
+        .bearer_auth(&admin)
+        .header("content-type", "application/json")
+        .body("null");
+    assert_eq!(put.send().await.expect("put").status(), StatusCode::UNPROCESSABLE_ENTITY);
+    // A malformed bonus is refused whatever the format asked for.
+    let csv = client
+        .get(app.at(&format!("/api/v1/admin/campaigns/{id}/payouts.csv?format=full&amount=")))
+        .bearer_auth(&admin);
+    assert_eq!(csv.send().await.expect("get").status(), StatusCode::UNPROCESSABLE_ENTITY);
+}

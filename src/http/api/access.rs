@@ -59,11 +59,11 @@ pub async fn revoke_invitation(
     _: Admin,
     State(s): State<AppState>,
     Path((id, token)): Path<(Uuid, String)>,
-    axum::extract::Query(q): axum::extract::Query<RevokeQuery>,
+    crate::http::extract::Query(q): crate::http::extract::Query<RevokeQuery>,
 ) -> AppResult<axum::Json<Vec<InvitationInfo>>> {
     if q.end_sessions {
         let workers = invitations::revoke_and_end(&s.pool, id, &token).await?;
-        crate::http::session_store::end_sessions_of(&s.pool, &workers).await?;
+        crate::http::session_store::end_sessions_of(&s.pool, &s.sessions, &workers).await?;
     } else {
         invitations::revoke(&s.pool, id, &token).await?;
     }
@@ -79,6 +79,7 @@ pub struct ScriptLogin {
     pub password: String,
     /// Days the token works (1 by default; at most 3650).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 3650)]
     pub expires_in_days: Option<u32>,
 }
 

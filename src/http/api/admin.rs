@@ -236,6 +236,7 @@ pub struct Invitation {
 pub struct NewInvitation {
     /// Workers the link admits at most, as a crowd platform's study has
     /// places; those who joined may always return. Left out: no limit.
+    #[schema(minimum = 1, maximum = 1_000_000)]
     pub places: Option<i32>,
     /// The query parameter the link reads the worker's id from, as the
     /// crowd platform appends it (default `worker_id`; Prolific's
@@ -278,6 +279,7 @@ pub async fn list_responses(
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 pub struct Exclusion {
     /// The reason, recorded with the response.
+    #[schema(pattern = r"\S")]
     pub reason: String,
 }
 
@@ -298,11 +300,24 @@ pub async fn exclude_response(
 #[derive(serde::Deserialize, utoipa::ToSchema)]
 pub struct NewUser {
     /// `admin` or `expert`.
-    pub role: Role,
-    /// Login name.
+    #[schema(inline)]
+    pub role: AccountRole,
+    /// Login name: 1-64 letters, digits, or `. _ - @`.
+    #[schema(pattern = "^[A-Za-z0-9._@-]{1,64}$")]
     pub name: String,
     /// Password (at least 8 characters).
+    #[schema(min_length = 8)]
     pub password: String,
+}
+
+/// The roles that have accounts (workers join through invitation links).
+#[derive(Clone, Copy, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AccountRole {
+    /// An administrator.
+    Admin,
+    /// An expert annotator.
+    Expert,
 }
 
 /// Create an admin or expert account.
@@ -313,7 +328,11 @@ pub async fn create_user(
     State(s): State<AppState>,
     Json(body): Json<NewUser>,
 ) -> AppResult<(StatusCode, axum::Json<User>)> {
-    let user = users::create(&s.pool, body.role, &body.name, &body.password).await?;
+    let role = match body.role {
+        AccountRole::Admin => Role::Admin,
+        AccountRole::Expert => Role::Expert,
+    };
+    let user = users::create(&s.pool, role, &body.name, &body.password).await?;
     Ok((StatusCode::CREATED, axum::Json(user)))
 }
 
@@ -325,6 +344,7 @@ pub struct TokenRequest {
     pub user: Option<String>,
     /// Days until the token stops working by itself (default: never).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 3650)]
     pub expires_in_days: Option<u32>,
 }
 
@@ -388,7 +408,7 @@ pub async fn ground_truth_csv(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    axum::extract::Query(query): axum::extract::Query<PartialQuery>,
+    crate::http::extract::Query(query): crate::http::extract::Query<PartialQuery>,
 ) -> AppResult<axum::response::Response> {
     let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, id, query.partial).await?;
     let campaign = campaigns::get(&s.pool, id).await?;
@@ -457,12 +477,14 @@ pub async fn set_intro(
 #[derive(Debug, serde::Deserialize, serde::Serialize, utoipa::ToSchema)]
 pub struct Completion {
     /// The completion code (e.g. the one the platform gives the study);
-    /// unchanged when absent.
+    /// unchanged when absent. 4 to 64 letters, digits, `-` or `_`.
     #[serde(default)]
+    #[schema(pattern = r"^\s*[A-Za-z0-9_-]{4,64}\s*$")]
     pub code: Option<String>,
     /// The platform's completion address workers are sent to (none: the
     /// code is shown with a copy button).
     #[serde(default)]
+    #[schema(pattern = r"^\s*(https://\S*)?\s*$")]
     pub url: Option<String>,
 }
 

@@ -5,6 +5,7 @@
 mod access;
 pub mod admin;
 pub mod annotate;
+mod error_responses;
 mod meta;
 mod payouts;
 mod releases;
@@ -194,9 +195,12 @@ pub fn meta_router(mut doc: utoipa::openapi::OpenApi) -> Router<AppState> {
         utoipa::openapi::HttpMethod::Get,
         utoipa::openapi::path::OperationBuilder::new()
             .summary(Some("This OpenAPI document"))
-            .response("200", utoipa::openapi::Response::new("OpenAPI 3 JSON")),
+            .response("200", utoipa::openapi::Response::new("OpenAPI 3 JSON"))
+            // Anyone may read it.
+            .security(utoipa::openapi::security::SecurityRequirement::default()),
     );
     doc.paths.paths.insert("/api/v1/openapi.json".into(), spec_path);
+    error_responses::document(&mut doc);
     // Serialised once: the document never changes while the process runs.
     let body: std::sync::Arc<str> = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".to_owned()).into();
     Router::new().route(

@@ -30,19 +30,27 @@ pub struct ExportQuery {
     /// Platform formats: include workers already marked paid (default: only unpaid ones).
     #[serde(default)]
     pub all: bool,
-    /// The bonus per approved worker, for `prolific-bonus` (e.g. `0.50`).
+    /// The bonus per approved worker, for `prolific-bonus` (e.g. `0.50`):
+    /// more than 0, below 100, at most two decimals.
+    #[param(pattern = r"^([1-9][0-9]?(\.[0-9]{1,2})?|0?\.([1-9][0-9]?|0[1-9]))$")]
     pub amount: Option<String>,
 }
 
 /// The payout table as a file for the crowd platform's bulk actions.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/payouts.csv", tag = "payouts", params(("id" = Uuid, Path), ExportQuery),
-    responses((status = 200, content_type = "text/csv", body = String), (status = 422, body = ErrorBody)))]
+    responses((status = 200, content((String = "text/csv"), (String = "text/plain")),
+               description = "CSV; `prolific-approve` is plain text, one worker id per line"),
+               (status = 422, body = ErrorBody)))]
 pub async fn export_payouts(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     Query(q): Query<ExportQuery>,
 ) -> AppResult<Response> {
+    // A malformed bonus is refused whatever the format.
+    if let Some(amount) = &q.amount {
+        payouts::check_amount(amount)?;
+    }
     let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let format = q.format.unwrap_or(Format::Full);
     let body = payouts::export(&rows, format, !q.all, q.amount.as_deref())?;
@@ -60,6 +68,7 @@ pub async fn export_payouts(
 #[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
 pub struct MarkPaid {
     /// Their worker ids.
+    #[schema(min_items = 1)]
     pub worker_ids: Vec<String>,
 }
 

@@ -17,10 +17,12 @@ use uuid::Uuid;
 pub struct NewRelease {
     /// A note stored with the release (what changed, why it was cut).
     #[serde(default)]
+    #[schema(max_length = 2000)]
     pub note: String,
     /// The licence the data is published under, as the Hugging Face Hub
     /// names it (`cc-by-4.0`, `mit`, `other`); `unknown` when absent.
     #[serde(default)]
+    #[schema(pattern = r"^\s*[A-Za-z0-9.+-]{0,64}\s*$")]
     pub license: Option<String>,
 }
 
@@ -139,9 +141,10 @@ pub async fn set_config(
     Admin(user): Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    axum::extract::Query(q): axum::extract::Query<Confirm>,
-    Json(config): Json<Value>,
+    crate::http::extract::Query(q): crate::http::extract::Query<Confirm>,
+    Json(config): Json<serde_json::Map<String, Value>>,
 ) -> AppResult<axum::Json<campaigns::Campaign>> {
+    let config = Value::Object(config);
     let changed = crate::core::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
     Ok(axum::Json(changed))
 }
@@ -156,11 +159,11 @@ pub async fn patch_config(
     Admin(user): Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    axum::extract::Query(q): axum::extract::Query<Confirm>,
-    Json(patch): Json<Value>,
+    crate::http::extract::Query(q): crate::http::extract::Query<Confirm>,
+    Json(patch): Json<serde_json::Map<String, Value>>,
 ) -> AppResult<axum::Json<campaigns::Campaign>> {
     let mut config = campaigns::get(&s.pool, id).await?.config;
-    crate::core::config_changes::merge_patch(&mut config, &patch);
+    crate::core::config_changes::merge_patch(&mut config, &Value::Object(patch));
     let changed = crate::core::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
     Ok(axum::Json(changed))
 }

@@ -258,7 +258,7 @@ async fn end_invitation(
     Path((id, token)): Path<(Uuid, String)>,
 ) -> PageResult {
     let workers = invitations::revoke_and_end(&s.pool, id, &token).await?;
-    let ended = crate::http::session_store::end_sessions_of(&s.pool, &workers).await?;
+    let ended = crate::http::session_store::end_sessions_of(&s.pool, &s.sessions, &workers).await?;
     flash::set(
         &session,
         format!(

@@ -83,10 +83,15 @@ pub async fn list_models(
 #[derive(serde::Deserialize, utoipa::IntoParams)]
 pub struct PilotRounds {
     /// Campaign ids of the rounds, comma-separated, in order.
+    #[param(
+        pattern = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(,[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})*$"
+    )]
     pub rounds: String,
     /// Keep the N most consistent questions (default: all).
+    #[param(maximum = 100_000_000)]
     pub top: Option<usize>,
     /// Of those, keep questions with at least this consistency (default 1.0, i.e. 100 %).
+    #[param(minimum = 0, maximum = 1)]
     pub min_consistency: Option<f64>,
 }
 

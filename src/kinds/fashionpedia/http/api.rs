@@ -75,7 +75,7 @@ pub async fn import_df2(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    axum::extract::Query(q): axum::extract::Query<Df2Split>,
+    crate::http::extract::Query(q): crate::http::extract::Query<Df2Split>,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
     fp_campaign(&s, id).await?;
@@ -102,7 +102,7 @@ pub async fn export_coco(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    axum::extract::Query(query): axum::extract::Query<crate::http::api::admin::PartialQuery>,
+    crate::http::extract::Query(query): crate::http::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
     let campaign = fp_campaign(&s, id).await?;
     let chunks = export::coco_chunks(&s.pool, &s.kinds, id, query.partial).await?;

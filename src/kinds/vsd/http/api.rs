@@ -89,7 +89,7 @@ pub async fn benchmark(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    axum::extract::Query(query): axum::extract::Query<crate::http::api::admin::PartialQuery>,
+    crate::http::extract::Query(query): crate::http::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
     let campaign = vsd_campaign(&s, id).await?;
     let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;

@@ -50,7 +50,7 @@ pub async fn import_triplets(
 #[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
 pub struct CurationRequest {
     /// `paper` or `vton-qbench-code`; kept as the campaign's preset.
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "^(paper|vton-qbench-code)$")]
     pub preset: Option<crate::kinds::vton::curation::Preset>,
 }
 
@@ -63,15 +63,10 @@ pub async fn run_curation(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    body: Bytes,
+    // The body is optional: empty (or `null`) means "with the campaign's preset".
+    crate::http::extract::MaybeJson(request): crate::http::extract::MaybeJson<CurationRequest>,
 ) -> AppResult<axum::Json<service::CurationSummary>> {
     vton_campaign(&s, id).await?;
-    // The body is optional: empty means "with the campaign's preset".
-    let request: Option<CurationRequest> = if body.iter().all(u8::is_ascii_whitespace) {
-        None
-    } else {
-        Some(serde_json::from_slice(&body).map_err(|e| Error::invalid(Code::InvalidBody, e.to_string()))?)
-    };
     if let Some(preset) = request.and_then(|r| r.preset) {
         service::set_preset(&s.pool, &s.kinds, id, preset).await?;
     }
@@ -101,8 +96,9 @@ pub struct PredictorScores {
 /// (models seen in training: KK / UU / KU blocks), `temperature` (τ of the
 /// calibration table, default 0.5).
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/predictor", tag = "vton",
-    params(("id" = Uuid, Path), ("labels" = Option<String>, Query), ("ties" = Option<String>, Query),
-           ("known" = Option<String>, Query), ("temperature" = Option<f64>, Query)),
+    params(("id" = Uuid, Path), ("labels" = Option<String>, Query, pattern = "^(all|half)$"),
+           ("ties" = Option<String>, Query, pattern = "^(zero|half)$"),
+           ("known" = Option<String>, Query), ("temperature" = Option<f64>, Query, exclusive_minimum = 0)),
     request_body(content = PredictorScores, description = "JSON, or CSV with content type text/csv"),
     responses((status = 200, body = Object), (status = 422, body = ErrorBody)))]
 pub async fn predictor(
@@ -194,11 +190,14 @@ pub async fn qbench_images(
 #[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
 pub struct AttentionPosition {
     /// 1-based position in every questionnaire.
+    #[schema(minimum = 1)]
     pub position: usize,
     /// The expected rating (1-3).
+    #[schema(minimum = 1, maximum = 3)]
     pub expected: u8,
     /// |rating - expected| <= tolerance passes.
     #[serde(default)]
+    #[schema(maximum = 2)]
     pub tolerance: u8,
 }
 
