@@ -23,10 +23,83 @@ pub fn handle(assignment_id: Uuid, item_id: Uuid) -> Uuid {
     Uuid::from_bytes(bytes)
 }
 
+/// Where uploaded images are served from (see `core::images`).
+pub const UPLOADED: &str = "/images/";
+
+/// The name an uploaded image (`file`, as stored) has in this assignment:
+/// 32 hex digits of SHA-256(assignment id ‖ file name), with the file's
+/// extension. The same image is named differently in every questionnaire.
+pub fn image_name(assignment_id: Uuid, file: &str) -> String {
+    let digest = Sha256::new().chain_update(assignment_id.as_bytes()).chain_update(file.as_bytes()).finalize();
+    let extension = file.rsplit_once('.').map(|(_, e)| e).unwrap_or("img");
+    format!("{}.{extension}", hex::encode(&digest[..16]))
+}
+
+/// The address an annotator fetches an uploaded image at in this assignment.
+pub fn image_address(assignment_id: Uuid, file: &str) -> String {
+    format!("/work/a/{assignment_id}/img/{}", image_name(assignment_id, file))
+}
+
+/// Rewrites every uploaded image's address in a payload to its name in
+/// this assignment (other addresses, such as external hosts', stay).
+pub fn rename_images(assignment_id: Uuid, payload: &mut serde_json::Value) {
+    match payload {
+        serde_json::Value::String(s) => {
+            if let Some(file) = s.strip_prefix(UPLOADED) {
+                *s = image_address(assignment_id, file);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| rename_images(assignment_id, v)),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(|v| rename_images(assignment_id, v)),
+        _ => {}
+    }
+}
+
+/// The stored file behind `name` in this assignment, among the uploaded
+/// images its items' payloads show.
+pub fn image_named<'a>(
+    assignment_id: Uuid,
+    name: &str,
+    payloads: impl IntoIterator<Item = &'a serde_json::Value>,
+) -> Option<String> {
+    fn files<'v>(value: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+        match value {
+            serde_json::Value::String(s) => out.extend(s.strip_prefix(UPLOADED)),
+            serde_json::Value::Array(items) => items.iter().for_each(|v| files(v, out)),
+            serde_json::Value::Object(fields) => fields.values().for_each(|v| files(v, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    for payload in payloads {
+        files(payload, &mut all);
+    }
+    all.into_iter().find(|file| image_name(assignment_id, file) == name).map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::handle;
+    use super::*;
     use uuid::Uuid;
+
+    #[test]
+    fn an_uploaded_image_has_a_name_of_its_own_in_each_assignment() {
+        let (a1, a2) = (Uuid::new_v4(), Uuid::new_v4());
+        let file = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.png";
+        let mut payload = serde_json::json!({"tryon": format!("/images/{file}"), "other": "https://cdn.example/x.png",
+                                             "nested": [{"person": format!("/images/{file}")}]});
+        let original = payload.clone();
+        rename_images(a1, &mut payload);
+        let shown = payload["tryon"].as_str().expect("address").to_owned();
+        assert!(shown.starts_with(&format!("/work/a/{a1}/img/")) && shown.ends_with(".png"), "{shown}");
+        assert!(!shown.contains(&file[..16]), "the content hash is not shown");
+        assert_eq!(payload["nested"][0]["person"], shown.as_str());
+        assert_eq!(payload["other"], "https://cdn.example/x.png", "external addresses stay");
+        assert_ne!(image_name(a1, file), image_name(a2, file));
+        let name = shown.rsplit('/').next().expect("name");
+        assert_eq!(image_named(a1, name, [&original]).as_deref(), Some(file));
+        assert_eq!(image_named(a2, name, [&original]), None, "another assignment's name finds nothing");
+    }
 
     #[test]
     fn one_item_has_a_different_handle_in_each_assignment() {

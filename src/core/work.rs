@@ -124,10 +124,12 @@ pub async fn view_in(
         .iter()
         .filter_map(|id| {
             let payload = by_id.get(id)?;
-            Some(PublicItem {
-                id: handle(*id),
-                payload: kind.public_payload(payload, &assignment.item_presentation(*id)),
-            })
+            let mut payload = kind.public_payload(payload, &assignment.item_presentation(*id));
+            // Uploaded images too are named per assignment for crowd workers.
+            if handles {
+                super::handles::rename_images(assignment.id, &mut payload);
+            }
+            Some(PublicItem { id: handle(*id), payload })
         })
         .collect();
     let answers = answers.into_iter().map(|r| (handle(r.item_id), r.answer)).collect();

@@ -520,3 +520,83 @@ async fn a_questionnaire_whose_time_ran_out_says_so_beside_the_task_and_leads_ba
     let html = resp.text().await.expect("html");
     assert!(html.contains("no task left") && html.contains("return your submission"), "{html}");
 }
+
+#[tokio::test]
+async fn an_uploaded_sanity_image_has_another_address_in_every_questionnaire() {
+    use crate::fixtures::{api, png, vton_item};
+    use reqwest::Method;
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let image = png(5, 5, 40);
+    let uploaded: Value = reqwest::Client::new()
+        .post(app.at("/api/v1/admin/images"))
+        .bearer_auth(&admin)
+        .header("content-type", "image/png")
+        .body(image.clone())
+        .send()
+        .await
+        .expect("upload")
+        .json()
+        .await
+        .expect("json");
+    let stored = uploaded["url"].as_str().expect("url").to_owned();
+    let config = json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1,
+                        "annotators_per_questionnaire": 1, "background": []});
+    let (_, created) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "uploaded sanity", "config": config})),
+    )
+    .await;
+    let campaign = created["id"].as_str().expect("id").to_owned();
+    let mut items: Vec<Value> = (0..6).map(|n| vton_item(n, None)).collect();
+    let mut sanity = vton_item(1000, Some(1));
+    sanity["payload"]["tryon"] = json!(stored);
+    items.push(sanity);
+    let base = format!("/api/v1/admin/campaigns/{campaign}");
+    for (path, body) in [
+        ("items", json!({"items": items})),
+        ("batches", json!({"seed": 3})),
+        ("state", json!({"state": "open"})),
+        ("invitations", json!({})),
+    ] {
+        let (status, body) = api(&app, &admin, Method::POST, &format!("{base}/{path}"), Some(body)).await;
+        assert!(status.is_success(), "{path}: {body}");
+    }
+    let (_, links) = api(&app, &admin, Method::GET, &format!("{base}/invitations"), None).await;
+    let invitation = links[0]["token"].as_str().expect("token").to_owned();
+
+    let mut seen = Vec::new();
+    for who in ["img-1", "img-2"] {
+        let w = crate::fixtures::join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let text = view.to_string();
+        assert!(!text.contains("/images/") && !text.contains(&stored[8..24]), "no stored name: {text}");
+        let address = view["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["payload"]["tryon"].as_str().expect("tryon").to_owned())
+            .find(|a| a.contains("/img/") && a.starts_with("/work/a/"))
+            .expect("the sanity image under the assignment's name");
+        let got = w.client.get(app.at(&address)).send().await.expect("image");
+        assert_eq!(got.status(), StatusCode::OK);
+        assert_eq!(got.headers()["content-type"], "image/png");
+        assert_eq!(got.bytes().await.expect("bytes").as_ref(), image.as_slice(), "the image itself");
+        // The task page shows the same address.
+        let assignment = view["assignment"]["id"].as_str().expect("id");
+        let mut page = String::new();
+        for pos in 1..=4 {
+            let url = app.at(&format!("/work/a/{assignment}?pos={pos}"));
+            page.push_str(&w.client.get(url).send().await.expect("page").text().await.expect("html"));
+        }
+        assert!(!page.contains("/images/"), "the page names no stored image");
+        seen.push((w, address));
+    }
+    assert_ne!(seen[0].1, seen[1].1, "two questionnaires, two addresses for one image");
+    // One worker cannot fetch through the other's questionnaire.
+    let other = seen[1].0.client.get(app.at(&seen[0].1)).send().await.expect("image");
+    assert_eq!(other.status(), StatusCode::NOT_FOUND);
+}

@@ -30,6 +30,7 @@ pub fn router() -> Router<AppState> {
         .route("/work/a/{id}/answer", post(answer))
         .route("/work/a/{id}/complete", post(complete))
         .route("/work/a/{id}/done", get(done))
+        .route("/work/a/{id}/img/{name}", get(image))
         // MTurk shows worker pages in its HIT frame and they submit the HIT there.
         .layer(tower_http::set_header::SetResponseHeaderLayer::if_not_present(
             axum::http::header::CONTENT_SECURITY_POLICY,
@@ -652,4 +653,35 @@ async fn done(
             invitations::platform_ids_of(&s.pool, campaign.id, user.id).await?.as_ref(),
         ),
     })
+}
+
+/// An uploaded image under its name in the annotator's own assignment (see
+/// `core::handles::image_name`): crowd workers never see the content-hash
+/// names, which are the same in every questionnaire.
+async fn image(
+    OnPage(user): OnPage<CurrentUser>,
+    State(s): State<AppState>,
+    Path((id, name)): Path<(Uuid, String)>,
+) -> PageResult {
+    let user = annotator(user)?;
+    let assignment = assignments::get_own(&s.pool, id, user.id).await?;
+    let payloads = crate::core::items::payloads(&s.pool, &assignment.item_order()).await?;
+    let file = crate::core::handles::image_named(id, &name, payloads.values()).ok_or(Error::NotFound("image"))?;
+    let bytes = tokio::fs::read(s.config.upload_dir.join(&file)).await.map_err(|_| Error::NotFound("image"))?;
+    let content_type = match file.rsplit_once('.').map(|(_, e)| e) {
+        Some("png") => "image/png",
+        Some("jpg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        _ => "application/octet-stream",
+    };
+    // Only this worker's browser keeps it (the address is theirs alone).
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, content_type),
+            (axum::http::header::CACHE_CONTROL, "private, max-age=86400, immutable"),
+        ],
+        bytes,
+    )
+        .into_response())
 }

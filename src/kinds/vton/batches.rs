@@ -12,7 +12,7 @@
 //! assignment never hands a worker a questionnaire with an item they have
 //! seen (see `TaskKind::gold_may_repeat`).
 
-use super::VtonConfig;
+use super::{SanityPlacement, VtonConfig};
 use crate::core::kind::{BatchPlan, Invalid, ItemRef};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -61,6 +61,10 @@ pub fn form(c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<B
                 rated.extend(fill);
             }
             let set = sets[plans.len() % sets.len()];
+            let positions = match c.sanity_placement {
+                SanityPlacement::Fixed => positions.clone(),
+                SanityPlacement::PerQuestionnaire => drawn_positions(rated.len() + set.len(), set.len(), rng),
+            };
             plans.push(BatchPlan {
                 items: interleave(&rated, set, &positions),
                 overlap: Some(c.annotators_per_questionnaire),
@@ -69,6 +73,14 @@ pub fn form(c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<B
         }
     }
     Ok(plans)
+}
+
+/// `count` distinct 1-based positions of `total`, drawn with `rng`, in order.
+fn drawn_positions(total: usize, count: usize, rng: &mut StdRng) -> Vec<usize> {
+    let mut positions =
+        rand::seq::index::sample(rng, total, count.min(total)).into_iter().map(|i| i + 1).collect::<Vec<_>>();
+    positions.sort_unstable();
+    positions
 }
 
 /// Places the sanity tasks at their 1-based positions among the rated images;
@@ -171,6 +183,26 @@ mod tests {
             VtonConfig::parse(&serde_json::json!({"sanity_positions": [2, 9]})).expect("c").sanity_per_questionnaire,
             2
         );
+    }
+
+    #[test]
+    fn per_questionnaire_placement_draws_the_positions_anew_for_each() {
+        let config = VtonConfig::parse(&serde_json::json!({"sanity_placement": "per_questionnaire"})).expect("c");
+        let all = items(450, 5);
+        let sanity: HashSet<Uuid> = all.iter().filter(|i| i.has_gold).map(|i| i.id).collect();
+        let plans = form(&config, &all, &mut StdRng::seed_from_u64(11)).expect("forms");
+        assert_eq!(plans.len(), 10);
+        let positions: Vec<Vec<usize>> =
+            plans.iter().map(|p| (1..=50).filter(|pos| sanity.contains(&p.items[pos - 1])).collect()).collect();
+        for (p, at) in plans.iter().zip(&positions) {
+            assert_eq!(p.items.len(), 50);
+            assert_eq!(at.len(), 5, "five sanity tasks in each: {at:?}");
+        }
+        let distinct: HashSet<&Vec<usize>> = positions.iter().collect();
+        assert!(distinct.len() > 1, "positions differ between questionnaires: {positions:?}");
+        assert!(positions.iter().all(|at| at != &vec![5, 15, 25, 35, 45]), "not the paper's positions");
+        let both = serde_json::json!({"sanity_placement": "per_questionnaire", "sanity_positions": [1, 2, 3, 4, 5]});
+        assert!(VtonConfig::parse(&both).is_err(), "fixed positions and drawn ones contradict");
     }
 
     #[test]

@@ -58,6 +58,10 @@ pub struct VtonConfig {
     /// default evenly spaced (5, 15, 25, 35, 45 of 50, as in VTON-QBench).
     #[serde(default)]
     pub sanity_positions: Option<Vec<usize>>,
+    /// Where the sanity tasks sit: at the same positions in every
+    /// questionnaire (the protocol), or at positions drawn anew for each.
+    #[serde(default)]
+    pub sanity_placement: SanityPlacement,
     /// Fill the last questionnaire up to `tasks_per_questionnaire` with
     /// images of other questionnaires (which then get more ratings).
     #[serde(default = "default_true")]
@@ -102,6 +106,18 @@ fn default_background() -> Vec<BackgroundQuestion> {
     ]
 }
 
+/// Where a questionnaire's sanity tasks sit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SanityPlacement {
+    /// The same positions in every questionnaire (`sanity_positions`), as
+    /// the paper and the released code's curation expect.
+    #[default]
+    Fixed,
+    /// Positions drawn for each questionnaire when it is formed.
+    PerQuestionnaire,
+}
+
 impl VtonConfig {
     /// Parses and checks a campaign's configuration. Given sanity positions
     /// and no count, the count is the number of positions.
@@ -126,6 +142,13 @@ impl VtonConfig {
                     c.sanity_per_questionnaire, c.tasks_per_questionnaire
                 )));
             }
+        }
+        if c.sanity_placement == SanityPlacement::PerQuestionnaire && c.sanity_positions.is_some() {
+            return Err(Invalid(
+                "configuration: sanity_positions fixes the positions; leave it out with sanity_placement \
+                 per_questionnaire"
+                    .into(),
+            ));
         }
         let t = &c.curation;
         if !(0.0..=1.0).contains(&t.max_identical) || !(0.0..=1.0).contains(&t.max_disagreement) {
@@ -340,6 +363,14 @@ impl TaskKind for Vton {
             (
                 "sanity_positions",
                 "1-based positions of the sanity tasks (default: evenly spaced, 5, 15, 25, 35, 45 of 50)",
+            ),
+            (
+                "sanity_placement",
+                "fixed (default, the paper: the same positions in every questionnaire) or per_questionnaire \
+                 (positions drawn for each). Fixed: workers who compare questionnaires see which positions repeat. \
+                 Per questionnaire: positions no longer tell, but the released VTON-QBench code's curation, which \
+                 finds sanity tasks by position, cannot be run on the export (Atelier's own curation can). Either \
+                 way the images are the same, so workers comparing screenshots can match them",
             ),
             ("appearances", "questionnaires each image appears in"),
             ("annotators_per_questionnaire", "workers per questionnaire (VTON-QBench: about 7 ratings per image)"),
