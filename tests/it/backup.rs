@@ -53,18 +53,7 @@ async fn a_backup_taken_while_votes_arrive_restores_into_a_service_serving_the_s
     let admin = admin_token(&app).await;
     let upload_dir = std::env::temp_dir().join(format!("atelier-uploads-{}", app.database));
     let image = png(6, 6, 77);
-    let uploaded: Value = reqwest::Client::new()
-        .post(app.at("/api/v1/admin/images"))
-        .bearer_auth(&admin)
-        .header("content-type", "image/png")
-        .body(image.clone())
-        .send()
-        .await
-        .expect("upload")
-        .json()
-        .await
-        .expect("json");
-    let image_url = uploaded["url"].as_str().expect("url").to_owned();
+    let image_url = crate::fixtures::upload_png(&app, &admin, &image).await;
 
     // Campaign A is finished: votes, an exclusion, a release.
     let config =

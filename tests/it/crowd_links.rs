@@ -528,18 +528,7 @@ async fn an_uploaded_sanity_image_has_another_address_in_every_questionnaire() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
     let image = png(5, 5, 40);
-    let uploaded: Value = reqwest::Client::new()
-        .post(app.at("/api/v1/admin/images"))
-        .bearer_auth(&admin)
-        .header("content-type", "image/png")
-        .body(image.clone())
-        .send()
-        .await
-        .expect("upload")
-        .json()
-        .await
-        .expect("json");
-    let stored = uploaded["url"].as_str().expect("url").to_owned();
+    let stored = crate::fixtures::upload_png(&app, &admin, &image).await;
     let config = json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1,
                         "annotators_per_questionnaire": 1, "background": []});
     let (_, created) = api(

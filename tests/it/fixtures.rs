@@ -329,6 +329,21 @@ pub async fn download_release(app: &TestApp, admin: &str, campaign: &str, number
         .to_vec()
 }
 
+/// Uploads an image through the API as `admin`; the address it is served at.
+pub async fn upload_png(app: &TestApp, admin: &str, image: &[u8]) -> String {
+    let resp = Client::new()
+        .post(app.at("/api/v1/admin/images"))
+        .bearer_auth(admin)
+        .header("content-type", "image/png")
+        .body(image.to_vec())
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    let stored: Value = resp.json().await.expect("json");
+    stored["url"].as_str().expect("url").to_owned()
+}
+
 /// A real PNG of `w` x `h` pixels in one grey `shade` (uploads are decoded).
 pub fn png(w: u32, h: u32, shade: u8) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
