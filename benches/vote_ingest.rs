@@ -32,6 +32,8 @@ const ITEMS_PER_WORKER: usize = 49;
 const PGBENCH_MAX_CLIENTS: usize = 150;
 /// Workers (each with 49 fresh tasks) given to each ingest run.
 const WORKERS_PER_RUN: usize = 4_000;
+/// Workers given to each run of the browser's form cycle (slower per vote).
+const FORM_WORKERS_PER_RUN: usize = 1_000;
 
 /// One worker's session and their questionnaire.
 struct Worker {
@@ -232,6 +234,57 @@ async fn summary(mut tasks: tokio::task::JoinSet<Vec<f64>>, started: Instant, se
     (all.len() as f64 / ran, pct(0.5), pct(0.99))
 }
 
+/// The browser's cycle from `clients` concurrent connections for `seconds`:
+/// post the task form (answer 303 to the task page), then load the page it
+/// redirects to, as a browser does; (cycles/s, p50 ms, p99 ms of a cycle).
+async fn form_cycle(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
+    let batch: Vec<Worker> = workers.drain(..FORM_WORKERS_PER_RUN.max(clients).min(workers.len())).collect();
+    let mut queues: Vec<Vec<Worker>> = (0..clients).map(|_| Vec::new()).collect();
+    for (i, w) in batch.into_iter().enumerate() {
+        queues[i % clients].push(w);
+    }
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(seconds);
+    let mut tasks = tokio::task::JoinSet::new();
+    for queue in queues {
+        let url = url.to_owned();
+        tasks.spawn(async move {
+            let mut latencies = Vec::new();
+            'outer: for w in queue {
+                for item in &w.items {
+                    if Instant::now() >= deadline {
+                        break 'outer;
+                    }
+                    let start = Instant::now();
+                    let posted = w
+                        .client
+                        .post(format!("{url}/work/a/{}/answer", w.assignment))
+                        .header(reqwest::header::COOKIE, &w.cookie)
+                        .form(&[("csrf_token", w.csrf.as_str()), ("item_id", item.as_str()), ("rating", "2")])
+                        .send()
+                        .await;
+                    let Some(next) = posted
+                        .ok()
+                        .filter(|r| r.status() == reqwest::StatusCode::SEE_OTHER)
+                        .and_then(|r| r.headers().get(reqwest::header::LOCATION)?.to_str().ok().map(str::to_owned))
+                    else {
+                        continue;
+                    };
+                    let page =
+                        w.client.get(format!("{url}{next}")).header(reqwest::header::COOKIE, &w.cookie).send().await;
+                    if let Ok(page) = page {
+                        if page.status().is_success() && page.bytes().await.is_ok() {
+                            latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+                        }
+                    }
+                }
+            }
+            latencies
+        });
+    }
+    summary(tasks, started, seconds).await
+}
+
 /// Workers asking for their (current) task at once from `clients` clients for
 /// `seconds`: (requests/s, p50 ms, p99 ms).
 async fn next_task(url: &str, campaign: &str, workers: &[Worker], clients: usize, seconds: u64) -> (f64, f64, f64) {
@@ -382,7 +435,7 @@ async fn main() {
         .ok()
         .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![16, 64]);
-    let workers_needed = 2 * concurrencies.len() * WORKERS_PER_RUN + 16;
+    let workers_needed = 2 * concurrencies.len() * (WORKERS_PER_RUN + FORM_WORKERS_PER_RUN) + 16;
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
     let campaign = atelier::core::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
         .await
@@ -493,6 +546,21 @@ async fn main() {
         println!(
             "RESULT clients={clients} pgbench_tps={pg:.0} votes_per_s={votes:.0} ratio={:.3} p50_ms={:.1} p99_ms={:.1}",
             votes / pg,
+            median(p50s),
+            median(p99s)
+        );
+        // The browser's path beside the API's: form post + redirect + next page.
+        let (mut cycles, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..2 {
+            let (c, p50, p99) = form_cycle(&url, &mut workers, clients, seconds).await;
+            cycles.push(c);
+            p50s.push(p50);
+            p99s.push(p99);
+        }
+        let cycles = median(cycles);
+        println!(
+            "RESULT form_cycle clients={clients} cycles_per_s={cycles:.0} of_api_votes={:.3} p50_ms={:.1} p99_ms={:.1}",
+            cycles / votes,
             median(p50s),
             median(p99s)
         );

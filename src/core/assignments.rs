@@ -420,9 +420,7 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
             .ok_or(Error::NotFound("assignment"))?;
     match assignment.state {
         AssignmentState::Completed => return Ok(assignment),
-        AssignmentState::Expired => {
-            return Err(Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one"))
-        }
+        AssignmentState::Expired => return Err(Error::lease_expired()),
         AssignmentState::Active => {}
     }
     let (total, answered): (i64, i64) = sqlx::query_as(

@@ -54,6 +54,12 @@ impl Error {
         Self::Rejected { code, message: message.into() }
     }
 
+    /// The assignment's lease ran out: it takes no more answers (one
+    /// message for every path that finds it).
+    pub fn lease_expired() -> Self {
+        Self::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one")
+    }
+
     /// The code a client receives for this error.
     pub fn code(&self) -> Code {
         match self {

@@ -219,7 +219,7 @@ impl Recorder {
                 metrics::counter!("atelier_responses_stored_total").increment(1);
                 Ok((response, Outcome::Created, AssignmentProgress { answered: written.answered, total }))
             }
-            (None, AssignmentState::Expired) => Err(lease_expired()),
+            (None, AssignmentState::Expired) => Err(Error::lease_expired()),
             // Answered before (a retry or a change), or submitted meanwhile:
             // the full path decides, with the same rules.
             (None, _) => {
@@ -231,6 +231,31 @@ impl Recorder {
                 Ok((response, outcome, progress))
             }
         }
+    }
+
+    /// The kind of the annotator's own assignment: remembered from an
+    /// earlier answer, else read with its campaign in one query (the
+    /// browser's form is read by the kind before the answer is recorded).
+    pub async fn kind_of(
+        &self,
+        kinds: &Registry,
+        assignment_id: Uuid,
+        annotator_id: Uuid,
+    ) -> Result<&'static dyn TaskKind> {
+        let remembered = self.owners.lock().ok().and_then(|owners| owners.get(&assignment_id).copied());
+        if let Some(owner) = remembered.filter(|o| o.annotator_id == annotator_id) {
+            return Ok(owner.kind);
+        }
+        let kind: Option<String> = sqlx::query_scalar(
+            "SELECT c.kind FROM assignments a JOIN campaigns c ON c.id = a.campaign_id
+             WHERE a.id = $1 AND a.annotator_id = $2",
+        )
+        .bind(assignment_id)
+        .bind(annotator_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let kind = kind.ok_or(Error::NotFound("assignment"))?;
+        kinds.find(&kind).ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{kind}`")))
     }
 
     /// The annotator's own assignment as remembered here, when its kind
@@ -267,7 +292,7 @@ impl Recorder {
             owners.insert(assignment_id, Owner { annotator_id, kind, total: ctx.total });
         }
         if ctx.state == AssignmentState::Expired {
-            return Err(lease_expired());
+            return Err(Error::lease_expired());
         }
         let payload = ctx.payload.ok_or_else(not_in_batch)?;
         Ok((kind.validate_answer(&payload, answer)?, ctx.total))
@@ -276,10 +301,6 @@ impl Recorder {
 
 fn not_in_batch() -> Error {
     Error::invalid(Code::ItemNotInBatch, "that item is not part of this assignment")
-}
-
-fn lease_expired() -> Error {
-    Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one")
 }
 
 /// Validation context for each key, in the keys' order (`None`: not the

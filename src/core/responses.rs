@@ -73,7 +73,7 @@ pub async fn submit(
     sub: &Submission,
 ) -> Result<(Response, Outcome)> {
     if assignment.state == AssignmentState::Expired {
-        return Err(Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one"));
+        return Err(Error::lease_expired());
     }
     if !assignment.item_order().contains(&sub.item_id) {
         return Err(Error::invalid(Code::ItemNotInBatch, "that item is not part of this assignment"));
@@ -98,7 +98,7 @@ pub async fn submit(
         .fetch_one(&mut *tx)
         .await?;
     if state == AssignmentState::Expired {
-        return Err(Error::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one"));
+        return Err(Error::lease_expired());
     }
     let inserted = sqlx::query_as::<_, Response>(
         "INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)

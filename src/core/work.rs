@@ -172,10 +172,7 @@ pub async fn respond_with_form(
     annotator_id: Uuid,
     form: FormAnswer,
 ) -> Result<Submitted> {
-    let pool = recorder.pool();
-    let assignment = assignments::get_own(pool, assignment_id, annotator_id).await?;
-    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    let answer = kinds.of(&campaign)?.answer_from_form(&form.fields);
+    let answer = recorder.kind_of(kinds, assignment_id, annotator_id).await?.answer_from_form(&form.fields);
     let sub = Submission { item_id: form.item_id, answer, time_on_task_ms: form.time_on_task_ms, change: form.change };
     respond(recorder, kinds, assignment_id, annotator_id, &sub).await
 }

@@ -441,6 +441,15 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
         (Some(4), Some(1))
     );
     assert_eq!(config["stop_sanity_failures"], true);
+
+    // The campaign list fits a phone's width: each campaign a labelled card.
+    browser.set_window_size(390, 844).await.expect("phone size");
+    browser.goto(&app.at("/admin")).await.expect("campaign list");
+    wait_text(&browser, "browser admin").await;
+    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
+    let viewport = browser.execute("return window.innerWidth", vec![]).await.expect("viewport");
+    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling: {width} > {viewport}");
+    axe(&browser, "the campaign list at phone size").await;
     browser.close().await.expect("close");
 }
 

@@ -475,7 +475,7 @@ async fn show_task(
     };
     let campaign = campaigns::get(&s.pool, assignment.campaign_id).await?;
     let kind = s.kinds.of(&campaign)?;
-    let view = work::view(&s.pool, &s.kinds, assignment).await?;
+    let view = work::view_in(&s.pool, kind, assignment, campaign.settings.crowd()).await?;
     let total = view.items.len();
     let first_open = view.items.iter().position(|i| !view.answers.contains_key(&i.id));
     let csrf_token = csrf::token(session).await?;
