@@ -407,6 +407,7 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
         .await
         .expect("import");
     wait_text(&browser, "14000 item(s) imported.").await;
+    axe(&browser, "the campaign page, its destructive actions behind a disclosure").await;
 
     // Settings: fewer sanity tasks than the default, in the form.
     let set = |css: &'static str, value: &'static str| {

@@ -61,3 +61,47 @@ async fn a_kinds_pages_and_forms_refuse_campaigns_of_other_kinds() {
         sqlx::query_scalar("SELECT count(*) FROM vsd_rankings").fetch_one(&app.pool).await.expect("rankings");
     assert_eq!(stored, 0, "no rankings stored in a VTON campaign");
 }
+
+/// Whether the form posting to `action` sits inside an open-on-demand
+/// `<details class="confirm">` (the page asks before it acts).
+fn asks_first(html: &str, action: &str) -> bool {
+    let Some(at) = html.find(&format!("action=\"{action}\"")) else { panic!("no form to {action}: {html}") };
+    let before = &html[..at];
+    let opened = before.rfind("<details class=\"confirm\">");
+    let closed = before.rfind("</details>");
+    opened.is_some_and(|o| closed.is_none_or(|c| c < o))
+}
+
+#[tokio::test]
+async fn destructive_actions_ask_first_and_say_what_they_do() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config = serde_json::json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1,
+                                    "annotators_per_questionnaire": 2});
+    let (id, token) = crate::fixtures::open_vton_campaign(&app, &admin, 3, 1, config).await;
+    let (client, _) = logged_in_admin(&app).await;
+    let page = client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page");
+    let html = page.text().await.expect("html");
+    for action in [
+        format!("/admin/campaigns/{id}/delete"),
+        format!("/admin/campaigns/{id}/invitations/{token}/revoke"),
+        format!("/admin/campaigns/{id}/invitations/{token}/end"),
+    ] {
+        assert!(asks_first(&html, &action), "{action} asks first");
+    }
+    assert!(html.contains("Set closed…") && html.contains("cannot be undone"), "{html}");
+    // Opening it again, a harmless change, is one click.
+    assert!(!asks_first(&html, &format!("/admin/campaigns/{id}/archive")), "archiving is undone by unarchiving");
+
+    // One worker submits (passing the sanity task, rated 1): paying is asked first too.
+    let w = crate::fixtures::join(&app, &token, "paid-later").await;
+    let (_, view) = w.next(&app, &id).await;
+    w.finish(&app, &view, 1).await;
+    let payouts = client.get(app.at(&format!("/admin/campaigns/{id}/payouts"))).send().await.expect("payouts");
+    let html = payouts.text().await.expect("html");
+    assert!(asks_first(&html, &format!("/admin/campaigns/{id}/payouts/paid")), "{html}");
+    let tokens = client.get(app.at("/admin/tokens")).send().await.expect("tokens").text().await.expect("html");
+    let token_id: String =
+        sqlx::query_scalar("SELECT id::text FROM api_tokens LIMIT 1").fetch_one(&app.pool).await.expect("token");
+    assert!(asks_first(&tokens, &format!("/admin/tokens/{token_id}/revoke")), "{tokens}");
+}
