@@ -79,28 +79,41 @@ pub(super) async fn who_may_take(
     Ok(Eligibility::May { check_gold: !kind.gold_may_repeat(config), barred })
 }
 
-/// How many batches of the campaign the annotator could start now (their
-/// current one not counted): what an expert's home page offers beside the
-/// work already theirs.
-pub async fn batches_open_to(
+/// What an annotator could start in a campaign now, by the rules that hand
+/// out work: batches with room for them, and the items those hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenWork {
+    /// Batches they may start.
+    pub batches: i64,
+    /// Items in those batches.
+    pub items: i64,
+}
+
+/// The batches (and their items) open to this annotator now; none when the
+/// campaign is not open or they may take no more.
+pub async fn open_to(
     pool: &PgPool,
     kinds: &Registry,
     campaign: &campaigns::Campaign,
     annotator_id: Uuid,
-) -> Result<i64> {
+) -> Result<OpenWork> {
     if campaign.state != CampaignState::Open {
-        return Ok(0);
+        return Ok(OpenWork::default());
     }
     let kind = kinds.of(campaign)?;
     let mut conn = pool.acquire().await?;
     let Eligibility::May { check_gold, barred } = who_may_take(&mut conn, kind, campaign, annotator_id).await? else {
-        return Ok(0);
+        return Ok(OpenWork::default());
     };
-    Ok(sqlx::query_scalar(&format!("SELECT count(*) FROM batches b WHERE {WITH_ROOM_FOR}"))
-        .bind(campaign.id)
-        .bind(annotator_id)
-        .bind(check_gold)
-        .bind(barred)
-        .fetch_one(&mut *conn)
-        .await?)
+    let (batches, items): (i64, i64) = sqlx::query_as(&format!(
+        "SELECT count(*), COALESCE(sum((SELECT count(*) FROM batch_items bi WHERE bi.batch_id = b.id)), 0)::bigint
+         FROM batches b WHERE {WITH_ROOM_FOR}"
+    ))
+    .bind(campaign.id)
+    .bind(annotator_id)
+    .bind(check_gold)
+    .bind(barred)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(OpenWork { batches, items })
 }

@@ -207,6 +207,36 @@ pub async fn of_annotator(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) 
     .await?)
 }
 
+/// One annotator's progress in the counts the work is handed out by:
+/// done, and remaining = unanswered items of their active work plus the
+/// items of every batch open to them now (see [`super::eligibility::open_to`]),
+/// with the number of those batches. The expert's home and task pages show it.
+pub async fn of_annotator_now(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    campaign: &super::campaigns::Campaign,
+    annotator_id: Uuid,
+) -> Result<(AnnotatorProgress, super::eligibility::OpenWork)> {
+    let (mut progress, active, open) = tokio::try_join!(
+        of_annotator(pool, campaign.id, annotator_id),
+        async {
+            Ok(sqlx::query_scalar::<_, i64>(&format!("SELECT {ACTIVE_UNANSWERED} FROM users p WHERE p.id = $2"))
+                .bind(campaign.id)
+                .bind(annotator_id)
+                .fetch_one(pool)
+                .await?)
+        },
+        super::eligibility::open_to(pool, kinds, campaign, annotator_id),
+    )?;
+    progress.remaining = active + open.items;
+    Ok((progress, open))
+}
+
+/// Unanswered items of annotator `p.id`'s active work in campaign `$1`.
+const ACTIVE_UNANSWERED: &str = "(SELECT count(*) FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id
+                      WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state = 'active'
+                        AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.assignment_id = a.id AND r.item_id = bi.item_id))";
+
 /// Items labelled by annotator `p.id` in campaign `$1`: the kept answer
 /// counts of their assignments (a crowd campaign's admin view lists
 /// thousands of annotators; counting their responses read each one).

@@ -624,3 +624,36 @@ async fn deepfashion2_splits_number_their_images_apart() {
     let (status, body) = post(&app, &admin, &format!("{base}/deepfashion2?split=dev"), bundle(10)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
 }
+
+#[tokio::test]
+async fn the_expert_home_counts_what_the_expert_could_start_by_the_rules_that_hand_it_out() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // Several experts per batch: batches are shared, not "every expert's".
+    let id = campaign(&app, &admin, json!({"review": false, "annotators_per_batch": 2})).await;
+    expert_token(&app, "fp-home").await;
+    let (client, _) = crate::fixtures::logged_in(&app, "fp-home", crate::fixtures::EXPERT_PASSWORD).await;
+    let cell = |html: &str, class: &str| -> i64 {
+        let marker = format!("<td class=\"num {class}\">");
+        let at = html.find(&marker).unwrap_or_else(|| panic!("{class} in {html}")) + marker.len();
+        html[at..].split('<').next().and_then(|n| n.trim().parse().ok()).expect("a number")
+    };
+    let home = client.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+    let (remaining, open) = (cell(&home, "remaining"), cell(&home, "open"));
+    let items: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE b.campaign_id = $1::uuid",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .expect("items");
+    assert!(open > 0, "{home}");
+    assert_eq!(remaining, items, "every batch is open to them, so every item remains: {home}");
+    // Two colleagues take every batch: nothing is left to start, and nothing remains.
+    for n in 0..2 {
+        let token = expert_token(&app, &format!("fp-other-{n}")).await;
+        work_all(&app, &token, &id, |_, _| json!({"not_sure": true})).await;
+    }
+    let home = client.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+    assert_eq!((cell(&home, "remaining"), cell(&home, "open")), (0, 0), "{home}");
+}

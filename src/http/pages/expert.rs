@@ -2,7 +2,7 @@
 //! progress in each (done and remaining) and the batches they could start.
 
 use super::{render, OnPage, PageResult};
-use crate::core::{campaigns, eligibility, progress};
+use crate::core::{campaigns, progress};
 use crate::http::extract::Expert;
 use crate::http::{csrf, AppState};
 use askama::Template;
@@ -37,11 +37,8 @@ async fn home(OnPage(Expert(expert)): OnPage<Expert>, State(s): State<AppState>,
     let mut rows = Vec::new();
     for campaign in campaigns::open_for_experts(&s.pool).await? {
         let Some(kind) = s.kinds.find(&campaign.kind) else { continue };
-        let (progress, open_batches) = tokio::try_join!(
-            progress::of_annotator(&s.pool, campaign.id, expert.id),
-            eligibility::batches_open_to(&s.pool, &s.kinds, &campaign, expert.id),
-        )?;
-        rows.push(Row { campaign, kind_title: kind.title(), progress, open_batches });
+        let (progress, open) = progress::of_annotator_now(&s.pool, &s.kinds, &campaign, expert.id).await?;
+        rows.push(Row { campaign, kind_title: kind.title(), progress, open_batches: open.batches });
     }
     render(&Home { expert: expert.display_name(), campaigns: rows, csrf_token: csrf::token(&session).await? })
 }

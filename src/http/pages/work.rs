@@ -330,13 +330,17 @@ async fn landing(
     } else {
         kind.background(&campaign.config)
     };
-    let mine = (!campaign.settings.crowd()).then_some(progress::of_annotator(&s.pool, campaign_id, user.id).await?);
+    // Experts see their counts, by the rules that hand out work.
+    let mine = match campaign.settings.crowd() {
+        true => None,
+        false => Some(progress::of_annotator_now(&s.pool, &s.kinds, &campaign, user.id).await?.0),
+    };
     // A worker who reopens their link after finishing sees their code again.
     let completion_code = work::completion_code(&campaign, finished);
     let done = campaign.settings.crowd()
         && current.is_none()
         && completion_code.is_some()
-        && crate::core::eligibility::batches_open_to(&s.pool, &s.kinds, &campaign, user.id).await? == 0;
+        && crate::core::eligibility::open_to(&s.pool, &s.kinds, &campaign, user.id).await?.batches == 0;
     let link_closed = campaign.settings.crowd()
         && current.is_none()
         && !invitations::may_start_new(&s.pool, campaign_id, user.id).await?;
@@ -512,7 +516,7 @@ async fn show_task(
     let answered = view.answers.len();
     let mine = match campaign.settings.crowd() {
         true => None,
-        false => Some(progress::of_annotator(&s.pool, campaign.id, user.id).await?),
+        false => Some(progress::of_annotator_now(&s.pool, &s.kinds, &campaign, user.id).await?.0),
     };
     let page = TaskPage {
         mine,
