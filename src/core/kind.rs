@@ -172,6 +172,13 @@ pub trait TaskKind: Send + Sync + 'static {
         None
     }
 
+    /// Whether items come only through the kind's own page (its own
+    /// formats): the campaign page then points there instead of offering
+    /// the generic import, which [`parse_import`](Self::parse_import) refuses.
+    fn imports_on_own_page(&self) -> bool {
+        false
+    }
+
     /// What the import form expects, shown on the campaign page.
     fn import_hint(&self) -> &'static str {
         "JSON: {\"items\": [{\"external_id\", \"payload\", \"gold\"}]}"

@@ -100,8 +100,29 @@ async fn destructive_actions_ask_first_and_say_what_they_do() {
     let payouts = client.get(app.at(&format!("/admin/campaigns/{id}/payouts"))).send().await.expect("payouts");
     let html = payouts.text().await.expect("html");
     assert!(asks_first(&html, &format!("/admin/campaigns/{id}/payouts/paid")), "{html}");
+    // The bonus is typed into the page, checked there by the rule the service applies.
+    let pattern = format!("pattern=\"{}\"", atelier::core::payouts::AMOUNT_PATTERN);
+    assert!(html.contains("name=\"amount\"") && html.contains(&pattern), "{html}");
     let tokens = client.get(app.at("/admin/tokens")).send().await.expect("tokens").text().await.expect("html");
     let token_id: String =
         sqlx::query_scalar("SELECT id::text FROM api_tokens LIMIT 1").fetch_one(&app.pool).await.expect("token");
     assert!(asks_first(&tokens, &format!("/admin/tokens/{token_id}/revoke")), "{tokens}");
+}
+
+#[tokio::test]
+async fn the_generic_import_is_offered_only_where_it_works() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (client, _) = logged_in_admin(&app).await;
+    for (kind, generic) in [("vton", true), ("a100-lat", true), ("vsd", false), ("fashionpedia", false)] {
+        let id = new_campaign(&app, &admin, kind, &format!("import {kind}")).await;
+        let html = client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page");
+        let html = html.text().await.expect("html");
+        let form = format!("action=\"/admin/campaigns/{id}/import");
+        assert_eq!(html.contains(&form), generic, "{kind}: the generic import box");
+        if !generic {
+            assert!(html.contains(&format!("href=\"/admin/campaigns/{id}/{kind}\"")), "{kind}: the way to its page");
+        }
+        assert!(html.contains("name=\"image\""), "{kind}: images can be uploaded");
+    }
 }

@@ -82,6 +82,8 @@ struct CampaignPage {
     campaign: campaigns::Campaign,
     kind_title: &'static str,
     import_hint: &'static str,
+    /// Items come only through the kind's page (no generic import box).
+    own_import: bool,
     kind_page: Option<&'static str>,
     progress: CampaignProgress,
     invitations: Vec<LinkRow>,
@@ -123,6 +125,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     render(&CampaignPage {
         kind_title: kind.title(),
         import_hint: kind.import_hint(),
+        own_import: kind.imports_on_own_page(),
         kind_page: kind.admin_page(),
         progress,
         releases,

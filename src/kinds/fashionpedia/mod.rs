@@ -330,6 +330,10 @@ impl TaskKind for Fashionpedia {
         )))
     }
 
+    fn imports_on_own_page(&self) -> bool {
+        true
+    }
+
     fn import_hint(&self) -> &'static str {
         "the ontology, then COCO JSON with images and masks, on the Fashionpedia page"
     }

@@ -299,6 +299,10 @@ impl TaskKind for Vsd {
         )))
     }
 
+    fn imports_on_own_page(&self) -> bool {
+        true
+    }
+
     fn import_hint(&self) -> &'static str {
         "model rankings, on the VSD page (CSV model,query,candidate,rank[,score] or JSON lines)"
     }
