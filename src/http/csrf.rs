@@ -77,6 +77,69 @@ fn query_token(req: &Request) -> Option<String> {
     form_urlencoded_field(req.uri().query()?.as_bytes(), "csrf_token")
 }
 
+/// How far into a multipart body its first field is looked for.
+const FIRST_FIELD_LIMIT: usize = 8 * 1024;
+
+/// The token as the first field of a multipart body (`csrf_token`, as the
+/// pages' upload forms put it first), read from the body's first few KB;
+/// the request goes on with its body whole, the rest still streaming.
+async fn multipart_token(req: Request) -> Result<(Option<String>, Request), AppError> {
+    use futures_util::StreamExt;
+    let boundary = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').map(str::trim).find_map(|p| p.strip_prefix("boundary=")))
+        .map(|b| b.trim_matches('"').to_owned());
+    let Some(boundary) = boundary else { return Ok((None, req)) };
+    let (parts, body) = req.into_parts();
+    let mut stream = body.into_data_stream();
+    let mut prefix = bytes::BytesMut::new();
+    let token = loop {
+        match first_field(&prefix, &boundary) {
+            FirstField::Read(token) => break token,
+            FirstField::Incomplete if prefix.len() > FIRST_FIELD_LIMIT => break None,
+            FirstField::Incomplete => match stream.next().await {
+                Some(Ok(chunk)) => prefix.extend_from_slice(&chunk),
+                Some(Err(e)) => {
+                    return Err(AppError::BadRequest {
+                        code: crate::core::Code::UnreadableBody,
+                        message: e.to_string(),
+                    })
+                }
+                None => break None,
+            },
+        }
+    };
+    let head = futures_util::stream::once(async move { Ok::<_, axum::Error>(prefix.freeze()) });
+    Ok((token, Request::from_parts(parts, Body::from_stream(head.chain(stream)))))
+}
+
+/// What the start of a multipart body says about its first field.
+enum FirstField {
+    /// More of the body is needed.
+    Incomplete,
+    /// The first field is whole: its value when it is `csrf_token`.
+    Read(Option<String>),
+}
+
+fn first_field(body: &[u8], boundary: &str) -> FirstField {
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let open = format!("--{boundary}\r\n");
+    if body.len() < open.len() {
+        return FirstField::Incomplete;
+    }
+    let Some(rest) = body.strip_prefix(open.as_bytes()) else { return FirstField::Read(None) };
+    let Some(headers_end) = find(rest, b"\r\n\r\n") else { return FirstField::Incomplete };
+    let value = &rest[headers_end + 4..];
+    let Some(value_end) = find(value, format!("\r\n--{boundary}").as_bytes()) else { return FirstField::Incomplete };
+    let headers = String::from_utf8_lossy(&rest[..headers_end]).to_ascii_lowercase();
+    if !headers.contains("name=\"csrf_token\"") {
+        return FirstField::Read(None);
+    }
+    FirstField::Read(std::str::from_utf8(&value[..value_end]).ok().map(str::to_owned))
+}
+
 fn is_form(req: &Request) -> bool {
     req.headers()
         .get(header::CONTENT_TYPE)
@@ -110,7 +173,13 @@ async fn check(state: &AppState, req: Request) -> Result<Request, AppError> {
         return if constant_time_eq(sent, &expected) { Ok(req) } else { Err(AppError::Csrf) };
     }
     if is_multipart(&req) {
-        return match query_token(&req) {
+        // The pages' upload forms send the token as their first field; a
+        // client may still put it in the query string.
+        let (sent, req) = match query_token(&req) {
+            Some(sent) => (Some(sent), req),
+            None => multipart_token(req).await?,
+        };
+        return match sent {
             Some(sent) if constant_time_eq(&sent, &expected) => Ok(req),
             _ => Err(AppError::Csrf),
         };
@@ -145,4 +214,26 @@ fn form_urlencoded_field(body: &[u8], name: &str) -> Option<String> {
 
 fn constant_time_eq(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod first_field_tests {
+    use super::{first_field, FirstField};
+
+    fn read(body: &str) -> Option<Option<String>> {
+        match first_field(body.as_bytes(), "XyZ") {
+            FirstField::Incomplete => None,
+            FirstField::Read(token) => Some(token),
+        }
+    }
+
+    #[test]
+    fn the_token_is_read_from_the_first_field_only() {
+        let first = "--XyZ\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\nabc123\r\n--XyZ\r\n";
+        assert_eq!(read(first), Some(Some("abc123".into())));
+        assert_eq!(read(&first[..40]), None, "more of the body is needed");
+        let other = "--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nx\r\n--XyZ\r\n";
+        assert_eq!(read(other), Some(None), "another first field: no token");
+        assert_eq!(read("preamble\r\n--XyZ\r\n"), Some(None), "not a body that starts with its boundary");
+    }
 }

@@ -62,13 +62,9 @@ pub async fn upload_on_campaign_page(
     csv: String,
 ) -> reqwest::Response {
     let file = reqwest::multipart::Part::bytes(csv.into_bytes()).file_name("triplets.csv").mime_str("text/csv");
-    let form = reqwest::multipart::Form::new().part("file", file.expect("mime"));
-    client
-        .post(app.at(&format!("/admin/campaigns/{campaign}/import?csrf_token={csrf}")))
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload")
+    // As the page's form sends it: the token first, in the body, never in the address.
+    let form = reqwest::multipart::Form::new().text("csrf_token", csrf.to_owned()).part("file", file.expect("mime"));
+    client.post(app.at(&format!("/admin/campaigns/{campaign}/import"))).multipart(form).send().await.expect("upload")
 }
 
 /// A small open VTON campaign (three images, one sanity task, questionnaires

@@ -297,21 +297,25 @@ async fn the_campaign_page_takes_files_above_a_megabyte_and_image_uploads() {
         client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
     assert!(page.contains("14000 item(s) imported."), "the page says what it did");
 
-    // Without the token in the upload's address, nothing happens.
-    let form = reqwest::multipart::Form::new().text("content", "id,garment\n");
-    let resp =
-        client.post(app.at(&format!("/admin/campaigns/{id}/import"))).multipart(form).send().await.expect("upload");
-    assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    // Without the token as the upload's first field (or with a wrong one, or later), nothing happens.
+    for form in [
+        reqwest::multipart::Form::new().text("content", "id,garment\n"),
+        reqwest::multipart::Form::new().text("csrf_token", "forged").text("content", "id,garment\n"),
+        reqwest::multipart::Form::new().text("content", "id,garment\n").text("csrf_token", csrf.clone()),
+    ] {
+        let resp =
+            client.post(app.at(&format!("/admin/campaigns/{id}/import"))).multipart(form).send().await.expect("upload");
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN);
+    }
+    // The page's forms carry no token in their addresses.
+    assert!(!page.contains("csrf_token="), "no token in a URL: {page}");
 
     let png = crate::fixtures::png(4, 3, 10);
     let form = reqwest::multipart::Form::new()
+        .text("csrf_token", csrf.clone())
         .part("image", reqwest::multipart::Part::bytes(png).file_name("a.png").mime_str("image/png").expect("mime"));
-    let resp = client
-        .post(app.at(&format!("/admin/images?csrf_token={csrf}&campaign={id}")))
-        .multipart(form)
-        .send()
-        .await
-        .expect("image");
+    let resp =
+        client.post(app.at(&format!("/admin/images?campaign={id}"))).multipart(form).send().await.expect("image");
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     let page =
         client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
