@@ -657,3 +657,31 @@ async fn the_expert_home_counts_what_the_expert_could_start_by_the_rules_that_ha
     let home = client.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
     assert_eq!((cell(&home, "remaining"), cell(&home, "open")), (0, 0), "{home}");
 }
+
+#[tokio::test]
+async fn an_experts_task_page_has_a_header_to_their_campaigns_and_log_out_a_workers_none() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = campaign(&app, &admin, json!({"review": false})).await;
+    expert_token(&app, "fp-header").await;
+    let (client, _) = crate::fixtures::logged_in(&app, "fp-header", crate::fixtures::EXPERT_PASSWORD).await;
+    let landing = client.get(app.at(&format!("/work/{id}"))).send().await.expect("landing").text().await.expect("html");
+    let csrf = crate::fixtures::csrf_in(&landing);
+    let started = client.post(app.at(&format!("/work/{id}/start"))).form(&[("csrf_token", csrf.as_str())]).send().await;
+    let task = started.expect("start").headers()["location"].to_str().expect("location").to_owned();
+    let page = client.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
+    let header = &page[page.find("<header").expect("header")..page.find("</header>").expect("end")];
+    assert!(header.contains("href=\"/expert\"") && header.contains("action=\"/logout\""), "{header}");
+
+    // A crowd worker's task page sends them nowhere but their study.
+    let config =
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2});
+    let (crowd, invitation) = crate::fixtures::open_vton_campaign(&app, &admin, 3, 1, config).await;
+    let worker = crate::fixtures::join(&app, &invitation, "crowd-header").await;
+    let (_, view) = worker.next(&app, &crowd).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id");
+    let page = worker.client.get(app.at(&format!("/work/a/{assignment}"))).send().await.expect("task");
+    let page = page.text().await.expect("html");
+    let header = &page[page.find("<header").expect("header")..page.find("</header>").expect("end")];
+    assert!(!header.contains("/expert") && !header.contains("/logout"), "{header}");
+}

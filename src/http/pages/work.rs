@@ -420,6 +420,9 @@ struct TaskPage {
     /// The campaign to go back to for a new questionnaire, when this one's
     /// time ran out.
     restart: Option<Uuid>,
+    /// Experts get a header with their campaigns and log out (its form's
+    /// CSRF token); crowd workers none (they have only their study).
+    expert_header: Option<String>,
 }
 
 #[derive(Template)]
@@ -522,6 +525,7 @@ async fn show_task(
         mine,
         refusal,
         restart: expired.then_some(campaign.id),
+        expert_header: (!campaign.settings.crowd()).then(|| csrf_token.clone()),
         campaign_name: campaign.name,
         assignment_id: id,
         position: index + 1,
