@@ -42,8 +42,14 @@ fn sniff(content_type: &str, data: &[u8]) -> Option<&'static str> {
     ok.then_some(ext)
 }
 
-/// Checks and stores an image; storing the same bytes twice is harmless.
-pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<StoredImage> {
+/// Checks an image as [`store`] does, storing nothing (so that several
+/// uploaded together are stored only when every one is good).
+pub async fn check(content_type: &str, data: &[u8]) -> Result<()> {
+    checked(content_type, data).await.map(|_| ())
+}
+
+/// The checked content type and file extension of an image.
+async fn checked(content_type: &str, data: &[u8]) -> Result<(String, &'static str)> {
     if data.len() > MAX_IMAGE_BYTES {
         return Err(Error::invalid(
             Code::ImageTooLarge,
@@ -59,6 +65,12 @@ pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<Stored
         .await
         .map_err(|e| Error::Internal(e.to_string()))?
         .map_err(|m| Error::invalid(Code::InvalidImage, m))?;
+    Ok((content_type, ext))
+}
+
+/// Checks and stores an image; storing the same bytes twice is harmless.
+pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<StoredImage> {
+    let (content_type, ext) = checked(content_type, data).await?;
     let sha256 = hex::encode(Sha256::digest(data));
     let name = format!("{sha256}.{ext}");
     tokio::fs::create_dir_all(dir).await.map_err(|e| Error::Internal(format!("creating {}: {e}", dir.display())))?;

@@ -320,6 +320,38 @@ async fn the_campaign_page_takes_files_above_a_megabyte_and_image_uploads() {
     let page =
         client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
     assert!(page.contains("Image uploaded: use /images/"), "{page}");
+
+    // Several at once: all stored and listed; one bad file stores none.
+    let part = |bytes: Vec<u8>, name: &str| {
+        reqwest::multipart::Part::bytes(bytes).file_name(name.to_owned()).mime_str("image/png").expect("mime")
+    };
+    let upload = |form: reqwest::multipart::Form| {
+        let (client, url) = (client.clone(), app.at(&format!("/admin/images?campaign={id}")));
+        async move { client.post(url).multipart(form).send().await.expect("images") }
+    };
+    let files: i64 = std::fs::read_dir(std::env::temp_dir().join(format!("atelier-uploads-{}", app.database)))
+        .map(|d| d.count() as i64)
+        .unwrap_or(0);
+    let bad = reqwest::multipart::Form::new()
+        .text("csrf_token", csrf.clone())
+        .part("image", part(crate::fixtures::png(2, 2, 90), "good.png"))
+        .part("image", part(b"not a png".to_vec(), "broken.png"));
+    let refused = upload(bad).await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let text = refused.text().await.expect("html");
+    assert!(text.contains("broken.png") && text.contains("no image was stored"), "{text}");
+    let after: i64 = std::fs::read_dir(std::env::temp_dir().join(format!("atelier-uploads-{}", app.database)))
+        .map(|d| d.count() as i64)
+        .unwrap_or(0);
+    assert_eq!(after, files, "nothing stored");
+    let two = reqwest::multipart::Form::new()
+        .text("csrf_token", csrf.clone())
+        .part("image", part(crate::fixtures::png(2, 2, 91), "a.png"))
+        .part("image", part(crate::fixtures::png(2, 2, 92), "b.png"));
+    assert_eq!(upload(two).await.status(), StatusCode::SEE_OTHER);
+    let page =
+        client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page").text().await.expect("html");
+    assert!(page.contains("2 images uploaded: use /images/"), "{page}");
 }
 
 #[tokio::test]

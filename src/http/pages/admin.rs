@@ -328,24 +328,45 @@ async fn upload_image(
     mut parts: axum::extract::Multipart,
 ) -> PageResult {
     use crate::http::error::AppError;
-    let mut stored = None;
+    // Several files may be chosen at once: all are checked before any is stored.
+    let mut chosen = Vec::new();
     while let Some(field) = parts
         .next_field()
         .await
         .map_err(|e| AppError::BadRequest { code: Code::UnreadableUpload, message: e.body_text() })?
     {
         if field.name() == Some("image") {
-            let content_type = field.content_type().unwrap_or_default().to_owned();
+            let (content_type, name) =
+                (field.content_type().unwrap_or_default().to_owned(), field.file_name().unwrap_or("image").to_owned());
             let bytes = field
                 .bytes()
                 .await
                 .map_err(|e| AppError::BadRequest { code: Code::UnreadableUpload, message: e.body_text() })?;
-            stored = Some(crate::core::images::store(&s.config.upload_dir, &content_type, &bytes).await?);
+            if !bytes.is_empty() {
+                chosen.push((name, content_type, bytes));
+            }
         }
     }
-    let stored =
-        stored.ok_or_else(|| crate::core::Error::invalid(Code::MissingImage, "choose an image file to upload"))?;
-    flash::set(&session, format!("Image uploaded: use {} in your items.", stored.url)).await;
+    if chosen.is_empty() {
+        return Err(crate::core::Error::invalid(Code::MissingImage, "choose an image file to upload").into());
+    }
+    for (name, content_type, bytes) in &chosen {
+        crate::core::images::check(content_type, bytes).await.map_err(|e| match e {
+            crate::core::Error::Rejected { code, message } => {
+                crate::core::Error::invalid(code, format!("{name}: {message}; no image was stored"))
+            }
+            other => other,
+        })?;
+    }
+    let mut urls = Vec::new();
+    for (_, content_type, bytes) in &chosen {
+        urls.push(crate::core::images::store(&s.config.upload_dir, content_type, bytes).await?.url);
+    }
+    let message = match urls.as_slice() {
+        [one] => format!("Image uploaded: use {one} in your items."),
+        many => format!("{} images uploaded: use {} in your items.", many.len(), many.join(", ")),
+    };
+    flash::set(&session, message).await;
     let back = q.campaign.map_or_else(|| "/admin".to_owned(), |c| format!("/admin/campaigns/{c}"));
     Ok(Redirect::to(&back).into_response())
 }
