@@ -769,6 +769,24 @@ async fn worker_pages_off_the_main_path_pass_axe_core_at_phone_size() {
     browser.goto(&app.at(&format!("/join/{invitation}?worker_id=second"))).await.expect("other id");
     wait_text(&browser, "Which worker are you?").await;
     axe(&browser, "the which-worker page").await;
+    // A questionnaire whose time ran out: the reason beside the task, and the way on.
+    browser.goto(&app.at(&format!("/work/{campaign}"))).await.expect("landing");
+    wait_text(&browser, "How it works").await;
+    browser
+        .find(Locator::XPath("//form[contains(@action, '/start')]//button[@type='submit']"))
+        .await
+        .expect("start")
+        .click()
+        .await
+        .expect("start");
+    wait_text(&browser, "Question 1 of").await;
+    sqlx::query("UPDATE assignments SET state = 'expired', leased_until = now() - interval '1 second'")
+        .execute(&app.pool)
+        .await
+        .expect("the time runs out");
+    browser.refresh().await.expect("reload");
+    wait_text(&browser, "The time for this questionnaire ran out").await;
+    axe(&browser, "the task page of a questionnaire whose time ran out").await;
     // The campaign closed: the landing page says so.
     let (status, _) = crate::fixtures::api(
         &app,
