@@ -177,13 +177,7 @@ fn ingest_wrk(wrk: &std::path::Path, url: &str, batch: &[Worker], clients: usize
 /// The same votes from reqwest clients in this process, one worker's
 /// questionnaire after another on each connection.
 async fn ingest_reqwest(url: &str, batch: Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
-    let queues: Vec<Vec<Worker>> = {
-        let mut q: Vec<Vec<Worker>> = (0..clients).map(|_| Vec::new()).collect();
-        for (i, w) in batch.into_iter().enumerate() {
-            q[i % clients].push(w);
-        }
-        q
-    };
+    let queues = spread(batch, clients);
     let started = Instant::now();
     let deadline = started + Duration::from_secs(seconds);
     let mut tasks = tokio::task::JoinSet::new();
@@ -234,15 +228,21 @@ async fn summary(mut tasks: tokio::task::JoinSet<Vec<f64>>, started: Instant, se
     (all.len() as f64 / ran, pct(0.5), pct(0.99))
 }
 
+/// The workers dealt round-robin to `clients` queues, one per connection.
+fn spread(batch: Vec<Worker>, clients: usize) -> Vec<Vec<Worker>> {
+    let mut queues: Vec<Vec<Worker>> = (0..clients).map(|_| Vec::new()).collect();
+    for (i, w) in batch.into_iter().enumerate() {
+        queues[i % clients].push(w);
+    }
+    queues
+}
+
 /// The browser's cycle from `clients` concurrent connections for `seconds`:
 /// post the task form (answer 303 to the task page), then load the page it
 /// redirects to, as a browser does; (cycles/s, p50 ms, p99 ms of a cycle).
 async fn form_cycle(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
     let batch: Vec<Worker> = workers.drain(..FORM_WORKERS_PER_RUN.max(clients).min(workers.len())).collect();
-    let mut queues: Vec<Vec<Worker>> = (0..clients).map(|_| Vec::new()).collect();
-    for (i, w) in batch.into_iter().enumerate() {
-        queues[i % clients].push(w);
-    }
+    let queues = spread(batch, clients);
     let started = Instant::now();
     let deadline = started + Duration::from_secs(seconds);
     let mut tasks = tokio::task::JoinSet::new();

@@ -82,11 +82,15 @@ async fn restore(args: RestoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             args.db.data_dir.display().to_string()
         }
     };
+    let existed = args.db.data_dir.exists();
     let restored = load(&args.db, staged, &upload_dir).await;
     if restored.is_err() && args.db.database_url.is_none() {
-        // It was empty: leave it so, not half restored.
+        // It was empty (or missing): leave it so, not half restored.
         for dir in [args.db.data_dir.clone(), embedded::fallback_cluster_dir(&args.db.data_dir)] {
             let _ = std::fs::remove_dir_all(&dir);
+        }
+        if existed {
+            let _ = std::fs::create_dir(&args.db.data_dir);
         }
     }
     let (manifest, images) = restored?;

@@ -28,28 +28,38 @@ pub struct StoredImage {
     pub content_type: String,
 }
 
+/// The supported formats: content type, file extension, leading magic bytes.
+const FORMATS: [(&str, &str, &[&[u8]]); 4] = [
+    ("image/png", "png", &[b"\x89PNG\r\n\x1a\n"]),
+    ("image/jpeg", "jpg", &[b"\xff\xd8\xff"]),
+    ("image/gif", "gif", &[b"GIF87a", b"GIF89a"]),
+    ("image/webp", "webp", &[b"RIFF"]),
+];
+
 /// The file extension for a supported content type whose magic bytes match.
 fn sniff(content_type: &str, data: &[u8]) -> Option<&'static str> {
-    let (ext, magic): (&str, &[&[u8]]) = match content_type {
-        "image/png" => ("png", &[b"\x89PNG\r\n\x1a\n"]),
-        "image/jpeg" => ("jpg", &[b"\xff\xd8\xff"]),
-        "image/gif" => ("gif", &[b"GIF87a", b"GIF89a"]),
-        "image/webp" => ("webp", &[b"RIFF"]),
-        _ => return None,
-    };
+    let (_, ext, magic) = FORMATS.iter().find(|(t, _, _)| *t == content_type)?;
     let ok =
         magic.iter().any(|m| data.starts_with(m)) && (content_type != "image/webp" || data.get(8..12) == Some(b"WEBP"));
-    ok.then_some(ext)
+    ok.then_some(*ext)
+}
+
+/// The content type of a stored image, by its file name's extension.
+pub fn content_type_of(file: &str) -> &'static str {
+    let ext = file.rsplit_once('.').map_or("", |(_, e)| e);
+    FORMATS.iter().find(|(_, e, _)| *e == ext).map_or("application/octet-stream", |(t, _, _)| *t)
+}
+
+/// An image that passed [`check`], ready to [`store_checked`].
+pub struct CheckedImage<'a> {
+    content_type: String,
+    ext: &'static str,
+    data: &'a [u8],
 }
 
 /// Checks an image as [`store`] does, storing nothing (so that several
 /// uploaded together are stored only when every one is good).
-pub async fn check(content_type: &str, data: &[u8]) -> Result<()> {
-    checked(content_type, data).await.map(|_| ())
-}
-
-/// The checked content type and file extension of an image.
-async fn checked(content_type: &str, data: &[u8]) -> Result<(String, &'static str)> {
+pub async fn check<'a>(content_type: &str, data: &'a [u8]) -> Result<CheckedImage<'a>> {
     if data.len() > MAX_IMAGE_BYTES {
         return Err(Error::invalid(
             Code::ImageTooLarge,
@@ -65,12 +75,17 @@ async fn checked(content_type: &str, data: &[u8]) -> Result<(String, &'static st
         .await
         .map_err(|e| Error::Internal(e.to_string()))?
         .map_err(|m| Error::invalid(Code::InvalidImage, m))?;
-    Ok((content_type, ext))
+    Ok(CheckedImage { content_type, ext, data })
 }
 
 /// Checks and stores an image; storing the same bytes twice is harmless.
 pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<StoredImage> {
-    let (content_type, ext) = checked(content_type, data).await?;
+    store_checked(dir, check(content_type, data).await?).await
+}
+
+/// Stores an image that passed [`check`] under its content's SHA-256.
+pub async fn store_checked(dir: &Path, image: CheckedImage<'_>) -> Result<StoredImage> {
+    let CheckedImage { content_type, ext, data } = image;
     let sha256 = hex::encode(Sha256::digest(data));
     let name = format!("{sha256}.{ext}");
     tokio::fs::create_dir_all(dir).await.map_err(|e| Error::Internal(format!("creating {}: {e}", dir.display())))?;

@@ -147,8 +147,10 @@ pub async fn submitted_by(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) 
 }
 
 /// One annotator's progress through a campaign: items labelled and items
-/// still waiting for them (in their open batch and in the "every annotator"
-/// batches they have not started; batches others may take are not counted).
+/// still waiting for them: in their open batch, plus in the admin's table
+/// ([`per_annotator`]) the "every annotator" batches they have not started
+/// (batches others may take are not counted there), and on their own pages
+/// ([`of_annotator_now`]) every batch open to them now.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct AnnotatorProgress {
     /// The annotator.
@@ -185,25 +187,13 @@ async fn count_per_annotator(pool: &PgPool, campaign_id: Uuid, limit: Option<i64
            SELECT u.id, coalesce(u.name, u.external_id, u.id::text) AS who FROM users u
            WHERE u.id IN (SELECT annotator_id FROM assignments WHERE campaign_id = $1)
               OR (u.role = 'expert' AND (SELECT participants FROM campaigns WHERE id = $1) = 'experts'))
-         SELECT p.id AS annotator_id, p.who AS annotator, {DONE} AS done, {REMAINING} AS remaining
+         SELECT p.id AS annotator_id, p.who AS annotator, {DONE} AS done,
+                ({ACTIVE_UNANSWERED} + {NOT_STARTED_EVERY}) AS remaining
          FROM people p ORDER BY p.who LIMIT $2"
     ))
     .bind(campaign_id)
     .bind(limit)
     .fetch_all(pool)
-    .await?)
-}
-
-/// One annotator's progress through a campaign (their home page).
-pub async fn of_annotator(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<AnnotatorProgress> {
-    Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
-        "SELECT p.id AS annotator_id, coalesce(p.name, p.external_id, p.id::text) AS annotator,
-                {DONE} AS done, {REMAINING} AS remaining
-         FROM users p WHERE p.id = $2"
-    ))
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .fetch_one(pool)
     .await?)
 }
 
@@ -217,18 +207,23 @@ pub async fn of_annotator_now(
     campaign: &super::campaigns::Campaign,
     annotator_id: Uuid,
 ) -> Result<(AnnotatorProgress, super::eligibility::OpenWork)> {
-    let (mut progress, active, open) = tokio::try_join!(
-        of_annotator(pool, campaign.id, annotator_id),
+    // `remaining` is read as their active work's unanswered items; what
+    // they could start is added from the rules that hand it out.
+    let (mut progress, open) = tokio::try_join!(
         async {
-            Ok(sqlx::query_scalar::<_, i64>(&format!("SELECT {ACTIVE_UNANSWERED} FROM users p WHERE p.id = $2"))
-                .bind(campaign.id)
-                .bind(annotator_id)
-                .fetch_one(pool)
-                .await?)
+            Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
+                "SELECT p.id AS annotator_id, coalesce(p.name, p.external_id, p.id::text) AS annotator,
+                        {DONE} AS done, {ACTIVE_UNANSWERED} AS remaining
+                 FROM users p WHERE p.id = $2"
+            ))
+            .bind(campaign.id)
+            .bind(annotator_id)
+            .fetch_one(pool)
+            .await?)
         },
         super::eligibility::open_to(pool, kinds, campaign, annotator_id),
     )?;
-    progress.remaining = active + open.items;
+    progress.remaining += open.items;
     Ok((progress, open))
 }
 
@@ -243,13 +238,10 @@ const ACTIVE_UNANSWERED: &str = "(SELECT count(*) FROM assignments a JOIN batch_
 const DONE: &str = "(SELECT COALESCE(sum(a.answered), 0)::bigint FROM assignments a
                     WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state <> 'expired')";
 
-/// Items waiting for annotator `p.id` in campaign `$1`: unanswered items of
-/// their active work, plus every item of the "every annotator" batches they
-/// have not started (an expired one counts: it is given back to them).
-const REMAINING: &str = "((SELECT count(*) FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id
-                      WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state = 'active'
-                        AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.assignment_id = a.id AND r.item_id = bi.item_id))
-                   + (SELECT count(*) FROM batches b JOIN batch_items bi ON bi.batch_id = b.id
+/// Items of the "every annotator" batches annotator `p.id` has not started
+/// in campaign `$1` (an expired one counts: it is given back to them). With
+/// [`ACTIVE_UNANSWERED`], what the admin's table counts as remaining.
+const NOT_STARTED_EVERY: &str = "(SELECT count(*) FROM batches b JOIN batch_items bi ON bi.batch_id = b.id
                       WHERE b.campaign_id = $1 AND b.overlap IS NULL AND b.review_of IS NULL
                         AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = p.id
-                                        AND a.state <> 'expired')))";
+                                        AND a.state <> 'expired'))";

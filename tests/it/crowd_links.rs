@@ -33,6 +33,22 @@ async fn press_start(
     client.post(app.at(&format!("/work/{campaign}/start"))).form(&form).send().await.expect("start")
 }
 
+/// Presses Start and opens the task page it leads to: the page's address,
+/// the assignment and the item its form answers.
+async fn open_first_task(
+    app: &TestApp,
+    client: &reqwest::Client,
+    campaign: &str,
+    csrf: &str,
+) -> (String, String, String) {
+    let resp = press_start(app, client, campaign, csrf, &[]).await;
+    let task = resp.headers()["location"].to_str().expect("location").to_owned();
+    let assignment = task.trim_start_matches("/work/a/").to_owned();
+    let page = client.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
+    let item = crate::fixtures::item_on_page(&page);
+    (task, assignment, item)
+}
+
 async fn users(app: &TestApp) -> i64 {
     sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&app.pool).await.expect("count")
 }
@@ -388,14 +404,8 @@ async fn an_answer_refused_on_the_page_is_explained_beside_the_task_with_the_cho
     let worker = crate::fixtures::join(&app, &invitation, "two-tabs").await;
     let landing = worker.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");
     let csrf = csrf_in(&landing.text().await.expect("html"));
-    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[]).await;
-    let task = resp.headers()["location"].to_str().expect("location").to_owned();
-    let assignment = task.trim_start_matches("/work/a/").to_owned();
     // Two tabs show the same first task.
-    let page = worker.client.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
-    let marker = "name=\"item_id\" value=\"";
-    let at = page.find(marker).expect("item field") + marker.len();
-    let item = page[at..at + 36].to_owned();
+    let (_, assignment, item) = open_first_task(&app, &worker.client, &campaign, &csrf).await;
     let post = |rating: &'static str| {
         let (worker, app, csrf, item, assignment) = (&worker, &app, csrf.clone(), item.clone(), assignment.clone());
         async move {
@@ -466,13 +476,7 @@ async fn a_questionnaire_whose_time_ran_out_says_so_beside_the_task_and_leads_ba
     let admin = admin_token(&app).await;
     let (campaign, invitation) = small_campaign(&app, &admin).await;
     let worker = crate::fixtures::join(&app, &invitation, "slow-phone").await;
-    let resp = press_start(&app, &worker.client, &campaign, &worker.csrf, &[]).await;
-    let task = resp.headers()["location"].to_str().expect("location").to_owned();
-    let assignment = task.trim_start_matches("/work/a/").to_owned();
-    let page = worker.client.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
-    let marker = "name=\"item_id\" value=\"";
-    let at = page.find(marker).expect("item field") + marker.len();
-    let item = page[at..at + 36].to_owned();
+    let (task, assignment, item) = open_first_task(&app, &worker.client, &campaign, &worker.csrf).await;
     // The worker put the phone down; the lease ran out meanwhile, and
     // workers asking for work when none was left swept it.
     sqlx::query("UPDATE assignments SET leased_until = now() - interval '1 second' WHERE id = $1::uuid")
@@ -493,6 +497,7 @@ async fn a_questionnaire_whose_time_ran_out_says_so_beside_the_task_and_leads_ba
     assert_eq!(refused.status(), StatusCode::CONFLICT);
     let html = refused.text().await.expect("html");
     assert!(html.contains("role=\"alert\"") && html.contains("The time for this questionnaire ran out"), "{html}");
+    assert!(html.contains("the answer you just sent was not saved"), "{html}");
     assert!(html.contains("Question 1 of"), "the same task, not an error page: {html}");
     assert!(html.contains(&format!("value=\"{item}\"")), "the task it was on: {html}");
     assert!(
@@ -508,6 +513,7 @@ async fn a_questionnaire_whose_time_ran_out_says_so_beside_the_task_and_leads_ba
     assert_eq!(again.status(), StatusCode::CONFLICT);
     let html = again.text().await.expect("html");
     assert!(html.contains("The time for this questionnaire ran out") && html.contains("Question 1 of"), "{html}");
+    assert!(!html.contains("not saved"), "nothing was sent this time: {html}");
 
     // The study page starts a new questionnaire.
     let landing = worker.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");

@@ -198,9 +198,7 @@ async fn experts_tick_several_attributes_on_the_page_and_a_reviewer_corrects_or_
             html.contains("<svg viewBox=") && html.contains("mask=\"url(#fp-cut)\""),
             "the mask is drawn over its image"
         );
-        let marker = "name=\"item_id\" value=\"";
-        let start = html.find(marker).expect("item") + marker.len();
-        let item_id = html[start..start + 36].to_owned();
+        let item_id = crate::fixtures::item_on_page(&html);
         // Two boxes ticked (an odd answer, corrected by the reviewer below).
         let mut form = vec![("csrf_token", csrf.clone()), ("item_id", item_id), ("shown_at", "0".into())];
         form.extend([("attr", "160".to_owned()), ("attr", "161".to_owned())]);

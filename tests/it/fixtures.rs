@@ -325,6 +325,13 @@ pub async fn download_release(app: &TestApp, admin: &str, campaign: &str, number
         .to_vec()
 }
 
+/// The item a task page's form answers (its hidden `item_id` field).
+pub fn item_on_page(html: &str) -> String {
+    let marker = "name=\"item_id\" value=\"";
+    let at = html.find(marker).unwrap_or_else(|| panic!("no item field in {html}")) + marker.len();
+    html[at..at + 36].to_owned()
+}
+
 /// Uploads an image through the API as `admin`; the address it is served at.
 pub async fn upload_png(app: &TestApp, admin: &str, image: &[u8]) -> String {
     let resp = Client::new()

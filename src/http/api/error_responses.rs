@@ -39,13 +39,7 @@ fn possible_errors(operation: &Operation, secured_by_default: bool) -> Vec<(&'st
         None => secured_by_default,
         Some(requirements) => !requirements.iter().any(|r| *r == SecurityRequirement::default()),
     };
-    let takes = |place: ParameterIn| {
-        operation
-            .parameters
-            .iter()
-            .flatten()
-            .any(|p| std::mem::discriminant(&p.parameter_in) == std::mem::discriminant(&place))
-    };
+    let takes = |place: ParameterIn| operation.parameters.iter().flatten().any(|p| p.parameter_in == place);
     let mut errors = Vec::new();
     if secured {
         errors.push(("401", "No valid credential (token or session)"));

@@ -350,17 +350,18 @@ async fn upload_image(
     if chosen.is_empty() {
         return Err(crate::core::Error::invalid(Code::MissingImage, "choose an image file to upload").into());
     }
+    let mut checked = Vec::with_capacity(chosen.len());
     for (name, content_type, bytes) in &chosen {
-        crate::core::images::check(content_type, bytes).await.map_err(|e| match e {
+        checked.push(crate::core::images::check(content_type, bytes).await.map_err(|e| match e {
             crate::core::Error::Rejected { code, message } => {
                 crate::core::Error::invalid(code, format!("{name}: {message}; no image was stored"))
             }
             other => other,
-        })?;
+        })?);
     }
-    let mut urls = Vec::new();
-    for (_, content_type, bytes) in &chosen {
-        urls.push(crate::core::images::store(&s.config.upload_dir, content_type, bytes).await?.url);
+    let mut urls = Vec::with_capacity(checked.len());
+    for image in checked {
+        urls.push(crate::core::images::store_checked(&s.config.upload_dir, image).await?.url);
     }
     let message = match urls.as_slice() {
         [one] => format!("Image uploaded: use {one} in your items."),

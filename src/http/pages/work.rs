@@ -459,8 +459,13 @@ enum Shown {
 
 /// What an annotator whose questionnaire ran out of time is told, beside the
 /// task they were on.
-const TIME_RAN_OUT: &str = "The time for this questionnaire ran out before it was submitted, so it takes no more \
-     answers and this one was not saved. Start a new questionnaire from the study page to go on.";
+fn time_ran_out(answer_refused: bool) -> String {
+    let refused = if answer_refused { " (the answer you just sent was not saved)" } else { "" };
+    format!(
+        "The time for this questionnaire ran out before it was submitted, so it takes no more answers{refused}. \
+         Start a new questionnaire from the study page to go on."
+    )
+}
 
 /// The task page of the annotator's assignment.
 async fn show_task(
@@ -492,7 +497,7 @@ async fn show_task(
         Shown::At(pos) => (pos, None, None),
         Shown::Refused { item, reason, chosen } => (position_of(item), Some(reason), chosen),
         Shown::Expired { at, item, chosen } => {
-            (item.and_then(position_of).or(at), Some(TIME_RAN_OUT.to_owned()), chosen)
+            (item.and_then(position_of).or(at), Some(time_ran_out(item.is_some())), chosen)
         }
     };
     let index = match wanted {
@@ -676,13 +681,7 @@ async fn image(
     let payloads = crate::core::items::payloads(&s.pool, &assignment.item_order()).await?;
     let file = crate::core::handles::image_named(id, &name, payloads.values()).ok_or(Error::NotFound("image"))?;
     let bytes = tokio::fs::read(s.config.upload_dir.join(&file)).await.map_err(|_| Error::NotFound("image"))?;
-    let content_type = match file.rsplit_once('.').map(|(_, e)| e) {
-        Some("png") => "image/png",
-        Some("jpg") => "image/jpeg",
-        Some("gif") => "image/gif",
-        Some("webp") => "image/webp",
-        _ => "application/octet-stream",
-    };
+    let content_type = crate::core::images::content_type_of(&file);
     // Only this worker's browser keeps it (the address is theirs alone).
     Ok((
         [
