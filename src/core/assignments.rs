@@ -31,6 +31,7 @@ use chrono::{DateTime, Utc};
 use rand::SeedableRng;
 use serde_json::{json, Value};
 use sqlx::{PgPool, Postgres, Transaction};
+use std::collections::HashMap;
 use uuid::Uuid;
 
 /// An assignment as stored.
@@ -67,15 +68,17 @@ impl Assignment {
             .unwrap_or_default()
     }
 
-    /// The stored presentation of one item (e.g. its choice order).
-    pub fn item_presentation(&self, item: Uuid) -> Value {
-        let wanted = item.to_string();
+    /// Every item's stored presentation (e.g. its choice order), by item, read
+    /// in one pass (finding each item's entry apart made a 30,000-item
+    /// questionnaire's view quadratic: 24 s).
+    pub fn item_presentations(&self) -> HashMap<Uuid, &Value> {
         self.presentation
             .get("items")
             .and_then(Value::as_array)
-            .and_then(|a| a.iter().find(|e| e.get("item").and_then(Value::as_str) == Some(wanted.as_str())))
-            .and_then(|e| e.get("presentation").cloned())
-            .unwrap_or(Value::Null)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| Some((e.get("item")?.as_str()?.parse().ok()?, e.get("presentation")?)))
+            .collect()
     }
 }
 

@@ -120,11 +120,12 @@ pub async fn view_in(
         assignments::reviewed_answers(pool, &assignment),
     )?;
     let handle = |item: Uuid| if handles { super::handles::handle(assignment.id, item) } else { item };
+    let presentations = assignment.item_presentations();
     let items = order
         .iter()
         .filter_map(|id| {
             let payload = by_id.get(id)?;
-            let mut payload = kind.public_payload(payload, &assignment.item_presentation(*id));
+            let mut payload = kind.public_payload(payload, presentations.get(id).copied().unwrap_or(&Value::Null));
             // Uploaded images too are named per assignment for crowd workers.
             if handles {
                 super::handles::rename_images(assignment.id, &mut payload);

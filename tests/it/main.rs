@@ -28,6 +28,7 @@ mod http_request_time;
 mod http_roles;
 mod http_security;
 mod http_text_files;
+mod page_weight;
 mod payouts;
 mod plugin_kind;
 mod releases;

@@ -178,6 +178,85 @@ async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
 }
 
 #[tokio::test]
+async fn a_release_diff_shows_exclusions_counts_and_the_campaign_state_when_no_label_moves() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        a100_campaign(&app, &admin, "a100-lat", vec![question("q1"), question("q2")], json!({"participants": 6})).await;
+    for who in ["AAA", "BBB", "CCC"] {
+        let w = join(&app, &invitation, who).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, |item: &Value| {
+            let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
+            json!({"choice": if first.starts_with("q1") { "q1-c1" } else { "q2-c3" }})
+        })
+        .await;
+    }
+    cut(&app, &admin, &campaign, "").await;
+    // One q2 vote excluded (q2-c3 keeps its majority), and the campaign closed.
+    let response: uuid::Uuid = sqlx::query_scalar(
+        "SELECT r.id FROM responses r JOIN items i ON i.id = r.item_id WHERE i.external_id = 'q2' ORDER BY r.id LIMIT 1",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("a q2 response");
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/responses/{response}/exclude"),
+        Some(json!({"reason": "answered too fast"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let (status, _) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/state"),
+        Some(json!({"state": "closed"})),
+    )
+    .await;
+    assert!(status.is_success());
+    cut(&app, &admin, &campaign, "").await;
+
+    let (status, diff) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/releases/1/diff/2"), None).await;
+    assert_eq!(status, StatusCode::OK, "{diff}");
+    assert_eq!(diff["labels_changed"], json!([]), "no label moved: {diff}");
+    assert_eq!(diff["campaign_state"], json!({"from": "open", "to": "closed"}));
+    let counts: BTreeMap<String, (Value, Value)> = diff["counts_changed"]
+        .as_array()
+        .expect("counts")
+        .iter()
+        .map(|c| (c["path"].as_str().expect("path").to_owned(), (c["from"].clone(), c["to"].clone())))
+        .collect();
+    assert_eq!(counts.get("responses_counted"), Some(&(json!(6), json!(5))), "{diff}");
+    assert_eq!(counts.get("responses_excluded.answered too fast"), Some(&(json!(0), json!(1))), "{diff}");
+    assert_eq!(diff["exclusions_by_reason"], json!([{"reason": "answered too fast", "added": 1, "removed": 0}]));
+    let added = diff["exclusions_added"].as_array().expect("added");
+    assert_eq!((added.len(), added[0]["item"].as_str()), (1, Some("q2")), "{diff}");
+    assert_eq!(diff["exclusions_removed"], json!([]));
+    // Read the other way, the exclusion is one that counts again.
+    let (_, back) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/releases/2/diff/1"), None).await;
+    assert_eq!(back["exclusions_removed"].as_array().map(Vec::len), Some(1), "{back}");
+
+    let page =
+        crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/releases/diff?from=1&to=2"))
+            .await;
+    for shown in [
+        "<b>open</b> when v1 was cut, <b>closed</b> at v2",
+        "<td><code>responses_counted</code></td><td class=\"num\">6</td><td class=\"num\">5</td>",
+        "<td>answered too fast</td><td class=\"num\">1</td><td class=\"num\">0</td>",
+        "<td>excluded</td><td>q2</td>",
+        "No label changed.",
+    ] {
+        assert!(page.contains(shown), "{shown} in {page}");
+    }
+}
+
+#[tokio::test]
 async fn a_vton_release_holds_the_benchmark_layout_and_records_curation_changes() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;

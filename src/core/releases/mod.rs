@@ -179,7 +179,13 @@ async fn unpacked(
 }
 
 /// What changed from release `from` to release `to`.
-pub async fn diff(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, from: i32, to: i32) -> Result<Value> {
+pub async fn diff(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    campaign_id: Uuid,
+    from: i32,
+    to: i32,
+) -> Result<diff::ReleaseDiff> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let (a, b) = (unpacked(pool, campaign_id, from).await?, unpacked(pool, campaign_id, to).await?);

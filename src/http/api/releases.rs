@@ -2,6 +2,7 @@
 //! campaign's settings, which releases record.
 
 use crate::core::campaigns;
+use crate::core::releases::diff::ReleaseDiff;
 use crate::core::releases::{self, Author, ReleaseSummary};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path};
@@ -107,16 +108,18 @@ pub async fn download_release(
         .into_response())
 }
 
-/// What changed between two releases: items added or removed, parameters,
-/// and labels with the reasons (new votes, new exclusions, changed parameters).
+/// What changed between two releases: the campaign's state, items added or
+/// removed, parameters and counts with both values, labels with the reasons
+/// (new votes, new exclusions, changed parameters), and exclusions added and
+/// removed with their reasons.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/releases/{from}/diff/{to}", tag = "releases",
     params(("id" = Uuid, Path), ("from" = i32, Path), ("to" = i32, Path)),
-    responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = ReleaseDiff), (status = 404, body = ErrorBody)))]
 pub async fn diff_releases(
     _: Admin,
     State(s): State<AppState>,
     Path((id, from, to)): Path<(Uuid, i32, i32)>,
-) -> AppResult<axum::Json<Value>> {
+) -> AppResult<axum::Json<ReleaseDiff>> {
     Ok(axum::Json(releases::diff(&s.pool, &s.kinds, id, from, to).await?))
 }
 

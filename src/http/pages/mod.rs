@@ -6,6 +6,7 @@ mod auth;
 pub mod charts;
 mod expert;
 mod mturk;
+pub mod paging;
 mod payouts;
 mod releases;
 mod settings;

@@ -2,6 +2,7 @@
 //! recommendation, the platforms' bulk files, marking payouts done, and the
 //! workers' background answers.
 
+use super::paging::{PageQuery, Pager};
 use super::{render, OnPage, PageResult};
 use crate::core::campaigns;
 use crate::core::payouts::{self, Payout};
@@ -27,13 +28,25 @@ pub fn router() -> Router<AppState> {
 struct PayoutsPage {
     campaign: campaigns::Campaign,
     csrf_token: String,
+    /// This page's workers.
     rows: Vec<Payout>,
+    rows_pager: Pager,
+    /// Approved workers not yet marked paid, on every page.
     unpaid_approved: usize,
     questions: Vec<String>,
+    /// This page's background answers, one row per worker.
     background: Vec<(String, Vec<String>)>,
+    background_pager: Pager,
 }
 
-async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+async fn page(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    query: axum::extract::RawQuery,
+) -> PageResult {
+    let query = PageQuery::parse(query.0.as_deref());
     let campaign = campaigns::get(&s.pool, id).await?;
     let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let answers: Vec<(String, BTreeMap<String, String>)> = payouts::background(&s.pool, id).await?;
@@ -43,18 +56,23 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let background = answers
+    let background_pager = Pager::new(answers.len(), &query, "background", "background");
+    let background = background_pager
+        .keep(answers)
         .into_iter()
         .map(|(w, a)| (w, questions.iter().map(|q| a.get(q).cloned().unwrap_or_default()).collect()))
         .collect();
     let unpaid_approved = rows.iter().filter(|r| r.recommendation == "approve" && r.paid_at.is_none()).count();
+    let rows_pager = Pager::new(rows.len(), &query, "workers", "workers");
     render(&PayoutsPage {
         campaign,
         csrf_token: csrf::token(&session).await?,
-        rows,
+        rows: rows_pager.keep(rows),
+        rows_pager,
         unpaid_approved,
         questions,
         background,
+        background_pager,
     })
 }
 

@@ -1,6 +1,8 @@
 //! Releases on the campaign page: cut one, and compare two.
 
+use super::paging::{PageQuery, Pager};
 use super::{render, OnPage, PageResult};
+use crate::core::releases::diff::{ExclusionChange, LabelChange, ReleaseDiff};
 use crate::core::releases::{self, Author};
 use crate::core::Code;
 use crate::core::{campaigns, Error};
@@ -52,17 +54,24 @@ struct DiffQuery {
 #[template(path = "admin_release_diff.html")]
 struct DiffPage {
     campaign: campaigns::Campaign,
-    from: i32,
-    to: i32,
-    added: Vec<String>,
-    removed: Vec<String>,
-    parameters: Vec<String>,
-    /// (item, from, to, reasons)
-    labels: Vec<(String, String, String, String)>,
+    diff: ReleaseDiff,
+    /// This page's changed labels (the diff's list is emptied).
+    labels: Vec<LabelChange>,
+    labels_pager: Pager,
+    /// This page's exclusions: (added, the change).
+    exclusions: Vec<(bool, ExclusionChange)>,
+    exclusions_pager: Pager,
 }
 
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array().into_iter().flatten().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned)).collect()
+impl DiffPage {
+    /// A JSON value as the page writes it: text bare, absent as "none".
+    fn show(&self, v: &Value) -> String {
+        match v {
+            Value::Null => "none".to_owned(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
 }
 
 async fn diff_page(
@@ -70,26 +79,22 @@ async fn diff_page(
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     Query(q): Query<DiffQuery>,
+    query: axum::extract::RawQuery,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     if q.from == q.to {
         return Err(Error::invalid(Code::SameRelease, "choose two different releases to compare").into());
     }
-    let d = releases::diff(&s.pool, &s.kinds, id, q.from, q.to).await?;
-    let label = |v: &Value| v.as_str().map_or_else(|| "none".to_owned(), str::to_owned);
-    let labels = d["labels_changed"]
-        .as_array()
+    let mut diff = releases::diff(&s.pool, &s.kinds, id, q.from, q.to).await?;
+    let query = PageQuery::parse(query.0.as_deref());
+    let labels_pager = Pager::new(diff.labels_changed.len(), &query, "labels", "labels");
+    let labels = labels_pager.keep(std::mem::take(&mut diff.labels_changed));
+    let all: Vec<(bool, ExclusionChange)> = std::mem::take(&mut diff.exclusions_added)
         .into_iter()
-        .flatten()
-        .map(|l| (label(&l["item"]), label(&l["from"]), label(&l["to"]), strings(&l["reasons"]).join("; ")))
+        .map(|e| (true, e))
+        .chain(std::mem::take(&mut diff.exclusions_removed).into_iter().map(|e| (false, e)))
         .collect();
-    render(&DiffPage {
-        campaign,
-        from: q.from,
-        to: q.to,
-        added: strings(&d["items_added"]),
-        removed: strings(&d["items_removed"]),
-        parameters: strings(&d["parameters_changed"]),
-        labels,
-    })
+    let exclusions_pager = Pager::new(all.len(), &query, "exclusions", "exclusions");
+    let exclusions = exclusions_pager.keep(all);
+    render(&DiffPage { campaign, diff, labels, labels_pager, exclusions, exclusions_pager })
 }

@@ -4,6 +4,7 @@
 use crate::core::{campaigns, ground_truth, Error};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::{asset, CSS};
+use crate::http::pages::paging::{PageQuery, Pager};
 use crate::http::pages::{render, OnPage, PageResult};
 use crate::http::{csrf, AppState};
 use crate::kinds::a100::models;
@@ -13,7 +14,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
 use axum::{Form, Router};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tower_sessions::Session;
 use uuid::Uuid;
 
@@ -31,6 +32,12 @@ struct PilotPage {
     /// Other A100 campaigns that can be rounds: (id, name, selected).
     candidates: Vec<(Uuid, String, bool)>,
     report: crate::kinds::a100::pilot::PilotReport,
+    /// This page's questions, each with whether the selection keeps it.
+    questions: Vec<(crate::kinds::a100::pilot::PilotQuestion, bool)>,
+    questions_pager: Pager,
+    /// This page's members.
+    members: Vec<crate::kinds::a100::pilot::PilotMember>,
+    members_pager: Pager,
     /// The query string of the download link (rounds and cut-offs).
     selection_query: String,
     top: String,
@@ -47,15 +54,11 @@ async fn pilot_page(
     query: axum::extract::RawQuery,
 ) -> PageResult {
     let campaign = super::api::a100_campaign(&s, id).await?;
-    let params: Vec<(String, String)> = query
-        .0
-        .as_deref()
-        .map(|q| serde_urlencoded::from_str::<Vec<(String, String)>>(q).unwrap_or_default())
-        .unwrap_or_default();
-    let value = |key: &str| params.iter().find(|(k, _)| k == key).map(|(_, v)| v.trim().to_owned());
-    let chosen: Vec<Uuid> = params.iter().filter(|(k, _)| k == "round").filter_map(|(_, v)| v.parse().ok()).collect();
-    let top = value("top").and_then(|t| t.parse::<usize>().ok());
-    let min_consistency = value("min_consistency").and_then(|m| m.parse::<f64>().ok()).unwrap_or(1.0).clamp(0.0, 1.0);
+    let query = PageQuery::parse(query.0.as_deref());
+    let chosen: Vec<Uuid> = query.values("round").filter_map(|v| v.parse().ok()).collect();
+    let top = query.value("top").and_then(|t| t.parse::<usize>().ok());
+    let min_consistency =
+        query.value("min_consistency").and_then(|m| m.parse::<f64>().ok()).unwrap_or(1.0).clamp(0.0, 1.0);
     let mut candidates = Vec::new();
     let mut rounds = vec![id];
     for c in campaigns::list(&s.pool).await? {
@@ -70,7 +73,13 @@ async fn pilot_page(
     }
     let answers = crate::kinds::a100::pilot_data::answers(&s.pool, &rounds).await?;
     let selection = crate::kinds::a100::pilot::Selection { top, min_consistency };
-    let report = crate::kinds::a100::pilot::report(&answers, rounds.len(), selection);
+    let mut report = crate::kinds::a100::pilot::report(&answers, rounds.len(), selection);
+    let questions_pager = Pager::new(report.questions.len(), &query, "questions", "questions");
+    let members_pager = Pager::new(report.members.len(), &query, "members", "members");
+    let selected: HashSet<&str> = report.selected.iter().map(String::as_str).collect();
+    let questions =
+        questions_pager.rows(&report.questions).iter().map(|q| (q.clone(), selected.contains(q.id.as_str()))).collect();
+    let members = members_pager.keep(std::mem::take(&mut report.members));
     let ids: Vec<String> = rounds.iter().map(Uuid::to_string).collect();
     let mut selection_query = format!("rounds={}&min_consistency={min_consistency}", ids.join(","));
     if let Some(t) = top {
@@ -80,6 +89,10 @@ async fn pilot_page(
         campaign,
         candidates,
         report,
+        questions,
+        questions_pager,
+        members,
+        members_pager,
         selection_query,
         top: top.map(|t| t.to_string()).unwrap_or_default(),
     })
@@ -106,14 +119,28 @@ struct ModelRow {
 #[template(path = "kinds/a100/admin.html")]
 struct A100Page {
     campaign: campaigns::Campaign,
+    /// This page's questions, most consistent first.
     rows: Vec<Row>,
+    rows_pager: Pager,
     models: Vec<ModelRow>,
     dimensions: Vec<String>,
     csrf_token: String,
+    /// A refused score: the message, and the form as the admin filled it.
     error: Option<String>,
+    form: ScoreForm,
 }
 
-async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>) -> PageResult {
+async fn build(
+    s: &AppState,
+    id: Uuid,
+    session: &Session,
+    query: &PageQuery,
+    refused: Option<(String, ScoreForm)>,
+) -> PageResult {
+    let (error, form) = match refused {
+        Some((message, form)) => (Some(message), form),
+        None => (None, ScoreForm::default()),
+    };
     let campaign = super::api::a100_campaign(s, id).await?;
     let gt = A100Result::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let mut rows: Vec<Row> = gt
@@ -137,6 +164,8 @@ async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>)
         })
         .collect();
     rows.sort_by(|a, b| b.consistency.total_cmp(&a.consistency).then_with(|| a.id.cmp(&b.id)));
+    let rows_pager = Pager::new(rows.len(), query, "page", "questions");
+    let rows = rows_pager.keep(rows);
     let scored = models::list(&s.pool, id).await?;
     let mut dimensions: Vec<String> = scored
         .iter()
@@ -156,17 +185,39 @@ async fn build(s: &AppState, id: Uuid, session: &Session, error: Option<String>)
             ModelRow { model: m.model.clone(), headline, indexes }
         })
         .collect();
-    render(&A100Page { campaign, rows, models, dimensions, csrf_token: csrf::token(session).await?, error })
+    render(&A100Page {
+        campaign,
+        rows,
+        rows_pager,
+        models,
+        dimensions,
+        csrf_token: csrf::token(session).await?,
+        error,
+        form,
+    })
 }
 
-async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    build(&s, id, &session, None).await
+async fn page(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    query: axum::extract::RawQuery,
+) -> PageResult {
+    build(&s, id, &session, &PageQuery::parse(query.0.as_deref()), None).await
 }
 
+/// The score form: a model's name and its answers as pasted CSV.
 #[derive(serde::Deserialize)]
 struct ScoreForm {
     model: String,
     answers: String,
+}
+
+impl Default for ScoreForm {
+    fn default() -> Self {
+        Self { model: String::new(), answers: "question_id,choice_id\n".to_owned() }
+    }
 }
 
 /// Scores a model from a pasted `question_id,choice_id` CSV.
@@ -178,21 +229,32 @@ async fn score(
     Form(form): Form<ScoreForm>,
 ) -> PageResult {
     super::api::a100_campaign(&s, id).await?;
+    let answers = match pasted_answers(&form.answers) {
+        Ok(answers) => answers,
+        Err(message) => return build(&s, id, &session, &PageQuery::default(), Some((message, form))).await,
+    };
+    match models::score(&s.pool, &s.kinds, id, admin.id, &form.model, &answers).await {
+        Ok(_) => Ok(Redirect::to(&format!("/admin/campaigns/{id}/a100")).into_response()),
+        Err(Error::Rejected { message, .. }) => {
+            build(&s, id, &session, &PageQuery::default(), Some((message, form))).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Reads pasted `question_id,choice_id` lines; the message names the line.
+fn pasted_answers(text: &str) -> Result<HashMap<String, String>, String> {
     let mut answers = HashMap::new();
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(form.answers.as_bytes());
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(text.as_bytes());
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
         let parsed = record.ok().filter(|r| r.len() == 2).map(|r| (r[0].trim().to_owned(), r[1].trim().to_owned()));
         let Some((q, c)) = parsed else {
-            return build(&s, id, &session, Some(format!("line {line}: expected `question_id,choice_id`"))).await;
+            return Err(format!("line {line}: expected `question_id,choice_id`"));
         };
         if answers.insert(q.clone(), c).is_some() {
-            return build(&s, id, &session, Some(format!("line {line}: question `{q}` answered twice"))).await;
+            return Err(format!("line {line}: question `{q}` answered twice"));
         }
     }
-    match models::score(&s.pool, &s.kinds, id, admin.id, &form.model, &answers).await {
-        Ok(_) => Ok(Redirect::to(&format!("/admin/campaigns/{id}/a100")).into_response()),
-        Err(Error::Rejected { message, .. }) => build(&s, id, &session, Some(message)).await,
-        Err(e) => Err(e.into()),
-    }
+    Ok(answers)
 }

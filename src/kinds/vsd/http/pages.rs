@@ -7,6 +7,7 @@
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::{asset, CSS};
+use crate::http::pages::paging::{PageQuery, Pager};
 use crate::http::pages::{render, upload, OnPage, PageResult};
 use crate::http::{csrf, flash, AppState};
 use crate::kinds::vsd::eds::Suspects;
@@ -54,6 +55,9 @@ struct VsdPage {
     per_query: PerQuery,
     pool_size: usize,
     result: VsdResult,
+    /// This page's flagged pairs (the result's `flagged` is emptied).
+    flagged: Vec<crate::kinds::vsd::result::Flag>,
+    flagged_pager: Pager,
     scoring: ScoringReport,
 }
 
@@ -74,11 +78,21 @@ fn per_query(s: &Suspects) -> PerQuery {
     }
 }
 
-async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+async fn page(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    query: axum::extract::RawQuery,
+) -> PageResult {
     let campaign = super::api::vsd_campaign(&s, id).await?;
     let (config, suspects) = pool::suspects(&s.pool, id).await?;
-    let result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let mut result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let flagged_pager = Pager::new(result.flagged.len(), &PageQuery::parse(query.0.as_deref()), "flagged", "flagged");
+    let flagged = flagged_pager.keep(std::mem::take(&mut result.flagged));
     render(&VsdPage {
+        flagged,
+        flagged_pager,
         rankings: import::models(&s.pool, id).await?,
         per_query: per_query(&suspects),
         pool_size: result.pairs.len(),
