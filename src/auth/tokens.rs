@@ -58,6 +58,16 @@ pub struct TokenInfo {
     pub revoked_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
+/// Creates a token acting as `user` at `caller`'s request: their own, or an
+/// expert's; never another admin's (a token acts as its user: minting one
+/// for another admin would be taking their identity).
+pub async fn create_for(pool: &PgPool, caller: &User, user: &User, days: Option<u32>) -> Result<(Uuid, String)> {
+    if user.role == crate::auth::Role::Admin && user.id != caller.id {
+        return Err(crate::core::Error::Forbidden("an admin cannot create a token for another admin".into()));
+    }
+    create_expiring(pool, user.id, days).await
+}
+
 /// Every token, newest first.
 pub async fn list(pool: &PgPool) -> Result<Vec<TokenInfo>> {
     Ok(sqlx::query_as::<_, TokenInfo>(
@@ -82,7 +92,7 @@ pub async fn authenticate(pool: &PgPool, token: &str) -> Result<Option<User>> {
     let user = sqlx::query_as::<_, User>(
         "UPDATE api_tokens t SET last_used_at = now() FROM users u
          WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
-           AND u.id = t.user_id
+           AND u.id = t.user_id AND u.disabled_at IS NULL
          RETURNING u.id, u.role, u.name, u.external_id",
     )
     .bind(digest(token))

@@ -66,7 +66,8 @@ pub async fn login(pool: &PgPool, turn: passwords::Turn, name: &str, password: &
         password_hash: Option<String>,
     }
     let row: Option<Row> = sqlx::query_as(
-        "SELECT id, role, name, external_id, password_hash FROM users WHERE name = $1 AND role <> 'worker'",
+        "SELECT id, role, name, external_id, password_hash FROM users
+         WHERE name = $1 AND role <> 'worker' AND disabled_at IS NULL",
     )
     .bind(name.trim())
     .fetch_optional(pool)
@@ -124,20 +125,97 @@ pub async fn worker<'e>(db: impl sqlx::PgExecutor<'e>, external_id: &str) -> Res
     .await?)
 }
 
-/// Loads a user by id.
+/// Loads a user by id; a disabled account is no one (its sessions end with it).
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<User>> {
-    Ok(sqlx::query_as::<_, User>("SELECT id, role, name, external_id FROM users WHERE id = $1")
+    Ok(sqlx::query_as::<_, User>("SELECT id, role, name, external_id FROM users WHERE id = $1 AND disabled_at IS NULL")
         .bind(id)
         .fetch_optional(pool)
         .await?)
 }
 
-/// Loads a user by login name.
+/// Loads an enabled user by login name.
 pub async fn by_name(pool: &PgPool, name: &str) -> Result<Option<User>> {
-    Ok(sqlx::query_as::<_, User>("SELECT id, role, name, external_id FROM users WHERE name = $1")
-        .bind(name.trim())
+    Ok(sqlx::query_as::<_, User>(
+        "SELECT id, role, name, external_id FROM users WHERE name = $1 AND disabled_at IS NULL",
+    )
+    .bind(name.trim())
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// An admin's or expert's account as the users page lists it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Account {
+    /// User id.
+    pub id: Uuid,
+    /// Admin or expert.
+    pub role: Role,
+    /// Login name.
+    pub name: String,
+    /// When it was created.
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// When it was disabled, if it is.
+    pub disabled_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// API tokens acting as it that still work.
+    pub live_tokens: i64,
+}
+
+/// Every admin and expert account, admins first, then by name.
+pub async fn accounts(pool: &PgPool) -> Result<Vec<Account>> {
+    Ok(sqlx::query_as::<_, Account>(
+        "SELECT u.id, u.role, u.name, u.created_at, u.disabled_at,
+                (SELECT count(*) FROM api_tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL
+                   AND (t.expires_at IS NULL OR t.expires_at > now())) AS live_tokens
+         FROM users u WHERE u.role <> 'worker' ORDER BY u.role = 'expert', u.name",
+    )
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Disables (or enables again) an admin's or expert's account, by an admin
+/// other than its owner; the last enabled admin stays (nobody could undo it).
+/// The caller ends the account's sessions.
+pub async fn set_disabled(pool: &PgPool, by: Uuid, id: Uuid, disabled: bool) -> Result<Account> {
+    if by == id {
+        return Err(Error::Forbidden("you cannot disable or enable your own account".into()));
+    }
+    let mut tx = pool.begin().await?;
+    // Locks the enabled admins: two admins disabling each other at once
+    // must not both succeed.
+    let admins: Vec<Uuid> =
+        sqlx::query_scalar("SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL FOR UPDATE")
+            .fetch_all(&mut *tx)
+            .await?;
+    if disabled && admins.iter().all(|a| *a == id) {
+        return Err(Error::conflict(Code::LastAdmin, "the last enabled admin cannot be disabled"));
+    }
+    let account = sqlx::query_as::<_, Account>(
+        "UPDATE users u SET disabled_at = CASE WHEN $2 THEN coalesce(u.disabled_at, now()) END
+         WHERE u.id = $1 AND u.role <> 'worker'
+         RETURNING u.id, u.role, u.name, u.created_at, u.disabled_at, 0::bigint AS live_tokens",
+    )
+    .bind(id)
+    .bind(disabled)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(Error::NotFound("account"))?;
+    tx.commit().await?;
+    Ok(account)
+}
+
+/// Sets a new password on another admin's or expert's account (an admin
+/// resetting it); the caller ends the account's sessions.
+pub async fn reset_password(pool: &PgPool, by: Uuid, id: Uuid, password: &str) -> Result<String> {
+    if by == id {
+        return Err(Error::Forbidden("reset another account's password; your own is changed by another admin".into()));
+    }
+    let hash = passwords::hash(password).await?;
+    sqlx::query_scalar("UPDATE users SET password_hash = $2 WHERE id = $1 AND role <> 'worker' RETURNING name")
+        .bind(id)
+        .bind(hash)
         .fetch_optional(pool)
-        .await?)
+        .await?
+        .ok_or(Error::NotFound("account"))
 }
 
 #[cfg(test)]

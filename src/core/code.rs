@@ -73,6 +73,8 @@ pub enum Code {
     InvitationFull,
     /// `invitation_revoked`.
     InvitationRevoked,
+    /// `last_admin`.
+    LastAdmin,
     /// `lease_expired`.
     LeaseExpired,
     /// `name_taken`.
@@ -327,6 +329,7 @@ impl Code {
             Self::MissingImage => "missing_image",
             Self::MissingReason => "missing_reason",
             Self::MissingWorkerId => "missing_worker_id",
+            Self::LastAdmin => "last_admin",
             Self::NameTaken => "name_taken",
             Self::NoBatches => "no_batches",
             Self::NoItems => "no_items",
@@ -393,6 +396,7 @@ impl Code {
             | Self::InvitationEnded
             | Self::InvitationFull
             | Self::InvitationRevoked
+            | Self::LastAdmin
             | Self::LeaseExpired
             | Self::NameTaken
             | Self::NoBatches

@@ -111,7 +111,7 @@ async fn count_campaign(
              + CASE WHEN $2
                     THEN (SELECT count(*) FROM batches
                           WHERE campaign_id = $1 AND overlap IS NULL AND review_of IS NULL)
-                         * (SELECT count(*) FROM users WHERE role = 'expert')
+                         * (SELECT count(*) FROM users WHERE role = 'expert' AND disabled_at IS NULL)
                     ELSE 0 END,
            (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'completed'),
            (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'active' AND leased_until > now()),

@@ -39,4 +39,12 @@ impl UserCache {
         }
         Ok(user)
     }
+
+    /// Forgets an account at once (disabled, or its password reset), so
+    /// this instance does not serve it from memory for the next seconds.
+    pub fn forget(&self, id: Uuid) {
+        if let Ok(mut map) = self.inner.lock() {
+            map.remove(&id);
+        }
+    }
 }

@@ -451,6 +451,12 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
     let viewport = browser.execute("return window.innerWidth", vec![]).await.expect("viewport");
     assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling: {width} > {viewport}");
     axe(&browser, "the campaign list at phone size").await;
+    // So does the users page, each account a card with its actions.
+    browser.goto(&app.at("/admin/users")).await.expect("users page");
+    wait_text(&browser, "New account").await;
+    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
+    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling on the users page: {width} > {viewport}");
+    axe(&browser, "the users page at phone size").await;
     browser.close().await.expect("close");
 }
 

@@ -5,6 +5,7 @@ mod support;
 
 mod a100_score;
 mod a100_service;
+mod accounts;
 mod backup;
 mod browser;
 mod cli_service;

@@ -32,8 +32,6 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/intro", post(save_intro))
         .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
         .route("/admin/campaigns/{id}/invitations/{token}/end", post(end_invitation))
-        .route("/admin/tokens", get(tokens_page))
-        .route("/admin/tokens/{id}/revoke", post(revoke_token))
         .route(
             "/admin/campaigns/{id}/import",
             post(import).layer(axum::extract::DefaultBodyLimit::max(crate::http::import_limit())),
@@ -288,29 +286,6 @@ async fn revoke_invitation(
     )
     .await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
-}
-
-#[derive(Template)]
-#[template(path = "admin_tokens.html")]
-struct TokensPage {
-    tokens: Vec<crate::auth::tokens::TokenInfo>,
-    csrf_token: String,
-}
-
-/// Every API token, with a button to revoke it.
-async fn tokens_page(_: OnPage<Admin>, State(s): State<AppState>, session: Session) -> PageResult {
-    render(&TokensPage { tokens: crate::auth::tokens::list(&s.pool).await?, csrf_token: csrf::token(&session).await? })
-}
-
-async fn revoke_token(
-    _: OnPage<Admin>,
-    State(s): State<AppState>,
-    session: Session,
-    Path(id): Path<Uuid>,
-) -> PageResult {
-    let t = crate::auth::tokens::revoke(&s.pool, id).await?;
-    flash::set(&session, format!("Token of {} revoked: it stops working at once.", t.user)).await;
-    Ok(Redirect::to("/admin/tokens").into_response())
 }
 
 #[derive(serde::Deserialize)]

@@ -1,6 +1,7 @@
 //! Server-rendered pages. Every page works with the mouse alone; scripts in
 //! `static/` only add keyboard shortcuts and image zoom.
 
+mod accounts;
 mod admin;
 mod auth;
 pub mod charts;
@@ -28,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .merge(auth::router())
         .merge(work::router())
         .merge(admin::router())
+        .merge(accounts::router())
         .merge(study_preview::router())
         .merge(expert::router())
         .merge(releases::router())

@@ -1,0 +1,176 @@
+//! Users and tokens in the page: an admin creates an expert, hands them a
+//! token (shown once), disables them (signed out, token dead, no login),
+//! enables them again, resets their password; refusals stay beside the form.
+
+use crate::fixtures::{admin_token, logged_in, logged_in_admin, ADMIN_PASSWORD};
+use crate::support::TestApp;
+use reqwest::{Client, StatusCode};
+use uuid::Uuid;
+
+/// Posts a page form with the CSRF token; returns the status, where it
+/// redirects (if it does) and the body.
+async fn post(
+    app: &TestApp,
+    client: &Client,
+    csrf: &str,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> (StatusCode, String, String) {
+    let mut form: Vec<(&str, &str)> = vec![("csrf_token", csrf)];
+    form.extend_from_slice(fields);
+    let resp = client.post(app.at(path)).form(&form).send().await.expect("post");
+    let status = resp.status();
+    let to = resp.headers().get("location").and_then(|l| l.to_str().ok()).unwrap_or_default().to_owned();
+    (status, to, resp.text().await.expect("body"))
+}
+
+async fn page(app: &TestApp, client: &Client, path: &str) -> (StatusCode, String) {
+    let resp = client.get(app.at(path)).send().await.expect("get");
+    (resp.status(), resp.text().await.expect("html"))
+}
+
+async fn me_with_token(app: &TestApp, token: &str) -> StatusCode {
+    Client::new().get(app.at("/api/v1/me")).bearer_auth(token).send().await.expect("me").status()
+}
+
+async fn id_of(app: &TestApp, name: &str) -> Uuid {
+    sqlx::query_scalar("SELECT id FROM users WHERE name = $1").bind(name).fetch_one(&app.pool).await.expect("user")
+}
+
+#[tokio::test]
+async fn an_admin_manages_experts_and_their_tokens_in_the_page() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let (admin, csrf) = logged_in_admin(&app).await;
+    let (status, html) = page(&app, &admin, "/admin/users").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("root-admin (you)"), "{html}");
+    assert!(page(&app, &admin, "/admin").await.1.contains(r#"<a href="/admin/users">Users</a>"#));
+
+    // Refusals stay beside the form with what was typed (never the password).
+    let (status, _, html) = post(
+        &app,
+        &admin,
+        &csrf,
+        "/admin/users",
+        &[("name", "bad name!"), ("role", "expert"), ("password", "long enough")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(r#"id="new-error">names are 1-64"#) && html.contains(r#"value="bad name!""#), "{html}");
+    assert!(!html.contains("long enough"), "the password is not sent back");
+    let (_, _, html) =
+        post(&app, &admin, &csrf, "/admin/users", &[("name", "ines"), ("role", "admin"), ("password", "short")]).await;
+    assert!(html.contains("at least 8 characters") && html.contains(r#"value="admin" checked"#), "{html}");
+    let accounts: i64 = sqlx::query_scalar("SELECT count(*) FROM users").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(accounts, 1, "nothing created");
+
+    let (status, to, _) = post(
+        &app,
+        &admin,
+        &csrf,
+        "/admin/users",
+        &[("name", "ines"), ("role", "expert"), ("password", "first-password")],
+    )
+    .await;
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/admin/users"));
+    let ines = id_of(&app, "ines").await;
+    let (expert, _) = logged_in(&app, "ines", "first-password").await;
+    assert_eq!(page(&app, &expert, "/expert").await.0, StatusCode::OK);
+    assert_eq!(page(&app, &expert, "/admin/users").await.0, StatusCode::FORBIDDEN, "experts do not see accounts");
+
+    // A token for the expert, shown once, that works.
+    let (status, _, html) =
+        post(&app, &admin, &csrf, &format!("/admin/users/{ines}/tokens"), &[("expires_in_days", "30")]).await;
+    assert_eq!(status, StatusCode::OK);
+    let marker = r#"readonly value=""#;
+    let start = html.find(marker).expect("the token on the page") + marker.len();
+    let token = html[start..].split('"').next().expect("token").to_owned();
+    assert_eq!(me_with_token(&app, &token).await, StatusCode::OK);
+    assert!(!page(&app, &admin, "/admin/users").await.1.contains(&token), "shown once");
+    let (_, _, html) =
+        post(&app, &admin, &csrf, &format!("/admin/users/{ines}/tokens"), &[("expires_in_days", "0")]).await;
+    assert!(html.contains("a whole number from 1 to 3650"), "{html}");
+
+    // Disabled: signed out at once, no login, the token refused.
+    let (status, _, _) = post(&app, &admin, &csrf, &format!("/admin/users/{ines}/disable"), &[]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (_, html) = page(&app, &admin, "/admin/users").await;
+    assert!(html.contains("<b>disabled</b>") && html.contains("ines disabled"), "{html}");
+    let resp = expert.get(app.at("/expert")).send().await.expect("expert page");
+    assert_eq!(resp.headers().get("location").map(|l| l.to_str().ok()), Some(Some("/login")), "signed out");
+    assert_eq!(me_with_token(&app, &token).await, StatusCode::UNAUTHORIZED);
+    let (login, login_csrf) = crate::fixtures::login_page(&app).await;
+    let resp = login
+        .post(app.at("/login"))
+        .form(&[("csrf_token", login_csrf.as_str()), ("name", "ines"), ("password", "first-password")])
+        .send()
+        .await
+        .expect("login");
+    assert_ne!(resp.status(), StatusCode::SEE_OTHER, "a disabled account cannot log in");
+
+    // Enabled again: the same password and token work.
+    post(&app, &admin, &csrf, &format!("/admin/users/{ines}/enable"), &[]).await;
+    assert_eq!(me_with_token(&app, &token).await, StatusCode::OK);
+    let (expert, _) = logged_in(&app, "ines", "first-password").await;
+
+    // A reset password signs the holder of the old one out.
+    let (_, _, html) =
+        post(&app, &admin, &csrf, &format!("/admin/users/{ines}/password"), &[("password", "short")]).await;
+    assert!(html.contains(r#"role="alert">passwords need at least 8 characters"#), "{html}");
+    let (status, _, _) =
+        post(&app, &admin, &csrf, &format!("/admin/users/{ines}/password"), &[("password", "second-password")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let resp = expert.get(app.at("/expert")).send().await.expect("expert page");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "the old session ended");
+    logged_in(&app, "ines", "second-password").await;
+
+    // Never your own account; never another admin's token.
+    let me = id_of(&app, "root-admin").await;
+    let (status, _, html) = post(&app, &admin, &csrf, &format!("/admin/users/{me}/disable"), &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("you cannot disable or enable your own account"), "{html}");
+    post(
+        &app,
+        &admin,
+        &csrf,
+        "/admin/users",
+        &[("name", "other-admin"), ("role", "admin"), ("password", ADMIN_PASSWORD)],
+    )
+    .await;
+    let other = id_of(&app, "other-admin").await;
+    let (_, _, html) = post(&app, &admin, &csrf, &format!("/admin/users/{other}/tokens"), &[]).await;
+    assert!(html.contains("cannot create a token for another admin"), "{html}");
+    let live: i64 = sqlx::query_scalar("SELECT count(*) FROM api_tokens WHERE user_id = $1")
+        .bind(other)
+        .fetch_one(&app.pool)
+        .await
+        .expect("tokens");
+    assert_eq!(live, 0);
+}
+
+#[tokio::test]
+async fn two_admins_disabling_each_other_leave_one_enabled() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let me = id_of(&app, "root-admin").await;
+    let other = atelier::auth::users::create(&app.pool, atelier::auth::Role::Admin, "other", "a-long-password")
+        .await
+        .expect("admin")
+        .id;
+    let (a, b) = tokio::join!(
+        atelier::auth::users::set_disabled(&app.pool, me, other, true),
+        atelier::auth::users::set_disabled(&app.pool, other, me, true),
+    );
+    assert!(a.is_ok() != b.is_ok(), "exactly one succeeds: {a:?} {b:?}");
+    let refused = if a.is_err() { a } else { b };
+    assert!(
+        matches!(refused, Err(atelier::core::Error::Rejected { code: atelier::core::Code::LastAdmin, .. })),
+        "{refused:?}"
+    );
+    let enabled: i64 = sqlx::query_scalar("SELECT count(*) FROM users WHERE role = 'admin' AND disabled_at IS NULL")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(enabled, 1);
+}
