@@ -87,6 +87,9 @@ pub struct OpenWork {
     pub batches: i64,
     /// Items in those batches.
     pub items: i64,
+    /// Of those batches, the ones reviewing another annotator's work (the
+    /// review queue).
+    pub reviews: i64,
 }
 
 /// The batches (and their items) open to this annotator now; none when the
@@ -105,8 +108,9 @@ pub async fn open_to(
     let Eligibility::May { check_gold, barred } = who_may_take(&mut conn, kind, campaign, annotator_id).await? else {
         return Ok(OpenWork::default());
     };
-    let (batches, items): (i64, i64) = sqlx::query_as(&format!(
-        "SELECT count(*), COALESCE(sum((SELECT count(*) FROM batch_items bi WHERE bi.batch_id = b.id)), 0)::bigint
+    let (batches, items, reviews): (i64, i64, i64) = sqlx::query_as(&format!(
+        "SELECT count(*), COALESCE(sum((SELECT count(*) FROM batch_items bi WHERE bi.batch_id = b.id)), 0)::bigint,
+                count(*) FILTER (WHERE b.review_of IS NOT NULL)
          FROM batches b WHERE {WITH_ROOM_FOR}"
     ))
     .bind(campaign.id)
@@ -115,5 +119,5 @@ pub async fn open_to(
     .bind(barred)
     .fetch_one(&mut *conn)
     .await?;
-    Ok(OpenWork { batches, items })
+    Ok(OpenWork { batches, items, reviews })
 }

@@ -518,6 +518,9 @@ pub struct TaskView<'a> {
     pub next: Option<&'a PublicItem>,
     /// The annotator's current answer, if any (when they went back).
     pub answer: Option<&'a Value>,
+    /// The answer this task reviews, when the assignment reviews another
+    /// annotator's work: the form starts from it, and accepting it is one key.
+    pub under_review: Option<&'a Value>,
     /// 1-based position in the batch.
     pub position: usize,
     /// Items in the batch.

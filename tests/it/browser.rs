@@ -710,7 +710,8 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
     wait_text(&author, "Thank you!").await;
     author.close().await.ok();
 
-    // The reviewer sees each answer, accepts the first (ticks the same) and corrects the second.
+    // The reviewer starts from each answer: `a` accepts the symmetrical one
+    // as it is; the peplum one is corrected (untick 2, tick 1, Enter).
     let reviewer = session("fp-keys-reviewer").await;
     wait_text(&reviewer, "reviewing another annotator").await;
     axe(&reviewer, "a Fashionpedia review task").await;
@@ -724,10 +725,24 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
             .text()
             .await
             .expect("text");
+        let ticked = |digit: &'static str| {
+            let reviewer = &reviewer;
+            async move {
+                let css = format!("input[name=attr][data-digit='{digit}']");
+                let element = reviewer.find(Locator::Css(&css)).await.expect("checkbox");
+                element.prop("checked").await.expect("prop").as_deref() == Some("true")
+            }
+        };
+        if shown == "symmetrical" {
+            assert!(ticked("1").await && !ticked("2").await, "the form starts from the answer under review");
+            press(&reviewer, "a").await;
+        } else {
+            assert!(ticked("2").await && !ticked("1").await, "the form starts from the answer under review");
+            press(&reviewer, "2").await;
+            press(&reviewer, "1").await;
+            press(&reviewer, ENTER).await;
+        }
         seen.push(shown);
-        // Symmetrical: the same as the author's first answer, a correction of the second.
-        press(&reviewer, "1").await;
-        press(&reviewer, ENTER).await;
     }
     seen.sort();
     assert_eq!(seen, vec!["peplum".to_owned(), "symmetrical".to_owned()], "the kind renders the answers under review");

@@ -100,6 +100,85 @@ pub(crate) async fn work_all(app: &TestApp, token: &str, id: &str, answer: impl 
     batches
 }
 
+/// The named hidden fields of the form with `class`, in order.
+fn form_fields(html: &str, class: &str) -> Vec<(String, String)> {
+    let start = html.find(&format!("class=\"{class}\"")).unwrap_or_else(|| panic!("a {class} form in {html}"));
+    let form = &html[start..start + html[start..].find("</form>").expect("form end")];
+    form.split("<input type=\"hidden\" name=\"")
+        .skip(1)
+        .filter_map(|rest| {
+            let (name, rest) = rest.split_once('"')?;
+            let value = rest.split_once("value=\"")?.1.split_once('"')?.0;
+            Some((name.to_owned(), value.to_owned()))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_reviewer_on_the_page_starts_from_the_answer_and_accepts_it_in_one_step() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = campaign(&app, &admin, json!({})).await;
+    let author = expert_token(&app, "fp-author").await;
+    let answer = |sc: &str, _: &str| match sc {
+        "length" => json!({"attributes": [160, 161]}),
+        _ => json!({"attributes": [115]}),
+    };
+    assert_eq!(work_all(&app, &author, &id, answer).await, 2);
+
+    users::create(&app.pool, Role::Expert, "fp-reviewer", "expert-password-1").await.expect("expert");
+    let (browser, csrf) = crate::fixtures::logged_in(&app, "fp-reviewer", "expert-password-1").await;
+    let home = browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+    assert!(home.contains(r#"<td class="num reviews">2</td>"#), "two batches to review: {home}");
+    let resp = browser
+        .post(app.at(&format!("/work/{id}/start")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("start");
+    let task = resp.headers()["location"].to_str().expect("location").to_owned();
+    let mut accepted = 0;
+    let mut corrected = 0;
+    loop {
+        let html = browser.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
+        if !html.contains("class=\"fp-accept\"") {
+            break;
+        }
+        // The form starts from the answer under review, and Accept posts it as it is.
+        let accept = form_fields(&html, "fp-accept");
+        assert!(html.contains("data-key=\"a\">Accept the answer as it is (A)"), "{html}");
+        let fields: Vec<(String, String)> = if accepted == 0 {
+            assert!(html.contains(r#"value="160" checked"#) && html.contains(r#"value="161" checked"#), "{html}");
+            let attrs: Vec<&str> = accept.iter().filter(|(k, _)| k == "attr").map(|(_, v)| v.as_str()).collect();
+            assert_eq!(attrs, ["160", "161"]);
+            accepted += 1;
+            accept
+        } else {
+            // A correction: the main form with one tick taken off.
+            corrected += 1;
+            accept.into_iter().filter(|(k, v)| k != "attr" || v != "161").collect()
+        };
+        let resp = browser.post(app.at(&format!("{task}/answer"))).form(&fields).send().await.expect("answer");
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{fields:?}");
+    }
+    assert_eq!((accepted, corrected), (1, 1), "one length batch of two masks");
+    let resp = browser
+        .post(app.at(&format!("{task}/complete")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("complete");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let home = browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
+    assert!(home.contains(r#"<td class="num reviews">1</td>"#), "one review left: {home}");
+    let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
+    assert_eq!(
+        gt["stats"]["review_acceptance"]["fp-author"],
+        json!({"reviewed": 2, "accepted": 1, "rate": 0.5}),
+        "one accepted as it was, one corrected: {gt}"
+    );
+}
+
 #[tokio::test]
 async fn imports_are_checked_naming_the_annotation_and_change_nothing() {
     let app = TestApp::spawn().await;

@@ -23,6 +23,10 @@ struct Row {
     /// Batches the expert could start now (others may take those shared
     /// with them first).
     open_batches: i64,
+    /// Of those, batches reviewing another expert's answers.
+    reviews: i64,
+    /// Whether the campaign has a review step at all.
+    reviewed: bool,
 }
 
 #[derive(Template)]
@@ -38,7 +42,15 @@ async fn home(OnPage(Expert(expert)): OnPage<Expert>, State(s): State<AppState>,
     for campaign in campaigns::open_for_experts(&s.pool).await? {
         let Some(kind) = s.kinds.find(&campaign.kind) else { continue };
         let (progress, open) = progress::of_annotator_now(&s.pool, &s.kinds, &campaign, expert.id).await?;
-        rows.push(Row { campaign, kind_title: kind.title(), progress, open_batches: open.batches });
+        let reviewed = campaign.settings.review;
+        rows.push(Row {
+            campaign,
+            kind_title: kind.title(),
+            progress,
+            open_batches: open.batches,
+            reviews: open.reviews,
+            reviewed,
+        });
     }
     render(&Home { expert: expert.display_name(), campaigns: rows, csrf_token: csrf::token(&session).await? })
 }

@@ -84,6 +84,7 @@ pub async fn preview(s: &AppState, campaign_id: Uuid) -> PageResult {
             item: &item,
             next: None,
             answer: None,
+            under_review: None,
             position: 1,
             total: 1,
             assignment_id: Uuid::nil(),

@@ -58,6 +58,7 @@ async fn preview(
                 item,
                 next: None,
                 answer: None,
+                under_review: None,
                 position: usize::try_from(position).unwrap_or(1),
                 total: usize::try_from(*total).unwrap_or(1),
                 assignment_id: Uuid::nil(),

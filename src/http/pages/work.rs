@@ -511,10 +511,12 @@ async fn show_task(
     let item = &view.items[index];
     let stored = view.answers.get(&item.id);
     let answer = chosen.as_ref().or(stored);
+    let under_review = view.reviewing.as_ref().and_then(|r| r.get(&item.id));
     let body = kind.render_task(&TaskView {
         item,
         next: view.items.get(index + 1),
         answer,
+        under_review,
         position: index + 1,
         total,
         assignment_id: id,
@@ -540,11 +542,7 @@ async fn show_task(
         body,
         previous: (index > 0).then_some(index),
         next: (index + 1 < total && stored.is_some()).then_some(index + 2),
-        under_review: view
-            .reviewing
-            .as_ref()
-            .and_then(|r| r.get(&item.id))
-            .map(|a| kind.render_answer(&item.payload, a)),
+        under_review: under_review.map(|a| kind.render_answer(&item.payload, a)),
     };
     // A refused answer is a client error: the page says so with its status.
     let status = match (expired, page.refusal.is_some()) {

@@ -119,6 +119,9 @@ struct FpTask<'a> {
     answered: bool,
     /// Attribute names a source suggests (DeepFashion2's category's sleeves).
     suggested: Vec<String>,
+    /// The answer under review, when this task reviews another expert's:
+    /// the form starts from it and "Accept" posts it as it is.
+    reviewed: Option<Answer>,
 }
 
 impl TaskKind for Fashionpedia {
@@ -241,7 +244,10 @@ impl TaskKind for Fashionpedia {
         let width = u32::try_from(p["width"].as_u64().unwrap_or(1)).unwrap_or(1);
         let height = u32::try_from(p["height"].as_u64().unwrap_or(1)).unwrap_or(1);
         let path = masks::Mask::parse(&p["segmentation"], width, height).map(|m| m.svg_path()).unwrap_or_default();
-        let current = view.answer.and_then(Answer::of).unwrap_or_default();
+        let reviewed = view.under_review.and_then(Answer::of);
+        // A reviewer starts from the answer under review (ticking everything
+        // again was re-entry, not review); their own answer once given.
+        let current = view.answer.and_then(Answer::of).or_else(|| reviewed.clone()).unwrap_or_default();
         FpTask {
             image: p["image_url"].as_str().unwrap_or_default().to_owned(),
             width,
@@ -262,6 +268,7 @@ impl TaskKind for Fashionpedia {
                 let ids: Vec<u64> = p["suggested"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
                 options(p).into_iter().filter(|o| ids.contains(&u64::from(o.id))).map(|o| o.name).collect()
             },
+            reviewed,
             view,
         }
         .render()

@@ -1,6 +1,8 @@
 // Fashionpedia task page: digits 1-9 toggle the first nine attributes,
 // arrows move between options, space toggles (the browser's own), Enter
 // saves, Backspace goes back; typing in the filter box narrows the list.
+// A reviewer's form starts from the answer under review; A accepts it as it
+// is (app.js clicks the Accept button, data-key="a").
 // Everything also works with the mouse alone.
 (function () {
   var form = document.querySelector(".fp-options");
