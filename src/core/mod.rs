@@ -9,6 +9,7 @@ pub mod campaigns;
 pub mod coalesce;
 pub mod code;
 pub mod config_changes;
+pub mod config_text;
 pub mod constraints;
 pub mod csv_chunks;
 pub mod eligibility;

@@ -383,3 +383,67 @@ async fn a_script_logs_in_with_json_and_gets_a_token_that_works_as_its_expert() 
         client.get(app.at("/api/v1/me")).bearer_auth(token).send().await.expect("me").json().await.expect("json");
     assert_eq!(me["user"]["name"], "script-expert", "{me}");
 }
+
+#[tokio::test]
+async fn refused_admin_forms_show_the_error_beside_the_form_with_what_was_typed() {
+    let app = TestApp::spawn().await;
+    admin_token(&app).await;
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    client
+        .post(app.at("/admin"))
+        .form(&[("name", "Forms"), ("kind", "vton"), ("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("create");
+    let id: String = sqlx::query_scalar("SELECT id::text FROM campaigns").fetch_one(&app.pool).await.expect("id");
+    let config_before: serde_json::Value =
+        sqlx::query_scalar("SELECT config FROM campaigns").fetch_one(&app.pool).await.expect("config");
+    let post = |path: &'static str, fields: Vec<(&'static str, &'static str)>| {
+        let (client, csrf, url) = (client.clone(), csrf.clone(), app.at(&format!("/admin/campaigns/{id}/{path}")));
+        async move {
+            let mut form = vec![("csrf_token", csrf.as_str())];
+            form.extend(fields);
+            let resp = client.post(url).form(&form).send().await.expect("post");
+            (resp.status(), resp.text().await.expect("html"))
+        }
+    };
+    // A pasted import with a broken row: nothing imported, the text kept.
+    let (status, html) = post("import", vec![("content", "id,garment\nonly-two,columns & more\n")]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains(r#"id="import-error">Nothing was imported: "#), "{html}");
+    assert!(html.contains("only-two,columns &#38; more"), "the pasted text is kept: {html}");
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(items, 0);
+    // A setting out of range: not saved, the typed value shown.
+    let (status, html) = post("settings", vec![("cfg.tasks_per_questionnaire", "-3")]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let settings = &html[html.find(r#"id="settings""#).expect("settings section")..];
+    assert!(
+        settings.contains(r#"<p class="error" role="alert">Not saved: `tasks_per_questionnaire`: invalid value: integer `-3`, expected a whole number, 0 or more</p>"#),
+        "the refusal names the setting: {settings}"
+    );
+    assert!(settings.contains(r#"name="cfg.tasks_per_questionnaire" value="-3""#), "{settings}");
+    let config_after: serde_json::Value =
+        sqlx::query_scalar("SELECT config FROM campaigns").fetch_one(&app.pool).await.expect("config");
+    assert_eq!(config_before, config_after, "nothing saved");
+    // A link with unreadable places; an introduction with an unreadable time.
+    let (status, html) = post("invitations", vec![("places", "many"), ("id_param", "PROLIFIC_PID")]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains("No link was created: places must be a whole number"), "{html}");
+    assert!(html.contains(r#"value="many""#) && html.contains(r#"value="PROLIFIC_PID""#), "{html}");
+    let (status, html) =
+        post("intro", vec![("text", "Rate each try-on."), ("estimated_minutes", "soon"), ("pay", "£2")]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains("Not saved: the estimated time is a whole number"), "{html}");
+    assert!(html.contains(">Rate each try-on.</textarea>") && html.contains(r#"value="soon""#), "{html}");
+    // Opening without items is refused beside the actions, the campaign unchanged.
+    let (status, html) = post("state", vec![("state", "open")]).await;
+    assert!(status.is_client_error(), "{status}");
+    let actions = &html[html.find(r#"id="actions""#).expect("actions")..];
+    assert!(actions[..600].contains(r#"<p class="error" role="alert">"#), "{actions}");
+    let state: String =
+        sqlx::query_scalar("SELECT state::text FROM campaigns").fetch_one(&app.pool).await.expect("state");
+    assert_eq!(state, "draft");
+    // Nothing puts the CSRF token in an address.
+    assert!(!html.contains("csrf_token="), "{html}");
+}

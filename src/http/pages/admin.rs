@@ -92,6 +92,37 @@ struct CampaignPage {
     csrf_token: String,
     /// What workers read before the first task.
     intro: crate::core::intro::Intro,
+    /// A form the service refused, shown beside it with what was typed.
+    refused: Option<Refused>,
+}
+
+impl CampaignPage {
+    /// The refusal of the form in section `form`, if it was refused.
+    fn refusal(&self, form: &str) -> Option<&str> {
+        self.refused.as_ref().filter(|r| r.form == form).map(|r| r.message.as_str())
+    }
+
+    /// What the admin typed in field `field` of the refused form `form`.
+    fn kept(&self, form: &str, field: &str) -> &str {
+        self.refused
+            .as_ref()
+            .filter(|r| r.form == form)
+            .and_then(|r| r.kept.iter().rev().find(|(k, _)| k == field))
+            .map_or("", |(_, v)| v.as_str())
+    }
+}
+
+/// A form on the campaign page the service refused: its section's id, why,
+/// and the fields as the admin filled them (shown again beside it).
+pub struct Refused {
+    /// The section id of the form (`import`, `settings`, `intro`, ...).
+    pub form: &'static str,
+    /// Why, in words.
+    pub message: String,
+    /// The refusal's status (422 for bad input, 409 for a conflict, ...).
+    pub status: axum::http::StatusCode,
+    /// The fields as posted.
+    pub kept: Vec<(String, String)>,
 }
 
 /// An invitation link as the campaign page lists it.
@@ -105,6 +136,35 @@ struct LinkRow {
 const ANNOTATORS_SHOWN: i64 = 200;
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    show(&s, &session, id, None).await
+}
+
+/// Runs a campaign-page form's outcome: success flashes its message and goes
+/// back to the form's section; a refusal shows the page again, with the
+/// refusal's status, the message beside the form and the fields as typed;
+/// anything else is an error page.
+pub async fn act(
+    s: &AppState,
+    session: &Session,
+    id: Uuid,
+    form: &'static str,
+    kept: Vec<(String, String)>,
+    outcome: Result<String, Error>,
+) -> PageResult {
+    match outcome {
+        Ok(message) => {
+            flash::set(session, message).await;
+            Ok(Redirect::to(&format!("/admin/campaigns/{id}#{form}")).into_response())
+        }
+        Err(Error::Rejected { code, message }) => {
+            show(s, session, id, Some(Refused { form, message, status: code.status(), kept })).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The campaign page, with a refused form beside its section if any.
+async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refused>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
     // Independent reads, side by side: on a crowd-sized campaign the counts
@@ -120,24 +180,38 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         .into_iter()
         .map(|info| LinkRow { link: format!("{}/join/{}?{}=", s.config.public_url, info.token, info.id_param), info })
         .collect();
-    render(&CampaignPage {
+    let mut settings: Vec<super::settings::SettingRow> =
+        super::settings::core_rows(&campaign.settings, &kind.default_settings())
+            .into_iter()
+            .chain(super::settings::rows(campaigns::settings(&s.kinds, &campaign)?))
+            .collect();
+    // Refused settings show as the admin typed them.
+    if let Some(r) = refused.as_ref().filter(|r| r.form == "settings") {
+        for row in &mut settings {
+            if let Some((_, v)) = r.kept.iter().rev().find(|(k, _)| *k == row.field) {
+                row.value.clone_from(v);
+            }
+        }
+    }
+    let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
+    let mut response = render(&CampaignPage {
         kind_title: kind.title(),
         import_hint: kind.import_hint(),
         own_import: kind.imports_on_own_page(),
         kind_page: kind.admin_page(),
         progress,
         releases,
-        settings: super::settings::core_rows(&campaign.settings, &kind.default_settings())
-            .into_iter()
-            .chain(super::settings::rows(campaigns::settings(&s.kinds, &campaign)?))
-            .collect(),
+        settings,
         annotators,
         annotators_shown: ANNOTATORS_SHOWN,
         campaign,
         invitations,
-        csrf_token: csrf::token(&session).await?,
+        csrf_token: csrf::token(session).await?,
         intro,
-    })
+        refused,
+    })?;
+    *response.status_mut() = status;
+    Ok(response)
 }
 
 #[derive(serde::Deserialize)]
@@ -159,21 +233,30 @@ async fn save_intro(
     Path(id): Path<Uuid>,
     Form(form): Form<IntroForm>,
 ) -> PageResult {
-    let estimated_minutes = match form.estimated_minutes.trim() {
-        "" => None,
-        text => Some(text.parse::<i32>().map_err(|_| {
-            Error::invalid(Code::InvalidIntro, "the estimated time is a whole number of minutes (1 to 1,440)")
-        })?),
-    };
-    let intro = crate::core::intro::Intro {
-        text: form.text,
-        estimated_minutes,
-        pay: Some(form.pay),
-        consent: Some(form.consent),
-    };
-    crate::core::intro::set(&s.pool, id, intro).await?;
-    flash::set(&session, "Introduction saved: workers see it before their first task.").await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}#intro")).into_response())
+    let kept = vec![
+        ("text".to_owned(), form.text.clone()),
+        ("estimated_minutes".to_owned(), form.estimated_minutes.clone()),
+        ("pay".to_owned(), form.pay.clone()),
+        ("consent".to_owned(), form.consent.clone()),
+    ];
+    let outcome = async {
+        let estimated_minutes = match form.estimated_minutes.trim() {
+            "" => None,
+            text => Some(text.parse::<i32>().map_err(|_| {
+                Error::invalid(Code::InvalidIntro, "the estimated time is a whole number of minutes (1 to 1,440)")
+            })?),
+        };
+        let intro = crate::core::intro::Intro {
+            text: form.text,
+            estimated_minutes,
+            pay: Some(form.pay),
+            consent: Some(form.consent),
+        };
+        crate::core::intro::set(&s.pool, id, intro).await?;
+        Ok("Introduction saved: workers see it before their first task.".to_owned())
+    }
+    .await;
+    act(&s, &session, id, "intro", kept, outcome).await
 }
 
 #[derive(serde::Deserialize)]
@@ -188,9 +271,9 @@ async fn set_state(
     Path(id): Path<Uuid>,
     Form(form): Form<StateForm>,
 ) -> PageResult {
-    campaigns::set_state(&s.pool, id, form.state).await?;
-    flash::set(&session, format!("The campaign is now {}.", form.state)).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+    let outcome =
+        campaigns::set_state(&s.pool, id, form.state).await.map(|_| format!("The campaign is now {}.", form.state));
+    act(&s, &session, id, "actions", Vec::new(), outcome).await
 }
 
 async fn form_batches(
@@ -199,9 +282,9 @@ async fn form_batches(
     session: Session,
     Path(id): Path<Uuid>,
 ) -> PageResult {
-    let formed = batches::form(&s.pool, &s.kinds, id, rand::random()).await?;
-    flash::set(&session, format!("{formed} batch(es) formed.")).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+    let outcome =
+        batches::form(&s.pool, &s.kinds, id, rand::random()).await.map(|formed| format!("{formed} batch(es) formed."));
+    act(&s, &session, id, "actions", Vec::new(), outcome).await
 }
 
 /// The new-link form: places, optional (an empty field is no limit).
@@ -220,18 +303,23 @@ async fn invite(
     Path(id): Path<Uuid>,
     Form(form): Form<InviteForm>,
 ) -> PageResult {
-    let places = match form.places.trim() {
-        "" => None,
-        text => Some(text.parse::<i32>().map_err(|_| {
-            Error::invalid(
-                Code::InvalidPlaces,
-                format!("places must be a whole number from 1 to {}", invitations::MAX_PLACES),
-            )
-        })?),
-    };
-    invitations::create(&s.pool, id, admin.id, &invitations::NewLink { places, id_param: Some(form.id_param) }).await?;
-    flash::set(&session, "Invitation link created (listed below).").await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+    let kept = vec![("places".to_owned(), form.places.clone()), ("id_param".to_owned(), form.id_param.clone())];
+    let outcome = async {
+        let places = match form.places.trim() {
+            "" => None,
+            text => Some(text.parse::<i32>().map_err(|_| {
+                Error::invalid(
+                    Code::InvalidPlaces,
+                    format!("places must be a whole number from 1 to {}", invitations::MAX_PLACES),
+                )
+            })?),
+        };
+        let link = invitations::NewLink { places, id_param: Some(form.id_param) };
+        invitations::create(&s.pool, id, admin.id, &link).await?;
+        Ok("Invitation link created (listed below).".to_owned())
+    }
+    .await;
+    act(&s, &session, id, "invitations", kept, outcome).await
 }
 
 async fn archive(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
@@ -357,9 +445,17 @@ async fn import(
     req: axum::extract::Request,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let content = super::upload::text(req).await?;
-    let items = s.kinds.of(&campaign)?.parse_import(&content).map_err(crate::core::Error::from)?;
-    let n = crate::core::items::import(&s.pool, &s.kinds, id, &items).await?;
-    flash::set(&session, format!("{n} item(s) imported.")).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+    let upload = super::upload::read(req).await?;
+    // Pasted text is shown again with a refusal; a chosen file cannot be.
+    let kept = match upload.file {
+        None => vec![("content".to_owned(), upload.text().to_owned())],
+        Some(_) => Vec::new(),
+    };
+    let outcome = async {
+        let items = s.kinds.of(&campaign)?.parse_import(upload.text()).map_err(Error::from)?;
+        let n = crate::core::items::import(&s.pool, &s.kinds, id, &items).await?;
+        Ok(format!("{n} item(s) imported."))
+    }
+    .await;
+    act(&s, &session, id, "import", kept, outcome).await
 }

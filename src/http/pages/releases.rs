@@ -10,7 +10,6 @@ use crate::http::extract::{Admin, Path, Query};
 use crate::http::AppState;
 use askama::Template;
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::Value;
@@ -37,11 +36,12 @@ async fn cut(
     Path(id): Path<Uuid>,
     Form(form): Form<CutForm>,
 ) -> PageResult {
-    let r = releases::create(&s.pool, &s.kinds, id, &Author::User(admin.id), &form.note, Some(form.license.as_str()))
-        .await?;
-    crate::http::flash::set(&session, format!("Release v{} cut ({} bytes); download it below.", r.number, r.size))
-        .await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}#releases")).into_response())
+    let kept = vec![("note".to_owned(), form.note.clone()), ("license".to_owned(), form.license.clone())];
+    let outcome =
+        releases::create(&s.pool, &s.kinds, id, &Author::User(admin.id), &form.note, Some(form.license.as_str()))
+            .await
+            .map(|r| format!("Release v{} cut ({} bytes); download it below.", r.number, r.size));
+    super::admin::act(&s, &session, id, "releases", kept, outcome).await
 }
 
 #[derive(serde::Deserialize)]

@@ -162,13 +162,16 @@ pub async fn save_settings(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let config = config_from(&campaigns::settings(&s.kinds, &campaign)?, &fields)?;
-    let updated = campaigns::update(&s.pool, &s.kinds, id, Some(&config), &core_settings_from(&fields)).await?;
-    // The page's form is the admin's explicit act: recorded, not refused.
-    let responses = crate::core::config_changes::answers(&s.pool, id).await?;
-    crate::core::config_changes::record(&s.pool, &campaign, &updated, Some(admin.id), responses).await?;
-    flash::set(&session, "Settings saved.").await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}#settings")).into_response())
+    let outcome = async {
+        let config = config_from(&campaigns::settings(&s.kinds, &campaign)?, &fields)?;
+        let updated = campaigns::update(&s.pool, &s.kinds, id, Some(&config), &core_settings_from(&fields)).await?;
+        // The page's form is the admin's explicit act: recorded, not refused.
+        let responses = crate::core::config_changes::answers(&s.pool, id).await?;
+        crate::core::config_changes::record(&s.pool, &campaign, &updated, Some(admin.id), responses).await?;
+        Ok("Settings saved.".to_owned())
+    }
+    .await;
+    super::admin::act(&s, &session, id, "settings", fields, outcome).await
 }
 
 #[derive(serde::Deserialize)]

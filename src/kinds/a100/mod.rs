@@ -51,8 +51,7 @@ fn yes() -> bool {
 }
 
 fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
-    let config = if config.is_null() { json!({}) } else { config.clone() };
-    let c: A100Config = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+    let c: A100Config = crate::core::config_text::parse(config)?;
     if c.participants < 1 {
         return Err(Invalid("configuration: participants must be at least 1".into()));
     }

@@ -64,8 +64,7 @@ fn default_masks_per_batch() -> usize {
 impl FpConfig {
     /// Parses and checks a campaign's configuration.
     pub fn parse(config: &Value) -> Result<Self, Invalid> {
-        let config = if config.is_null() { json!({}) } else { config.clone() };
-        let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+        let c: Self = crate::core::config_text::parse(config)?;
         if c.masks_per_batch == 0 {
             return Err(Invalid("configuration: masks_per_batch must be at least 1".into()));
         }

@@ -83,8 +83,7 @@ impl Default for VsdConfig {
 impl VsdConfig {
     /// Parses and checks a campaign's configuration.
     pub fn parse(config: &Value) -> Result<Self, Invalid> {
-        let config = if config.is_null() { json!({}) } else { config.clone() };
-        let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+        let c: Self = crate::core::config_text::parse(config)?;
         if c.k == 0 || c.k > 1000 {
             return Err(Invalid("configuration: k must be from 1 to 1000".into()));
         }

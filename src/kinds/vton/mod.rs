@@ -127,7 +127,7 @@ impl VtonConfig {
         if let (Some(obj), Some(n)) = (config.as_object_mut(), positions) {
             obj.entry("sanity_per_questionnaire").or_insert(json!(n));
         }
-        let c: Self = serde_json::from_value(config).map_err(|e| Invalid(format!("configuration: {e}")))?;
+        let c: Self = crate::core::config_text::parse(&config)?;
         if c.tasks_per_questionnaire == 0 || c.sanity_per_questionnaire >= c.tasks_per_questionnaire {
             return Err(Invalid("configuration: tasks_per_questionnaire must exceed sanity_per_questionnaire".into()));
         }
