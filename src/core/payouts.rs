@@ -32,10 +32,16 @@ pub struct Payout {
     pub checks_failed: usize,
     /// Excluded responses by reason.
     pub exclusions: BTreeMap<String, usize>,
-    /// `approve` or `reject`.
+    /// `approve` or `reject`, by the rule above.
     pub recommendation: String,
     /// Why, for a rejection (in words a platform accepts).
     pub reason: Option<String>,
+    /// The admin's own decision for this worker, over the recommendation.
+    pub decision: Option<String>,
+    /// The admin's reason with their rejection.
+    pub decision_reason: Option<String>,
+    /// The bonus the admin gave this worker (an amount like `0.50`).
+    pub bonus: Option<String>,
     /// When the admin marked this worker paid.
     pub paid_at: Option<DateTime<Utc>>,
     /// The platform's ids of the worker's last visit through a link
@@ -46,6 +52,81 @@ pub struct Payout {
     pub confusable_with: Vec<String>,
 }
 
+impl Payout {
+    /// Whether the platform files approve this worker: the admin's decision,
+    /// else the recommendation.
+    pub fn approved(&self) -> bool {
+        self.decision.as_deref().unwrap_or(&self.recommendation) == "approve"
+    }
+
+    /// The reason the platform files give a rejected worker.
+    pub fn rejection_reason(&self) -> Option<&str> {
+        match self.decision.as_deref() {
+            Some("approve") => None,
+            Some(_) => self.decision_reason.as_deref(),
+            None => self.reason.as_deref(),
+        }
+    }
+}
+
+/// An admin's decision on one worker: approve or reject (with a reason) or
+/// leave it to the recommendation, and an optional bonus.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Decision {
+    /// `Some(true)` approve, `Some(false)` reject, `None` the recommendation.
+    pub approve: Option<bool>,
+    /// Why, with a rejection (shown to the worker by the platform).
+    pub reason: String,
+    /// A bonus like `0.50`, or empty for none.
+    pub bonus: String,
+}
+
+/// Records (or clears) the admin's decision on one worker who submitted work.
+pub async fn decide(pool: &PgPool, campaign_id: Uuid, worker_id: &str, by: Uuid, d: &Decision) -> Result<()> {
+    let bonus = Some(d.bonus.trim()).filter(|b| !b.is_empty());
+    if let Some(b) = bonus {
+        check_amount(b)?;
+    }
+    let reason = match d.approve {
+        Some(false) => Some(Some(d.reason.trim()).filter(|r| !r.is_empty()).ok_or_else(|| {
+            Error::invalid(Code::MissingReason, "a rejection needs the reason the platform shows the worker")
+        })?),
+        _ => None,
+    };
+    let annotator: Uuid = sqlx::query_scalar(
+        "SELECT DISTINCT a.annotator_id FROM assignments a JOIN users u ON u.id = a.annotator_id
+         WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.external_id = $2",
+    )
+    .bind(campaign_id)
+    .bind(worker_id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::NotFound("worker who submitted in this campaign"))?;
+    if d.approve.is_none() && bonus.is_none() {
+        sqlx::query("DELETE FROM payout_decisions WHERE campaign_id = $1 AND annotator_id = $2")
+            .bind(campaign_id)
+            .bind(annotator)
+            .execute(pool)
+            .await?;
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO payout_decisions (campaign_id, annotator_id, decision, reason, bonus, decided_by)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (campaign_id, annotator_id) DO UPDATE
+         SET decision = $3, reason = $4, bonus = $5, decided_by = $6, decided_at = now()",
+    )
+    .bind(campaign_id)
+    .bind(annotator)
+    .bind(d.approve.map(|a| if a { "approve" } else { "reject" }))
+    .bind(reason)
+    .bind(bonus)
+    .bind(by)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 /// The columns of the platforms' ids in the full payouts file.
 const PLATFORM_COLUMNS: [&str; 4] = ["study_id", "session_id", "assignment_id", "hit_id"];
 
@@ -53,14 +134,15 @@ const PLATFORM_COLUMNS: [&str; 4] = ["study_id", "session_id", "assignment_id", 
 pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<Vec<Payout>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
-    /// (annotator, worker id, submitted, seconds, paid at)
-    type WorkerRow = (Uuid, String, i64, i64, Option<DateTime<Utc>>);
+    /// (annotator, worker id, submitted, seconds, paid at, decision, its reason, bonus)
+    type WorkerRow = (Uuid, String, i64, i64, Option<DateTime<Utc>>, Option<String>, Option<String>, Option<String>);
     let workers: Vec<WorkerRow> = sqlx::query_as(
         "SELECT u.id, u.external_id, count(*),
                 coalesce(sum(extract(epoch FROM a.completed_at - a.created_at))::bigint, 0),
-                max(p.paid_at)
+                max(p.paid_at), max(d.decision), max(d.reason), max(d.bonus)
          FROM assignments a JOIN users u ON u.id = a.annotator_id
          LEFT JOIN payouts p ON p.campaign_id = a.campaign_id AND p.annotator_id = u.id
+         LEFT JOIN payout_decisions d ON d.campaign_id = a.campaign_id AND d.annotator_id = u.id
          WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.role = 'worker'
          GROUP BY u.id, u.external_id ORDER BY u.external_id",
     )
@@ -114,7 +196,7 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
     }
     Ok(workers
         .into_iter()
-        .map(|(id, worker_id, submitted, seconds, paid_at)| {
+        .map(|(id, worker_id, submitted, seconds, paid_at, decision, decision_reason, bonus)| {
             let confusable_with = by_skeleton[&crate::auth::users::skeleton(&worker_id)]
                 .iter()
                 .filter(|other| **other != worker_id)
@@ -132,6 +214,9 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
                 exclusions: exclusions.remove(&id).unwrap_or_default(),
                 recommendation: if reject { "reject" } else { "approve" }.to_owned(),
                 reason: reject.then(|| format!("Failed {failed} of {} attention checks", passed + failed)),
+                decision,
+                decision_reason,
+                bonus,
                 paid_at,
                 platform_ids: platform.remove(&id).unwrap_or_default(),
                 confusable_with,
@@ -221,25 +306,31 @@ pub fn check_amount(amount: &str) -> Result<()> {
 pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<&str>) -> Result<String> {
     let unpaid_only = unpaid_only && format != Format::Full;
     let rows: Vec<&Payout> = rows.iter().filter(|p| !unpaid_only || p.paid_at.is_none()).collect();
-    let approved = || rows.iter().filter(|p| p.recommendation == "approve");
+    let approved = || rows.iter().filter(|p| p.approved());
     let table = match format {
         Format::ProlificApprove => {
             return Ok(approved().map(|p| format!("{}\n", p.worker_id)).collect());
         }
         Format::ProlificBonus => {
-            let amount = bonus.ok_or_else(|| {
-                Error::invalid(Code::MissingAmount, "give the bonus per worker as `amount`, e.g. 0.50")
-            })?;
-            check_amount(amount)?;
-            return Ok(approved().map(|p| format!("{},{amount}\n", p.worker_id)).collect());
+            // A worker's own bonus wins; `amount` is for the others.
+            if let Some(amount) = bonus {
+                check_amount(amount)?;
+            } else if !approved().any(|p| p.bonus.is_some()) {
+                return Err(Error::invalid(Code::MissingAmount, "give the bonus per worker as `amount`, e.g. 0.50"));
+            }
+            return Ok(approved()
+                .filter_map(|p| Some(format!("{},{}\n", p.worker_id, p.bonus.as_deref().or(bonus)?)))
+                .collect());
         }
         Format::Mturk => super::kind::Table {
             header: ["WorkerId", "Approve", "Reject"].iter().map(|h| (*h).to_owned()).collect(),
             rows: rows
                 .iter()
-                .map(|p| match &p.reason {
-                    Some(reason) => vec![p.worker_id.clone(), String::new(), reason.clone()],
-                    None => vec![p.worker_id.clone(), "x".to_owned(), String::new()],
+                .map(|p| match (p.approved(), p.rejection_reason()) {
+                    (false, reason) => {
+                        vec![p.worker_id.clone(), String::new(), reason.unwrap_or("Rejected").to_owned()]
+                    }
+                    (true, _) => vec![p.worker_id.clone(), "x".to_owned(), String::new()],
                 })
                 .collect(),
         },
@@ -256,6 +347,9 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                 "reason",
                 "paid_at",
                 "confusable_with",
+                "decision",
+                "decision_reason",
+                "bonus",
             ]
             .iter()
             .chain(PLATFORM_COLUMNS.iter())
@@ -276,6 +370,9 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                         p.reason.clone().unwrap_or_default(),
                         p.paid_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
                         p.confusable_with.join(" "),
+                        p.decision.clone().unwrap_or_default(),
+                        p.decision_reason.clone().unwrap_or_default(),
+                        p.bonus.clone().unwrap_or_default(),
                     ]
                     .into_iter()
                     .chain(PLATFORM_COLUMNS.iter().map(|c| p.platform_ids.get(*c).cloned().unwrap_or_default()))
@@ -314,6 +411,8 @@ mod amount_tests {
     fn the_amount_rule_is_the_documented_pattern() {
         let documented = include_str!("../http/api/payouts.rs");
         assert!(documented.contains(&format!("pattern = r\"{AMOUNT_PATTERN}\"")), "the API documents this pattern");
+        let schema = include_str!("../../migrations/0032_payout_decisions.sql");
+        assert!(schema.contains(&format!("bonus ~ '{AMOUNT_PATTERN}'")), "the database holds the same rule");
         for amount in ["1", "99", "99.99", "0.5", "0.50", ".5", "0.05", "0.10", "10.0", "9.9"] {
             assert!(check_amount(amount).is_ok(), "{amount:?}");
         }

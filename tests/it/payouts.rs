@@ -11,29 +11,7 @@ use serde_json::{json, Value};
 async fn payouts_recommend_by_attention_checks_and_export_for_prolific_and_mturk() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let mut check = question("check");
-    check["attention_check"] = json!(true);
-    check["answer"] = json!("check-c1");
-    let config = json!({"participants": 3, "background": [{"id": "fashion", "question": "Fashion background?", "options": ["yes", "no"]}]});
-    let (campaign, invitation) = a100_campaign(&app, &admin, "a100-lat", vec![question("q1"), check], config).await;
-    for (who, attention, fashion) in
-        [("PRO_1", "check-c1", "yes"), ("PRO_2", "check-c1", "no"), ("PRO_3", "check-c4", "no")]
-    {
-        let w = join(&app, &invitation, who).await;
-        let (status, view) = w
-            .post(
-                &app,
-                &format!("/api/v1/work/campaigns/{campaign}/assignment"),
-                json!({"background": {"fashion": fashion}}),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{view}");
-        w.finish_with(&app, &view, |item| {
-            let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
-            json!({"choice": if first.starts_with("check") { attention } else { "q1-c2" }})
-        })
-        .await;
-    }
+    let (campaign, invitation) = three_workers(&app, &admin).await;
     let (status, rows) =
         api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/payouts"), None).await;
     assert_eq!(status, StatusCode::OK, "{rows}");
@@ -85,6 +63,102 @@ async fn payouts_recommend_by_attention_checks_and_export_for_prolific_and_mturk
     let w = join(&app, &invitation, "PRO_4").await;
     let (status, _) = w.get(&app, &format!("/api/v1/admin/campaigns/{campaign}/payouts")).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+/// An A100 campaign with an attention check: PRO_1 and PRO_2 pass it,
+/// PRO_3 fails it; each submits one questionnaire with a background answer.
+async fn three_workers(app: &TestApp, admin: &str) -> (String, String) {
+    let mut check = question("check");
+    check["attention_check"] = json!(true);
+    check["answer"] = json!("check-c1");
+    let config = json!({"participants": 3, "background": [{"id": "fashion", "question": "Fashion background?", "options": ["yes", "no"]}]});
+    let (campaign, invitation) = a100_campaign(app, admin, "a100-lat", vec![question("q1"), check], config).await;
+    for (who, attention, fashion) in
+        [("PRO_1", "check-c1", "yes"), ("PRO_2", "check-c1", "no"), ("PRO_3", "check-c4", "no")]
+    {
+        let w = join(app, &invitation, who).await;
+        let (status, view) = w
+            .post(
+                app,
+                &format!("/api/v1/work/campaigns/{campaign}/assignment"),
+                json!({"background": {"fashion": fashion}}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        w.finish_with(app, &view, |item| {
+            let first = item["payload"]["choices"][0]["id"].as_str().expect("id");
+            json!({"choice": if first.starts_with("check") { attention } else { "q1-c2" }})
+        })
+        .await;
+    }
+    (campaign, invitation)
+}
+
+#[tokio::test]
+async fn an_admin_decides_per_worker_on_the_page_and_every_file_follows() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, _) = three_workers(&app, &admin).await;
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let page = client.get(app.at(&format!("/admin/campaigns/{campaign}/payouts"))).send().await.expect("page");
+    let html = page.text().await.expect("html");
+    let third = sqlx::query_scalar::<_, uuid::Uuid>("SELECT id FROM users WHERE external_id = 'PRO_3'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("PRO_3");
+    assert!(html.contains(&format!(r#"<tr id="worker-{third}" class="rejected">"#)), "rejected stand out: {html}");
+    let decide = |fields: Vec<(&'static str, &'static str)>| {
+        let (client, csrf, url) =
+            (client.clone(), csrf.clone(), app.at(&format!("/admin/campaigns/{campaign}/payouts/decision")));
+        async move {
+            let mut form = vec![("csrf_token", csrf.as_str())];
+            form.extend(fields);
+            let resp = client.post(url).form(&form).send().await.expect("decide");
+            (resp.status(), resp.text().await.expect("body"))
+        }
+    };
+    // PRO_3's failed check is overruled, with a bonus.
+    let (status, _) = decide(vec![("worker_id", "PRO_3"), ("decision", "approve"), ("bonus", "0.25")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    // A rejection without a reason is refused in the row, the form kept.
+    let (status, html) =
+        decide(vec![("worker_id", "PRO_2"), ("decision", "reject"), ("reason", " "), ("bonus", "0.30")]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains(r#"<p class="error" role="alert">a rejection needs the reason"#), "{html}");
+    assert!(html.contains(r#"value="reject" checked"#) && html.contains(r#"value="0.30""#), "{html}");
+    let decided: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM payout_decisions").fetch_one(&app.pool).await.expect("n");
+    assert_eq!(decided, 1, "the refused decision stored nothing");
+    let (status, _) =
+        decide(vec![("worker_id", "PRO_2"), ("decision", "reject"), ("reason", "Answered at random")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+
+    // Every file follows the decisions; a worker's own bonus wins.
+    let base = format!("/api/v1/admin/campaigns/{campaign}/payouts.csv");
+    assert_eq!(get_text(&app, &admin, &format!("{base}?format=prolific-approve")).await, "PRO_1\nPRO_3\n");
+    assert_eq!(get_text(&app, &admin, &format!("{base}?format=prolific-bonus")).await, "PRO_3,0.25\n");
+    assert_eq!(
+        get_text(&app, &admin, &format!("{base}?format=prolific-bonus&amount=0.50")).await,
+        "PRO_1,0.50\nPRO_3,0.25\n"
+    );
+    assert_eq!(
+        get_text(&app, &admin, &format!("{base}?format=mturk")).await,
+        "WorkerId,Approve,Reject\nPRO_1,x,\nPRO_2,,Answered at random\nPRO_3,x,\n"
+    );
+    let full = get_text(&app, &admin, &base).await;
+    assert!(full.lines().next().expect("header").contains(",confusable_with,decision,decision_reason,bonus,"), "{full}");
+    assert!(full.lines().any(|l| l.starts_with("PRO_2,") && l.contains(",reject,Answered at random,,")), "{full}");
+
+    // The API takes the same decisions: cleared, PRO_3 is back to the recommendation.
+    let path = format!("/api/v1/admin/campaigns/{campaign}/payouts/decision");
+    let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"worker_id": "PRO_3"}))).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    assert_eq!(get_text(&app, &admin, &format!("{base}?format=prolific-approve")).await, "PRO_1\n");
+    let (status, body) =
+        api(&app, &admin, Method::POST, &path, Some(json!({"worker_id": "PRO_1", "bonus": "1.234"}))).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_amount")));
+    let (status, _) = api(&app, &admin, Method::POST, &path, Some(json!({"worker_id": "nobody"}))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

@@ -160,6 +160,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(payouts::list_payouts))
         .routes(routes!(payouts::export_payouts))
         .routes(routes!(payouts::mark_paid))
+        .routes(routes!(payouts::decide))
         .routes(routes!(payouts::background_csv))
         .merge(annotation())
 }

@@ -7,6 +7,7 @@ use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::AppState;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::Response;
 use uuid::Uuid;
 
@@ -84,6 +85,56 @@ pub async fn mark_paid(
     campaigns::get(&s.pool, id).await?;
     let marked = payouts::mark_paid(&s.pool, id, admin.id, &body.worker_ids).await?;
     Ok(axum::Json(serde_json::json!({ "marked": marked })))
+}
+
+/// An admin's decision on one worker, over the recommendation.
+#[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerDecision {
+    /// The worker's id on the crowd platform.
+    #[schema(min_length = 1)]
+    pub worker_id: String,
+    /// `approve`, `reject`, or absent to follow the recommendation.
+    #[serde(default)]
+    pub decision: Option<Verdict>,
+    /// Why, with a rejection (the platform shows it to the worker).
+    #[serde(default)]
+    pub reason: String,
+    /// A bonus like `0.50`, or absent for none.
+    #[serde(default)]
+    #[schema(pattern = r"^([1-9][0-9]?(\.[0-9]{1,2})?|0?\.([1-9][0-9]?|0[1-9]))$")]
+    pub bonus: Option<String>,
+}
+
+/// An admin's verdict on a worker.
+#[derive(Debug, Clone, Copy, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Approve (pay).
+    Approve,
+    /// Reject, with a reason.
+    Reject,
+}
+
+/// Decide on one worker: approve or reject over the recommendation, and a
+/// bonus; every payouts file follows it. Nothing decided clears it.
+#[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/payouts/decision", tag = "payouts", params(("id" = Uuid, Path)),
+    request_body = WorkerDecision,
+    responses((status = 204), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn decide(
+    Admin(admin): Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    Json(body): Json<WorkerDecision>,
+) -> AppResult<StatusCode> {
+    campaigns::get(&s.pool, id).await?;
+    let decision = payouts::Decision {
+        approve: body.decision.map(|v| matches!(v, Verdict::Approve)),
+        reason: body.reason,
+        bonus: body.bonus.unwrap_or_default(),
+    };
+    payouts::decide(&s.pool, id, &body.worker_id, admin.id, &decision).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// The background answers ("About you") by worker id, as CSV.

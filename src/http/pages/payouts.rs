@@ -12,7 +12,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Form, Router};
 use std::collections::BTreeMap;
 use tower_sessions::Session;
 use uuid::Uuid;
@@ -21,6 +21,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/admin/campaigns/{id}/payouts", get(page))
         .route("/admin/campaigns/{id}/payouts/paid", post(mark_all_paid))
+        .route("/admin/campaigns/{id}/payouts/decision", post(decide))
 }
 
 #[derive(Template)]
@@ -37,6 +38,41 @@ struct PayoutsPage {
     /// This page's background answers, one row per worker.
     background: Vec<(String, Vec<String>)>,
     background_pager: Pager,
+    /// A refused decision: the worker, why, and the form as filled.
+    refused: Option<(String, DecisionForm)>,
+}
+
+impl PayoutsPage {
+    /// The refusal of this worker's decision form, if it was refused.
+    fn refusal(&self, worker_id: &str) -> Option<&DecisionForm> {
+        self.refused.as_ref().filter(|(w, _)| w == worker_id).map(|(_, f)| f)
+    }
+
+    /// The choice the worker's decision form shows: as refused, else theirs.
+    fn chosen(&self, row: &Payout) -> String {
+        match self.refusal(&row.worker_id) {
+            Some(f) => f.decision.clone(),
+            None => row.decision.clone().unwrap_or_else(|| "recommended".to_owned()),
+        }
+    }
+}
+
+/// One worker's decision form: `recommended`, `approve` or `reject`, the
+/// reason with a rejection, a bonus, and the list page to return to.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+struct DecisionForm {
+    worker_id: String,
+    #[serde(default)]
+    decision: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    bonus: String,
+    #[serde(default)]
+    workers: String,
+    /// The refusal, once refused (never posted).
+    #[serde(skip)]
+    message: String,
 }
 
 async fn page(
@@ -46,7 +82,16 @@ async fn page(
     Path(id): Path<Uuid>,
     query: axum::extract::RawQuery,
 ) -> PageResult {
-    let query = PageQuery::parse(query.0.as_deref());
+    show(&s, &session, id, &PageQuery::parse(query.0.as_deref()), None).await
+}
+
+async fn show(
+    s: &AppState,
+    session: &Session,
+    id: Uuid,
+    query: &PageQuery,
+    refused: Option<(String, DecisionForm)>,
+) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let answers: Vec<(String, BTreeMap<String, String>)> = payouts::background(&s.pool, id).await?;
@@ -56,24 +101,64 @@ async fn page(
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let background_pager = Pager::new(answers.len(), &query, "background", "background");
+    let background_pager = Pager::new(answers.len(), query, "background", "background");
     let background = background_pager
         .keep(answers)
         .into_iter()
         .map(|(w, a)| (w, questions.iter().map(|q| a.get(q).cloned().unwrap_or_default()).collect()))
         .collect();
-    let unpaid_approved = rows.iter().filter(|r| r.recommendation == "approve" && r.paid_at.is_none()).count();
-    let rows_pager = Pager::new(rows.len(), &query, "workers", "workers");
-    render(&PayoutsPage {
+    let unpaid_approved = rows.iter().filter(|r| r.approved() && r.paid_at.is_none()).count();
+    let rows_pager = Pager::new(rows.len(), query, "workers", "workers");
+    let status =
+        if refused.is_some() { axum::http::StatusCode::UNPROCESSABLE_ENTITY } else { axum::http::StatusCode::OK };
+    let mut response = render(&PayoutsPage {
         campaign,
-        csrf_token: csrf::token(&session).await?,
+        csrf_token: csrf::token(session).await?,
         rows: rows_pager.keep(rows),
         rows_pager,
         unpaid_approved,
         questions,
         background,
         background_pager,
-    })
+        refused,
+    })?;
+    *response.status_mut() = status;
+    Ok(response)
+}
+
+/// Records the admin's decision on one worker and returns to their row; a
+/// refusal is shown in the row with the form as filled.
+async fn decide(
+    OnPage(Admin(admin)): OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Form(form): Form<DecisionForm>,
+) -> PageResult {
+    let approve = match form.decision.as_str() {
+        "approve" => Some(true),
+        "reject" => Some(false),
+        _ => None,
+    };
+    let decision = payouts::Decision { approve, reason: form.reason.clone(), bonus: form.bonus.clone() };
+    let page: usize = form.workers.parse().unwrap_or(1).max(1);
+    match payouts::decide(&s.pool, id, &form.worker_id, admin.id, &decision).await {
+        Ok(()) => {
+            let what = match approve {
+                Some(true) => "approved",
+                Some(false) => "rejected",
+                None => "left to the recommendation",
+            };
+            crate::http::flash::set(&session, format!("Worker {} {what}.", form.worker_id)).await;
+            Ok(Redirect::to(&format!("/admin/campaigns/{id}/payouts?workers={page}#workers")).into_response())
+        }
+        Err(crate::core::Error::Rejected { message, .. }) => {
+            let query = PageQuery::parse(Some(&format!("workers={page}")));
+            let worker = form.worker_id.clone();
+            show(&s, &session, id, &query, Some((worker, DecisionForm { message, ..form }))).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Marks every approved, unpaid worker as paid (after the admin approved them on the platform).
@@ -84,11 +169,8 @@ async fn mark_all_paid(
     Path(id): Path<Uuid>,
 ) -> PageResult {
     let rows = payouts::table(&s.pool, &s.kinds, id).await?;
-    let ids: Vec<String> = rows
-        .into_iter()
-        .filter(|r| r.recommendation == "approve" && r.paid_at.is_none())
-        .map(|r| r.worker_id)
-        .collect();
+    let ids: Vec<String> =
+        rows.into_iter().filter(|r| r.approved() && r.paid_at.is_none()).map(|r| r.worker_id).collect();
     if !ids.is_empty() {
         payouts::mark_paid(&s.pool, id, admin.id, &ids).await?;
     }
