@@ -7,6 +7,32 @@ use rand::SeedableRng;
 use sqlx::PgPool;
 use uuid::Uuid;
 
+/// Before the first batches are formed: whether forming them now would
+/// work, and how many it would make, or the kind's refusal in words (e.g.
+/// VTON's "... need 5 sanity tasks, but the campaign has 1"), so the page
+/// says what is missing before the admin tries. `None` once batches exist.
+pub async fn readiness(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    campaign: &super::campaigns::Campaign,
+) -> Result<Option<std::result::Result<usize, String>>> {
+    let formed: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM batches WHERE campaign_id = $1)")
+        .bind(campaign.id)
+        .fetch_one(pool)
+        .await?;
+    if formed {
+        return Ok(None);
+    }
+    let items = super::items::list(pool, campaign.id).await?;
+    if items.is_empty() {
+        return Ok(Some(Err("import items first".to_owned())));
+    }
+    let refs: Vec<ItemRef> =
+        items.into_iter().map(|i| ItemRef { id: i.id, has_gold: i.gold.is_some(), payload: i.payload }).collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+    Ok(Some(kinds.of(campaign)?.form_batches(&campaign.config, &refs, &mut rng).map(|p| p.len()).map_err(|e| e.0)))
+}
+
 /// Forms the campaign's batches with its kind's rule; `seed` makes the
 /// formation reproducible. Pools grow: once batches exist, forming again
 /// batches only the items in no batch yet (with the gold items too when the

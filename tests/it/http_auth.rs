@@ -436,7 +436,22 @@ async fn refused_admin_forms_show_the_error_beside_the_form_with_what_was_typed(
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(html.contains("Not saved: the estimated time is a whole number"), "{html}");
     assert!(html.contains(">Rate each try-on.</textarea>") && html.contains(r#"value="soon""#), "{html}");
-    // Opening without items is refused beside the actions, the campaign unchanged.
+    // Before any batch, the page says what is missing; core settings are in words,
+    // and a crowd campaign is not offered a second expert's review.
+    let page = client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page");
+    let page = page.text().await.expect("html");
+    assert!(page.contains(r#"<p class="notice not-ready">Not ready to open: import items first.</p>"#), "{page}");
+    assert!(page.contains("Who annotates: crowd workers or experts"), "{page}");
+    assert!(!page.contains(r#"name="set.review""#), "no review on a crowd campaign: {page}");
+    let csv = "id,garment,person,tryon,reference,model,category,dataset,expected\na,/g,/p,/t,/r,m,tops,d,\nb,/g2,/p2,/t2,/r2,m,tops,d,\n";
+    let (status, _) = post("import", vec![("content", csv)]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let page = client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("page");
+    let page = page.text().await.expect("html");
+    assert!(page.contains("Not ready to open: 5 sanity task(s) per questionnaire"), "the kind's reason: {page}");
+    assert!(page.contains("but the campaign has 0."), "{page}");
+
+    // Opening without batches is refused beside the actions, the campaign unchanged.
     let (status, html) = post("state", vec![("state", "open")]).await;
     assert!(status.is_client_error(), "{status}");
     let actions = &html[html.find(r#"id="actions""#).expect("actions")..];

@@ -146,7 +146,10 @@ async fn an_admin_decides_per_worker_on_the_page_and_every_file_follows() {
         "WorkerId,Approve,Reject\nPRO_1,x,\nPRO_2,,Answered at random\nPRO_3,x,\n"
     );
     let full = get_text(&app, &admin, &base).await;
-    assert!(full.lines().next().expect("header").contains(",confusable_with,decision,decision_reason,bonus,"), "{full}");
+    assert!(
+        full.lines().next().expect("header").contains(",confusable_with,decision,decision_reason,bonus,"),
+        "{full}"
+    );
     assert!(full.lines().any(|l| l.starts_with("PRO_2,") && l.contains(",reject,Answered at random,,")), "{full}");
 
     // The API takes the same decisions: cleared, PRO_3 is back to the recommendation.

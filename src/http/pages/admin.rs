@@ -94,6 +94,9 @@ struct CampaignPage {
     intro: crate::core::intro::Intro,
     /// A form the service refused, shown beside it with what was typed.
     refused: Option<Refused>,
+    /// Before the first batches: how many forming them would make, or what
+    /// is missing.
+    readiness: Option<Result<usize, String>>,
 }
 
 impl CampaignPage {
@@ -194,6 +197,7 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refused
         }
     }
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
+    let readiness = if progress.batches == 0 { batches::readiness(&s.pool, &s.kinds, &campaign).await? } else { None };
     let mut response = render(&CampaignPage {
         kind_title: kind.title(),
         import_hint: kind.import_hint(),
@@ -209,6 +213,7 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refused
         csrf_token: csrf::token(session).await?,
         intro,
         refused,
+        readiness,
     })?;
     *response.status_mut() = status;
     Ok(response)

@@ -23,6 +23,10 @@ use uuid::Uuid;
 pub struct SettingRow {
     /// Configuration key.
     pub key: String,
+    /// What it is in words, when the key alone could mislead (the core's
+    /// `participants`, who annotates, beside A100's participants per
+    /// questionnaire).
+    pub label: Option<&'static str>,
     /// The form field: `set.<key>` for the core's settings, `cfg.<key>` for the kind's.
     pub field: String,
     /// The input's HTML id: `set-<key>` or `cfg-<key>`.
@@ -63,6 +67,7 @@ pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
     settings
         .into_iter()
         .map(|st| SettingRow {
+            label: None,
             field: format!("cfg.{}", st.key),
             id: format!("cfg-{}", st.key),
             core: false,
@@ -90,9 +95,19 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
             _ => s.review.to_string(),
         }
     };
+    // Review is a second expert's: a crowd campaign is not offered it.
+    let crowd = current.participants == crate::core::settings::Participants::Crowd;
     CoreSettings::help()
         .into_iter()
+        .filter(|(key, _)| !(crowd && *key == "review"))
         .map(|(key, help)| SettingRow {
+            label: match key {
+                "participants" => Some("Who annotates: crowd workers or experts"),
+                "lease_minutes" => Some("Minutes to finish a questionnaire or batch once taken"),
+                "annotators_per_batch" => Some("Annotators per batch"),
+                "review" => Some("A second expert reviews each batch"),
+                _ => None,
+            },
             key: key.to_owned(),
             field: format!("set.{key}"),
             id: format!("set-{key}"),
