@@ -1,0 +1,109 @@
+//! Admin pages of a 30,000-question A100 campaign (the size the issue
+//! measured at 33 MB and 1.24 s for one page): each page's server time and
+//! size, median of several views, beside the floor of the same stack (the
+//! API tokens page: a session, a CSRF token, one small query, a template).
+//!
+//! Run with `cargo bench --bench admin_pages` (about two minutes; release
+//! build, the embedded PostgreSQL). `ADMIN_PAGES_QUESTIONS` changes the size.
+
+#[path = "support/service.rs"]
+mod service;
+
+use serde_json::{json, Value};
+use service::{admin, Harness};
+use std::time::Instant;
+
+/// Views of each page timed; the median is reported.
+const VIEWS: usize = 7;
+
+fn question(id: &str) -> Value {
+    json!({
+        "id": id,
+        "outfit": [{"image": format!("/img/{id}/top.png"), "category": "Tops"}, {"image": format!("/img/{id}/pants.png"), "category": "Pants"}],
+        "blank_category": "Shoes",
+        "choices": (1..=5).map(|c| json!({"id": format!("{id}-c{c}"), "image": format!("/img/{id}/c{c}.png"), "category": "Shoes"})).collect::<Vec<_>>(),
+    })
+}
+
+/// A browser-like client logged in as the harness's admin.
+async fn browser(h: &Harness) -> reqwest::Client {
+    let browser = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build();
+    let browser = browser.expect("client");
+    let login = browser.get(h.url("/login")).send().await.expect("login page").text().await.expect("html");
+    let marker = "name=\"csrf_token\" value=\"";
+    let at = login.find(marker).expect("csrf") + marker.len();
+    let csrf = login[at..at + 32].to_owned();
+    let r = browser
+        .post(h.url("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "harness"), ("password", "harness-password-1")])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(r.status().as_u16(), 303, "logged in");
+    browser
+}
+
+/// The median server time (ms) of `VIEWS` views after one warm-up, and the size.
+async fn median_ms(client: &reqwest::Client, url: &str) -> (f64, usize) {
+    let mut times = Vec::with_capacity(VIEWS);
+    let mut bytes = 0;
+    for view in 0..=VIEWS {
+        let start = Instant::now();
+        let r = client.get(url).send().await.expect("page");
+        assert!(r.status().is_success(), "{url}: {}", r.status());
+        bytes = r.bytes().await.expect("body").len();
+        if view > 0 {
+            times.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], bytes)
+}
+
+#[tokio::main]
+async fn main() {
+    let questions: usize = std::env::var("ADMIN_PAGES_QUESTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(30_000);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let http = reqwest::Client::new();
+    let (h, token, process) = service::start(dir.path(), &http).await;
+    let c = admin(
+        &http,
+        &h,
+        &token,
+        "/api/v1/admin/campaigns",
+        json!({"kind": "a100-lat", "name": "pages", "config": {"participants": 3, "shuffle_questions": false}}),
+    )
+    .await;
+    let id = c["id"].as_str().expect("id").to_owned();
+    let set: Vec<Value> = (0..questions).map(|n| question(&format!("q{n:05}"))).collect();
+    let start = Instant::now();
+    admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/a100/questions"), json!({"questions": set})).await;
+    println!("imported {questions} questions in {:.2} s", start.elapsed().as_secs_f64());
+    admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/batches"), json!({"seed": 1})).await;
+    admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/state"), json!({"state": "open"})).await;
+    for note in ["v1", "v2"] {
+        admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/releases"), json!({"note": note})).await;
+    }
+    let client = browser(&h).await;
+    let (floor, floor_bytes) = median_ms(&client, &h.url("/admin/tokens")).await;
+    println!("RESULT floor (the API tokens page): {floor:.1} ms, {floor_bytes} bytes");
+    for (what, path) in [
+        ("campaign list", "/admin".to_owned()),
+        ("campaign page", format!("/admin/campaigns/{id}")),
+        ("A100 page, first page of questions", format!("/admin/campaigns/{id}/a100")),
+        ("A100 page, last page of questions", format!("/admin/campaigns/{id}/a100?page=300")),
+        ("pilot page", format!("/admin/campaigns/{id}/a100/pilot")),
+        ("payouts page", format!("/admin/campaigns/{id}/payouts")),
+        ("study preview", format!("/admin/campaigns/{id}/preview")),
+        ("release diff", format!("/admin/campaigns/{id}/releases/diff?from=1&to=2")),
+    ] {
+        let (ms, bytes) = median_ms(&client, &h.url(&path)).await;
+        println!(
+            "RESULT {what} at {questions} questions: {ms:.1} ms median ({:.1}x the floor), {:.1} kB",
+            ms / floor,
+            bytes as f64 / 1000.0
+        );
+    }
+    service::signal(process.id() as i32, nix::sys::signal::Signal::SIGTERM);
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+}
