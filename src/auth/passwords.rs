@@ -66,7 +66,7 @@ async fn run<T: Send + 'static>(turn: Turn, job: impl FnOnce() -> T + Send + 'st
         job()
     })
     .await
-    .map_err(|e| Error::Internal(e.to_string()))
+    .map_err(|e| Error::internal("hashing a password", e))
 }
 
 fn hash_now(password: &str) -> Result<String> {
@@ -74,7 +74,7 @@ fn hash_now(password: &str) -> Result<String> {
     Argon2::default()
         .hash_password(password.as_bytes(), &salt)
         .map(|h| h.to_string())
-        .map_err(|e| Error::Internal(format!("hashing password: {e}")))
+        .map_err(|e| Error::internal("hashing a password", e.to_string()))
 }
 
 fn verify_now(password: &str, stored: &str) -> bool {

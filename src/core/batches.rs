@@ -130,7 +130,7 @@ pub(super) async fn insert(
     sqlx::query("INSERT INTO batches (id, campaign_id, position, overlap, external_id) VALUES ($1, $2, $3, $4, $5)")
         .bind(batch_id)
         .bind(campaign_id)
-        .bind(i32::try_from(position).map_err(|e| Error::Internal(e.to_string()))?)
+        .bind(i32::try_from(position).map_err(|e| Error::internal("a batch position", e))?)
         .bind(overlap)
         .bind(external_id)
         .execute(&mut **tx)

@@ -83,7 +83,7 @@ impl<W: std::io::Write> CsvRows<W> {
 
     /// The writer, everything written into it.
     pub fn finish(self) -> super::Result<W> {
-        let internal = |e: String| super::Error::Internal(format!("writing CSV: {e}"));
+        let internal = |e: String| super::Error::internal("writing CSV", e);
         if let Some(e) = self.failed {
             return Err(internal(e.to_string()));
         }

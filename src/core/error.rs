@@ -35,9 +35,16 @@ pub enum Error {
     /// instead, see [`super::constraints`]).
     #[error("database error")]
     Database(#[source] sqlx::Error),
-    /// Something unexpected (hashing, serialisation).
-    #[error("internal error: {0}")]
-    Internal(String),
+    /// Something unexpected (hashing, serialisation, files): what was being
+    /// done, and the error that stopped it, kept for the log line.
+    #[error("internal error: {context}")]
+    Internal {
+        /// What was being done.
+        context: String,
+        /// What failed, when an error says it.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
 }
 
 /// Result with the core's error.
@@ -60,6 +67,17 @@ impl Error {
         Self::conflict(Code::LeaseExpired, "the time for this batch ran out; ask for a new one")
     }
 
+    /// An unexpected failure while doing `context`, keeping `source` (an
+    /// error, or a message that stands for one) for the log.
+    pub fn internal(context: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Internal { context: context.into(), source: Some(source.into()) }
+    }
+
+    /// A state that should not happen, with no error behind it.
+    pub fn unexpected(context: impl Into<String>) -> Self {
+        Self::Internal { context: context.into(), source: None }
+    }
+
     /// The code a client receives for this error.
     pub fn code(&self) -> Code {
         match self {
@@ -70,7 +88,7 @@ impl Error {
             Self::RateLimited => Code::RateLimited,
             Self::Busy => Code::Busy,
             Self::Database(e) if is_unavailable(e) => Code::Unavailable,
-            Self::Database(_) | Self::Internal(_) => Code::Internal,
+            Self::Database(_) | Self::Internal { .. } => Code::Internal,
         }
     }
 }

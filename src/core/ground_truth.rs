@@ -81,7 +81,7 @@ async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec
     while let Some((assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position)) =
         rows.try_next().await?
     {
-        let answer = shared.from_text(&answer).map_err(|e| super::Error::Internal(format!("stored answer: {e}")))?;
+        let answer = shared.from_text(&answer).map_err(|e| super::Error::internal("stored answer", e))?;
         responses.push(ResponseRecord {
             assignment_id,
             reviews,
@@ -251,5 +251,5 @@ pub fn neutralise_formula(cell: &str) -> std::borrow::Cow<'_, str> {
 pub fn to_csv(table: &Table) -> Result<String> {
     let mut csv = super::csv_chunks::CsvRows::new(Vec::new());
     std::iter::once(&table.header).chain(&table.rows).for_each(|row| csv.row(row));
-    String::from_utf8(csv.finish()?).map_err(|e| super::Error::Internal(e.to_string()))
+    String::from_utf8(csv.finish()?).map_err(|e| super::Error::internal("writing the ground-truth CSV", e))
 }

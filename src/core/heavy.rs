@@ -39,9 +39,11 @@ pub async fn run<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -
     };
     if let Err(job) = queued {
         // No heavy-work thread (it could not start or panicked): the blocking pool.
-        tokio::task::spawn_blocking(job).await.map_err(|e| super::Error::Internal(e.to_string()))?;
+        tokio::task::spawn_blocking(job)
+            .await
+            .map_err(|e| super::Error::internal("a computation off the async workers", e))?;
     }
-    result.await.map_err(|_| super::Error::Internal("the computation was abandoned".into()))
+    result.await.map_err(|_| super::Error::unexpected("the computation was abandoned"))
 }
 
 #[cfg(test)]

@@ -73,7 +73,7 @@ pub async fn check<'a>(content_type: &str, data: &'a [u8]) -> Result<CheckedImag
     let owned = data.to_vec();
     tokio::task::spawn_blocking(move || decodes(&owned))
         .await
-        .map_err(|e| Error::Internal(e.to_string()))?
+        .map_err(|e| Error::internal("storing an image", e))?
         .map_err(|m| Error::invalid(Code::InvalidImage, m))?;
     Ok(CheckedImage { content_type, ext, data })
 }
@@ -88,13 +88,13 @@ pub async fn store_checked(dir: &Path, image: CheckedImage<'_>) -> Result<Stored
     let CheckedImage { content_type, ext, data } = image;
     let sha256 = hex::encode(Sha256::digest(data));
     let name = format!("{sha256}.{ext}");
-    tokio::fs::create_dir_all(dir).await.map_err(|e| Error::Internal(format!("creating {}: {e}", dir.display())))?;
+    tokio::fs::create_dir_all(dir).await.map_err(|e| Error::internal(format!("creating {}", dir.display()), e))?;
     let path = dir.join(&name);
     if tokio::fs::metadata(&path).await.is_err() {
         // Write then rename, so a reader never sees half a file.
         let tmp = dir.join(format!(".{name}.tmp"));
-        tokio::fs::write(&tmp, data).await.map_err(|e| Error::Internal(format!("writing image: {e}")))?;
-        tokio::fs::rename(&tmp, &path).await.map_err(|e| Error::Internal(format!("storing image: {e}")))?;
+        tokio::fs::write(&tmp, data).await.map_err(|e| Error::internal("writing image", e))?;
+        tokio::fs::rename(&tmp, &path).await.map_err(|e| Error::internal("storing image", e))?;
     }
     Ok(StoredImage { url: format!("/images/{name}"), sha256, bytes: data.len(), content_type })
 }

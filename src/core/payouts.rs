@@ -297,7 +297,7 @@ pub fn check_amount(amount: &str) -> Result<()> {
         Some(_) => {
             Err(Error::invalid(Code::InvalidAmount, "the bonus is an amount like 0.50 (more than 0, below 100)"))
         }
-        None => Err(Error::Internal("the amount pattern does not compile".into())),
+        None => Err(Error::unexpected("the amount pattern does not compile")),
     }
 }
 

@@ -255,7 +255,7 @@ impl Recorder {
         .fetch_optional(&self.pool)
         .await?;
         let kind = kind.ok_or(Error::NotFound("assignment"))?;
-        kinds.find(&kind).ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{kind}`")))
+        kinds.find(&kind).ok_or_else(|| Error::unexpected(format!("campaign of unknown kind `{kind}`")))
     }
 
     /// The annotator's own assignment as remembered here, when its kind
@@ -283,8 +283,9 @@ impl Recorder {
             None => read(&self.pool, &[key]).await?.pop().flatten(),
         }
         .ok_or(Error::NotFound("assignment"))?;
-        let kind =
-            kinds.find(&ctx.kind).ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{}`", ctx.kind)))?;
+        let kind = kinds
+            .find(&ctx.kind)
+            .ok_or_else(|| Error::unexpected(format!("campaign of unknown kind `{}`", ctx.kind)))?;
         if let Ok(mut owners) = self.owners.lock() {
             if owners.len() >= OWNERS_KEPT {
                 owners.clear();

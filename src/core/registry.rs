@@ -48,7 +48,7 @@ impl Registry {
     /// The kind of a stored campaign.
     pub fn of(&self, campaign: &Campaign) -> Result<&'static dyn TaskKind> {
         self.find(&campaign.kind)
-            .ok_or_else(|| Error::Internal(format!("campaign of unknown kind `{}`", campaign.kind)))
+            .ok_or_else(|| Error::unexpected(format!("campaign of unknown kind `{}`", campaign.kind)))
     }
 
     /// Names of all kinds, in registration order.

@@ -54,7 +54,7 @@ pub async fn csv_chunks(pool: &PgPool, campaign_id: Uuid) -> Result<mpsc::Receiv
 
 async fn write(pool: &PgPool, campaign_id: Uuid, with_workers: bool, tx: &mpsc::Sender<Chunk>) -> Result<()> {
     let mut out = csv::Writer::from_writer(Vec::with_capacity(CHUNK * 2));
-    let csv_error = |e: csv::Error| Error::Internal(e.to_string());
+    let csv_error = |e: csv::Error| Error::internal("writing the responses CSV", e);
     out.write_record(responses_header(with_workers)).map_err(csv_error)?;
     // Ordered as the in-memory table sorts: bytewise, hence "C".
     let mut rows = sqlx::query_as::<_, Row>(
@@ -91,9 +91,9 @@ async fn write(pool: &PgPool, campaign_id: Uuid, with_workers: bool, tx: &mpsc::
 }
 
 fn into_bytes(writer: csv::Writer<Vec<u8>>) -> Result<Vec<u8>> {
-    writer.into_inner().map_err(|e| Error::Internal(e.to_string()))
+    writer.into_inner().map_err(|e| Error::internal("writing the responses CSV", e))
 }
 
 async fn send(tx: &mpsc::Sender<Chunk>, chunk: Vec<u8>) -> Result<()> {
-    tx.send(Ok(chunk)).await.map_err(|_| Error::Internal("the client left".into()))
+    tx.send(Ok(chunk)).await.map_err(|_| Error::unexpected("the client left"))
 }

@@ -149,7 +149,8 @@ mod tests {
 
     #[test]
     fn a_server_error_carries_its_cause_for_the_log_and_never_to_the_client() {
-        let response = AppError::Core(Error::Internal("the disk is on fire".into())).into_response();
+        let response = AppError::Core(Error::internal("writing a file", std::io::Error::other("the disk is on fire")))
+            .into_response();
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
         let cause = response.extensions().get::<ServerErrorCause>().expect("cause for the log");
         assert!(cause.0.contains("the disk is on fire"), "{}", cause.0);

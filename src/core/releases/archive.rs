@@ -151,7 +151,7 @@ pub fn each_derived_file(
 /// (the text's key order kept, numbers and strings written again by the
 /// same serializer), without building it in memory.
 fn pretty_from_text(out: &mut dyn Write, text: &[u8]) -> Result<()> {
-    let internal = |e: String| crate::core::Error::Internal(format!("writing the ground truth: {e}"));
+    let internal = |e: String| crate::core::Error::internal("writing the ground truth", e);
     let mut reader = serde_json::Deserializer::from_slice(text);
     let mut writer = serde_json::Serializer::pretty(&mut *out);
     serde_transcode::transcode(&mut reader, &mut writer).map_err(|e| internal(e.to_string()))?;

@@ -106,7 +106,7 @@ pub async fn create(
         Ok((manifest, bytes))
     })
     .await
-    .map_err(|e| Error::Internal(e.to_string()))??;
+    .map_err(|e| Error::internal("building the release", e))??;
     let summary = sqlx::query_as::<_, ReleaseSummary>(
         "INSERT INTO releases (id, campaign_id, number, note, created_at, created_by, campaign_state, manifest, archive)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -175,7 +175,7 @@ async fn unpacked(
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("release"))?;
-    packing::unpack(&bytes).map_err(Error::Internal)
+    packing::unpack(&bytes).map_err(|e| Error::internal("unpacking a stored release", e))
 }
 
 /// What changed from release `from` to release `to`.
@@ -189,5 +189,5 @@ pub async fn diff(
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let (a, b) = (unpacked(pool, campaign_id, from).await?, unpacked(pool, campaign_id, to).await?);
-    diff::diff(kind, &a, &b).map_err(Error::Internal)
+    diff::diff(kind, &a, &b).map_err(|e| Error::internal("comparing two releases", e))
 }

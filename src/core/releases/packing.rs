@@ -66,7 +66,7 @@ impl std::io::Write for FileWriter {
 
 /// A failed write while packing, as the core's error.
 pub(super) fn packing(e: std::io::Error) -> Error {
-    Error::Internal(format!("packing the release: {e}"))
+    Error::internal("packing the release", e)
 }
 
 /// Packs files into a `.tar.gz` under the directory `root`.

@@ -229,7 +229,7 @@ async fn load_responses(
             batch_id: r.batch_id,
             item_id: r.item_id,
             annotator: name(r.annotator_id),
-            answer: shared.from_text(&r.answer).map_err(|e| Error::Internal(format!("stored answer: {e}")))?,
+            answer: shared.from_text(&r.answer).map_err(|e| Error::internal("stored answer", e))?,
             position: r.position,
             answered_at: r.created_at,
             changed_at: r.updated_at,
@@ -469,16 +469,16 @@ impl Snapshot {
 /// campaign's 84,000 ratings: 74 MB as pretty JSON, a fraction of it so).
 pub fn write_json_lines<T: serde::Serialize>(out: &mut dyn std::io::Write, rows: &[T]) -> Result<()> {
     for row in rows {
-        serde_json::to_writer(&mut *out, row).map_err(|e| Error::Internal(e.to_string()))?;
-        out.write_all(b"\n").map_err(|e| Error::Internal(e.to_string()))?;
+        serde_json::to_writer(&mut *out, row).map_err(|e| Error::internal("writing the release's raw data", e))?;
+        out.write_all(b"\n").map_err(|e| Error::internal("writing the release's raw data", e))?;
     }
     Ok(())
 }
 
 /// Writes [`pretty_json`] into `out` as it is made.
 pub fn write_pretty_json<T: serde::Serialize>(out: &mut dyn std::io::Write, value: &T) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| Error::Internal(e.to_string()))?;
-    out.write_all(b"\n").map_err(|e| Error::Internal(e.to_string()))
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| Error::internal("writing the release's raw data", e))?;
+    out.write_all(b"\n").map_err(|e| Error::internal("writing the release's raw data", e))
 }
 
 /// Pretty JSON with a final newline: how every JSON file of a release is written.

@@ -69,7 +69,7 @@ pub async fn score(
     .bind(Uuid::new_v4())
     .bind(campaign_id)
     .bind(model)
-    .bind(serde_json::to_value(answers).map_err(|e| Error::Internal(e.to_string()))?)
+    .bind(serde_json::to_value(answers).map_err(|e| Error::internal("storing the model's answers", e))?)
     .bind(&result)
     .bind(by)
     .fetch_one(pool)

@@ -36,7 +36,8 @@ pub async fn selection_set(pool: &PgPool, first_round: Uuid, selected: &[String]
     let mut questions = Vec::with_capacity(selected.len());
     for id in selected {
         let Some(item) = items.iter().find(|i| &i.external_id == id) else { continue };
-        let mut q = from_item(&item.payload, item.gold.as_ref()).map_err(Error::Internal)?;
+        let mut q =
+            from_item(&item.payload, item.gold.as_ref()).map_err(|e| Error::internal("a stored A100 question", e))?;
         q.answer = None;
         q.attention_check = false;
         questions.push(q);

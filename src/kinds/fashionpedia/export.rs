@@ -52,7 +52,7 @@ async fn write(
     tx: &tokio::sync::mpsc::Sender<Chunk>,
 ) -> Result<()> {
     let send =
-        |s: String| async move { tx.send(Ok(s)).await.map_err(|_| crate::core::Error::Internal("client left".into())) };
+        |s: String| async move { tx.send(Ok(s)).await.map_err(|_| crate::core::Error::unexpected("client left")) };
     let ontology = match ontology {
         Some(o) => o,
         None => ontology_from_items(pool, campaign_id).await?,
@@ -60,8 +60,8 @@ async fn write(
     let (categories, attributes) =
         (serde_json::to_string(&ontology.categories), serde_json::to_string(&ontology.attributes));
     let (categories, attributes) = (
-        categories.map_err(|e| crate::core::Error::Internal(e.to_string()))?,
-        attributes.map_err(|e| crate::core::Error::Internal(e.to_string()))?,
+        categories.map_err(|e| crate::core::Error::internal("writing the COCO export", e))?,
+        attributes.map_err(|e| crate::core::Error::internal("writing the COCO export", e))?,
     );
     send(head(&chrono::Utc::now().format("%Y-%m-%d").to_string(), &categories, &attributes)).await?;
     let mut images = sqlx::query_as::<_, (Value,)>(
@@ -141,7 +141,7 @@ pub fn coco_of_release(snapshot: &crate::core::releases::Snapshot, aggregate: &[
     let masks: HashMap<u64, &MaskResult> = gt.annotations.iter().map(|a| (a.annotation_id, a)).collect();
     let payloads: Vec<&Value> = snapshot.items.iter().map(|i| &*i.payload).collect();
     let ontology = ontology_of(payloads.iter().copied());
-    let internal = |e: serde_json::Error| crate::core::Error::Internal(e.to_string());
+    let internal = |e: serde_json::Error| crate::core::Error::internal("writing the COCO export", e);
     let categories = serde_json::to_string(&ontology.categories).map_err(internal)?;
     let attributes = serde_json::to_string(&ontology.attributes).map_err(internal)?;
     // The date of the newest answer, so the file is the same when recomputed.

@@ -114,12 +114,12 @@ impl FpResult {
     /// cache keeps).
     pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
         serde_json::from_slice(aggregate)
-            .map_err(|e| crate::core::Error::Internal(format!("not a Fashionpedia ground truth: {e}")))
+            .map_err(|e| crate::core::Error::internal("not a Fashionpedia ground truth", e))
     }
 
     /// Reads a ground truth back from its JSON.
     pub fn from_value(v: &Value) -> Result<Self, crate::core::Error> {
-        Self::deserialize(v).map_err(|e| crate::core::Error::Internal(format!("not a Fashionpedia ground truth: {e}")))
+        Self::deserialize(v).map_err(|e| crate::core::Error::internal("not a Fashionpedia ground truth", e))
     }
 
     /// The JSON exported.

@@ -25,7 +25,7 @@ pub async fn save_ontology(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, t
          ON CONFLICT (campaign_id) DO UPDATE SET ontology = excluded.ontology, created_at = now()",
     )
     .bind(campaign_id)
-    .bind(serde_json::to_value(&ontology).map_err(|e| Error::Internal(e.to_string()))?)
+    .bind(serde_json::to_value(&ontology).map_err(|e| Error::internal("the stored ontology", e))?)
     .execute(pool)
     .await?;
     let mut config = campaign.config.clone();
@@ -45,7 +45,7 @@ pub async fn ontology(pool: &PgPool, campaign_id: Uuid) -> Result<Option<Ontolog
             .bind(campaign_id)
             .fetch_optional(pool)
             .await?;
-    v.map(|v| serde_json::from_value(v).map_err(|e| Error::Internal(e.to_string()))).transpose()
+    v.map(|v| serde_json::from_value(v).map_err(|e| Error::internal("the stored ontology", e))).transpose()
 }
 
 /// The campaign's configuration and ontology, which masks need before
@@ -200,8 +200,10 @@ pub async fn import_coco_file(
     while let Some(items) = rx.recv().await {
         importer.add(&items).await?;
     }
-    let (masks, zero_area, tasks) =
-        reader.await.map_err(|e| Error::Internal(e.to_string()))?.map_err(|m| Error::invalid(Code::InvalidCoco, m))?;
+    let (masks, zero_area, tasks) = reader
+        .await
+        .map_err(|e| Error::internal("reading the COCO upload", e))?
+        .map_err(|m| Error::invalid(Code::InvalidCoco, m))?;
     refuse_image_clashes(importer.transaction(), campaign_id).await?;
     importer.commit().await?;
     Ok(Imported { masks, zero_area, tasks })

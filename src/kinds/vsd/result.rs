@@ -119,13 +119,12 @@ impl VsdResult {
     /// Reads it back from its compact JSON text (what the ground-truth
     /// cache keeps).
     pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
-        serde_json::from_slice(aggregate)
-            .map_err(|e| crate::core::Error::Internal(format!("not a VSD ground truth: {e}")))
+        serde_json::from_slice(aggregate).map_err(|e| crate::core::Error::internal("not a VSD ground truth", e))
     }
 
     /// Reads a VSD ground truth back from its JSON.
     pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
-        Self::deserialize(aggregate).map_err(|e| crate::core::Error::Internal(format!("not a VSD ground truth: {e}")))
+        Self::deserialize(aggregate).map_err(|e| crate::core::Error::internal("not a VSD ground truth", e))
     }
 
     /// The JSON exported and stored in releases.
@@ -336,7 +335,7 @@ pub fn table(aggregate: &[u8], partial: bool) -> Table {
 /// own format (final pairs), the suspects with provenance and labels, and
 /// the estimates of p.
 pub fn release_files(gt: &VsdResult) -> crate::core::Result<Vec<(String, Vec<u8>)>> {
-    let internal = |e: serde_json::Error| crate::core::Error::Internal(e.to_string());
+    let internal = |e: serde_json::Error| crate::core::Error::internal("writing the VSD export", e);
     let mut suspects = crate::core::csv_chunks::CsvRows::new(Vec::new());
     suspects.row(&["query", "candidate", "proposed_by", "label", "complete"].map(str::to_owned));
     for p in &gt.pairs {

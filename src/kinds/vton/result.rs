@@ -89,13 +89,12 @@ impl VtonGroundTruth {
     /// Reads it back from its compact JSON text (what the ground-truth
     /// cache keeps).
     pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
-        serde_json::from_slice(aggregate)
-            .map_err(|e| crate::core::Error::Internal(format!("not a VTON ground truth: {e}")))
+        serde_json::from_slice(aggregate).map_err(|e| crate::core::Error::internal("not a VTON ground truth", e))
     }
 
     /// Reads a VTON ground truth back from its JSON (as `aggregate` made it).
     pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
-        Self::deserialize(aggregate).map_err(|e| crate::core::Error::Internal(format!("not a VTON ground truth: {e}")))
+        Self::deserialize(aggregate).map_err(|e| crate::core::Error::internal("not a VTON ground truth", e))
     }
 
     /// The JSON exported and stored in releases.

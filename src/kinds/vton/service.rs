@@ -182,7 +182,7 @@ pub async fn score_predictor(
         let input = ground_truth::input(pool, campaign_id).await?;
         tokio::task::spawn_blocking(move || super::ground_truth::curated_ratings(&input, &thresholds))
             .await
-            .map_err(|e| Error::Internal(e.to_string()))?
+            .map_err(|e| Error::internal("the curation preset", e))?
     } else {
         Vec::new()
     };
@@ -194,7 +194,8 @@ pub async fn score_predictor(
 pub async fn set_preset(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid, preset: Preset) -> Result<()> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let mut config = campaign.config.clone();
-    config["curation"]["preset"] = serde_json::to_value(preset).map_err(|e| Error::Internal(e.to_string()))?;
+    config["curation"]["preset"] =
+        serde_json::to_value(preset).map_err(|e| Error::internal("the curation preset", e))?;
     campaigns::set_kind_config(pool, kinds, campaign_id, &config).await?;
     Ok(())
 }

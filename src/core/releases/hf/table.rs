@@ -141,7 +141,7 @@ impl ReleaseTable {
             .iter()
             .map(|h| {
                 declared.iter().find(|c| c.name == h.as_str()).cloned().ok_or_else(|| {
-                    Error::Internal(format!("release table `{name}`: column `{h}` has no declared type"))
+                    Error::unexpected(format!("release table `{name}`: column `{h}` has no declared type"))
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -209,7 +209,7 @@ impl<'a> ParquetTable<'a> {
     /// Adds one row (text cells in the columns' order).
     pub fn row(&mut self, cells: Vec<String>) -> Result<()> {
         if cells.len() != self.columns.len() {
-            return Err(Error::Internal(format!(
+            return Err(Error::unexpected(format!(
                 "release table `{}` row {}: {} cells for {} columns",
                 self.name,
                 self.written + self.pending.len() + 1,
@@ -232,7 +232,7 @@ impl<'a> ParquetTable<'a> {
         let arrays =
             self.columns.iter().enumerate().map(|(i, c)| self.array(i, c)).collect::<Result<Vec<ArrayRef>>>()?;
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)
-            .map_err(|e| Error::Internal(format!("release table `{}`: {e}", self.name)))?;
+            .map_err(|e| Error::internal(format!("release table `{}`", self.name), e))?;
         self.writer.write(&batch).map_err(parquet_error)?;
         self.writer.flush().map_err(parquet_error)?;
         self.written += self.pending.len();
@@ -247,7 +247,7 @@ impl<'a> ParquetTable<'a> {
             (!cell.is_empty()).then_some(cell)
         });
         let bad = |n: usize, cell: &str, what: &str| {
-            Error::Internal(format!(
+            Error::unexpected(format!(
                 "release table `{}` column `{}` row {}: `{cell}` is not {what}",
                 self.name,
                 column.name,
@@ -326,7 +326,7 @@ impl<'a> ParquetTable<'a> {
 }
 
 fn parquet_error(e: parquet::errors::ParquetError) -> Error {
-    Error::Internal(format!("writing Parquet: {e}"))
+    Error::internal("writing Parquet", e)
 }
 
 #[cfg(test)]

@@ -14,8 +14,9 @@ pub(crate) async fn spool(body: axum::body::Body) -> crate::http::error::AppResu
     use futures_util::StreamExt;
     use tokio::io::AsyncWriteExt;
     let spool = tempfile_path::Spool::new()?;
-    let mut file =
-        tokio::fs::File::create(spool.path()).await.map_err(|e| crate::core::Error::Internal(e.to_string()))?;
+    let mut file = tokio::fs::File::create(spool.path())
+        .await
+        .map_err(|e| crate::core::Error::internal("spooling the upload", e))?;
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
@@ -25,9 +26,9 @@ pub(crate) async fn spool(body: axum::body::Body) -> crate::http::error::AppResu
                 crate::http::error::AppError::BadRequest { code: Code::UnreadableBody, message: e.to_string() }
             }
         })?;
-        file.write_all(&chunk).await.map_err(|e| crate::core::Error::Internal(e.to_string()))?;
+        file.write_all(&chunk).await.map_err(|e| crate::core::Error::internal("spooling the upload", e))?;
     }
-    file.flush().await.map_err(|e| crate::core::Error::Internal(e.to_string()))?;
+    file.flush().await.map_err(|e| crate::core::Error::internal("spooling the upload", e))?;
     Ok(spool)
 }
 

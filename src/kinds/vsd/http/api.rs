@@ -93,7 +93,8 @@ pub async fn benchmark(
 ) -> AppResult<axum::response::Response> {
     let campaign = vsd_campaign(&s, id).await?;
     let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
-    let body = serde_json::to_string(&gt.benchmark(query.partial)).map_err(|e| Error::Internal(e.to_string()))?;
+    let body = serde_json::to_string(&gt.benchmark(query.partial))
+        .map_err(|e| Error::internal("writing the benchmark JSON", e))?;
     let name = crate::http::api::export_file_name(&campaign, "benchmark", "json");
     let mut response = attachment("application/json", &name, body);
     let left_out = if query.partial { 0 } else { gt.incomplete };
