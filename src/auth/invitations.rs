@@ -41,7 +41,8 @@ pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, link: &N
     if places.is_some_and(|p| !(1..=MAX_PLACES).contains(&p)) {
         return Err(Error::invalid(Code::InvalidPlaces, format!("places must be 1 to {MAX_PLACES}, or left out")));
     }
-    let id_param = link.id_param.as_deref().map(str::trim).filter(|p| !p.is_empty()).unwrap_or(DEFAULT_ID_PARAM);
+    // Exactly as given (the page trims what an admin typed; the API's schema says the pattern).
+    let id_param = link.id_param.as_deref().filter(|p| !p.is_empty()).unwrap_or(DEFAULT_ID_PARAM);
     if !valid_id_param(id_param) {
         return Err(Error::invalid(
             Code::InvalidIdParam,

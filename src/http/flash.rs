@@ -23,6 +23,13 @@ pub async fn set(session: &Session, message: impl Into<String>) {
     }
 }
 
+/// Leaves a message and sends the browser to `to` (303), where it shows:
+/// the end of every page action that changed something.
+pub async fn redirect(session: &Session, message: impl Into<String>, to: &str) -> Response {
+    set(session, message).await;
+    axum::response::IntoResponse::into_response(axum::response::Redirect::to(to))
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }

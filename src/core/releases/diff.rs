@@ -43,7 +43,7 @@ fn changed_paths(a: &Value, b: &Value, prefix: &str, out: &mut Vec<String>) {
 
 /// The campaign's state when the older and the newer release were cut.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
-pub struct StateChange {
+pub struct StatesAtCuts {
     /// When the older release was cut.
     pub from: String,
     /// When the newer release was cut.
@@ -117,7 +117,7 @@ pub struct ReleaseDiff {
     /// The newer release's number.
     pub to: i32,
     /// The campaign's state when each was cut (open, closed, ...).
-    pub campaign_state: StateChange,
+    pub campaign_state: StatesAtCuts,
     /// Items only in the newer release.
     pub items_added: Vec<String>,
     /// Items only in the older release.
@@ -258,7 +258,7 @@ pub fn diff(
     Ok(ReleaseDiff {
         from: number(&ma)?,
         to: number(&mb)?,
-        campaign_state: StateChange { from: state(&ma), to: state(&mb) },
+        campaign_state: StatesAtCuts { from: state(&ma), to: state(&mb) },
         items_added: ib.difference(&ia).cloned().collect(),
         items_removed: ia.difference(&ib).cloned().collect(),
         parameters_changed,

@@ -241,6 +241,7 @@ pub struct NewInvitation {
     /// The query parameter the link reads the worker's id from, as the
     /// crowd platform appends it (default `worker_id`; Prolific's
     /// `PROLIFIC_PID` and MTurk's `workerId` are read on every link).
+    #[schema(pattern = r"^([A-Za-z][A-Za-z0-9_.\-]{0,63})?$")]
     pub id_param: Option<String>,
 }
 
@@ -258,7 +259,7 @@ pub async fn create_invitation(
     let places = body.places;
     let link = invitations::NewLink { places, id_param: body.id_param };
     let token = invitations::create(&s.pool, id, admin.id, &link).await?;
-    let id_param = link.id_param.as_deref().map(str::trim).filter(|p| !p.is_empty());
+    let id_param = link.id_param.as_deref().filter(|p| !p.is_empty());
     let url = format!("{}/join/{token}?{}=", s.config.public_url, id_param.unwrap_or(invitations::DEFAULT_ID_PARAM));
     Ok((StatusCode::CREATED, axum::Json(Invitation { token, url, places })))
 }

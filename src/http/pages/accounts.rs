@@ -254,6 +254,6 @@ async fn revoke_token(
     Path(id): Path<Uuid>,
 ) -> PageResult {
     let t = tokens::revoke(&s.pool, id).await?;
-    flash::set(&session, format!("Token of {} revoked: it stops working at once.", t.user)).await;
-    Ok(Redirect::to("/admin/tokens").into_response())
+    Ok(flash::redirect(&session, format!("Token of {} revoked: it stops working at once.", t.user), "/admin/tokens")
+        .await)
 }

@@ -155,10 +155,7 @@ pub async fn act(
     outcome: Result<String, Error>,
 ) -> PageResult {
     match outcome {
-        Ok(message) => {
-            flash::set(session, message).await;
-            Ok(Redirect::to(&format!("/admin/campaigns/{id}#{form}")).into_response())
-        }
+        Ok(message) => Ok(flash::redirect(session, message, &format!("/admin/campaigns/{id}#{form}")).await),
         Err(Error::Rejected { code, message }) => {
             show(s, session, id, Some(Refused { form, message, status: code.status(), kept })).await
         }
@@ -319,7 +316,7 @@ async fn invite(
                 )
             })?),
         };
-        let link = invitations::NewLink { places, id_param: Some(form.id_param) };
+        let link = invitations::NewLink { places, id_param: Some(form.id_param.trim().to_owned()) };
         invitations::create(&s.pool, id, admin.id, &link).await?;
         Ok("Invitation link created (listed below).".to_owned())
     }
@@ -329,20 +326,22 @@ async fn invite(
 
 async fn archive(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     campaigns::archive(&s.pool, id, true).await?;
-    flash::set(&session, "Campaign archived: closed, read-only, hidden from the list; exports still work.").await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+    Ok(flash::redirect(
+        &session,
+        "Campaign archived: closed, read-only, hidden from the list; exports still work.",
+        &format!("/admin/campaigns/{id}"),
+    )
+    .await)
 }
 
 async fn unarchive(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     campaigns::archive(&s.pool, id, false).await?;
-    flash::set(&session, "Campaign unarchived (still closed).").await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+    Ok(flash::redirect(&session, "Campaign unarchived (still closed).", &format!("/admin/campaigns/{id}")).await)
 }
 
 async fn delete(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     campaigns::delete(&s.pool, id).await?;
-    flash::set(&session, "Campaign deleted.").await;
-    Ok(Redirect::to("/admin").into_response())
+    Ok(flash::redirect(&session, "Campaign deleted.", "/admin").await)
 }
 
 async fn end_invitation(

@@ -10,7 +10,6 @@ use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, AppState};
 use askama::Template;
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use std::collections::BTreeMap;
@@ -149,8 +148,12 @@ async fn decide(
                 Some(false) => "rejected",
                 None => "left to the recommendation",
             };
-            crate::http::flash::set(&session, format!("Worker {} {what}.", form.worker_id)).await;
-            Ok(Redirect::to(&format!("/admin/campaigns/{id}/payouts?workers={page}#workers")).into_response())
+            Ok(crate::http::flash::redirect(
+                &session,
+                format!("Worker {} {what}.", form.worker_id),
+                &format!("/admin/campaigns/{id}/payouts?workers={page}#workers"),
+            )
+            .await)
         }
         Err(crate::core::Error::Rejected { message, .. }) => {
             let query = PageQuery::parse(Some(&format!("workers={page}")));
@@ -174,6 +177,10 @@ async fn mark_all_paid(
     if !ids.is_empty() {
         payouts::mark_paid(&s.pool, id, admin.id, &ids).await?;
     }
-    crate::http::flash::set(&session, format!("{} worker(s) marked as paid.", ids.len())).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}/payouts")).into_response())
+    Ok(crate::http::flash::redirect(
+        &session,
+        format!("{} worker(s) marked as paid.", ids.len()),
+        &format!("/admin/campaigns/{id}/payouts"),
+    )
+    .await)
 }

@@ -12,7 +12,6 @@ use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
 use askama::Template;
 use axum::extract::{Query, State};
-use axum::response::{IntoResponse, Redirect};
 use axum::Form;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -233,6 +232,10 @@ pub async fn create(
     let config = config_from(&campaigns::settings_of(&s.kinds, &kind, &Value::Null)?, &fields)?;
     let c = campaigns::create(&s.pool, &s.kinds, &kind, field(&fields, "name"), &config, &core_settings_from(&fields))
         .await?;
-    flash::set(&session, format!("Campaign “{}” created; import items below.", c.name)).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{}", c.id)).into_response())
+    Ok(flash::redirect(
+        &session,
+        format!("Campaign “{}” created; import items below.", c.name),
+        &format!("/admin/campaigns/{}", c.id),
+    )
+    .await)
 }

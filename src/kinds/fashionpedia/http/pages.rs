@@ -12,7 +12,6 @@ use crate::kinds::fashionpedia::result::FpResult;
 use crate::kinds::fashionpedia::{store, FpConfig};
 use askama::Template;
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::Router;
 use std::collections::BTreeMap;
@@ -85,12 +84,12 @@ async fn import_ontology(
 ) -> PageResult {
     super::api::fp_campaign(&s, id).await?;
     let o = store::save_ontology(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
-    flash::set(
+    Ok(flash::redirect(
         &session,
         format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()),
+        &format!("/admin/campaigns/{id}/fashionpedia"),
     )
-    .await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
+    .await)
 }
 
 async fn import_df2(
@@ -102,8 +101,12 @@ async fn import_df2(
 ) -> PageResult {
     super::api::fp_campaign(&s, id).await?;
     let r = store::import_df2(&s.pool, &s.kinds, id, &upload::text(req).await?, None).await?;
-    flash::set(&session, format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks)).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
+    Ok(flash::redirect(
+        &session,
+        format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks),
+        &format!("/admin/campaigns/{id}/fashionpedia"),
+    )
+    .await)
 }
 
 async fn import_coco(
@@ -115,13 +118,13 @@ async fn import_coco(
 ) -> PageResult {
     super::api::fp_campaign(&s, id).await?;
     let r = store::import_coco(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
-    flash::set(
+    Ok(flash::redirect(
         &session,
         format!(
             "{} mask(s) read, {} with zero area left out; {} task(s) created. Form batches on the campaign page.",
             r.masks, r.zero_area, r.tasks
         ),
+        &format!("/admin/campaigns/{id}/fashionpedia"),
     )
-    .await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}/fashionpedia")).into_response())
+    .await)
 }

@@ -11,7 +11,6 @@ use crate::kinds::vton::curation::{Preset, Rule};
 use crate::kinds::vton::result::VtonGroundTruth;
 use askama::Template;
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::Router;
 use tower_sessions::Session;
@@ -139,13 +138,16 @@ async fn curate(
         summary.annotators_excluded,
         summary.questionnaires_dropped
     );
-    crate::http::flash::set(&session, message).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())
+    Ok(crate::http::flash::redirect(&session, message, &format!("/admin/campaigns/{id}/vton")).await)
 }
 
 async fn requeue(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
     super::api::vton_campaign(&s, id).await?;
     let n = crate::kinds::vton::service::requeue_dropped(&s.pool, &s.kinds, id).await?;
-    crate::http::flash::set(&session, format!("{n} questionnaire(s) re-queued for new workers.")).await;
-    Ok(Redirect::to(&format!("/admin/campaigns/{id}/vton")).into_response())
+    Ok(crate::http::flash::redirect(
+        &session,
+        format!("{n} questionnaire(s) re-queued for new workers."),
+        &format!("/admin/campaigns/{id}/vton"),
+    )
+    .await)
 }
