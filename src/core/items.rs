@@ -172,6 +172,22 @@ pub async fn payloads(pool: &PgPool, ids: &[Uuid]) -> Result<std::collections::B
     Ok(rows.into_iter().collect())
 }
 
+/// The payloads of some items of a campaign, by the importer's id (for an
+/// admin page showing one page of items).
+pub async fn payloads_by_external_id(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    ids: &[String],
+) -> Result<std::collections::BTreeMap<String, Value>> {
+    let rows: Vec<(String, Value)> =
+        sqlx::query_as("SELECT external_id, payload FROM items WHERE campaign_id = $1 AND external_id = ANY($2)")
+            .bind(campaign_id)
+            .bind(ids)
+            .fetch_all(pool)
+            .await?;
+    Ok(rows.into_iter().collect())
+}
+
 /// All items of a campaign (with gold; for admins and batch formation).
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Item>> {
     Ok(sqlx::query_as::<_, Item>(

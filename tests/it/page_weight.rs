@@ -62,6 +62,10 @@ async fn every_admin_page_of_a_30000_question_campaign_is_under_1_mb() {
     assert!(first.contains("page=2#questions") && !first.contains("rel=\"prev\""), "next, no previous");
     let rows = first.matches("<td class=\"bars\">").count();
     assert_eq!(rows, 100, "one page of questions");
+    // Images, not ids: each question's outfit and choices, for this page only.
+    assert!(first.contains(r#"<img src="/img/q00000/c1.png" alt="choice q00000-c1" loading="lazy""#), "{first}");
+    assert!(first.contains(r#"<img src="/img/q00000/top.png" alt="outfit item 1 of q00000""#));
+    assert_eq!(first.matches("class=\"a100-thumb\"").count(), 100 * 7, "5 choices and 2 outfit items a question");
     let last = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/a100?page=300")).await;
     assert!(last.contains("Rows 29901–30000 of 30000") && last.contains("page=299#questions"), "the last page");
     let diff = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/releases/diff?from=1&to=2")).await;

@@ -105,7 +105,10 @@ struct Row {
     participants: u64,
     consistency: f64,
     majority: String,
-    bars: Vec<(String, u64, u32)>,
+    /// (choice, votes, percent, the choice's image).
+    bars: Vec<(String, u64, u32, String)>,
+    /// The partial outfit's images, as the question shows them.
+    outfit: Vec<String>,
 }
 
 /// One model row: name, headline scores, then per-dimension indexes.
@@ -152,7 +155,7 @@ async fn build(
                 .iter()
                 .map(|c| {
                     let v = q.votes.get(c).copied().unwrap_or(0);
-                    (c.clone(), v, (v * 100).checked_div(q.participants).unwrap_or(0) as u32)
+                    (c.clone(), v, (v * 100).checked_div(q.participants).unwrap_or(0) as u32, String::new())
                 })
                 .collect();
             let majority = match &q.majority {
@@ -160,12 +163,32 @@ async fn build(
                 None if q.participants > 0 => format!("tie: {}", q.tied.join(", ")),
                 None => "no votes".to_owned(),
             };
-            Row { id: q.id.clone(), participants: q.participants, consistency: q.consistency, majority, bars }
+            Row {
+                id: q.id.clone(),
+                participants: q.participants,
+                consistency: q.consistency,
+                majority,
+                bars,
+                outfit: Vec::new(),
+            }
         })
         .collect();
     rows.sort_by(|a, b| b.consistency.total_cmp(&a.consistency).then_with(|| a.id.cmp(&b.id)));
     let rows_pager = Pager::new(rows.len(), query, "page", "questions");
-    let rows = rows_pager.keep(rows);
+    let mut rows = rows_pager.keep(rows);
+    // Images, not ids: this page's questions' outfits and choices.
+    let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+    let payloads = crate::core::items::payloads_by_external_id(&s.pool, id, &ids).await?;
+    for row in &mut rows {
+        let Some(p) = payloads.get(&row.id) else { continue };
+        let image = |v: &serde_json::Value| v["image"].as_str().unwrap_or_default().to_owned();
+        row.outfit = p["outfit"].as_array().into_iter().flatten().map(image).collect();
+        let choices: HashMap<&str, String> =
+            p["choices"].as_array().into_iter().flatten().filter_map(|c| Some((c["id"].as_str()?, image(c)))).collect();
+        for bar in &mut row.bars {
+            bar.3 = choices.get(bar.0.as_str()).cloned().unwrap_or_default();
+        }
+    }
     let scored = models::list(&s.pool, id).await?;
     let mut dimensions: Vec<String> = scored
         .iter()
