@@ -501,3 +501,36 @@ async fn the_random_sample_is_drawn_from_the_catalog_never_a_query_pair_in_the_w
     let (status, err) = api(&app, &admin, Method::POST, &path, Some(json!({"seed": 1}))).await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_sample")));
 }
+
+#[tokio::test]
+async fn refused_forms_on_the_vsd_page_stay_beside_the_form_with_what_was_typed() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = crate::fixtures::new_campaign(&app, &admin, "vsd", "VSD forms").await;
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let post = |path: &'static str, fields: Vec<(&'static str, &'static str)>| {
+        let (client, csrf, url) = (client.clone(), csrf.clone(), app.at(&format!("/admin/campaigns/{id}/vsd/{path}")));
+        async move {
+            let mut form = vec![("csrf_token", csrf.as_str())];
+            form.extend(fields);
+            let resp = client.post(url).form(&form).send().await.expect("post");
+            (resp.status(), resp.text().await.expect("html"))
+        }
+    };
+    // Rankings with a rank that is not a number: nothing stored, the text kept.
+    let (status, html) = post("rankings", vec![("content", "model,query,candidate,rank\nm1,q1,a,first\n")]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains(r#"id="rankings-error">Nothing was imported: "#), "{html}");
+    assert!(html.contains("m1,q1,a,first\n</textarea>"), "the pasted text is kept: {html}");
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM vsd_rankings").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(rows, 0);
+    // Adding suspects with no rankings is refused beside the suspects.
+    let (status, html) = post("pool", vec![]).await;
+    assert!(status.is_client_error(), "{status}");
+    let suspects = &html[html.find(r#"id="suspects""#).expect("suspects section")..];
+    assert!(suspects[..2000].contains(r#"<p class="error" role="alert">"#), "{suspects}");
+    // Scores that are not CSV: the model name kept.
+    let (status, html) = post("models", vec![("model", "my-model"), ("content", "query,candidate\nq1\n")]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains("Not scored: ") && html.contains(r#"value="my-model""#), "{html}");
+}

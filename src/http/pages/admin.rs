@@ -1,7 +1,7 @@
 //! The admin's pages: the campaign list and a campaign's page, with the
 //! actions an admin takes there (create, open/close, form batches, invite).
 
-use super::{render, OnPage, PageResult};
+use super::{render, OnPage, PageResult, Refusal};
 use crate::auth::invitations;
 use crate::core::progress::{self, CampaignProgress};
 use crate::core::Code;
@@ -93,7 +93,7 @@ struct CampaignPage {
     /// What workers read before the first task.
     intro: crate::core::intro::Intro,
     /// A form the service refused, shown beside it with what was typed.
-    refused: Option<Refused>,
+    refused: Option<Refusal>,
     /// Before the first batches: how many forming them would make, or what
     /// is missing.
     readiness: Option<Result<usize, String>>,
@@ -113,19 +113,6 @@ impl CampaignPage {
             .and_then(|r| r.kept.iter().rev().find(|(k, _)| k == field))
             .map_or("", |(_, v)| v.as_str())
     }
-}
-
-/// A form on the campaign page the service refused: its section's id, why,
-/// and the fields as the admin filled them (shown again beside it).
-pub struct Refused {
-    /// The section id of the form (`import`, `settings`, `intro`, ...).
-    pub form: &'static str,
-    /// Why, in words.
-    pub message: String,
-    /// The refusal's status (422 for bad input, 409 for a conflict, ...).
-    pub status: axum::http::StatusCode,
-    /// The fields as posted.
-    pub kept: Vec<(String, String)>,
 }
 
 /// An invitation link as the campaign page lists it.
@@ -156,15 +143,12 @@ pub async fn act(
 ) -> PageResult {
     match outcome {
         Ok(message) => Ok(flash::redirect(session, message, &format!("/admin/campaigns/{id}#{form}")).await),
-        Err(Error::Rejected { code, message }) => {
-            show(s, session, id, Some(Refused { form, message, status: code.status(), kept })).await
-        }
-        Err(e) => Err(e.into()),
+        Err(e) => show(s, session, id, Some(Refusal::of(form, kept, e)?)).await,
     }
 }
 
 /// The campaign page, with a refused form beside its section if any.
-async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refused>) -> PageResult {
+async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
     // Independent reads, side by side: on a crowd-sized campaign the counts

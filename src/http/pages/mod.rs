@@ -113,6 +113,36 @@ where
 /// Result of a page handler.
 pub type PageResult = Result<Response, PageError>;
 
+/// A form the service refused, to show again beside the form: its section's
+/// id, why, the refusal's status, and the fields as the admin filled them.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    /// The section id of the form (`import`, `settings`, `rankings`, ...).
+    pub form: &'static str,
+    /// Why, in words.
+    pub message: String,
+    /// The refusal's status (422 for bad input, 409 for a conflict, ...).
+    pub status: StatusCode,
+    /// The fields as posted.
+    pub kept: Vec<(String, String)>,
+}
+
+impl Refusal {
+    /// A refusal of `form` when `e` is one (the client can act on it); any
+    /// other error stays an error (its page).
+    pub fn of(form: &'static str, kept: Vec<(String, String)>, e: crate::core::Error) -> Result<Self, PageError> {
+        match e {
+            crate::core::Error::Rejected { code, message } => Ok(Self { form, message, status: code.status(), kept }),
+            other => Err(other.into()),
+        }
+    }
+
+    /// This refusal's message if it is of `form`.
+    pub fn of_form(refused: &Option<Self>, form: &str) -> Option<String> {
+        refused.as_ref().filter(|r| r.form == form).map(|r| r.message.clone())
+    }
+}
+
 /// Demo images, drawn on request (see [`crate::demo::svg`]).
 pub async fn demo_image(Path((role, file)): Path<(String, String)>) -> Response {
     let n = file.strip_suffix(".svg").and_then(|n| n.parse::<usize>().ok());

@@ -8,6 +8,7 @@ use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::paging::{PageQuery, Pager};
+use crate::http::pages::Refusal;
 use crate::http::pages::{render, upload, OnPage, PageResult};
 use crate::http::{csrf, flash, AppState};
 use crate::kinds::vsd::eds::Suspects;
@@ -16,7 +17,6 @@ use crate::kinds::vsd::scoring::{ModelReport, ScoringReport};
 use crate::kinds::vsd::{import, pool, scoring, VsdConfig};
 use askama::Template;
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::Router;
 use tower_sessions::Session;
@@ -59,6 +59,8 @@ struct VsdPage {
     flagged: Vec<crate::kinds::vsd::result::Flag>,
     flagged_pager: Pager,
     scoring: ScoringReport,
+    /// A refused form (`rankings`, `suspects` or `models`), shown beside it.
+    refused: Option<Refusal>,
 }
 
 fn show(v: &Option<f64>) -> String {
@@ -85,28 +87,55 @@ async fn page(
     Path(id): Path<Uuid>,
     query: axum::extract::RawQuery,
 ) -> PageResult {
-    let campaign = super::api::vsd_campaign(&s, id).await?;
+    show_page(&s, &session, id, &PageQuery::parse(query.0.as_deref()), None).await
+}
+
+/// The page, with a refused form beside its section (and the refusal's status).
+async fn show_page(
+    s: &AppState,
+    session: &Session,
+    id: Uuid,
+    query: &PageQuery,
+    refused: Option<Refusal>,
+) -> PageResult {
+    let campaign = super::api::vsd_campaign(s, id).await?;
     let (config, suspects) = pool::suspects(&s.pool, id).await?;
     let mut result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
-    let flagged_pager = Pager::new(result.flagged.len(), &PageQuery::parse(query.0.as_deref()), "flagged", "flagged");
+    let flagged_pager = Pager::new(result.flagged.len(), query, "flagged", "flagged");
     let flagged = flagged_pager.keep(std::mem::take(&mut result.flagged));
-    render(&VsdPage {
+    let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
+    let mut response = render(&VsdPage {
+        refused,
         flagged,
         flagged_pager,
         rankings: import::models(&s.pool, id).await?,
         per_query: per_query(&suspects),
         pool_size: result.pairs.len(),
         scoring: scoring::report(&s.pool, &s.kinds, id).await?,
-        csrf_token: csrf::token(&session).await?,
+        csrf_token: csrf::token(session).await?,
         campaign,
         config,
         suspects,
         result,
-    })
+    })?;
+    *response.status_mut() = status;
+    Ok(response)
 }
 
-fn back(id: Uuid) -> axum::response::Response {
-    Redirect::to(&format!("/admin/campaigns/{id}/vsd")).into_response()
+/// A page form's outcome: its message flashed and back to the page, or the
+/// refusal beside the form with what was typed.
+async fn act(
+    s: &AppState,
+    session: &Session,
+    id: Uuid,
+    form: &'static str,
+    kept: Vec<(String, String)>,
+    outcome: Result<String, crate::core::Error>,
+) -> PageResult {
+    match outcome {
+        Ok(message) => Ok(flash::redirect(session, message, &format!("/admin/campaigns/{id}/vsd#{form}")).await),
+        Err(e) => show_page(s, session, id, &PageQuery::default(), Some(Refusal::of(form, kept, e)?)).await,
+    }
 }
 
 async fn import_rankings(
@@ -117,10 +146,16 @@ async fn import_rankings(
     req: axum::extract::Request,
 ) -> PageResult {
     super::api::vsd_campaign(&s, id).await?;
-    let n = import::store_text(&s.pool, id, &upload::text(req).await?).await?;
-    flash::set(&session, format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."))
-        .await;
-    Ok(back(id))
+    let upload = upload::read(req).await?;
+    // Pasted text is shown again with a refusal; a chosen file cannot be.
+    let kept = match upload.file {
+        None => vec![("content".to_owned(), upload.text().to_owned())],
+        Some(_) => Vec::new(),
+    };
+    let outcome = import::store_text(&s.pool, id, upload.text())
+        .await
+        .map(|n| format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."));
+    act(&s, &session, id, "rankings", kept, outcome).await
 }
 
 async fn add_to_pool(
@@ -130,16 +165,13 @@ async fn add_to_pool(
     Path(id): Path<Uuid>,
 ) -> PageResult {
     super::api::vsd_campaign(&s, id).await?;
-    let change = pool::add_suspects(&s.pool, &s.kinds, id).await?;
-    flash::set(
-        &session,
+    let outcome = pool::add_suspects(&s.pool, &s.kinds, id).await.map(|change| {
         format!(
             "{} new pair(s) added to the pool, {} existing pair(s) gained proposers. Form batches on the campaign page to ask the new pairs.",
             change.added, change.merged
-        ),
-    )
-    .await;
-    Ok(back(id))
+        )
+    });
+    act(&s, &session, id, "suspects", Vec::new(), outcome).await
 }
 
 #[derive(serde::Deserialize)]
@@ -158,17 +190,14 @@ async fn add_sample(
 ) -> PageResult {
     super::api::vsd_campaign(&s, id).await?;
     let request = pool::SampleRequest { b: Some(form.b), seed: form.seed, ..Default::default() };
-    let added = pool::add_sample(&s.pool, &s.kinds, id, &request).await?;
-    flash::set(
-        &session,
+    let outcome = pool::add_sample(&s.pool, &s.kinds, id, &request).await.map(|added| {
         format!(
             "{} random pair(s) added (seed {}), candidates drawn from the {} images the rankings name \
              (the API takes the whole catalog).",
             added.added, added.seed, added.candidates
-        ),
-    )
-    .await;
-    Ok(back(id))
+        )
+    });
+    act(&s, &session, id, "suspects", Vec::new(), outcome).await
 }
 
 async fn score_model(
@@ -180,14 +209,32 @@ async fn score_model(
 ) -> PageResult {
     super::api::vsd_campaign(&s, id).await?;
     let form = upload::read(req).await?;
-    let scores = scoring::parse_scores(form.text())?;
-    let n = scoring::store(&s.pool, id, admin.id, form.field("model"), &scores).await?;
-    flash::set(&session, format!("{n} score(s) of `{}` stored.", form.field("model").trim())).await;
-    Ok(back(id))
+    let model = form.field("model").trim().to_owned();
+    let outcome = async {
+        let scores = scoring::parse_scores(form.text())?;
+        let n = scoring::store(&s.pool, id, admin.id, form.field("model"), &scores).await?;
+        Ok(format!("{n} score(s) of `{model}` stored."))
+    }
+    .await;
+    act(&s, &session, id, "models", vec![("model".to_owned(), model.clone())], outcome).await
 }
 
 /// Template helpers.
 impl VsdPage {
+    /// The refusal of the form in section `form`, if it was refused.
+    fn refusal(&self, form: &str) -> Option<String> {
+        Refusal::of_form(&self.refused, form)
+    }
+
+    /// What the admin typed in `field` of the refused form `form`.
+    fn kept(&self, form: &str, field: &str) -> String {
+        self.refused
+            .as_ref()
+            .filter(|r| r.form == form)
+            .and_then(|r| r.kept.iter().find(|(k, _)| k == field))
+            .map_or_else(String::new, |(_, v)| v.clone())
+    }
+
     fn fmt(&self, v: &Option<f64>) -> String {
         show(v)
     }
