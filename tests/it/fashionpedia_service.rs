@@ -762,3 +762,34 @@ async fn an_experts_task_page_has_a_header_to_their_campaigns_and_log_out_a_work
     let header = &page[page.find("<header").expect("header")..page.find("</header>").expect("end")];
     assert!(!header.contains("/expert") && !header.contains("/logout"), "{header}");
 }
+
+#[tokio::test]
+async fn refused_imports_on_the_fashionpedia_page_stay_beside_the_form() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let id = crate::fixtures::new_campaign(&app, &admin, "fashionpedia", "FP forms").await;
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let post = |path: &'static str, content: String| {
+        let (client, csrf) = (client.clone(), csrf.clone());
+        let url = app.at(&format!("/admin/campaigns/{id}/fashionpedia/{path}"));
+        async move {
+            let resp =
+                client.post(url).form(&[("csrf_token", csrf.as_str()), ("content", content.as_str())]).send().await;
+            let resp = resp.expect("post");
+            (resp.status(), resp.text().await.expect("html"))
+        }
+    };
+    let (status, html) = post("ontology", r#"{"categories": "not a list"}"#.to_owned()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains(r#"id="ontology-error">Nothing was imported: "#), "{html}");
+    assert!(
+        html.contains("{&#34;categories&#34;: &#34;not a list&#34;}</textarea>"),
+        "the pasted text is kept: {html}"
+    );
+    // Masks before the ontology: the conflict is said beside the masks' form.
+    let (status, html) = post("coco", coco().to_string()).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(html.contains(r#"id="masks-error">Nothing was imported: "#), "{html}");
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("count");
+    assert_eq!(items, 0);
+}

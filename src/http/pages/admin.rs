@@ -101,17 +101,13 @@ struct CampaignPage {
 
 impl CampaignPage {
     /// The refusal of the form in section `form`, if it was refused.
-    fn refusal(&self, form: &str) -> Option<&str> {
-        self.refused.as_ref().filter(|r| r.form == form).map(|r| r.message.as_str())
+    fn refusal(&self, form: &str) -> Option<String> {
+        Refusal::of_form(&self.refused, form)
     }
 
     /// What the admin typed in field `field` of the refused form `form`.
-    fn kept(&self, form: &str, field: &str) -> &str {
-        self.refused
-            .as_ref()
-            .filter(|r| r.form == form)
-            .and_then(|r| r.kept.iter().rev().find(|(k, _)| k == field))
-            .map_or("", |(_, v)| v.as_str())
+    fn kept(&self, form: &str, field: &str) -> String {
+        Refusal::kept_in(&self.refused, form, field)
     }
 }
 
@@ -434,11 +430,7 @@ async fn import(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let upload = super::upload::read(req).await?;
-    // Pasted text is shown again with a refusal; a chosen file cannot be.
-    let kept = match upload.file {
-        None => vec![("content".to_owned(), upload.text().to_owned())],
-        Some(_) => Vec::new(),
-    };
+    let kept = Refusal::keep_pasted(&upload);
     let outcome = async {
         let items = s.kinds.of(&campaign)?.parse_import(upload.text()).map_err(Error::from)?;
         let n = crate::core::items::import(&s.pool, &s.kinds, id, &items).await?;

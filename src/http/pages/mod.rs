@@ -141,6 +141,24 @@ impl Refusal {
     pub fn of_form(refused: &Option<Self>, form: &str) -> Option<String> {
         refused.as_ref().filter(|r| r.form == form).map(|r| r.message.clone())
     }
+
+    /// What the admin typed in `field` of `form`, if that form was refused.
+    pub fn kept_in(refused: &Option<Self>, form: &str, field: &str) -> String {
+        refused
+            .as_ref()
+            .filter(|r| r.form == form)
+            .and_then(|r| r.kept.iter().rev().find(|(k, _)| k == field))
+            .map_or_else(String::new, |(_, v)| v.clone())
+    }
+
+    /// An import form's pasted text, to show again with a refusal (a chosen
+    /// file cannot be; text over 1 MB is not sent back).
+    pub fn keep_pasted(upload: &upload::Upload) -> Vec<(String, String)> {
+        match &upload.file {
+            None if upload.text().len() <= 1 << 20 => vec![("content".to_owned(), upload.text().to_owned())],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Demo images, drawn on request (see [`crate::demo::svg`]).

@@ -6,7 +6,7 @@
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::{asset, CSS, JAVASCRIPT};
-use crate::http::pages::{render, upload, OnPage, PageResult};
+use crate::http::pages::{render, upload, OnPage, PageResult, Refusal};
 use crate::http::{csrf, flash, AppState};
 use crate::kinds::fashionpedia::result::FpResult;
 use crate::kinds::fashionpedia::{store, FpConfig};
@@ -37,6 +37,8 @@ struct FpPage {
     ontology: Option<(usize, usize)>,
     applies: BTreeMap<String, Vec<String>>,
     result: FpResult,
+    /// A refused import (`ontology` or `masks`), shown beside its form.
+    refused: Option<Refusal>,
 }
 
 fn pct(v: &Option<f64>) -> String {
@@ -52,13 +54,26 @@ impl FpPage {
         v.map_or_else(|| "–".to_owned(), |x| format!("{x:.3}"))
     }
 
+    fn refusal(&self, form: &str) -> Option<String> {
+        Refusal::of_form(&self.refused, form)
+    }
+
+    fn kept(&self, form: &str, field: &str) -> String {
+        Refusal::kept_in(&self.refused, form, field)
+    }
+
     fn attribute(&self, id: &u32) -> String {
         self.result.attribute_names.get(id).cloned().unwrap_or_else(|| id.to_string())
     }
 }
 
 async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    let campaign = super::api::fp_campaign(&s, id).await?;
+    show_page(&s, &session, id, None).await
+}
+
+/// The page, with a refused import beside its form (and the refusal's status).
+async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
+    let campaign = super::api::fp_campaign(s, id).await?;
     let config = FpConfig::parse(&campaign.config).map_err(crate::core::Error::from)?;
     let ontology = store::ontology(&s.pool, id).await?;
     let applies = match (&config.applies, &ontology) {
@@ -66,13 +81,35 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         (None, Some(o)) => o.default_applicability(),
         (None, None) => BTreeMap::new(),
     };
-    render(&FpPage {
+    let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
+    let mut response = render(&FpPage {
         ontology: ontology.as_ref().map(|o| (o.categories.len(), o.attributes.len())),
         result: FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?,
-        csrf_token: csrf::token(&session).await?,
+        csrf_token: csrf::token(session).await?,
         campaign,
         applies,
-    })
+        refused,
+    })?;
+    *response.status_mut() = status;
+    Ok(response)
+}
+
+/// An import's outcome: its message flashed and back to the page, or the
+/// refusal beside the form with the pasted text.
+async fn act(
+    s: &AppState,
+    session: &Session,
+    id: Uuid,
+    form: &'static str,
+    kept: Vec<(String, String)>,
+    outcome: Result<String, crate::core::Error>,
+) -> PageResult {
+    match outcome {
+        Ok(message) => {
+            Ok(flash::redirect(session, message, &format!("/admin/campaigns/{id}/fashionpedia#{form}")).await)
+        }
+        Err(e) => show_page(s, session, id, Some(Refusal::of(form, kept, e)?)).await,
+    }
 }
 
 async fn import_ontology(
@@ -83,13 +120,11 @@ async fn import_ontology(
     req: axum::extract::Request,
 ) -> PageResult {
     super::api::fp_campaign(&s, id).await?;
-    let o = store::save_ontology(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
-    Ok(flash::redirect(
-        &session,
-        format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()),
-        &format!("/admin/campaigns/{id}/fashionpedia"),
-    )
-    .await)
+    let upload = upload::read(req).await?;
+    let outcome = store::save_ontology(&s.pool, &s.kinds, id, upload.text())
+        .await
+        .map(|o| format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()));
+    act(&s, &session, id, "ontology", Refusal::keep_pasted(&upload), outcome).await
 }
 
 async fn import_df2(
@@ -100,13 +135,11 @@ async fn import_df2(
     req: axum::extract::Request,
 ) -> PageResult {
     super::api::fp_campaign(&s, id).await?;
-    let r = store::import_df2(&s.pool, &s.kinds, id, &upload::text(req).await?, None).await?;
-    Ok(flash::redirect(
-        &session,
-        format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks),
-        &format!("/admin/campaigns/{id}/fashionpedia"),
-    )
-    .await)
+    let upload = upload::read(req).await?;
+    let outcome = store::import_df2(&s.pool, &s.kinds, id, upload.text(), None)
+        .await
+        .map(|r| format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks));
+    act(&s, &session, id, "masks", Vec::new(), outcome).await
 }
 
 async fn import_coco(
@@ -117,14 +150,12 @@ async fn import_coco(
     req: axum::extract::Request,
 ) -> PageResult {
     super::api::fp_campaign(&s, id).await?;
-    let r = store::import_coco(&s.pool, &s.kinds, id, &upload::text(req).await?).await?;
-    Ok(flash::redirect(
-        &session,
+    let upload = upload::read(req).await?;
+    let outcome = store::import_coco(&s.pool, &s.kinds, id, upload.text()).await.map(|r| {
         format!(
             "{} mask(s) read, {} with zero area left out; {} task(s) created. Form batches on the campaign page.",
             r.masks, r.zero_area, r.tasks
-        ),
-        &format!("/admin/campaigns/{id}/fashionpedia"),
-    )
-    .await)
+        )
+    });
+    act(&s, &session, id, "masks", Refusal::keep_pasted(&upload), outcome).await
 }

@@ -147,11 +147,7 @@ async fn import_rankings(
 ) -> PageResult {
     super::api::vsd_campaign(&s, id).await?;
     let upload = upload::read(req).await?;
-    // Pasted text is shown again with a refusal; a chosen file cannot be.
-    let kept = match upload.file {
-        None => vec![("content".to_owned(), upload.text().to_owned())],
-        Some(_) => Vec::new(),
-    };
+    let kept = Refusal::keep_pasted(&upload);
     let outcome = import::store_text(&s.pool, id, upload.text())
         .await
         .map(|n| format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."));
@@ -228,11 +224,7 @@ impl VsdPage {
 
     /// What the admin typed in `field` of the refused form `form`.
     fn kept(&self, form: &str, field: &str) -> String {
-        self.refused
-            .as_ref()
-            .filter(|r| r.form == form)
-            .and_then(|r| r.kept.iter().find(|(k, _)| k == field))
-            .map_or_else(String::new, |(_, v)| v.clone())
+        Refusal::kept_in(&self.refused, form, field)
     }
 
     fn fmt(&self, v: &Option<f64>) -> String {
