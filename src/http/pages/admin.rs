@@ -137,10 +137,8 @@ pub async fn act(
     kept: Vec<(String, String)>,
     outcome: Result<String, Error>,
 ) -> PageResult {
-    match outcome {
-        Ok(message) => Ok(flash::redirect(session, message, &format!("/admin/campaigns/{id}#{form}")).await),
-        Err(e) => show(s, session, id, Some(Refusal::of(form, kept, e)?)).await,
-    }
+    let to = format!("/admin/campaigns/{id}");
+    crate::http::pages::act(session, outcome, &to, form, kept, |r| show(s, session, id, Some(r))).await
 }
 
 /// The campaign page, with a refused form beside its section if any.

@@ -113,6 +113,28 @@ where
 /// Result of a page handler.
 pub type PageResult = Result<Response, PageError>;
 
+/// A page form's outcome: success flashes its message and sends the browser
+/// to `to`; a refusal is shown by `again` (the page once more, the message
+/// beside form `form`, the fields `kept` as typed); other errors are error
+/// pages.
+pub async fn act<Again, Shown>(
+    session: &tower_sessions::Session,
+    outcome: Result<String, crate::core::Error>,
+    to: &str,
+    form: &'static str,
+    kept: Vec<(String, String)>,
+    again: Again,
+) -> PageResult
+where
+    Again: FnOnce(Refusal) -> Shown,
+    Shown: std::future::Future<Output = PageResult>,
+{
+    match outcome {
+        Ok(message) => Ok(super::flash::redirect(session, message, &format!("{to}#{form}")).await),
+        Err(e) => again(Refusal::of(form, kept, e)?).await,
+    }
+}
+
 /// A form the service refused, to show again beside the form: its section's
 /// id, why, the refusal's status, and the fields as the admin filled them.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::{asset, CSS, JAVASCRIPT};
 use crate::http::pages::{render, upload, OnPage, PageResult, Refusal};
-use crate::http::{csrf, flash, AppState};
+use crate::http::{csrf, AppState};
 use crate::kinds::fashionpedia::result::FpResult;
 use crate::kinds::fashionpedia::{store, FpConfig};
 use askama::Template;
@@ -104,12 +104,8 @@ async fn act(
     kept: Vec<(String, String)>,
     outcome: Result<String, crate::core::Error>,
 ) -> PageResult {
-    match outcome {
-        Ok(message) => {
-            Ok(flash::redirect(session, message, &format!("/admin/campaigns/{id}/fashionpedia#{form}")).await)
-        }
-        Err(e) => show_page(s, session, id, Some(Refusal::of(form, kept, e)?)).await,
-    }
+    let to = format!("/admin/campaigns/{id}/fashionpedia");
+    crate::http::pages::act(session, outcome, &to, form, kept, |r| show_page(s, session, id, Some(r))).await
 }
 
 async fn import_ontology(

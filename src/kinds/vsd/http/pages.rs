@@ -10,7 +10,7 @@ use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::paging::{PageQuery, Pager};
 use crate::http::pages::Refusal;
 use crate::http::pages::{render, upload, OnPage, PageResult};
-use crate::http::{csrf, flash, AppState};
+use crate::http::{csrf, AppState};
 use crate::kinds::vsd::eds::Suspects;
 use crate::kinds::vsd::result::VsdResult;
 use crate::kinds::vsd::scoring::{ModelReport, ScoringReport};
@@ -132,10 +132,9 @@ async fn act(
     kept: Vec<(String, String)>,
     outcome: Result<String, crate::core::Error>,
 ) -> PageResult {
-    match outcome {
-        Ok(message) => Ok(flash::redirect(session, message, &format!("/admin/campaigns/{id}/vsd#{form}")).await),
-        Err(e) => show_page(s, session, id, &PageQuery::default(), Some(Refusal::of(form, kept, e)?)).await,
-    }
+    let to = format!("/admin/campaigns/{id}/vsd");
+    let first = PageQuery::default();
+    crate::http::pages::act(session, outcome, &to, form, kept, |r| show_page(s, session, id, &first, Some(r))).await
 }
 
 async fn import_rankings(
