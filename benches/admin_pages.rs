@@ -10,7 +10,7 @@
 mod service;
 
 use serde_json::{json, Value};
-use service::{admin, Harness};
+use service::admin;
 use std::time::Instant;
 
 /// Views of each page timed; the median is reported.
@@ -23,24 +23,6 @@ fn question(id: &str) -> Value {
         "blank_category": "Shoes",
         "choices": (1..=5).map(|c| json!({"id": format!("{id}-c{c}"), "image": format!("/img/{id}/c{c}.png"), "category": "Shoes"})).collect::<Vec<_>>(),
     })
-}
-
-/// A browser-like client logged in as the harness's admin.
-async fn browser(h: &Harness) -> reqwest::Client {
-    let browser = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build();
-    let browser = browser.expect("client");
-    let login = browser.get(h.url("/login")).send().await.expect("login page").text().await.expect("html");
-    let marker = "name=\"csrf_token\" value=\"";
-    let at = login.find(marker).expect("csrf") + marker.len();
-    let csrf = login[at..at + 32].to_owned();
-    let r = browser
-        .post(h.url("/login"))
-        .form(&[("csrf_token", csrf.as_str()), ("name", "harness"), ("password", "harness-password-1")])
-        .send()
-        .await
-        .expect("login");
-    assert_eq!(r.status().as_u16(), 303, "logged in");
-    browser
 }
 
 /// The median server time (ms) of `VIEWS` views after one warm-up, and the size.
@@ -84,7 +66,7 @@ async fn main() {
     for note in ["v1", "v2"] {
         admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/releases"), json!({"note": note})).await;
     }
-    let client = browser(&h).await;
+    let client = service::logged_in_browser(&h).await;
     let (floor, floor_bytes) = median_ms(&client, &h.url("/admin/tokens")).await;
     println!("RESULT floor (the API tokens page): {floor:.1} ms, {floor_bytes} bytes");
     for (what, path) in [

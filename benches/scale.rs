@@ -178,19 +178,7 @@ async fn main() {
     );
 
     // The admin's views, as a browser (the campaign page) and as scripts.
-    let browser = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build();
-    let browser = browser.expect("client");
-    let login = browser.get(h.url("/login")).send().await.expect("login page").text().await.expect("html");
-    let marker = "name=\"csrf_token\" value=\"";
-    let at = login.find(marker).expect("csrf") + marker.len();
-    let csrf = login[at..at + 32].to_owned();
-    let r = browser
-        .post(h.url("/login"))
-        .form(&[("csrf_token", csrf.as_str()), ("name", "harness"), ("password", "harness-password-1")])
-        .send()
-        .await
-        .expect("login");
-    assert_eq!(r.status().as_u16(), 303, "logged in");
+    let browser = service::logged_in_browser(&h).await;
     let page = h.url(&format!("/admin/campaigns/{campaign}"));
     if let Some(secs) = std::env::var("SCALE_PAUSE").ok().and_then(|s| s.parse().ok()) {
         println!("PAUSE data_dir={} campaign={campaign}", h.data_dir.display());

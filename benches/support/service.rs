@@ -112,6 +112,25 @@ pub async fn start(dir: &std::path::Path, http: &reqwest::Client) -> (Harness, S
     (h, token, child)
 }
 
+/// A browser-like client (cookies kept, redirects not followed) logged in
+/// as the harness's admin through the login page.
+pub async fn logged_in_browser(h: &Harness) -> reqwest::Client {
+    let browser = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build();
+    let browser = browser.expect("client");
+    let login = browser.get(h.url("/login")).send().await.expect("login page").text().await.expect("html");
+    let marker = "name=\"csrf_token\" value=\"";
+    let at = login.find(marker).expect("csrf") + marker.len();
+    let csrf = login[at..at + 32].to_owned();
+    let r = browser
+        .post(h.url("/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "harness"), ("password", "harness-password-1")])
+        .send()
+        .await
+        .expect("login");
+    assert_eq!(r.status().as_u16(), 303, "logged in");
+    browser
+}
+
 /// The service's resident memory now and at its peak (since the last
 /// [`reset_peak`]), in MB.
 pub fn rss_mb(pid: u32) -> (f64, f64) {

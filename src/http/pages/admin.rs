@@ -1,7 +1,7 @@
 //! The admin's pages: the campaign list and a campaign's page, with the
 //! actions an admin takes there (create, open/close, form batches, invite).
 
-use super::{render, OnPage, PageResult, Refusal};
+use super::{render, render_with, OnPage, PageResult, Refusal};
 use crate::auth::invitations;
 use crate::core::progress::{self, CampaignProgress};
 use crate::core::Code;
@@ -173,25 +173,26 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
     }
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let readiness = if progress.batches == 0 { batches::readiness(&s.pool, &s.kinds, &campaign).await? } else { None };
-    let mut response = render(&CampaignPage {
-        kind_title: kind.title(),
-        import_hint: kind.import_hint(),
-        own_import: kind.imports_on_own_page(),
-        kind_page: kind.admin_page(),
-        progress,
-        releases,
-        settings,
-        annotators,
-        annotators_shown: ANNOTATORS_SHOWN,
-        campaign,
-        invitations,
-        csrf_token: csrf::token(session).await?,
-        intro,
-        refused,
-        readiness,
-    })?;
-    *response.status_mut() = status;
-    Ok(response)
+    render_with(
+        status,
+        &CampaignPage {
+            kind_title: kind.title(),
+            import_hint: kind.import_hint(),
+            own_import: kind.imports_on_own_page(),
+            kind_page: kind.admin_page(),
+            progress,
+            releases,
+            settings,
+            annotators,
+            annotators_shown: ANNOTATORS_SHOWN,
+            campaign,
+            invitations,
+            csrf_token: csrf::token(session).await?,
+            intro,
+            refused,
+            readiness,
+        },
+    )
 }
 
 #[derive(serde::Deserialize)]

@@ -1,6 +1,6 @@
 //! Login and logout for admins and experts.
 
-use super::{render, PageResult};
+use super::{render_with, PageResult};
 use crate::auth::rate_limit::DEVICE_COOKIE;
 use crate::auth::{passwords, users};
 use crate::core::Error;
@@ -78,8 +78,7 @@ fn login_form(
             (token, Some(cookie))
         }
     };
-    let mut response = render(&LoginPage { csrf_token, error, name })?;
-    *response.status_mut() = status;
+    let mut response = render_with(status, &LoginPage { csrf_token, error, name })?;
     if let Some(v) = cookie.and_then(|c| axum::http::HeaderValue::from_str(&c).ok()) {
         response.headers_mut().append(axum::http::header::SET_COOKIE, v);
     }

@@ -42,6 +42,12 @@ pub fn render<T: Template>(page: &T) -> Result<Response, PageError> {
     Ok(Html(page.render().map_err(AppError::from)?).into_response())
 }
 
+/// Renders a template into an HTML response with this status (a refusal
+/// shown beside its form is a 4xx page, not a 200).
+pub fn render_with<T: Template>(status: StatusCode, page: &T) -> Result<Response, PageError> {
+    Ok((status, Html(page.render().map_err(AppError::from)?)).into_response())
+}
+
 /// An error shown as a page: the login page for anonymous visitors, a short
 /// explanation otherwise.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 //! workers' background answers.
 
 use super::paging::{PageQuery, Pager};
-use super::{render, OnPage, PageResult};
+use super::{render_with, OnPage, PageResult};
 use crate::core::campaigns;
 use crate::core::payouts::{self, Payout};
 use crate::http::extract::{Admin, Path};
@@ -110,19 +110,20 @@ async fn show(
     let rows_pager = Pager::new(rows.len(), query, "workers", "workers");
     let status =
         if refused.is_some() { axum::http::StatusCode::UNPROCESSABLE_ENTITY } else { axum::http::StatusCode::OK };
-    let mut response = render(&PayoutsPage {
-        campaign,
-        csrf_token: csrf::token(session).await?,
-        rows: rows_pager.keep(rows),
-        rows_pager,
-        unpaid_approved,
-        questions,
-        background,
-        background_pager,
-        refused,
-    })?;
-    *response.status_mut() = status;
-    Ok(response)
+    render_with(
+        status,
+        &PayoutsPage {
+            campaign,
+            csrf_token: csrf::token(session).await?,
+            rows: rows_pager.keep(rows),
+            rows_pager,
+            unpaid_approved,
+            questions,
+            background,
+            background_pager,
+            refused,
+        },
+    )
 }
 
 /// Records the admin's decision on one worker and returns to their row; a

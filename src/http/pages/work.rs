@@ -2,7 +2,7 @@
 //! task at a time, review and submit, and the thank-you page with the
 //! completion code.
 
-use super::{render, OnPage, PageResult};
+use super::{render, render_with, OnPage, PageResult};
 use crate::auth::{invitations, users, Role};
 use crate::core::assignments;
 use crate::core::kind::TaskView;
@@ -550,9 +550,7 @@ async fn show_task(
         (false, true) => axum::http::StatusCode::UNPROCESSABLE_ENTITY,
         (false, false) => axum::http::StatusCode::OK,
     };
-    let mut response = render(&page)?;
-    *response.status_mut() = status;
-    Ok(response)
+    render_with(status, &page)
 }
 
 /// Fields the task form posts for the page itself, not the kind's answer.

@@ -6,7 +6,7 @@
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::{asset, CSS, JAVASCRIPT};
-use crate::http::pages::{render, upload, OnPage, PageResult, Refusal};
+use crate::http::pages::{render_with, upload, OnPage, PageResult, Refusal};
 use crate::http::{csrf, AppState};
 use crate::kinds::fashionpedia::result::FpResult;
 use crate::kinds::fashionpedia::{store, FpConfig};
@@ -82,16 +82,17 @@ async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Re
         (None, None) => BTreeMap::new(),
     };
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
-    let mut response = render(&FpPage {
-        ontology: ontology.as_ref().map(|o| (o.categories.len(), o.attributes.len())),
-        result: FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?,
-        csrf_token: csrf::token(session).await?,
-        campaign,
-        applies,
-        refused,
-    })?;
-    *response.status_mut() = status;
-    Ok(response)
+    render_with(
+        status,
+        &FpPage {
+            ontology: ontology.as_ref().map(|o| (o.categories.len(), o.attributes.len())),
+            result: FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?,
+            csrf_token: csrf::token(session).await?,
+            campaign,
+            applies,
+            refused,
+        },
+    )
 }
 
 /// An import's outcome: its message flashed and back to the page, or the

@@ -8,8 +8,7 @@ use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::paging::{PageQuery, Pager};
-use crate::http::pages::Refusal;
-use crate::http::pages::{render, upload, OnPage, PageResult};
+use crate::http::pages::{render_with, upload, OnPage, PageResult, Refusal};
 use crate::http::{csrf, AppState};
 use crate::kinds::vsd::eds::Suspects;
 use crate::kinds::vsd::result::VsdResult;
@@ -104,22 +103,23 @@ async fn show_page(
     let flagged_pager = Pager::new(result.flagged.len(), query, "flagged", "flagged");
     let flagged = flagged_pager.keep(std::mem::take(&mut result.flagged));
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
-    let mut response = render(&VsdPage {
-        refused,
-        flagged,
-        flagged_pager,
-        rankings: import::models(&s.pool, id).await?,
-        per_query: per_query(&suspects),
-        pool_size: result.pairs.len(),
-        scoring: scoring::report(&s.pool, &s.kinds, id).await?,
-        csrf_token: csrf::token(session).await?,
-        campaign,
-        config,
-        suspects,
-        result,
-    })?;
-    *response.status_mut() = status;
-    Ok(response)
+    render_with(
+        status,
+        &VsdPage {
+            refused,
+            flagged,
+            flagged_pager,
+            rankings: import::models(&s.pool, id).await?,
+            per_query: per_query(&suspects),
+            pool_size: result.pairs.len(),
+            scoring: scoring::report(&s.pool, &s.kinds, id).await?,
+            csrf_token: csrf::token(session).await?,
+            campaign,
+            config,
+            suspects,
+            result,
+        },
+    )
 }
 
 /// A page form's outcome: its message flashed and back to the page, or the
