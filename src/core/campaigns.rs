@@ -81,8 +81,9 @@ pub struct Setting {
     pub value: Value,
     /// The value a new campaign gets.
     pub default: Value,
-    /// What it means.
-    pub help: &'static str,
+    /// What it is, what it means, its unit and the source of its default
+    /// (when the kind says).
+    pub help: Option<super::setting_help::SettingHelp>,
 }
 
 /// A campaign's kind settings with their defaults and meanings, for the form.
@@ -98,7 +99,7 @@ pub fn settings_of(kinds: &Registry, kind: &str, config: &Value) -> Result<Vec<S
     let mut keys: std::collections::BTreeSet<String> =
         defaults.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
     keys.extend(config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
-    let help = |key: &str| plugin.settings_help().iter().find(|(k, _)| *k == key).map_or("", |(_, h)| h);
+    let help = |key: &str| plugin.settings_help().iter().find(|h| h.key == key).copied();
     Ok(keys
         .into_iter()
         .map(|key| Setting {

@@ -211,8 +211,9 @@ pub trait TaskKind: Send + Sync + 'static {
         false
     }
 
-    /// What each configuration key means, for the settings form (key, meaning).
-    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
+    /// Each configuration key in words (label, meaning, unit, source of the
+    /// default), for the settings form.
+    fn settings_help(&self) -> &'static [super::setting_help::SettingHelp] {
         &[]
     }
 

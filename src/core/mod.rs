@@ -31,6 +31,7 @@ pub mod registry;
 pub mod releases;
 pub mod responses;
 pub mod responses_export;
+pub mod setting_help;
 pub mod settings;
 pub mod shared_answers;
 pub mod states;

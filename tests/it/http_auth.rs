@@ -209,7 +209,7 @@ async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_valida
         page.contains("name=\"cfg.sanity_per_questionnaire\"") && page.contains("Default: <code>5</code>"),
         "{page}"
     );
-    assert!(page.contains("shared sanity tasks hidden in each questionnaire"), "{page}");
+    assert!(page.contains("shared sanity tasks with known answers hidden in each questionnaire"), "{page}");
     let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
     let save = |fields: Vec<(&'static str, String)>| {
         let (client, csrf, url) = (client.clone(), csrf.clone(), app.at(&format!("/admin/campaigns/{id}/settings")));
@@ -442,6 +442,15 @@ async fn refused_admin_forms_show_the_error_beside_the_form_with_what_was_typed(
     let page = page.text().await.expect("html");
     assert!(page.contains(r#"<p class="notice not-ready">Not ready to open: import items first.</p>"#), "{page}");
     assert!(page.contains("Who annotates: crowd workers or experts"), "{page}");
+    // The kind's settings too: a label, the unit beside the input, the paper the default comes from.
+    let tasks = &page[page.find(r#"<label for="cfg-tasks_per_questionnaire">"#).expect("the setting")..];
+    let tasks = &tasks[..tasks.find("</div>").expect("its end")];
+    assert!(
+        tasks.contains("Tasks per questionnaire <span class=\"hint\">(<code>tasks_per_questionnaire</code>)"),
+        "{tasks}"
+    );
+    assert!(tasks.contains(r#"<span id="cfg-tasks_per_questionnaire-unit" class="unit">tasks</span>"#), "{tasks}");
+    assert!(tasks.contains("Default: <code>50</code> tasks (VTON-QBench paper, §3.2 and §3.3)."), "{tasks}");
     assert!(!page.contains(r#"name="set.review""#), "no review on a crowd campaign: {page}");
     let csv = "id,garment,person,tryon,reference,model,category,dataset,expected\na,/g,/p,/t,/r,m,tops,d,\nb,/g2,/p2,/t2,/r2,m,tops,d,\n";
     let (status, _) = post("import", vec![("content", csv)]).await;

@@ -42,6 +42,10 @@ pub struct SettingRow {
     pub default: String,
     /// What it means.
     pub help: &'static str,
+    /// What it counts, shown beside the input (`tasks`, `masks`, ...).
+    pub unit: Option<&'static str>,
+    /// Where its default comes from (a paper and section).
+    pub source: Option<&'static str>,
 }
 
 fn input_for(v: &Value) -> &'static str {
@@ -66,7 +70,9 @@ pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
     settings
         .into_iter()
         .map(|st| SettingRow {
-            label: None,
+            label: st.help.map(|h| h.label),
+            unit: st.help.and_then(|h| h.unit),
+            source: st.help.and_then(|h| h.source),
             field: format!("cfg.{}", st.key),
             id: format!("cfg-{}", st.key),
             core: false,
@@ -74,7 +80,7 @@ pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
             options: Vec::new(),
             value: shown(&st.value),
             default: shown(&st.default),
-            help: st.help,
+            help: st.help.map_or("", |h| h.help),
             key: st.key,
         })
         .collect()
@@ -120,6 +126,8 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
             value: value(current, key),
             default: value(defaults, key),
             help,
+            unit: (key == "lease_minutes").then_some("minutes"),
+            source: None,
         })
         .collect()
 }

@@ -206,13 +206,32 @@ macro_rules! a100_kind {
             fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
                 Some(demo::campaign($aat))
             }
-            fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
-                &[
-                    ("participants", "people who answer the questionnaire (the ground truth is their majority)"),
-                    ("shuffle_questions", "show the questions in a random order per participant"),
-                    ("background", "questions asked once before the first task: [{\"id\", \"question\", \"options\": [..]}]"),
-                    ("review", "a different annotator reviews every submitted questionnaire (expert campaigns)"),
-                ]
+            fn settings_help(&self) -> &'static [crate::core::setting_help::SettingHelp] {
+                use crate::core::setting_help::SettingHelp;
+                const HELP: &[SettingHelp] = &[
+                    SettingHelp::new(
+                        "participants",
+                        "Participants per questionnaire",
+                        "people who answer the questionnaire (the ground truth is their majority)",
+                    )
+                    .unit("people"),
+                    SettingHelp::new(
+                        "shuffle_questions",
+                        "Shuffle the questions",
+                        "show the questions in a random order per participant",
+                    ),
+                    SettingHelp::new(
+                        "background",
+                        "Background questions",
+                        "asked once before the first task: [{\"id\", \"question\", \"options\": [..]}]",
+                    ),
+                    SettingHelp::new(
+                        "review",
+                        "Review by a second annotator",
+                        "a different annotator reviews every submitted questionnaire (expert campaigns)",
+                    ),
+                ];
+                HELP
             }
             fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
                 (payload["attention_check"] == true).then(|| gold.is_some_and(|g| g["answer"] == answer["choice"]))

@@ -17,6 +17,7 @@ pub mod result;
 pub mod store;
 
 use crate::core::kind::{escape_html, AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::setting_help::SettingHelp;
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
@@ -348,15 +349,37 @@ impl TaskKind for Fashionpedia {
         Some("fashionpedia")
     }
 
-    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("applies", "category name -> attribute super-categories asked for its masks (null: the paper's default)"),
-            ("masks_per_batch", "masks per batch; a batch holds one super-category"),
-            ("image_base_url", "prefix turning an image's file_name into its address"),
-            ("experts", "super-category -> expert account names who annotate it (others: any expert)"),
-            ("df2_categories", "DeepFashion2 category -> ontology category, over the obvious name matches"),
-            ("attribute_names", "attribute id -> name, written from the ontology when it is imported"),
-        ]
+    fn settings_help(&self) -> &'static [SettingHelp] {
+        const HELP: &[SettingHelp] = &[
+            SettingHelp::new(
+                "applies",
+                "Attribute groups per category",
+                "category name -> attribute super-categories asked for its masks (null: the paper's default)",
+            )
+            .source("Fashionpedia paper, the ontology's category-attribute links"),
+            SettingHelp::new("masks_per_batch", "Masks per batch", "a batch holds one super-category").unit("masks"),
+            SettingHelp::new(
+                "image_base_url",
+                "Image address prefix",
+                "prefix turning an image's file_name into its address",
+            ),
+            SettingHelp::new(
+                "experts",
+                "Experts per super-category",
+                "super-category -> expert account names who annotate it (others: any expert)",
+            ),
+            SettingHelp::new(
+                "df2_categories",
+                "DeepFashion2 categories",
+                "DeepFashion2 category -> ontology category, over the obvious name matches",
+            ),
+            SettingHelp::new(
+                "attribute_names",
+                "Attribute names",
+                "attribute id -> name, written from the ontology when it is imported",
+            ),
+        ];
+        HELP
     }
 
     fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {

@@ -18,6 +18,7 @@ pub mod robustness;
 pub mod scoring;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::setting_help::SettingHelp;
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
@@ -310,16 +311,36 @@ impl TaskKind for Vsd {
         Some("vsd")
     }
 
-    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("k", "each model's top k candidates per query become suspects (the paper: 6)"),
-            ("same_product", "regex with one capture group extracting the product id: same-product pairs are left out"),
-            ("image_base_url", "prefix turning an image id into its address (ids that are addresses stay)"),
-            ("pairs_per_batch", "pairs per batch; one query's pairs stay together"),
-            ("queries", "|Q| for the estimates (default: the suspects' queries)"),
-            ("catalog", "|D|, the catalog's size, for the estimates"),
-            ("wild", "queries are not catalog images: |A| = |Q| x |D| instead of |Q| x (|D| - 1)"),
-        ]
+    fn settings_help(&self) -> &'static [SettingHelp] {
+        const HELP: &[SettingHelp] = &[
+            SettingHelp::new(
+                "k",
+                "Candidates per model and query",
+                "each model's top k candidates per query become suspects (the paper: 6)",
+            )
+            .unit("candidates")
+            .source("VSD paper, §3 and §5 (|M| = 6 models, k = 6)"),
+            SettingHelp::new(
+                "same_product",
+                "Same-product pattern",
+                "regex with one capture group extracting the product id: same-product pairs are left out",
+            ),
+            SettingHelp::new(
+                "image_base_url",
+                "Image address prefix",
+                "prefix turning an image id into its address (ids that are addresses stay)",
+            ),
+            SettingHelp::new("pairs_per_batch", "Pairs per batch", "one query's pairs stay together").unit("pairs"),
+            SettingHelp::new("queries", "Queries |Q|", "|Q| for the estimates (default: the suspects' queries)")
+                .unit("queries"),
+            SettingHelp::new("catalog", "Catalog size |D|", "the catalog's size, for the estimates").unit("images"),
+            SettingHelp::new(
+                "wild",
+                "Queries from outside the catalog",
+                "queries are not catalog images: |A| = |Q| x |D| instead of |Q| x (|D| - 1)",
+            ),
+        ];
+        HELP
     }
 
     fn datasheet_task(&self, config: &Value) -> String {

@@ -17,6 +17,7 @@ pub mod service;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
 use crate::core::profiles::BackgroundQuestion;
+use crate::core::setting_help::SettingHelp;
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
@@ -269,8 +270,10 @@ impl TaskKind for Vton {
         // in alphabetical order, so the text is the `Value`'s byte for byte
         // (tested).
         let thresholds = VtonConfig::parse(&input.config).map(|c| c.curation).unwrap_or_default();
-        let ranked = ground_truth::rank_models(ground_truth::score_owned_input(input, &thresholds));
-        crate::core::json_text::exact(&ranked).unwrap_or_else(|_| "null".to_owned())
+        let scored = tracing::debug_span!("score").in_scope(|| ground_truth::score_owned_input(input, &thresholds));
+        let ranked = tracing::debug_span!("rank models").in_scope(|| ground_truth::rank_models(scored));
+        tracing::debug_span!("to JSON")
+            .in_scope(|| crate::core::json_text::exact(&ranked).unwrap_or_else(|_| "null".to_owned()))
     }
 
     fn export_table(&self, aggregate: &[u8]) -> Table {
@@ -356,30 +359,76 @@ impl TaskKind for Vton {
         release::files(snapshot).map_err(|e| Invalid(e.to_string()))
     }
 
-    fn settings_help(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("tasks_per_questionnaire", "tasks in every questionnaire, sanity tasks included (the paper: 50)"),
-            ("sanity_per_questionnaire", "shared sanity tasks hidden in each questionnaire (the paper: 5)"),
-            (
+    fn settings_help(&self) -> &'static [SettingHelp] {
+        const PAPER: &str = "VTON-QBench paper, §3.2 and §3.3";
+        const HELP: &[SettingHelp] = &[
+            SettingHelp::new(
+                "tasks_per_questionnaire",
+                "Tasks per questionnaire",
+                "tasks in every questionnaire, sanity tasks included (the paper: 50)",
+            )
+            .unit("tasks")
+            .source(PAPER),
+            SettingHelp::new(
+                "sanity_per_questionnaire",
+                "Sanity tasks per questionnaire",
+                "shared sanity tasks with known answers hidden in each questionnaire (the paper: 5)",
+            )
+            .unit("tasks")
+            .source(PAPER),
+            SettingHelp::new(
                 "sanity_positions",
+                "Positions of the sanity tasks",
                 "1-based positions of the sanity tasks (default: evenly spaced, 5, 15, 25, 35, 45 of 50)",
             ),
-            (
+            SettingHelp::new(
                 "sanity_placement",
+                "Where sanity tasks sit",
                 "fixed (default, the paper: the same positions in every questionnaire) or per_questionnaire \
                  (positions drawn for each). Fixed: workers who compare questionnaires see which positions repeat. \
                  Per questionnaire: positions no longer tell, but the released VTON-QBench code's curation, which \
                  finds sanity tasks by position, cannot be run on the export (Atelier's own curation can). Either \
                  way the images are the same, so workers comparing screenshots can match them",
             ),
-            ("appearances", "questionnaires each image appears in"),
-            ("annotators_per_questionnaire", "workers per questionnaire (VTON-QBench: about 7 ratings per image)"),
-            ("max_questionnaires_per_worker", "questionnaires one worker may take (more need disjoint sanity sets)"),
-            ("fill_last_questionnaire", "fill the last questionnaire with images of others so every one is full"),
-            ("stop_sanity_failures", "live mode: a worker who fails the sanity tasks gets no further questionnaire"),
-            ("background", "questions asked once before the first task (default: gender, age, experience)"),
-            ("curation", "curation preset (paper or vton-qbench-code) and thresholds"),
-        ]
+            SettingHelp::new("appearances", "Questionnaires per image", "questionnaires each image appears in")
+                .unit("questionnaires"),
+            SettingHelp::new(
+                "annotators_per_questionnaire",
+                "Workers per questionnaire",
+                "workers who rate each questionnaire (VTON-QBench: about 7 ratings per image)",
+            )
+            .unit("workers")
+            .source(PAPER),
+            SettingHelp::new(
+                "max_questionnaires_per_worker",
+                "Questionnaires one worker may take",
+                "more than one needs disjoint sets of sanity tasks",
+            )
+            .unit("questionnaires"),
+            SettingHelp::new(
+                "fill_last_questionnaire",
+                "Fill the last questionnaire",
+                "fill the last questionnaire with images of others so every one is full",
+            ),
+            SettingHelp::new(
+                "stop_sanity_failures",
+                "Stop workers who fail sanity tasks",
+                "live mode: a worker who fails the sanity tasks gets no further questionnaire",
+            ),
+            SettingHelp::new(
+                "background",
+                "Background questions",
+                "asked once before the first task (default: gender, age, experience)",
+            ),
+            SettingHelp::new(
+                "curation",
+                "Curation rules",
+                "preset (paper or vton-qbench-code) and thresholds: at most 0 sanity failures, 80 % identical \
+                 answers, 60 % disagreement with the majority; questionnaires with alpha at or below 0.4 dropped",
+            )
+            .source("VTON-QBench paper, §3.3"),
+        ];
+        HELP
     }
 
     fn check_passed(&self, _payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
