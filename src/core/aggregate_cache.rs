@@ -3,27 +3,59 @@
 //! the campaign's data (counts and latest change times of its responses,
 //! assignments, items and batches, and its settings): one cheap query, so a
 //! cached result is never stale, whichever instance changed the data.
+//!
+//! Beside each ground truth, small results derived from it (what a page
+//! shows) are kept under their own name, so a view does not read a
+//! release-sized ground truth back each time. The last derived result
+//! outlives a change, for views that would rather show it, marked as such,
+//! than wait seconds for the new one (see [`super::ground_truth::summary`]).
 
 use bytes::Bytes;
+use chrono::{DateTime, Utc};
 use sqlx::PgPool;
-use std::sync::Mutex;
+use std::any::Any;
+use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 /// Campaigns whose ground truth is kept (the most recently used).
 const KEEP: usize = 4;
+/// Derived results kept (campaign and name; the most recently used).
+const KEEP_DERIVED: usize = 32;
 
 // Compact JSON text, shared and not copied: a release-sized ground truth is
 // tens of MB as text (hundreds as a `Value`).
 static CACHE: Mutex<Vec<(Uuid, String, Bytes)>> = Mutex::new(Vec::new());
 
-/// The fingerprint of everything a campaign's ground truth depends on.
+/// A result derived from a ground truth, of whatever type its reader chose.
+pub type DerivedValue = Arc<dyn Any + Send + Sync>;
+
+/// A derived result and what it was derived from.
+#[derive(Clone)]
+pub struct Derived {
+    /// The fingerprint of the data it was derived from.
+    pub fingerprint: String,
+    /// When it was derived.
+    pub at: DateTime<Utc>,
+    /// The result.
+    pub value: DerivedValue,
+}
+
+static DERIVED: Mutex<Vec<((Uuid, &'static str), Derived)>> = Mutex::new(Vec::new());
+
+/// The fingerprint of everything a campaign's ground truth depends on. It
+/// reads indexes and the assignments, never every response: responses are
+/// never deleted, new ones are counted in their assignments (`answered`),
+/// changed ones and exclusions are found through their own small indexes
+/// (migration 0033).
+#[tracing::instrument(level = "debug", skip(pool))]
 pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> super::Result<String> {
     Ok(sqlx::query_scalar(
         "SELECT concat_ws('|',
-           (SELECT concat_ws(':', count(*), max(updated_at), count(excluded_reason), max(excluded_at))
-              FROM responses WHERE campaign_id = $1),
-           (SELECT concat_ws(':', count(*), max(completed_at), count(*) FILTER (WHERE state = 'expired'),
-                             count(*) FILTER (WHERE state = 'active'))
+           (SELECT max(updated_at) FROM responses WHERE campaign_id = $1 AND updated_at > created_at),
+           (SELECT concat_ws(':', count(*), max(excluded_at))
+              FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL),
+           (SELECT concat_ws(':', count(*), sum(answered), max(completed_at),
+                             count(*) FILTER (WHERE state = 'expired'), count(*) FILTER (WHERE state = 'active'))
               FROM assignments WHERE campaign_id = $1),
            (SELECT concat_ws(':', count(*), max(updated_at), max(created_at)) FROM items WHERE campaign_id = $1),
            (SELECT count(*) FROM batches WHERE campaign_id = $1),
@@ -54,5 +86,27 @@ pub fn put(campaign_id: Uuid, fingerprint: String, value: &Bytes) {
             cache.remove(0);
         }
         cache.push((campaign_id, fingerprint, value.clone()));
+    }
+}
+
+/// The last result derived under `name` for the campaign, whatever data it
+/// was derived from (compare its fingerprint).
+pub fn derived(campaign_id: Uuid, name: &'static str) -> Option<Derived> {
+    let mut cache = DERIVED.lock().ok()?;
+    let at = cache.iter().position(|(key, _)| *key == (campaign_id, name))?;
+    let entry = cache.remove(at);
+    let value = entry.1.clone();
+    cache.push(entry);
+    Some(value)
+}
+
+/// Keeps a derived result, replacing the campaign's earlier one of that name.
+pub fn put_derived(campaign_id: Uuid, name: &'static str, derived: Derived) {
+    if let Ok(mut cache) = DERIVED.lock() {
+        cache.retain(|(key, _)| *key != (campaign_id, name));
+        if cache.len() >= KEEP_DERIVED {
+            cache.remove(0);
+        }
+        cache.push(((campaign_id, name), derived));
     }
 }

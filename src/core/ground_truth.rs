@@ -1,10 +1,14 @@
 //! Ground truth and exports: the kind aggregates, the core gathers the data
 //! and writes the generic raw-response table.
 
+use super::aggregate_cache::{self, Derived, DerivedValue};
+use super::coalesce::Coalesced;
 use super::kind::{AggregationInput, ItemRecord, ResponseRecord, Table, TaskKind};
 use super::{campaigns, Result};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
+use std::sync::{Arc, LazyLock};
 use uuid::Uuid;
 
 /// Loads what the kind needs to aggregate a campaign. Responses excluded by
@@ -16,6 +20,7 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
 
 /// [`input`] with some payload keys left out of every item (what a kind
 /// does not aggregate, e.g. masks' polygons), so big campaigns fit in memory.
+#[tracing::instrument(level = "debug", skip(pool, skip))]
 pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> Result<AggregationInput> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     // One snapshot for items, responses and workers, and room to sort the
@@ -58,6 +63,7 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
 
 /// The responses that count, oldest first, identical answers sharing one
 /// parsed copy (read as a stream, so only the shared copies are ever parsed).
+#[tracing::instrument(level = "debug", skip(db))]
 async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
     use futures_util::TryStreamExt;
     // Allocated once: grown by doubling, a crowd campaign's half-million
@@ -125,16 +131,103 @@ pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid
 
 /// [`aggregate`] when the campaign's kind is known.
 async fn aggregate_of(pool: &PgPool, kind: &'static dyn TaskKind, campaign_id: Uuid) -> Result<bytes::Bytes> {
-    let fingerprint = super::aggregate_cache::fingerprint(pool, campaign_id).await?;
-    if let Some(cached) = super::aggregate_cache::get(campaign_id, &fingerprint) {
+    let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
+    aggregate_at(pool, kind, campaign_id, fingerprint).await
+}
+
+/// [`aggregate_of`] with the data's fingerprint already read (read before
+/// the data: a change in between makes the next read compute again).
+#[tracing::instrument(level = "debug", skip(pool, kind, fingerprint), fields(kind = kind.name()))]
+async fn aggregate_at(
+    pool: &PgPool,
+    kind: &'static dyn TaskKind,
+    campaign_id: Uuid,
+    fingerprint: String,
+) -> Result<bytes::Bytes> {
+    if let Some(cached) = aggregate_cache::get(campaign_id, &fingerprint) {
         metrics::counter!("atelier_ground_truth_cache_hits_total").increment(1);
         return Ok(cached);
     }
     let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
     let json = super::heavy::run(move || super::kind::aggregate_json_with_reviews(kind, input)).await?;
     let json = bytes::Bytes::from(json);
-    super::aggregate_cache::put(campaign_id, fingerprint, &json);
+    aggregate_cache::put(campaign_id, fingerprint, &json);
     Ok(json)
+}
+
+/// How current a [`summary`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Derived from the campaign's data as it is now.
+    Current,
+    /// Derived at `as_of`; the data has changed since, and the new summary
+    /// is being computed.
+    Updating {
+        /// When the summary shown was derived.
+        as_of: DateTime<Utc>,
+    },
+}
+
+/// A small result `derive`d from the campaign's ground truth (what a page
+/// shows), kept beside it under `name` so a view reads neither the data nor
+/// a release-sized ground truth. When the campaign has changed since the
+/// last one was derived, that one comes back at once, marked
+/// [`Freshness::Updating`], while the new one is derived in the background
+/// (one computation per campaign and name, whoever asks meanwhile): a
+/// ground truth can take seconds. The first is derived while waiting.
+#[tracing::instrument(level = "debug", skip(pool, kinds, derive))]
+pub async fn summary<T: Send + Sync + 'static>(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    campaign_id: Uuid,
+    name: &'static str,
+    derive: fn(&[u8]) -> Result<T>,
+) -> Result<(Arc<T>, Freshness)> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let kind = kinds.of(&campaign)?;
+    let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
+    let last = aggregate_cache::derived(campaign_id, name)
+        .and_then(|d| Some((d.fingerprint, d.at, d.value.downcast::<T>().ok()?)));
+    match last {
+        Some((derived_from, _, value)) if derived_from == fingerprint => Ok((value, Freshness::Current)),
+        Some((_, as_of, value)) => {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                if let Err(e) = derive_summary::<T>(&pool, kind, campaign_id, name, derive).await {
+                    tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
+                }
+            });
+            Ok((value, Freshness::Updating { as_of }))
+        }
+        None => Ok((derive_summary(pool, kind, campaign_id, name, derive).await?, Freshness::Current)),
+    }
+}
+
+/// Derives and keeps a [`summary`] from the data as it is now; concurrent
+/// calls for the same campaign and name share one computation.
+async fn derive_summary<T: Send + Sync + 'static>(
+    pool: &PgPool,
+    kind: &'static dyn TaskKind,
+    campaign_id: Uuid,
+    name: &'static str,
+    derive: fn(&[u8]) -> Result<T>,
+) -> Result<Arc<T>> {
+    static RUNNING: LazyLock<Coalesced<(Uuid, &'static str), DerivedValue, super::Error>> =
+        LazyLock::new(Coalesced::default);
+    let value = RUNNING
+        .get((campaign_id, name), || {
+            let pool = pool.clone();
+            async move {
+                let fingerprint = aggregate_cache::fingerprint(&pool, campaign_id).await?;
+                let json = aggregate_at(&pool, kind, campaign_id, fingerprint.clone()).await?;
+                let value: DerivedValue = Arc::new(super::heavy::run(move || derive(&json)).await??);
+                let at = Utc::now();
+                aggregate_cache::put_derived(campaign_id, name, Derived { fingerprint, at, value: value.clone() });
+                Ok(value)
+            }
+        })
+        .await?;
+    value.downcast::<T>().map_err(|_| super::Error::unexpected("two summaries of different types share a name"))
 }
 
 /// The ground truth as CSV text in chunks (see [`super::csv_chunks`]),
@@ -143,6 +236,7 @@ async fn aggregate_of(pool: &PgPool, kind: &'static dyn TaskKind, campaign_id: U
 /// reads them.
 /// `partial` asks for results not yet final too (see
 /// [`TaskKind::export_partial_rows`]).
+#[tracing::instrument(level = "debug", skip(pool, kinds))]
 pub async fn csv(
     pool: &PgPool,
     kinds: &super::Registry,

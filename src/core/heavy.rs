@@ -26,9 +26,11 @@ static QUEUE: LazyLock<Mutex<Option<mpsc::Sender<Job>>>> = LazyLock::new(|| {
 /// the async workers (on the blocking pool if that thread is gone).
 pub async fn run<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> super::Result<T> {
     let (done, result) = tokio::sync::oneshot::channel();
+    // The work is timed within its request's span, on whichever thread.
+    let span = tracing::debug_span!(parent: tracing::Span::current(), "heavy");
     let job: Job = Box::new(move || {
         // The waiter may have gone (its request dropped): nothing to tell.
-        let _ = done.send(work());
+        let _ = done.send(span.in_scope(work));
     });
     let queued = match QUEUE.lock() {
         Ok(queue) => match queue.as_ref() {

@@ -79,6 +79,7 @@ pub async fn of_campaign(
 /// Responses are counted through the assignments' kept counts (thousands of
 /// rows, not hundreds of thousands; responses are never deleted nor moved),
 /// excluded ones through their own small index.
+#[tracing::instrument(level = "debug", skip(pool))]
 async fn count_campaign(
     pool: &PgPool,
     campaign_id: Uuid,
@@ -181,6 +182,7 @@ pub async fn per_annotator(pool: &PgPool, campaign_id: Uuid, limit: Option<i64>)
     Ok(std::sync::Arc::unwrap_or_clone(rows))
 }
 
+#[tracing::instrument(level = "debug", skip(pool))]
 async fn count_per_annotator(pool: &PgPool, campaign_id: Uuid, limit: Option<i64>) -> Result<Vec<AnnotatorProgress>> {
     Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
         "WITH people AS (

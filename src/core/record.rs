@@ -306,6 +306,7 @@ fn not_in_batch() -> Error {
 
 /// Validation context for each key, in the keys' order (`None`: not the
 /// annotator's assignment).
+#[tracing::instrument(level = "debug", skip_all, fields(answers = keys.len()))]
 async fn read<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[ReadKey]) -> Result<Vec<Option<Context>>> {
     let rows = sqlx::query_as::<_, Context>(
         "SELECT k.n, a.state, c.kind,
@@ -327,6 +328,7 @@ async fn read<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[ReadKey]) -> Result<Vec
 /// Inserts the answers whose assignments are the annotator's, active, and
 /// hold the item, in one statement; what happened to each, in input order
 /// (`None`: not the annotator's assignment, or gone).
+#[tracing::instrument(level = "debug", skip_all, fields(answers = writes.len()))]
 async fn write<'e>(db: impl sqlx::PgExecutor<'e>, writes: Vec<Write>) -> Result<Vec<Option<Written>>> {
     let rows = sqlx::query_as::<_, WrittenRow>(
         "WITH input AS (

@@ -11,6 +11,7 @@ use crate::core::Code;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
+use std::collections::HashMap;
 use uuid::Uuid;
 
 /// A response as stored.
@@ -226,39 +227,82 @@ pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<(
     Ok(())
 }
 
-/// Replaces the exclusions of the campaign's curation: every earlier
-/// `curation:` reason is cleared, then each (batch, annotator) given here has
-/// its responses in that batch marked `curation:<rule>`. Other exclusions
-/// (expired leases, manual ones) are left alone. Returns responses marked.
+/// What [`set_curation_exclusions`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CurationMarks {
+    /// Responses the curation excludes now.
+    pub excluded: u64,
+    /// Responses whose mark was added, removed or changed by this call (0
+    /// when the curation decided as before: nothing is written then, so the
+    /// cached ground truth stays valid).
+    pub changed: u64,
+}
+
+/// Makes the campaign's curation exclusions exactly these: each (batch,
+/// annotator) given has its responses in that batch marked
+/// `curation:<rule>`, and earlier `curation:` marks not given any more are
+/// cleared. Only the differences are written. Other exclusions (expired
+/// leases, manual ones) are left alone.
 pub async fn set_curation_exclusions(
     pool: &PgPool,
     campaign_id: Uuid,
     exclusions: &[(Uuid, Uuid, String)],
-) -> Result<u64> {
+) -> Result<CurationMarks> {
     super::campaigns::ensure_writable(pool, campaign_id).await?;
-    let mut tx = pool.begin().await?;
-    sqlx::query(
-        "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL
-         WHERE campaign_id = $1 AND excluded_reason LIKE 'curation:%'",
-    )
-    .bind(campaign_id)
-    .execute(&mut *tx)
-    .await?;
     let batches: Vec<Uuid> = exclusions.iter().map(|e| e.0).collect();
     let annotators: Vec<Uuid> = exclusions.iter().map(|e| e.1).collect();
     let reasons: Vec<String> = exclusions.iter().map(|e| format!("curation:{}", e.2)).collect();
-    let marked = sqlx::query(
-        "UPDATE responses r SET excluded_reason = x.reason, excluded_at = now()
-         FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(batch_id, annotator_id, reason), assignments a
-         WHERE r.campaign_id = $1 AND a.id = r.assignment_id AND a.batch_id = x.batch_id
-           AND r.annotator_id = x.annotator_id AND r.excluded_reason IS NULL",
+    let mut tx = pool.begin().await?;
+    // The marks wanted and the marks there, compared here: as one statement
+    // the comparison's plan depended on estimates PostgreSQL cannot make for
+    // an array's rows, and one plan took minutes at VTON-QBench size.
+    let wanted: HashMap<Uuid, String> = sqlx::query_as(
+        "SELECT r.id, x.reason
+         FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(batch_id, annotator_id, reason)
+         JOIN assignments a ON a.campaign_id = $1 AND a.batch_id = x.batch_id
+         JOIN responses r ON r.assignment_id = a.id AND r.annotator_id = x.annotator_id
+         WHERE r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%'",
     )
     .bind(campaign_id)
     .bind(&batches)
     .bind(&annotators)
     .bind(&reasons)
-    .execute(&mut *tx)
-    .await?;
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
+    // Locked: a concurrent run waits and then compares with this one's marks.
+    let current: HashMap<Uuid, String> = sqlx::query_as(
+        "SELECT id, excluded_reason FROM responses
+         WHERE campaign_id = $1 AND excluded_reason LIKE 'curation:%' FOR UPDATE",
+    )
+    .bind(campaign_id)
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
+    let cleared: Vec<Uuid> = current.keys().filter(|id| !wanted.contains_key(id)).copied().collect();
+    let (marked, marked_reasons): (Vec<Uuid>, Vec<&str>) = wanted
+        .iter()
+        .filter(|(id, reason)| current.get(*id) != Some(*reason))
+        .map(|(id, reason)| (*id, reason.as_str()))
+        .unzip();
+    if !cleared.is_empty() {
+        sqlx::query("UPDATE responses SET excluded_reason = NULL, excluded_at = NULL WHERE id = ANY($1)")
+            .bind(&cleared)
+            .execute(&mut *tx)
+            .await?;
+    }
+    if !marked.is_empty() {
+        sqlx::query(
+            "UPDATE responses r SET excluded_reason = x.reason, excluded_at = now()
+             FROM unnest($1::uuid[], $2::text[]) AS x(id, reason) WHERE r.id = x.id",
+        )
+        .bind(&marked)
+        .bind(&marked_reasons)
+        .execute(&mut *tx)
+        .await?;
+    }
     tx.commit().await?;
-    Ok(marked.rows_affected())
+    Ok(CurationMarks { excluded: wanted.len() as u64, changed: (cleared.len() + marked.len()) as u64 })
 }

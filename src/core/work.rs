@@ -73,6 +73,7 @@ pub fn completion_code(campaign: &Campaign, submitted: i64) -> Option<String> {
 /// Records consent and saves the background answers (the first time the
 /// campaign asks them) and hands out the annotator's next assignment;
 /// `None` when none is left.
+#[tracing::instrument(level = "debug", skip(pool, kinds, campaign), fields(campaign_id = %campaign.id))]
 pub async fn start(
     pool: &PgPool,
     kinds: &Registry,
@@ -105,6 +106,7 @@ pub async fn view(pool: &PgPool, kinds: &Registry, assignment: Assignment) -> Re
 /// the assignment's handles (`handles`; see [`super::handles`]): shared
 /// sanity tasks must not be recognisable across questionnaires. Experts,
 /// who have no sanity tasks and script against item ids, get the ids.
+#[tracing::instrument(level = "debug", skip(pool, kind, assignment), fields(assignment_id = %assignment.id))]
 pub async fn view_in(
     pool: &PgPool,
     kind: &dyn super::kind::TaskKind,
@@ -139,6 +141,7 @@ pub async fn view_in(
 }
 
 /// Stores an answer in the annotator's own assignment.
+#[tracing::instrument(level = "debug", skip_all, fields(%assignment_id))]
 pub async fn respond(
     recorder: &Recorder,
     kinds: &Registry,
@@ -179,6 +182,7 @@ pub async fn respond_with_form(
 }
 
 /// Submits the annotator's assignment (every item answered).
+#[tracing::instrument(level = "debug", skip(pool, kinds))]
 pub async fn complete(pool: &PgPool, kinds: &Registry, assignment_id: Uuid, annotator_id: Uuid) -> Result<Completed> {
     let assignment = assignments::complete(pool, kinds, assignment_id, annotator_id).await?;
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;

@@ -2,8 +2,15 @@
 //! in its own folder; the application merges them, so this layer never
 //! names a kind.
 
+use super::error::AppError;
+use super::extract::Path;
 use super::AppState;
+use crate::core::campaigns::{self, Campaign};
+use crate::core::{Code, Error};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::Router;
+use std::marker::PhantomData;
 use utoipa_axum::router::OpenApiRouter;
 
 /// A kind's own routes.
@@ -36,18 +43,52 @@ pub const CSS: &str = "text/css; charset=utf-8";
 /// The JavaScript content type of [`asset`].
 pub const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
 
-/// The campaign, if it is one of these kinds; any other campaign is a 422
-/// with `code`, saying what was expected (`what`, e.g. "an A100").
-pub async fn campaign_of_kind(
-    s: &AppState,
+/// The campaigns a kind's routes serve: the kind names they accept and how
+/// an error calls the kind. Each kind's `http` folder implements it on a
+/// marker type and takes [`KindCampaign`] of it in its handlers.
+pub trait CampaignKind: Send + Sync + 'static {
+    /// The `campaigns.kind` names served (A100 serves two).
+    const KINDS: &'static [&'static str];
+    /// The kind with its article ("a VTON"): "this is not a VTON campaign".
+    const WHAT: &'static str;
+}
+
+/// The campaign the path's `{id}` names, when it is of kind `K`: a route of
+/// one kind takes this instead of an id and a check by hand. A campaign of
+/// another kind is a 422 `wrong_kind`; none at all a 404. Put it after the
+/// role extractor, so a caller without the role learns nothing of the
+/// campaign.
+pub struct KindCampaign<K> {
+    /// The campaign's id (the path's `{id}`).
+    pub id: uuid::Uuid,
+    /// The campaign.
+    pub campaign: Campaign,
+    kind: PhantomData<fn() -> K>,
+}
+
+/// The path's campaign id (other path parameters are the handler's).
+#[derive(serde::Deserialize)]
+struct CampaignId {
     id: uuid::Uuid,
-    kinds: &[&str],
-    code: crate::core::Code,
-    what: &str,
-) -> super::error::AppResult<crate::core::campaigns::Campaign> {
-    let c = crate::core::campaigns::get(&s.pool, id).await?;
-    if !kinds.contains(&c.kind.as_str()) {
-        return Err(crate::core::Error::invalid(code, format!("this is not {what} campaign")).into());
+}
+
+impl<K: CampaignKind> FromRequestParts<AppState> for KindCampaign<K> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, Self::Rejection> {
+        let Path(CampaignId { id }) = Path::<CampaignId>::from_request_parts(parts, s).await?;
+        Ok(Self { id, campaign: Self::of(s, id).await?, kind: PhantomData })
     }
-    Ok(c)
+}
+
+impl<K: CampaignKind> KindCampaign<K> {
+    /// Campaign `id` when it is of kind `K` (for a page shown again after
+    /// one of its forms, outside an extractor).
+    pub async fn of(s: &AppState, id: uuid::Uuid) -> Result<Campaign, AppError> {
+        let campaign = campaigns::get(&s.pool, id).await?;
+        if !K::KINDS.contains(&campaign.kind.as_str()) {
+            return Err(Error::invalid(Code::WrongKind, format!("this is not {} campaign", K::WHAT)).into());
+        }
+        Ok(campaign)
+    }
 }

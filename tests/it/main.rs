@@ -16,6 +16,7 @@ mod db_answer_integrity;
 mod db_release_guard;
 mod demo;
 mod fashionpedia_service;
+mod ground_truth_cache;
 mod hf_release;
 mod http_annotation;
 mod http_auth;

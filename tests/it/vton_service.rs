@@ -100,6 +100,7 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     assert_eq!(summary["annotators_excluded"], 2);
     assert_eq!(summary["questionnaires_dropped"], 0);
     assert_eq!(summary["responses_excluded"], 12);
+    assert_eq!(summary["responses_changed"], 12);
     let reasons: Vec<String> =
         sqlx::query_scalar("SELECT DISTINCT excluded_reason FROM responses WHERE excluded_reason IS NOT NULL")
             .fetch_all(&app.pool)
@@ -120,10 +121,28 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     assert_eq!(detail["progress"]["responses"], stored);
     assert_eq!(detail["progress"]["responses_excluded"], excluded);
     assert_eq!(detail["progress"]["annotators"], annotators);
-    // Re-running gives the same result.
-    let (_, again) =
+    // Re-running gives the same result and, nothing having changed, writes nothing.
+    let marks = "SELECT array_agg(id::text || excluded_reason || excluded_at::text ORDER BY id)
+                 FROM responses WHERE excluded_reason IS NOT NULL";
+    let before: Vec<String> = sqlx::query_scalar(marks).fetch_one(&app.pool).await.expect("marks");
+    let (_, mut again) =
         api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/vton/curation"), None).await;
+    assert_eq!(again["responses_changed"], 0, "{again}");
+    again["responses_changed"] = summary["responses_changed"].clone();
     assert_eq!(again, summary);
+    let after: Vec<String> = sqlx::query_scalar(marks).fetch_one(&app.pool).await.expect("marks");
+    assert_eq!(after, before, "the marks and their times are kept");
+    // A mark removed by hand (e.g. a manual change) is put back, and only it.
+    sqlx::query(
+        "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL
+         WHERE id = (SELECT min(id::text)::uuid FROM responses WHERE excluded_reason IS NOT NULL)",
+    )
+    .execute(&app.pool)
+    .await
+    .expect("unmark");
+    let (_, third) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/vton/curation"), None).await;
+    assert_eq!((third["responses_excluded"].clone(), third["responses_changed"].clone()), (json!(12), json!(1)));
 
     let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
     let ranking = gt["models"]["all"]["all"].as_array().expect("ranking");

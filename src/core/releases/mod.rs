@@ -49,6 +49,7 @@ pub enum Author {
 
 /// Cuts the next release of a campaign: snapshot, derived files, manifest,
 /// archive, stored in one transaction that numbers it.
+#[tracing::instrument(level = "debug", skip(pool, kinds, by, note, license))]
 pub async fn create(
     pool: &PgPool,
     kinds: &super::Registry,

@@ -250,6 +250,7 @@ impl Snapshot {
     /// [`Snapshot::load`] reading only the bulky `parts` asked for (the
     /// others are left empty): for live exports that need only some of them
     /// (with `pseudonymize`, pseudonyms would follow only the parts read).
+    #[tracing::instrument(level = "debug", skip(pool, parts))]
     pub async fn load_parts(pool: &PgPool, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
         let c = campaigns::get(pool, campaign_id).await?;
         let items = if parts.items {

@@ -206,8 +206,11 @@ pub struct CurationSummary {
     /// The preset used.
     #[schema(value_type = String)]
     pub preset: Preset,
-    /// Responses newly marked excluded.
+    /// Responses this curation excludes.
     pub responses_excluded: u64,
+    /// Responses whose exclusion this run added, removed or changed (0 when
+    /// nothing changed since the last run: then nothing is written).
+    pub responses_changed: u64,
     /// (questionnaire, annotator) pairs removed by the annotator rules.
     pub annotators_excluded: usize,
     /// Questionnaires dropped (too little agreement or too few annotators).
@@ -221,7 +224,9 @@ pub struct CurationSummary {
 }
 
 /// Runs curation and records its decisions on the responses (re-runnable:
-/// earlier curation marks are replaced). Returns the summary.
+/// only marks that differ from the last run are written, so a re-run with
+/// nothing new writes nothing and the cached ground truth stays). Returns
+/// the summary.
 pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<CurationSummary> {
     let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
     let curation = &gt.curation;
@@ -240,7 +245,8 @@ pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign
     let marked = responses::set_curation_exclusions(pool, campaign_id, &exclusions).await?;
     Ok(CurationSummary {
         preset: gt.thresholds.preset,
-        responses_excluded: marked,
+        responses_excluded: marked.excluded,
+        responses_changed: marked.changed,
         annotators_excluded: exclusions.iter().filter(|e| e.2 != "questionnaire_dropped").count(),
         questionnaires_dropped: dropped.len(),
         alpha_mean_before: curation.alpha_mean_before,

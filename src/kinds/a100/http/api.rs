@@ -1,11 +1,12 @@
 //! A100 admin routes: import a question set, score models, pilot rounds.
 
+use super::A100Campaign;
 use crate::core::items;
 use crate::core::Code;
-use crate::core::{campaigns, Error};
+use crate::core::Error;
 use crate::http::error::{AppResult, ErrorBody};
-use crate::http::extract::{Admin, Json, Path, Query};
-use crate::http::kind_routes::campaign_of_kind;
+use crate::http::extract::{Admin, Json, Query};
+use crate::http::kind_routes::KindCampaign;
 use crate::http::AppState;
 use crate::kinds::a100::models::{self, ModelScore};
 use crate::kinds::a100::pilot::{self, PilotQuestion, PilotReport};
@@ -15,12 +16,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use std::collections::HashMap;
 use uuid::Uuid;
-
-/// The campaign, if it is an A100 (LAT or AAT) campaign (422 otherwise); the kind's API and pages
-/// both start with it.
-pub(super) async fn a100_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::LAT, super::super::AAT], Code::WrongKind, "an A100").await
-}
 
 /// How many questions were imported.
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -36,10 +31,9 @@ pub struct QuestionsImported {
 pub async fn import_questions(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: A100Campaign,
     Json(set): Json<QuestionSet>,
 ) -> AppResult<(StatusCode, axum::Json<QuestionsImported>)> {
-    a100_campaign(&s, id).await?;
     let imported = items::import(&s.pool, &s.kinds, id, &question::to_items(&set)).await?;
     Ok((StatusCode::CREATED, axum::Json(QuestionsImported { imported })))
 }
@@ -59,10 +53,9 @@ pub struct ModelAnswers {
 pub async fn score_model(
     Admin(admin): Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: A100Campaign,
     Json(body): Json<ModelAnswers>,
 ) -> AppResult<(StatusCode, axum::Json<ModelScore>)> {
-    a100_campaign(&s, id).await?;
     let score = models::score(&s.pool, &s.kinds, id, admin.id, &body.model, &body.answers).await?;
     Ok((StatusCode::CREATED, axum::Json(score)))
 }
@@ -73,9 +66,8 @@ pub async fn score_model(
 pub async fn list_models(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: A100Campaign,
 ) -> AppResult<axum::Json<Vec<ModelScore>>> {
-    a100_campaign(&s, id).await?;
     Ok(axum::Json(models::list(&s.pool, id).await?))
 }
 
@@ -104,7 +96,7 @@ async fn pilot_input(
     for raw in q.rounds.split(',').map(str::trim).filter(|r| !r.is_empty()) {
         let id: Uuid =
             raw.parse().map_err(|_| Error::invalid(Code::InvalidRound, format!("`{raw}` is not a campaign id")))?;
-        a100_campaign(s, id).await?;
+        A100Campaign::of(s, id).await?;
         rounds.push(id);
     }
     if rounds.is_empty() {

@@ -4,9 +4,20 @@
 mod api;
 mod pages;
 
-use crate::http::kind_routes::KindRoutes;
+use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+/// The routes of A100 (LAT or AAT) campaigns (see [`KindCampaign`]).
+pub struct A100;
+
+impl CampaignKind for A100 {
+    const KINDS: &'static [&'static str] = &[super::LAT, super::AAT];
+    const WHAT: &'static str = "an A100";
+}
+
+/// The A100 (LAT or AAT) campaign the path names.
+pub type A100Campaign = KindCampaign<A100>;
 
 /// An A100 answer, as `POST .../assignments/{id}/responses` takes it in
 /// `answer`: the id of the chosen image among the question's choices.

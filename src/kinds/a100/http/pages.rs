@@ -1,8 +1,10 @@
 //! The A100 page of a campaign: questions by consistency with their vote
 //! distributions, and models scored side by side.
 
+use super::A100Campaign;
 use crate::core::{campaigns, ground_truth, Error};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::paging::{PageQuery, Pager};
 use crate::http::pages::{render, OnPage, PageResult};
@@ -49,11 +51,10 @@ struct PilotPage {
 async fn pilot_page(
     _: OnPage<Admin>,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, campaign, .. }: A100Campaign,
     // Repeated `round=` parameters: read the raw query (Query cannot collect them).
     query: axum::extract::RawQuery,
 ) -> PageResult {
-    let campaign = super::api::a100_campaign(&s, id).await?;
     let query = PageQuery::parse(query.0.as_deref());
     let chosen: Vec<Uuid> = query.values("round").filter_map(|v| v.parse().ok()).collect();
     let top = query.value("top").and_then(|t| t.parse::<usize>().ok());
@@ -144,7 +145,7 @@ async fn build(
         Some((message, form)) => (Some(message), form),
         None => (None, ScoreForm::default()),
     };
-    let campaign = super::api::a100_campaign(s, id).await?;
+    let campaign = A100Campaign::of(s, id).await?;
     let gt = A100Result::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let mut rows: Vec<Row> = gt
         .questions
@@ -248,10 +249,9 @@ async fn score(
     OnPage(Admin(admin)): OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: A100Campaign,
     Form(form): Form<ScoreForm>,
 ) -> PageResult {
-    super::api::a100_campaign(&s, id).await?;
     let answers = match pasted_answers(&form.answers) {
         Ok(answers) => answers,
         Err(message) => return build(&s, id, &session, &PageQuery::default(), Some((message, form))).await,

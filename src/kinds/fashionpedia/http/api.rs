@@ -1,12 +1,12 @@
 //! Fashionpedia admin API: the ontology, masks from COCO files, the COCO
 //! export (streamed) and the statistics.
 
-use crate::core::Code;
-use crate::core::{campaigns, ground_truth};
+use super::FashionpediaCampaign;
+use crate::core::ground_truth;
 use crate::http::api::body_text;
 use crate::http::error::{AppResult, ErrorBody};
-use crate::http::extract::{Admin, Path};
-use crate::http::kind_routes::campaign_of_kind;
+use crate::http::extract::Admin;
+use crate::http::kind_routes::KindCampaign;
 use crate::http::AppState;
 use crate::kinds::fashionpedia::export;
 use crate::kinds::fashionpedia::result::{FpResult, Stats};
@@ -15,13 +15,6 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
-use uuid::Uuid;
-
-/// The campaign, if it is a Fashionpedia campaign (422 otherwise); the kind's API and pages
-/// both start with it.
-pub(super) async fn fp_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::NAME], Code::WrongKind, "a Fashionpedia").await
-}
 
 /// Import (or replace) the ontology: `{"categories": [...], "attributes": [...]}`
 /// as released (`category_attributes_descriptions.json`).
@@ -30,10 +23,9 @@ pub(super) async fn fp_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::
 pub async fn import_ontology(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: FashionpediaCampaign,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
-    fp_campaign(&s, id).await?;
     let o = store::save_ontology(&s.pool, &s.kinds, id, body_text(&body)?).await?;
     Ok((
         StatusCode::CREATED,
@@ -50,10 +42,9 @@ pub async fn import_ontology(
 pub async fn import_coco(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: FashionpediaCampaign,
     body: axum::body::Body,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
-    fp_campaign(&s, id).await?;
     // Spooled to disk as it arrives, then read in two streaming passes: a
     // release-sized file never sits in memory.
     let spool = super::spool(body).await?;
@@ -74,11 +65,10 @@ pub async fn import_coco(
 pub async fn import_df2(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: FashionpediaCampaign,
     crate::http::extract::Query(q): crate::http::extract::Query<Df2Split>,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
-    fp_campaign(&s, id).await?;
     let imported = store::import_df2(&s.pool, &s.kinds, id, body_text(&body)?, q.split.as_deref()).await?;
     Ok((StatusCode::CREATED, axum::Json(imported)))
 }
@@ -101,10 +91,9 @@ pub struct Df2Split {
 pub async fn export_coco(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, campaign, .. }: FashionpediaCampaign,
     crate::http::extract::Query(query): crate::http::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    let campaign = fp_campaign(&s, id).await?;
     let chunks = export::coco_chunks(&s.pool, &s.kinds, id, query.partial).await?;
     let name = crate::http::api::export_file_name(&campaign, "coco", "json");
     Ok(crate::http::api::streamed_attachment("application/json", &name, chunks))
@@ -115,7 +104,10 @@ pub async fn export_coco(
 /// review acceptance per annotator, missing-attribute suggestions, alpha.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/fashionpedia/stats", tag = "fashionpedia", params(("id" = Uuid, Path)),
     responses((status = 200, body = Object)))]
-pub async fn stats(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Stats>> {
-    fp_campaign(&s, id).await?;
+pub async fn stats(
+    _: Admin,
+    State(s): State<AppState>,
+    KindCampaign { id, .. }: FashionpediaCampaign,
+) -> AppResult<axum::Json<Stats>> {
     Ok(axum::Json(FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?.stats))
 }

@@ -5,9 +5,20 @@ mod api;
 mod pages;
 
 use crate::core::Code;
-use crate::http::kind_routes::KindRoutes;
+use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+/// The routes of Fashionpedia campaigns (see [`KindCampaign`]).
+pub struct Fashionpedia;
+
+impl CampaignKind for Fashionpedia {
+    const KINDS: &'static [&'static str] = &[super::NAME];
+    const WHAT: &'static str = "a Fashionpedia";
+}
+
+/// The Fashionpedia campaign the path names.
+pub type FashionpediaCampaign = KindCampaign<Fashionpedia>;
 
 /// A request body written to a temporary file as it arrives (removed when dropped).
 pub(crate) async fn spool(body: axum::body::Body) -> crate::http::error::AppResult<tempfile_path::Spool> {

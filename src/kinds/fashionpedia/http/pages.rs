@@ -3,8 +3,10 @@
 //! paper's Table 5 layout, attributes per mask, review acceptance,
 //! suggestions for the ontology). Also serves the task page's script.
 
+use super::FashionpediaCampaign;
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS, JAVASCRIPT};
 use crate::http::pages::{render_with, upload, OnPage, PageResult, Refusal};
 use crate::http::{csrf, AppState};
@@ -73,7 +75,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 
 /// The page, with a refused import beside its form (and the refusal's status).
 async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
-    let campaign = super::api::fp_campaign(s, id).await?;
+    let campaign = FashionpediaCampaign::of(s, id).await?;
     let config = FpConfig::parse(&campaign.config).map_err(crate::core::Error::from)?;
     let ontology = store::ontology(&s.pool, id).await?;
     let applies = match (&config.applies, &ontology) {
@@ -113,10 +115,9 @@ async fn import_ontology(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: FashionpediaCampaign,
     req: axum::extract::Request,
 ) -> PageResult {
-    super::api::fp_campaign(&s, id).await?;
     let upload = upload::read(req).await?;
     let outcome = store::save_ontology(&s.pool, &s.kinds, id, upload.text())
         .await
@@ -128,10 +129,9 @@ async fn import_df2(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: FashionpediaCampaign,
     req: axum::extract::Request,
 ) -> PageResult {
-    super::api::fp_campaign(&s, id).await?;
     let upload = upload::read(req).await?;
     let outcome = store::import_df2(&s.pool, &s.kinds, id, upload.text(), None)
         .await
@@ -143,10 +143,9 @@ async fn import_coco(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: FashionpediaCampaign,
     req: axum::extract::Request,
 ) -> PageResult {
-    super::api::fp_campaign(&s, id).await?;
     let upload = upload::read(req).await?;
     let outcome = store::import_coco(&s.pool, &s.kinds, id, upload.text()).await.map(|r| {
         format!(

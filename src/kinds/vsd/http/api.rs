@@ -1,12 +1,12 @@
 //! VSD admin API: rankings in, the pool built from them, a random sample,
 //! the benchmark-format export, and model scoring.
 
-use crate::core::Code;
-use crate::core::{campaigns, ground_truth, Error};
+use super::VsdCampaign;
+use crate::core::{ground_truth, Error};
 use crate::http::api::{attachment, body_text};
 use crate::http::error::{AppResult, ErrorBody};
-use crate::http::extract::{Admin, Json, Path, Query};
-use crate::http::kind_routes::campaign_of_kind;
+use crate::http::extract::{Admin, Json, Query};
+use crate::http::kind_routes::KindCampaign;
 use crate::http::AppState;
 use crate::kinds::vsd::eds::Suspects;
 use crate::kinds::vsd::pool::{self, PoolChange};
@@ -16,13 +16,6 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
-use uuid::Uuid;
-
-/// The campaign, if it is a VSD campaign (422 otherwise); the kind's API and pages
-/// both start with it.
-pub(super) async fn vsd_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::NAME], Code::WrongKind, "a VSD").await
-}
 
 /// Import model rankings: CSV `model,query,candidate,rank[,score]` (rank
 /// zero-based) or JSON lines with those fields. All or nothing; a row
@@ -33,10 +26,9 @@ pub(super) async fn vsd_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns:
 pub async fn import_rankings(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
-    vsd_campaign(&s, id).await?;
     let stored = import::store_text(&s.pool, id, body_text(&body)?).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "stored": stored }))))
 }
@@ -45,8 +37,11 @@ pub async fn import_rankings(
 /// are added to the pool): sizes, overlap, pairs.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/vsd/suspects", tag = "vsd", params(("id" = Uuid, Path)),
     responses((status = 200, body = Object)))]
-pub async fn suspects(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Suspects>> {
-    vsd_campaign(&s, id).await?;
+pub async fn suspects(
+    _: Admin,
+    State(s): State<AppState>,
+    KindCampaign { id, .. }: VsdCampaign,
+) -> AppResult<axum::Json<Suspects>> {
     Ok(axum::Json(pool::suspects(&s.pool, id).await?.1))
 }
 
@@ -57,9 +52,8 @@ pub async fn suspects(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>)
 pub async fn add_to_pool(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
 ) -> AppResult<axum::Json<PoolChange>> {
-    vsd_campaign(&s, id).await?;
     Ok(axum::Json(pool::add_suspects(&s.pool, &s.kinds, id).await?))
 }
 
@@ -71,10 +65,9 @@ pub async fn add_to_pool(
 pub async fn add_sample(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
     Json(req): Json<pool::SampleRequest>,
 ) -> AppResult<axum::Json<pool::SampleAdded>> {
-    vsd_campaign(&s, id).await?;
     Ok(axum::Json(pool::add_sample(&s.pool, &s.kinds, id, &req).await?))
 }
 
@@ -88,10 +81,9 @@ pub async fn add_sample(
 pub async fn benchmark(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, campaign, .. }: VsdCampaign,
     crate::http::extract::Query(query): crate::http::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    let campaign = vsd_campaign(&s, id).await?;
     let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let body = serde_json::to_string(&gt.benchmark(query.partial))
         .map_err(|e| Error::internal("writing the benchmark JSON", e))?;
@@ -116,11 +108,10 @@ pub struct ModelName {
 pub async fn score_model(
     Admin(admin): Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
     Query(q): Query<ModelName>,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
-    vsd_campaign(&s, id).await?;
     let scores = scoring::parse_scores(body_text(&body)?)?;
     let stored = scoring::store(&s.pool, id, admin.id, &q.model, &scores).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "model": q.model.trim(), "pairs": stored }))))
@@ -133,8 +124,7 @@ pub async fn score_model(
 pub async fn models(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
 ) -> AppResult<axum::Json<scoring::ScoringReport>> {
-    vsd_campaign(&s, id).await?;
     Ok(axum::Json(scoring::report(&s.pool, &s.kinds, id).await?))
 }

@@ -4,9 +4,20 @@
 mod api;
 mod pages;
 
-use crate::http::kind_routes::KindRoutes;
+use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+/// The routes of VSD campaigns (see [`KindCampaign`]).
+pub struct Vsd;
+
+impl CampaignKind for Vsd {
+    const KINDS: &'static [&'static str] = &[super::NAME];
+    const WHAT: &'static str = "a VSD";
+}
+
+/// The VSD campaign the path names.
+pub type VsdCampaign = KindCampaign<Vsd>;
 
 /// A VSD answer, as `POST .../assignments/{id}/responses` takes it in
 /// `answer`: `label` is `"1"` (similar), `"0"` (not similar), `"unsure"`

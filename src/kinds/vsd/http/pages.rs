@@ -4,8 +4,10 @@
 //! model scoring side by side with the leave-one-model-out table. Also
 //! serves images under `ATELIER_VSD_IMAGE_ROOT`.
 
+use super::VsdCampaign;
 use crate::core::{campaigns, ground_truth};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::paging::{PageQuery, Pager};
 use crate::http::pages::{render_with, upload, OnPage, PageResult, Refusal};
@@ -97,7 +99,7 @@ async fn show_page(
     query: &PageQuery,
     refused: Option<Refusal>,
 ) -> PageResult {
-    let campaign = super::api::vsd_campaign(s, id).await?;
+    let campaign = VsdCampaign::of(s, id).await?;
     let (config, suspects) = pool::suspects(&s.pool, id).await?;
     let mut result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
     let flagged_pager = Pager::new(result.flagged.len(), query, "flagged", "flagged");
@@ -141,10 +143,9 @@ async fn import_rankings(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
     req: axum::extract::Request,
 ) -> PageResult {
-    super::api::vsd_campaign(&s, id).await?;
     let upload = upload::read(req).await?;
     let kept = Refusal::keep_pasted(&upload);
     let outcome = import::store_text(&s.pool, id, upload.text())
@@ -157,9 +158,8 @@ async fn add_to_pool(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
 ) -> PageResult {
-    super::api::vsd_campaign(&s, id).await?;
     let outcome = pool::add_suspects(&s.pool, &s.kinds, id).await.map(|change| {
         format!(
             "{} new pair(s) added to the pool, {} existing pair(s) gained proposers. Form batches on the campaign page to ask the new pairs.",
@@ -180,10 +180,9 @@ async fn add_sample(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
     axum::Form(form): axum::Form<SampleForm>,
 ) -> PageResult {
-    super::api::vsd_campaign(&s, id).await?;
     let request = pool::SampleRequest { b: Some(form.b), seed: form.seed, ..Default::default() };
     let outcome = pool::add_sample(&s.pool, &s.kinds, id, &request).await.map(|added| {
         format!(
@@ -199,10 +198,9 @@ async fn score_model(
     OnPage(Admin(admin)): OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VsdCampaign,
     req: axum::extract::Request,
 ) -> PageResult {
-    super::api::vsd_campaign(&s, id).await?;
     let form = upload::read(req).await?;
     let model = form.field("model").trim().to_owned();
     let outcome = async {

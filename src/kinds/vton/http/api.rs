@@ -1,12 +1,13 @@
 //! VTON admin routes: import triplets, run curation, re-queue, score a
 //! quality predictor, and the questionnaire table.
 
+use super::VtonCampaign;
 use crate::core::Code;
-use crate::core::{campaigns, ground_truth, items, Error};
+use crate::core::{ground_truth, items, Error};
 use crate::http::api::{body_text, chunks_attachment};
 use crate::http::error::{AppResult, ErrorBody};
-use crate::http::extract::{Admin, Json, Path, Query};
-use crate::http::kind_routes::campaign_of_kind;
+use crate::http::extract::{Admin, Json, Query};
+use crate::http::kind_routes::KindCampaign;
 use crate::http::AppState;
 use crate::kinds::vton::predictor::PredictorOptions;
 use crate::kinds::vton::qbench;
@@ -16,13 +17,6 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use uuid::Uuid;
-
-/// The campaign, if it is a VTON campaign (422 otherwise); the kind's API and pages
-/// both start with it.
-pub(super) async fn vton_campaign(s: &AppState, id: Uuid) -> AppResult<campaigns::Campaign> {
-    campaign_of_kind(s, id, &[super::super::NAME], Code::WrongKind, "a VTON").await
-}
 
 fn is_csv(headers: &HeaderMap) -> bool {
     headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/csv"))
@@ -36,10 +30,9 @@ fn is_csv(headers: &HeaderMap) -> bool {
 pub async fn import_triplets(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VtonCampaign,
     body: Bytes,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
-    vton_campaign(&s, id).await?;
     // The same parser as the campaign page's import box: JSON or CSV by content.
     let new = service::parse_triplets(body_text(&body)?)?;
     let imported = items::import(&s.pool, &s.kinds, id, &new).await?;
@@ -62,11 +55,10 @@ pub struct CurationRequest {
 pub async fn run_curation(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VtonCampaign,
     // The body is optional: empty (or `null`) means "with the campaign's preset".
     crate::http::extract::MaybeJson(request): crate::http::extract::MaybeJson<CurationRequest>,
 ) -> AppResult<axum::Json<service::CurationSummary>> {
-    vton_campaign(&s, id).await?;
     if let Some(preset) = request.and_then(|r| r.preset) {
         service::set_preset(&s.pool, &s.kinds, id, preset).await?;
     }
@@ -76,8 +68,11 @@ pub async fn run_curation(
 /// Re-queue questionnaires with too few reliable annotators to new workers.
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vton/requeue", tag = "vton", params(("id" = Uuid, Path)),
     responses((status = 200, body = Object)))]
-pub async fn requeue(_: Admin, State(s): State<AppState>, Path(id): Path<Uuid>) -> AppResult<axum::Json<Value>> {
-    vton_campaign(&s, id).await?;
+pub async fn requeue(
+    _: Admin,
+    State(s): State<AppState>,
+    KindCampaign { id, .. }: VtonCampaign,
+) -> AppResult<axum::Json<Value>> {
     Ok(axum::Json(json!({ "requeued": service::requeue_dropped(&s.pool, &s.kinds, id).await? })))
 }
 
@@ -104,12 +99,11 @@ pub struct PredictorScores {
 pub async fn predictor(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VtonCampaign,
     Query(options): Query<PredictorOptions>,
     headers: HeaderMap,
     body: Bytes,
 ) -> AppResult<axum::Json<Value>> {
-    vton_campaign(&s, id).await?;
     let scores = if is_csv(&headers) {
         parse_scores(body_text(&body)?)?
     } else {
@@ -147,10 +141,9 @@ fn parse_scores(text: &str) -> Result<HashMap<String, f64>, Error> {
 pub async fn questionnaires_csv(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VtonCampaign,
 ) -> AppResult<axum::response::Response> {
     use axum::response::IntoResponse;
-    vton_campaign(&s, id).await?;
     let aggregate = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
     // Reads the whole ground truth back: off the async workers.
     let csv = crate::core::heavy::run(move || {
@@ -166,9 +159,8 @@ pub async fn questionnaires_csv(
 pub async fn qbench_answers(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, campaign, .. }: VtonCampaign,
 ) -> AppResult<axum::response::Response> {
-    let campaign = vton_campaign(&s, id).await?;
     let name = crate::http::api::export_file_name(&campaign, "answers", "csv");
     Ok(chunks_attachment("text/csv; charset=utf-8", &name, qbench::export_answers(&s.pool, id).await?))
 }
@@ -179,9 +171,8 @@ pub async fn qbench_answers(
 pub async fn qbench_images(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, campaign, .. }: VtonCampaign,
 ) -> AppResult<axum::response::Response> {
-    let campaign = vton_campaign(&s, id).await?;
     let name = crate::http::api::export_file_name(&campaign, "images", "csv");
     Ok(chunks_attachment("text/csv; charset=utf-8", &name, qbench::export_images(&s.pool, id).await?))
 }
@@ -220,10 +211,9 @@ pub struct QbenchImport {
 pub async fn qbench_import(
     _: Admin,
     State(s): State<AppState>,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VtonCampaign,
     Json(body): Json<QbenchImport>,
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
-    vton_campaign(&s, id).await?;
     let attention = attention_map(&body.attention)?;
     let release = qbench::parse(&body.answers, &body.images)?;
     Ok((StatusCode::CREATED, axum::Json(qbench::import(&s.pool, &s.kinds, id, &release, &attention).await?)))

@@ -4,9 +4,20 @@
 mod api;
 mod pages;
 
-use crate::http::kind_routes::KindRoutes;
+use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+/// The routes of VTON campaigns (see [`KindCampaign`]).
+pub struct Vton;
+
+impl CampaignKind for Vton {
+    const KINDS: &'static [&'static str] = &[super::NAME];
+    const WHAT: &'static str = "a VTON";
+}
+
+/// The VTON campaign the path names.
+pub type VtonCampaign = KindCampaign<Vton>;
 
 /// A VTON answer, as `POST .../assignments/{id}/responses` takes it in
 /// `answer`: the rating 1 (unnatural), 2 (slightly unnatural) or 3

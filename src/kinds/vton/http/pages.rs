@@ -1,11 +1,14 @@
 //! The VTON page of a campaign: what curation removed and why, alpha before
 //! and after, model rankings, the human ceiling, and predictor scoring.
 
-use crate::core::{campaigns, ground_truth};
+use super::VtonCampaign;
+use crate::core::campaigns;
+use crate::core::ground_truth::{self, Freshness};
 use crate::http::extract::{Admin, Path};
+use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::charts::histogram;
-use crate::http::pages::{render, OnPage, PageResult};
+use crate::http::pages::{render_with, OnPage, PageResult, Refusal};
 use crate::http::{csrf, AppState};
 use crate::kinds::vton::curation::{Preset, Rule};
 use crate::kinds::vton::result::VtonGroundTruth;
@@ -13,6 +16,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::routing::{get, post};
 use axum::Router;
+use std::sync::Arc;
 use tower_sessions::Session;
 use uuid::Uuid;
 
@@ -27,9 +31,21 @@ pub fn router() -> Router<AppState> {
 #[derive(Template)]
 #[template(path = "kinds/vton/admin.html")]
 struct VtonPage {
-    preset: String,
     campaign: campaigns::Campaign,
     csrf_token: String,
+    /// What the ground truth says, as shown.
+    f: Arc<Figures>,
+    /// Set when `f` predates the campaign's last change (being updated).
+    as_of: Option<String>,
+    /// A form of the page the service refused, shown beside it.
+    refused: Option<Refusal>,
+}
+
+/// The page's figures, derived once per change of the campaign from its
+/// ground truth (tens of MB at VTON-QBench size) and kept beside it: a view
+/// reads this, not the ground truth (see [`ground_truth::summary`]).
+struct Figures {
+    preset: String,
     rules: Vec<(String, usize)>,
     dropped_alpha: usize,
     dropped_total: usize,
@@ -45,9 +61,9 @@ fn fmt(v: Option<f64>) -> String {
     v.map_or_else(|| "not defined (too few ratings, or every rating the same)".to_owned(), |x| format!("{x:.3}"))
 }
 
-async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    let campaign = super::api::vton_campaign(&s, id).await?;
-    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+/// The page's figures from the ground truth's JSON text.
+fn figures(json: &[u8]) -> crate::core::Result<Figures> {
+    let gt = VtonGroundTruth::from_json(json)?;
     let c = &gt.curation;
     let preset = gt.thresholds.preset;
     let rules: &[Rule] = if preset == Preset::VtonQbenchCode {
@@ -98,10 +114,8 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
         ((*label).to_owned(), shown)
     })
     .collect();
-    render(&VtonPage {
+    Ok(Figures {
         preset: preset.name().to_owned(),
-        campaign,
-        csrf_token: csrf::token(&session).await?,
         rules,
         dropped_alpha: dropped_total - too_few,
         dropped_total,
@@ -114,6 +128,30 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
     })
 }
 
+async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
+    show_page(&s, &session, id, None).await
+}
+
+/// The page, with a refused form beside its section (and the refusal's status).
+async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
+    let campaign = VtonCampaign::of(s, id).await?;
+    let (f, freshness) = ground_truth::summary(&s.pool, &s.kinds, id, "vton-page", figures).await?;
+    let as_of = match freshness {
+        Freshness::Current => None,
+        Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
+    };
+    let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
+    render_with(status, &VtonPage { campaign, csrf_token: csrf::token(session).await?, f, as_of, refused })
+}
+
+/// Template helpers.
+impl VtonPage {
+    /// The refusal of the form in section `form`, if it was refused.
+    fn refusal(&self, form: &str) -> Option<String> {
+        Refusal::of_form(&self.refused, form)
+    }
+}
+
 #[derive(serde::Deserialize)]
 struct CurateForm {
     preset: Option<crate::kinds::vton::curation::Preset>,
@@ -123,31 +161,48 @@ async fn curate(
     _: OnPage<Admin>,
     State(s): State<AppState>,
     session: Session,
-    Path(id): Path<Uuid>,
+    KindCampaign { id, .. }: VtonCampaign,
     axum::Form(form): axum::Form<CurateForm>,
 ) -> PageResult {
-    super::api::vton_campaign(&s, id).await?;
-    if let Some(preset) = form.preset {
-        crate::kinds::vton::service::set_preset(&s.pool, &s.kinds, id, preset).await?;
+    let outcome = async {
+        if let Some(preset) = form.preset {
+            crate::kinds::vton::service::set_preset(&s.pool, &s.kinds, id, preset).await?;
+        }
+        let summary = crate::kinds::vton::service::run_curation(&s.pool, &s.kinds, id).await?;
+        Ok(format!(
+            "Curation ({}) recorded: {} responses excluded, {} changed since the last run ({} annotator-questionnaire pairs removed, {} questionnaires dropped).",
+            summary.preset.name(),
+            summary.responses_excluded,
+            summary.responses_changed,
+            summary.annotators_excluded,
+            summary.questionnaires_dropped
+        ))
     }
-    let summary = crate::kinds::vton::service::run_curation(&s.pool, &s.kinds, id).await?;
-    let message = format!(
-        "Curation ({}) recorded: {} responses excluded ({} annotator-questionnaire pairs removed, {} questionnaires dropped).",
-        summary.preset.name(),
-        summary.responses_excluded,
-        summary.annotators_excluded,
-        summary.questionnaires_dropped
-    );
-    Ok(crate::http::flash::redirect(&session, message, &format!("/admin/campaigns/{id}/vton")).await)
+    .await;
+    act(&s, &session, id, "curation", outcome).await
 }
 
-async fn requeue(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Path(id): Path<Uuid>) -> PageResult {
-    super::api::vton_campaign(&s, id).await?;
-    let n = crate::kinds::vton::service::requeue_dropped(&s.pool, &s.kinds, id).await?;
-    Ok(crate::http::flash::redirect(
-        &session,
-        format!("{n} questionnaire(s) re-queued for new workers."),
-        &format!("/admin/campaigns/{id}/vton"),
-    )
-    .await)
+async fn requeue(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    KindCampaign { id, .. }: VtonCampaign,
+) -> PageResult {
+    let outcome = crate::kinds::vton::service::requeue_dropped(&s.pool, &s.kinds, id)
+        .await
+        .map(|n| format!("{n} questionnaire(s) re-queued for new workers."));
+    act(&s, &session, id, "curation", outcome).await
+}
+
+/// A page form's outcome: its message flashed and back to the page, or the
+/// refusal beside the form (these forms take no typed input to keep).
+async fn act(
+    s: &AppState,
+    session: &Session,
+    id: Uuid,
+    form: &'static str,
+    outcome: Result<String, crate::core::Error>,
+) -> PageResult {
+    let to = format!("/admin/campaigns/{id}/vton");
+    crate::http::pages::act(session, outcome, &to, form, Vec::new(), |r| show_page(s, session, id, Some(r))).await
 }
