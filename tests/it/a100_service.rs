@@ -214,6 +214,38 @@ async fn lat_ground_truth_undoes_shuffling_excludes_failed_attention_checks_and_
     assert_eq!(page.status(), StatusCode::OK);
     let html = page.text().await.expect("html");
     assert!(html.contains("m1") && html.contains("Questions by consistency"));
+
+    // The same refusal on the page: its status, the message beside the form, the form as filled.
+    let (browser, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let score = |model: &'static str, answers: &'static str| {
+        let (browser, csrf, url) =
+            (browser.clone(), csrf.clone(), app.at(&format!("/admin/campaigns/{campaign}/a100")));
+        async move {
+            let r = browser
+                .post(url)
+                .form(&[("csrf_token", csrf.as_str()), ("model", model), ("answers", answers)])
+                .send()
+                .await
+                .expect("score");
+            (r.status(), r.text().await.expect("html"))
+        }
+    };
+    let (status, html) = score("m2", "question_id,choice_id\nq1,q2-c1\n").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{html}");
+    assert!(html.contains(r#"id="score-error""#) && html.contains(r#"value="m2""#), "{html}");
+    assert!(html.contains("q1,q2-c1\n</textarea>"), "{html}");
+    let (status, html) = score("m2", "question_id,choice_id\nq1\n").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{html}");
+    assert!(html.contains("line 2: expected `question_id,choice_id`"), "{html}");
+    let (_, list) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/a100/models"), None).await;
+    assert_eq!(list.as_array().expect("models").len(), 1, "nothing stored");
+    // Scored: back to the models, saying so.
+    let (status, _) = score("m2", "question_id,choice_id\nq1,q1-c1\nq2,q2-c3\nq3,q3-c4\n").await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let html = browser.get(app.at(&format!("/admin/campaigns/{campaign}/a100"))).send().await.expect("page");
+    let html = html.text().await.expect("html");
+    assert!(html.contains("Model `m2` scored."), "{html}");
 }
 
 #[tokio::test]

@@ -7,13 +7,13 @@ use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
 use crate::http::pages::paging::{PageQuery, Pager};
-use crate::http::pages::{render, OnPage, PageResult};
+use crate::http::pages::{render, render_with, OnPage, PageResult};
 use crate::http::{csrf, AppState};
 use crate::kinds::a100::models;
 use crate::kinds::a100::result::A100Result;
 use askama::Template;
 use axum::extract::State;
-use axum::response::{IntoResponse, Redirect};
+use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Form, Router};
 use std::collections::{HashMap, HashSet};
@@ -139,11 +139,11 @@ async fn build(
     id: Uuid,
     session: &Session,
     query: &PageQuery,
-    refused: Option<(String, ScoreForm)>,
+    refused: Option<(StatusCode, String, ScoreForm)>,
 ) -> PageResult {
-    let (error, form) = match refused {
-        Some((message, form)) => (Some(message), form),
-        None => (None, ScoreForm::default()),
+    let (status, error, form) = match refused {
+        Some((status, message, form)) => (status, Some(message), form),
+        None => (StatusCode::OK, None, ScoreForm::default()),
     };
     let campaign = A100Campaign::of(s, id).await?;
     let gt = A100Result::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
@@ -209,16 +209,19 @@ async fn build(
             ModelRow { model: m.model.clone(), headline, indexes }
         })
         .collect();
-    render(&A100Page {
-        campaign,
-        rows,
-        rows_pager,
-        models,
-        dimensions,
-        csrf_token: csrf::token(session).await?,
-        error,
-        form,
-    })
+    render_with(
+        status,
+        &A100Page {
+            campaign,
+            rows,
+            rows_pager,
+            models,
+            dimensions,
+            csrf_token: csrf::token(session).await?,
+            error,
+            form,
+        },
+    )
 }
 
 async fn page(
@@ -254,12 +257,20 @@ async fn score(
 ) -> PageResult {
     let answers = match pasted_answers(&form.answers) {
         Ok(answers) => answers,
-        Err(message) => return build(&s, id, &session, &PageQuery::default(), Some((message, form))).await,
+        Err(message) => {
+            let refused = Some((StatusCode::UNPROCESSABLE_ENTITY, message, form));
+            return build(&s, id, &session, &PageQuery::default(), refused).await;
+        }
     };
     match models::score(&s.pool, &s.kinds, id, admin.id, &form.model, &answers).await {
-        Ok(_) => Ok(Redirect::to(&format!("/admin/campaigns/{id}/a100")).into_response()),
-        Err(Error::Rejected { message, .. }) => {
-            build(&s, id, &session, &PageQuery::default(), Some((message, form))).await
+        Ok(_) => Ok(crate::http::flash::redirect(
+            &session,
+            format!("Model `{}` scored.", form.model.trim()),
+            &format!("/admin/campaigns/{id}/a100#models"),
+        )
+        .await),
+        Err(Error::Rejected { code, message }) => {
+            build(&s, id, &session, &PageQuery::default(), Some((code.status(), message, form))).await
         }
         Err(e) => Err(e.into()),
     }
