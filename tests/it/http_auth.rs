@@ -223,7 +223,7 @@ async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_valida
         ("cfg.tasks_per_questionnaire", "4".into()),
         ("cfg.sanity_per_questionnaire", "1".into()),
         ("cfg.stop_sanity_failures", "true".into()),
-        ("cfg.background", "[]".into()),
+        ("cfg.background", "".into()),
     ])
     .await;
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
@@ -235,6 +235,36 @@ async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_valida
     );
     assert_eq!(config["stop_sanity_failures"], true);
     assert_eq!(config["background"], serde_json::json!([]));
+    // Lists are lines, not JSON: background questions one per line, sanity positions by commas.
+    let page = crate::fixtures::get_text(&app, &token, &format!("/admin/campaigns/{id}")).await;
+    assert!(page.contains("One question per line: id: question | option | option"), "{page}");
+    let resp = save(vec![
+        ("cfg.background", "gender: Your gender? | female | male | other\nhand: Which hand? | left | right\n".into()),
+        ("cfg.sanity_positions", "2".into()),
+        ("cfg.tasks_per_questionnaire", "4".into()),
+        ("cfg.sanity_per_questionnaire", "1".into()),
+    ])
+    .await;
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{}", resp.text().await.unwrap_or_default());
+    let (_, c) = api(&app, &token, reqwest::Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
+    let config = &c["campaign"]["config"];
+    assert_eq!(
+        config["background"],
+        serde_json::json!([{"id": "gender", "question": "Your gender?", "options": ["female", "male", "other"]},
+                           {"id": "hand", "question": "Which hand?", "options": ["left", "right"]}])
+    );
+    assert_eq!(config["sanity_positions"], serde_json::json!([2]));
+    let page = crate::fixtures::get_text(&app, &token, &format!("/admin/campaigns/{id}")).await;
+    assert!(
+        page.contains("gender: Your gender? | female | male | other\nhand: Which hand? | left | right</textarea>"),
+        "{page}"
+    );
+    // A line that is not a question is refused, naming the line and the setting, the text kept.
+    let resp = save(vec![("cfg.background", "gender: Your gender? | female | male\nage: How old?".into())]).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = resp.text().await.expect("html");
+    assert!(html.contains("background: line 2: expected an id, a question and at least two options"), "{html}");
+    assert!(html.contains("age: How old?</textarea>"), "{html}");
     // The same rules as the API: refused with a page, nothing changed.
     let resp =
         save(vec![("cfg.tasks_per_questionnaire", "1".into()), ("cfg.sanity_per_questionnaire", "1".into())]).await;

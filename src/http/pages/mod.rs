@@ -10,6 +10,7 @@ mod mturk;
 pub mod paging;
 mod payouts;
 mod releases;
+mod setting_lines;
 mod settings;
 mod study_preview;
 pub mod upload;

@@ -3,8 +3,10 @@
 //! what is posted is typed as the setting is and checked by the same code as
 //! the API.
 
+use super::setting_lines;
 use super::{render, OnPage, PageResult};
 use crate::core::campaigns::{self, Setting};
+use crate::core::setting_help::Editor;
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings};
 use crate::core::Code;
 use crate::core::Error;
@@ -32,7 +34,7 @@ pub struct SettingRow {
     pub id: String,
     /// Whether it is one of the core's settings.
     pub core: bool,
-    /// `bool`, `choice`, `number`, `text` or `json`: the input used.
+    /// `bool`, `choice`, `number`, `text`, `lines` or `json`: the input used.
     pub input: &'static str,
     /// The options of a `choice`.
     pub options: Vec<&'static str>,
@@ -46,6 +48,8 @@ pub struct SettingRow {
     pub unit: Option<&'static str>,
     /// Where its default comes from (a paper and section).
     pub source: Option<&'static str>,
+    /// How `lines` are written, for the hint.
+    pub format: Option<&'static str>,
 }
 
 fn input_for(v: &Value) -> &'static str {
@@ -65,21 +69,44 @@ fn shown(v: &Value) -> String {
     }
 }
 
+/// How the setting is edited: its editor when the lines can hold its value.
+fn editor_of(st: &Setting) -> Editor {
+    let editor = st.help.map_or(Editor::Typed, |h| h.editor);
+    match setting_lines::to_lines(editor, &st.value) {
+        Some(_) => editor,
+        None => Editor::Typed,
+    }
+}
+
+/// How the lines of `editor` are written.
+fn format_of(editor: Editor) -> Option<&'static str> {
+    match editor {
+        Editor::Typed => None,
+        Editor::Questions => Some("One question per line: id: question | option | option …"),
+        Editor::NamesPerKey => Some("One per line: name: account, account …"),
+        Editor::Numbers => Some("Whole numbers separated by commas; empty for the default."),
+    }
+}
+
 /// The form rows of a kind's settings.
 pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
     settings
         .into_iter()
-        .map(|st| SettingRow {
+        .map(|st| (editor_of(&st), st))
+        .map(|(editor, st)| SettingRow {
+            format: format_of(editor),
             label: st.help.map(|h| h.label),
             unit: st.help.and_then(|h| h.unit),
             source: st.help.and_then(|h| h.source),
             field: format!("cfg.{}", st.key),
             id: format!("cfg-{}", st.key),
             core: false,
-            input: input_for(&st.default),
+            input: if editor == Editor::Typed { input_for(&st.default) } else { "lines" },
             options: Vec::new(),
-            value: shown(&st.value),
-            default: shown(&st.default),
+            value: setting_lines::to_lines(editor, &st.value).unwrap_or_else(|| shown(&st.value)),
+            default: setting_lines::to_lines(editor, &st.default)
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| shown(&st.default)),
             help: st.help.map_or("", |h| h.help),
             key: st.key,
         })
@@ -128,6 +155,7 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
             help,
             unit: (key == "lease_minutes").then_some("minutes"),
             source: None,
+            format: None,
         })
         .collect()
 }
@@ -146,13 +174,18 @@ fn core_settings_from(fields: &[(String, String)]) -> serde_json::Map<String, Va
 
 /// The configuration posted as `cfg.<key>` fields, each typed as its setting.
 fn config_from(settings: &[Setting], fields: &[(String, String)]) -> Result<Value, Error> {
-    let types: HashMap<&str, &'static str> =
-        settings.iter().map(|st| (st.key.as_str(), input_for(&st.default))).collect();
+    let types: HashMap<&str, (&'static str, Editor)> =
+        settings.iter().map(|st| (st.key.as_str(), (input_for(&st.default), editor_of(st)))).collect();
     let mut config = serde_json::Map::new();
     for (name, raw) in fields {
         let Some(key) = name.strip_prefix("cfg.") else { continue };
         let invalid = |what: &str| Error::invalid(Code::InvalidSetting, format!("{key}: {what}"));
-        let value = match types.get(key).copied().unwrap_or("json") {
+        let (input, editor) = types.get(key).copied().unwrap_or(("json", Editor::Typed));
+        if editor != Editor::Typed {
+            config.insert(key.to_owned(), setting_lines::from_lines(editor, raw).map_err(|e| invalid(&e))?);
+            continue;
+        }
+        let value = match input {
             "bool" => Value::Bool(raw == "true"),
             "number" => {
                 let n: f64 = raw.trim().parse().map_err(|_| invalid("expected a number"))?;

@@ -223,8 +223,9 @@ macro_rules! a100_kind {
                     SettingHelp::new(
                         "background",
                         "Background questions",
-                        "asked once before the first task: [{\"id\", \"question\", \"options\": [..]}]",
-                    ),
+                        "asked once before the first task",
+                    )
+                    .editor(crate::core::setting_help::Editor::Questions),
                     SettingHelp::new(
                         "review",
                         "Review by a second annotator",

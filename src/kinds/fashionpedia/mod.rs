@@ -17,7 +17,7 @@ pub mod result;
 pub mod store;
 
 use crate::core::kind::{escape_html, AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
-use crate::core::setting_help::SettingHelp;
+use crate::core::setting_help::{Editor, SettingHelp};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
@@ -367,7 +367,8 @@ impl TaskKind for Fashionpedia {
                 "experts",
                 "Experts per super-category",
                 "super-category -> expert account names who annotate it (others: any expert)",
-            ),
+            )
+            .editor(Editor::NamesPerKey),
             SettingHelp::new(
                 "df2_categories",
                 "DeepFashion2 categories",

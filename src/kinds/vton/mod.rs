@@ -17,7 +17,7 @@ pub mod service;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
 use crate::core::profiles::BackgroundQuestion;
-use crate::core::setting_help::SettingHelp;
+use crate::core::setting_help::{Editor, SettingHelp};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use askama::Template;
 use rand::rngs::StdRng;
@@ -380,7 +380,8 @@ impl TaskKind for Vton {
                 "sanity_positions",
                 "Positions of the sanity tasks",
                 "1-based positions of the sanity tasks (default: evenly spaced, 5, 15, 25, 35, 45 of 50)",
-            ),
+            )
+            .editor(Editor::Numbers),
             SettingHelp::new(
                 "sanity_placement",
                 "Where sanity tasks sit",
@@ -419,7 +420,8 @@ impl TaskKind for Vton {
                 "background",
                 "Background questions",
                 "asked once before the first task (default: gender, age, experience)",
-            ),
+            )
+            .editor(Editor::Questions),
             SettingHelp::new(
                 "curation",
                 "Curation rules",
