@@ -69,6 +69,15 @@ async fn main() {
     let client = service::logged_in_browser(&h).await;
     let (floor, floor_bytes) = median_ms(&client, &h.url("/admin/tokens")).await;
     println!("RESULT floor (the API tokens page): {floor:.1} ms, {floor_bytes} bytes");
+    // A pair's first comparison (both archives read; kept afterwards), once.
+    let start = Instant::now();
+    let first = client.get(h.url(&format!("/admin/campaigns/{id}/releases/diff?from=2&to=1"))).send().await;
+    assert!(first.is_ok_and(|r| r.status().is_success()), "the diff page");
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    println!(
+        "RESULT release diff, first view of a pair at {questions} questions: {ms:.1} ms ({:.1}x the floor)",
+        ms / floor
+    );
     for (what, path) in [
         ("campaign list", "/admin".to_owned()),
         ("campaign page", format!("/admin/campaigns/{id}")),
@@ -77,7 +86,7 @@ async fn main() {
         ("pilot page", format!("/admin/campaigns/{id}/a100/pilot")),
         ("payouts page", format!("/admin/campaigns/{id}/payouts")),
         ("study preview", format!("/admin/campaigns/{id}/preview")),
-        ("release diff", format!("/admin/campaigns/{id}/releases/diff?from=1&to=2")),
+        ("release diff (later views: the kept comparison)", format!("/admin/campaigns/{id}/releases/diff?from=1&to=2")),
     ] {
         let (ms, bytes) = median_ms(&client, &h.url(&path)).await;
         println!(

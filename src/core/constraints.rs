@@ -2,6 +2,29 @@
 //! the database enforces the core's invariants, and a violation says which
 //! one in words a client can act on (409 for state conflicts, 422 for bad
 //! input), instead of each caller checking first with a SELECT.
+//!
+//! Two rules are held by triggers, not foreign keys, and raise under the
+//! foreign keys' old names (migration 0022): a response belongs to its
+//! assignment's campaign and annotator (`responses_match_assignment`), and
+//! its item to that campaign (`responses_item_in_campaign`), checked for all
+//! of a statement's rows at once by the answer counter. They rest on these
+//! invariants, each enforced by the database too, and each write path is
+//! tried against them in `tests/it/db_answer_integrity.rs`:
+//! - an assignment that holds answers is never deleted
+//!   (`assignments_keep_answered`);
+//! - items are deleted only from a campaign without assignments, with the
+//!   campaign's row locked (`items_delete_unassigned`);
+//! - the keys the rules compare never change (`assignments_keys_stay`,
+//!   `items_keys_stay`, `responses_keys_stay`);
+//! - an assignment gaining answers is locked by the count's UPDATE, so it
+//!   cannot be deleted under an answer being stored.
+//!
+//! The foreign keys were measured again in session 18 (`VOTE_BENCH_SQL`
+//! adding them, `cargo bench --bench vote_ingest`): a browser's vote cycle
+//! lost 16 % (16 connections) and 28 % (64) of its rate against pgbench in
+//! the same run, the API vote 52-46 %, the key-share locks writing full-page
+//! images (6.8 kB of WAL a vote instead of 0.8 kB): over the 10 % the
+//! triggers had to beat, so they stay.
 
 use super::{Code, Error};
 

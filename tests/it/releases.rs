@@ -254,6 +254,32 @@ async fn a_release_diff_shows_exclusions_counts_and_the_campaign_state_when_no_l
     ] {
         assert!(page.contains(shown), "{shown} in {page}");
     }
+
+    // Each pair is compared once and kept: the page and the API read the same kept diff.
+    let kept: Vec<(i32, i32, String)> =
+        sqlx::query_as("SELECT from_number, to_number, atelier_version FROM release_diffs ORDER BY from_number")
+            .fetch_all(&app.pool)
+            .await
+            .expect("kept");
+    let version = env!("CARGO_PKG_VERSION").to_owned();
+    assert_eq!(kept, vec![(1, 2, version.clone()), (2, 1, version)]);
+    let path = format!("/api/v1/admin/campaigns/{campaign}/releases/1/diff/2");
+    let (_, again) = api(&app, &admin, Method::GET, &path, None).await;
+    assert_eq!(again, diff);
+    // What is kept is what is served (marked here by hand) ...
+    sqlx::query("UPDATE release_diffs SET diff = jsonb_set(diff, '{items_added}', '[\"kept\"]') WHERE from_number = 1")
+        .execute(&app.pool)
+        .await
+        .expect("mark");
+    let (_, kept) = api(&app, &admin, Method::GET, &path, None).await;
+    assert_eq!(kept["items_added"], json!(["kept"]));
+    // ... while this version made it: one made by another version is made again.
+    sqlx::query("UPDATE release_diffs SET atelier_version = '0.0.0-older' WHERE from_number = 1")
+        .execute(&app.pool)
+        .await
+        .expect("age");
+    let (_, remade) = api(&app, &admin, Method::GET, &path, None).await;
+    assert_eq!(remade, diff);
 }
 
 #[tokio::test]

@@ -42,7 +42,7 @@ fn changed_paths(a: &Value, b: &Value, prefix: &str, out: &mut Vec<String>) {
 }
 
 /// The campaign's state when the older and the newer release were cut.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct StatesAtCuts {
     /// When the older release was cut.
     pub from: String,
@@ -51,7 +51,7 @@ pub struct StatesAtCuts {
 }
 
 /// The two manifests' counts, whole.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct CountsChange {
     /// The older release's counts.
     #[schema(value_type = Object)]
@@ -62,7 +62,7 @@ pub struct CountsChange {
 }
 
 /// A parameter that differs, by its path in the manifest's `parameters`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct ParameterChange {
     /// Its path, e.g. `config.curation.min_alpha`.
     pub path: String,
@@ -75,7 +75,7 @@ pub struct ParameterChange {
 }
 
 /// An item whose label differs, with the reasons the data gives.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct LabelChange {
     /// The item's id.
     pub item: String,
@@ -88,7 +88,7 @@ pub struct LabelChange {
 }
 
 /// A response that became excluded, or counts again, between the releases.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct ExclusionChange {
     /// The item's id.
     pub item: String,
@@ -99,7 +99,7 @@ pub struct ExclusionChange {
 }
 
 /// How many exclusions for one reason were added and removed.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct ReasonChange {
     /// The exclusion's reason.
     pub reason: String,
@@ -110,7 +110,7 @@ pub struct ReasonChange {
 }
 
 /// What changed between two releases of one campaign.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct ReleaseDiff {
     /// The older release's number.
     pub from: i32,

@@ -179,7 +179,11 @@ async fn unpacked(
     packing::unpack(&bytes).map_err(|e| Error::internal("unpacking a stored release", e))
 }
 
-/// What changed from release `from` to release `to`.
+/// What changed from release `from` to release `to`. Releases never change,
+/// so the comparison (both archives unpacked and read: about a second at
+/// 30,000 items) is made once per pair and this Atelier version, and kept
+/// in `release_diffs`; later views (the diff page's pages) read it.
+#[tracing::instrument(level = "debug", skip(pool, kinds))]
 pub async fn diff(
     pool: &PgPool,
     kinds: &super::Registry,
@@ -189,6 +193,36 @@ pub async fn diff(
 ) -> Result<diff::ReleaseDiff> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
+    let version = env!("CARGO_PKG_VERSION");
+    let kept: Option<String> = sqlx::query_scalar(
+        "SELECT diff::text FROM release_diffs
+         WHERE campaign_id = $1 AND from_number = $2 AND to_number = $3 AND atelier_version = $4",
+    )
+    .bind(campaign_id)
+    .bind(from)
+    .bind(to)
+    .bind(version)
+    .fetch_optional(pool)
+    .await?;
+    // One that no longer reads (a changed type) is made again.
+    if let Some(d) = kept.and_then(|text| serde_json::from_str(&text).ok()) {
+        return Ok(d);
+    }
     let (a, b) = (unpacked(pool, campaign_id, from).await?, unpacked(pool, campaign_id, to).await?);
-    diff::diff(kind, &a, &b).map_err(|e| Error::internal("comparing two releases", e))
+    let d = diff::diff(kind, &a, &b).map_err(|e| Error::internal("comparing two releases", e))?;
+    let json = serde_json::to_value(&d).map_err(|e| Error::internal("keeping a release diff", e))?;
+    sqlx::query(
+        "INSERT INTO release_diffs (campaign_id, from_number, to_number, atelier_version, diff)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (campaign_id, from_number, to_number)
+         DO UPDATE SET atelier_version = EXCLUDED.atelier_version, diff = EXCLUDED.diff",
+    )
+    .bind(campaign_id)
+    .bind(from)
+    .bind(to)
+    .bind(version)
+    .bind(json)
+    .execute(pool)
+    .await?;
+    Ok(d)
 }
