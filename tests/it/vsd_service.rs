@@ -168,6 +168,15 @@ async fn rankings_become_a_pool_that_every_expert_labels_and_the_exports_follow_
         gt["flagged"][0]["reasons"].as_object().expect("reasons").values().next(),
         Some(&json!("image missing"))
     );
+    // The admin sees the flagged pair's images beside the reason.
+    let page = get_text(&app, &admin, &format!("/admin/campaigns/{id}/vsd")).await;
+    let flagged = &page[page.find(r#"id="flagged""#).expect("flagged")..];
+    for (role, image) in [("query", "q1"), ("candidate", "e")] {
+        let thumb =
+            format!(r#"<img src="https://img.example/{image}" alt="{role} {image}" loading="lazy" class="vsd-thumb">"#);
+        assert!(flagged.contains(&thumb), "{thumb} in {flagged}");
+    }
+    assert!(flagged.contains("image missing"), "{flagged}");
     assert_eq!(gt["estimate"]["labelled"], 4);
     assert_eq!(gt["estimate"]["positives"], 2);
     assert_eq!(gt["estimate"]["p_k"], 0.5);
