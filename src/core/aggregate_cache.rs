@@ -22,9 +22,15 @@ const KEEP: usize = 4;
 /// Derived results kept (campaign and name; the most recently used).
 const KEEP_DERIVED: usize = 32;
 
-// Compact JSON text, shared and not copied: a release-sized ground truth is
-// tens of MB as text (hundreds as a `Value`).
-static CACHE: Mutex<Vec<(Uuid, String, Bytes)>> = Mutex::new(Vec::new());
+/// The ground truths one service keeps (see [`super::Caches`]), and the
+/// results derived from them.
+#[derive(Default)]
+pub struct GroundTruths {
+    // Compact JSON text, shared and not copied: a release-sized ground truth
+    // is tens of MB as text (hundreds as a `Value`).
+    computed: Mutex<Vec<(Uuid, String, Bytes)>>,
+    derived: Mutex<Vec<((Uuid, &'static str), Derived)>>,
+}
 
 /// A result derived from a ground truth, of whatever type its reader chose.
 pub type DerivedValue = Arc<dyn Any + Send + Sync>;
@@ -39,8 +45,6 @@ pub struct Derived {
     /// The result.
     pub value: DerivedValue,
 }
-
-static DERIVED: Mutex<Vec<((Uuid, &'static str), Derived)>> = Mutex::new(Vec::new());
 
 /// The fingerprint of everything a campaign's ground truth depends on. It
 /// reads indexes and the assignments, never every response: responses are
@@ -67,46 +71,74 @@ pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> super::Result<Stri
     .await?)
 }
 
-/// The cached ground truth for this fingerprint, if any.
-pub fn get(campaign_id: Uuid, fingerprint: &str) -> Option<Bytes> {
-    let mut cache = CACHE.lock().ok()?;
-    let at = cache.iter().position(|(id, f, _)| *id == campaign_id && f == fingerprint)?;
-    // Most recently used last.
-    let entry = cache.remove(at);
-    let value = entry.2.clone();
-    cache.push(entry);
-    Some(value)
-}
+impl GroundTruths {
+    /// The cached ground truth for this fingerprint, if any.
+    pub fn get(&self, campaign_id: Uuid, fingerprint: &str) -> Option<Bytes> {
+        let mut cache = self.computed.lock().ok()?;
+        let at = cache.iter().position(|(id, f, _)| *id == campaign_id && f == fingerprint)?;
+        // Most recently used last.
+        let entry = cache.remove(at);
+        let value = entry.2.clone();
+        cache.push(entry);
+        Some(value)
+    }
 
-/// Keeps a computed ground truth.
-pub fn put(campaign_id: Uuid, fingerprint: String, value: &Bytes) {
-    if let Ok(mut cache) = CACHE.lock() {
-        cache.retain(|(id, _, _)| *id != campaign_id);
-        if cache.len() >= KEEP {
-            cache.remove(0);
+    /// Keeps a computed ground truth.
+    pub fn put(&self, campaign_id: Uuid, fingerprint: String, value: &Bytes) {
+        if let Ok(mut cache) = self.computed.lock() {
+            cache.retain(|(id, _, _)| *id != campaign_id);
+            if cache.len() >= KEEP {
+                cache.remove(0);
+            }
+            cache.push((campaign_id, fingerprint, value.clone()));
         }
-        cache.push((campaign_id, fingerprint, value.clone()));
+    }
+
+    /// The last result derived under `name` for the campaign, whatever data it
+    /// was derived from (compare its fingerprint).
+    pub fn derived(&self, campaign_id: Uuid, name: &'static str) -> Option<Derived> {
+        let mut cache = self.derived.lock().ok()?;
+        let at = cache.iter().position(|(key, _)| *key == (campaign_id, name))?;
+        let entry = cache.remove(at);
+        let value = entry.1.clone();
+        cache.push(entry);
+        Some(value)
+    }
+
+    /// Keeps a derived result, replacing the campaign's earlier one of that name.
+    pub fn put_derived(&self, campaign_id: Uuid, name: &'static str, derived: Derived) {
+        if let Ok(mut cache) = self.derived.lock() {
+            cache.retain(|(key, _)| *key != (campaign_id, name));
+            if cache.len() >= KEEP_DERIVED {
+                cache.remove(0);
+            }
+            cache.push(((campaign_id, name), derived));
+        }
     }
 }
 
-/// The last result derived under `name` for the campaign, whatever data it
-/// was derived from (compare its fingerprint).
-pub fn derived(campaign_id: Uuid, name: &'static str) -> Option<Derived> {
-    let mut cache = DERIVED.lock().ok()?;
-    let at = cache.iter().position(|(key, _)| *key == (campaign_id, name))?;
-    let entry = cache.remove(at);
-    let value = entry.1.clone();
-    cache.push(entry);
-    Some(value)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Keeps a derived result, replacing the campaign's earlier one of that name.
-pub fn put_derived(campaign_id: Uuid, name: &'static str, derived: Derived) {
-    if let Ok(mut cache) = DERIVED.lock() {
-        cache.retain(|(key, _)| *key != (campaign_id, name));
-        if cache.len() >= KEEP_DERIVED {
-            cache.remove(0);
+    #[test]
+    fn each_service_keeps_its_own_and_the_latest_per_campaign() {
+        let (one, other) = (GroundTruths::default(), GroundTruths::default());
+        let campaign = Uuid::new_v4();
+        one.put(campaign, "f1".into(), &Bytes::from_static(b"{}"));
+        assert_eq!(one.get(campaign, "f1"), Some(Bytes::from_static(b"{}")));
+        assert_eq!(other.get(campaign, "f1"), None, "another service's cache is its own");
+        assert_eq!(one.get(campaign, "f0"), None, "another fingerprint is another ground truth");
+        one.put(campaign, "f2".into(), &Bytes::from_static(b"[]"));
+        assert_eq!(one.get(campaign, "f1"), None, "a campaign keeps its latest only");
+        let derived = Derived { fingerprint: "f2".into(), at: Utc::now(), value: Arc::new(7_u32) };
+        one.put_derived(campaign, "page", derived);
+        let kept = one.derived(campaign, "page").expect("kept");
+        assert_eq!((kept.fingerprint.as_str(), kept.value.downcast_ref::<u32>()), ("f2", Some(&7)));
+        assert!(other.derived(campaign, "page").is_none());
+        for _ in 0..=KEEP {
+            one.put(Uuid::new_v4(), "f".into(), &Bytes::new());
         }
-        cache.push(((campaign_id, name), derived));
+        assert_eq!(one.get(campaign, "f2"), None, "at most KEEP campaigns");
     }
 }

@@ -2,13 +2,13 @@
 //! and writes the generic raw-response table.
 
 use super::aggregate_cache::{self, Derived, DerivedValue};
-use super::coalesce::Coalesced;
+use super::caches::Caches;
 use super::kind::{AggregationInput, ItemRecord, ResponseRecord, Table, TaskKind};
 use super::{campaigns, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Loads what the kind needs to aggregate a campaign. Responses excluded by
@@ -124,34 +124,45 @@ pub async fn worker_ids<'e>(
 /// [`super::aggregate_cache`]), else computed off the async workers (it can
 /// be heavy on big campaigns). Kinds read it back into their typed results;
 /// the API sends it as it is.
-pub async fn aggregate(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) -> Result<bytes::Bytes> {
+pub async fn aggregate(
+    pool: &PgPool,
+    kinds: &super::Registry,
+    caches: &Caches,
+    campaign_id: Uuid,
+) -> Result<bytes::Bytes> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    aggregate_of(pool, kinds.of(&campaign)?, campaign_id).await
+    aggregate_of(pool, kinds.of(&campaign)?, caches, campaign_id).await
 }
 
 /// [`aggregate`] when the campaign's kind is known.
-async fn aggregate_of(pool: &PgPool, kind: &'static dyn TaskKind, campaign_id: Uuid) -> Result<bytes::Bytes> {
+async fn aggregate_of(
+    pool: &PgPool,
+    kind: &'static dyn TaskKind,
+    caches: &Caches,
+    campaign_id: Uuid,
+) -> Result<bytes::Bytes> {
     let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
-    aggregate_at(pool, kind, campaign_id, fingerprint).await
+    aggregate_at(pool, kind, caches, campaign_id, fingerprint).await
 }
 
 /// [`aggregate_of`] with the data's fingerprint already read (read before
 /// the data: a change in between makes the next read compute again).
-#[tracing::instrument(level = "debug", skip(pool, kind, fingerprint), fields(kind = kind.name()))]
+#[tracing::instrument(level = "debug", skip(pool, kind, caches, fingerprint), fields(kind = kind.name()))]
 async fn aggregate_at(
     pool: &PgPool,
     kind: &'static dyn TaskKind,
+    caches: &Caches,
     campaign_id: Uuid,
     fingerprint: String,
 ) -> Result<bytes::Bytes> {
-    if let Some(cached) = aggregate_cache::get(campaign_id, &fingerprint) {
+    if let Some(cached) = caches.ground_truths.get(campaign_id, &fingerprint) {
         metrics::counter!("atelier_ground_truth_cache_hits_total").increment(1);
         return Ok(cached);
     }
     let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
     let json = super::heavy::run(move || super::kind::aggregate_json_with_reviews(kind, input)).await?;
     let json = bytes::Bytes::from(json);
-    aggregate_cache::put(campaign_id, fingerprint, &json);
+    caches.ground_truths.put(campaign_id, fingerprint, &json);
     Ok(json)
 }
 
@@ -175,10 +186,11 @@ pub enum Freshness {
 /// [`Freshness::Updating`], while the new one is derived in the background
 /// (one computation per campaign and name, whoever asks meanwhile): a
 /// ground truth can take seconds. The first is derived while waiting.
-#[tracing::instrument(level = "debug", skip(pool, kinds, derive))]
+#[tracing::instrument(level = "debug", skip(pool, kinds, caches, derive))]
 pub async fn summary<T: Send + Sync + 'static>(
     pool: &PgPool,
     kinds: &super::Registry,
+    caches: &Arc<Caches>,
     campaign_id: Uuid,
     name: &'static str,
     derive: fn(&[u8]) -> Result<T>,
@@ -186,20 +198,22 @@ pub async fn summary<T: Send + Sync + 'static>(
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
-    let last = aggregate_cache::derived(campaign_id, name)
+    let last = caches
+        .ground_truths
+        .derived(campaign_id, name)
         .and_then(|d| Some((d.fingerprint, d.at, d.value.downcast::<T>().ok()?)));
     match last {
         Some((derived_from, _, value)) if derived_from == fingerprint => Ok((value, Freshness::Current)),
         Some((_, as_of, value)) => {
-            let pool = pool.clone();
+            let (pool, caches) = (pool.clone(), caches.clone());
             tokio::spawn(async move {
-                if let Err(e) = derive_summary::<T>(&pool, kind, campaign_id, name, derive).await {
+                if let Err(e) = derive_summary::<T>(&pool, kind, &caches, campaign_id, name, derive).await {
                     tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
                 }
             });
             Ok((value, Freshness::Updating { as_of }))
         }
-        None => Ok((derive_summary(pool, kind, campaign_id, name, derive).await?, Freshness::Current)),
+        None => Ok((derive_summary(pool, kind, caches, campaign_id, name, derive).await?, Freshness::Current)),
     }
 }
 
@@ -208,21 +222,22 @@ pub async fn summary<T: Send + Sync + 'static>(
 async fn derive_summary<T: Send + Sync + 'static>(
     pool: &PgPool,
     kind: &'static dyn TaskKind,
+    caches: &Arc<Caches>,
     campaign_id: Uuid,
     name: &'static str,
     derive: fn(&[u8]) -> Result<T>,
 ) -> Result<Arc<T>> {
-    static RUNNING: LazyLock<Coalesced<(Uuid, &'static str), DerivedValue, super::Error>> =
-        LazyLock::new(Coalesced::default);
-    let value = RUNNING
+    let value = caches
+        .summaries
         .get((campaign_id, name), || {
-            let pool = pool.clone();
+            let (pool, caches) = (pool.clone(), caches.clone());
             async move {
                 let fingerprint = aggregate_cache::fingerprint(&pool, campaign_id).await?;
-                let json = aggregate_at(&pool, kind, campaign_id, fingerprint.clone()).await?;
+                let json = aggregate_at(&pool, kind, &caches, campaign_id, fingerprint.clone()).await?;
                 let value: DerivedValue = Arc::new(super::heavy::run(move || derive(&json)).await??);
                 let at = Utc::now();
-                aggregate_cache::put_derived(campaign_id, name, Derived { fingerprint, at, value: value.clone() });
+                let derived = Derived { fingerprint, at, value: value.clone() };
+                caches.ground_truths.put_derived(campaign_id, name, derived);
                 Ok(value)
             }
         })
@@ -236,16 +251,17 @@ async fn derive_summary<T: Send + Sync + 'static>(
 /// reads them.
 /// `partial` asks for results not yet final too (see
 /// [`TaskKind::export_partial_rows`]).
-#[tracing::instrument(level = "debug", skip(pool, kinds))]
+#[tracing::instrument(level = "debug", skip(pool, kinds, caches))]
 pub async fn csv(
     pool: &PgPool,
     kinds: &super::Registry,
+    caches: &Caches,
     campaign_id: Uuid,
     partial: bool,
 ) -> Result<Vec<bytes::Bytes>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
-    let aggregate = aggregate_of(pool, kind, campaign_id).await?;
+    let aggregate = aggregate_of(pool, kind, caches, campaign_id).await?;
     super::heavy::run(move || {
         let mut csv = super::csv_chunks::CsvChunks::default();
         if partial {

@@ -5,6 +5,7 @@
 pub mod aggregate_cache;
 pub mod assignments;
 pub mod batches;
+pub mod caches;
 pub mod campaigns;
 pub mod coalesce;
 pub mod code;
@@ -37,6 +38,7 @@ pub mod shared_answers;
 pub mod states;
 pub mod work;
 
+pub use caches::Caches;
 pub use code::Code;
 pub use error::{Error, Result};
 pub use registry::Registry;

@@ -1,6 +1,5 @@
 //! Progress per annotator ("question 12 of 50") and per campaign.
 
-use super::coalesce::Coalesced;
 use super::Result;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -58,15 +57,15 @@ pub struct CampaignProgress {
 pub async fn of_campaign(
     pool: &PgPool,
     kinds: &super::Registry,
+    caches: &super::Caches,
     campaign: &super::campaigns::Campaign,
 ) -> Result<CampaignProgress> {
-    static RUNNING: std::sync::LazyLock<Coalesced<Uuid, CampaignProgress, super::Error>> =
-        std::sync::LazyLock::new(Coalesced::default);
     // Gold items a kind shares across batches (VTON's sanity tasks) wait in
     // reserve: no new batch would take them, so they are not "unbatched".
     let reserve_gold = kinds.of(campaign).is_ok_and(|k| k.shares_gold_across_batches(&campaign.config));
     let (campaign_id, experts) = (campaign.id, !campaign.settings.crowd());
-    RUNNING
+    caches
+        .progress
         .get(campaign_id, || {
             let pool = pool.clone();
             async move { count_campaign(&pool, campaign_id, reserve_gold, experts).await }
@@ -169,11 +168,14 @@ pub struct AnnotatorProgress {
 /// At most `limit` of them by name (`None`: all); a crowd campaign has
 /// thousands, and only the rows shown are counted. Concurrent views of the
 /// same rows share one count (see [`super::coalesce`]).
-pub async fn per_annotator(pool: &PgPool, campaign_id: Uuid, limit: Option<i64>) -> Result<Vec<AnnotatorProgress>> {
-    type Rows = std::sync::Arc<Vec<AnnotatorProgress>>;
-    static RUNNING: std::sync::LazyLock<Coalesced<(Uuid, Option<i64>), Rows, super::Error>> =
-        std::sync::LazyLock::new(Coalesced::default);
-    let rows = RUNNING
+pub async fn per_annotator(
+    pool: &PgPool,
+    caches: &super::Caches,
+    campaign_id: Uuid,
+    limit: Option<i64>,
+) -> Result<Vec<AnnotatorProgress>> {
+    let rows = caches
+        .per_annotator
         .get((campaign_id, limit), || {
             let pool = pool.clone();
             async move { Ok(std::sync::Arc::new(count_per_annotator(&pool, campaign_id, limit).await?)) }

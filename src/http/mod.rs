@@ -116,6 +116,8 @@ pub struct Shared {
     pub users: user_cache::UserCache,
     /// Stores answers, gathering concurrent ones into shared statements.
     pub recorder: Arc<crate::core::record::Recorder>,
+    /// This service's ground truths and shared counts (see [`crate::core::Caches`]).
+    pub caches: Arc<crate::core::Caches>,
     /// A pool for single statements only (see [`crate::db::statement_pool`]).
     pub statements: PgPool,
     /// The sessions this instance remembers (its session store's), so that
@@ -136,6 +138,7 @@ impl AppState {
             kinds,
             users: Default::default(),
             recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone())),
+            caches: Arc::default(),
             statements,
             pool,
             sessions: Default::default(),

@@ -128,8 +128,8 @@ pub async fn get_campaign(
     Ok(axum::Json(CampaignDetail {
         completion_code: campaign.completion_code.clone(),
         completion_url: campaign.completion_url.clone(),
-        progress: progress::of_campaign(&s.pool, &s.kinds, &campaign).await?,
-        annotators: progress::per_annotator(&s.pool, id, None).await?,
+        progress: progress::of_campaign(&s.pool, &s.kinds, &s.caches, &campaign).await?,
+        annotators: progress::per_annotator(&s.pool, &s.caches, id, None).await?,
         campaign,
         invitations,
     }))
@@ -384,7 +384,7 @@ pub async fn ground_truth(
 ) -> AppResult<axum::response::Response> {
     use axum::response::IntoResponse;
     // Sent as the cache keeps it: already JSON.
-    let json = crate::core::ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
+    let json = crate::core::ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
@@ -407,7 +407,7 @@ pub async fn ground_truth_csv(
     Path(id): Path<Uuid>,
     crate::http::extract::Query(query): crate::http::extract::Query<PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, id, query.partial).await?;
+    let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, &s.caches, id, query.partial).await?;
     let campaign = campaigns::get(&s.pool, id).await?;
     let name = super::export_file_name(&campaign, "ground-truth", "csv");
     Ok(super::chunks_attachment("text/csv; charset=utf-8", &name, chunks))

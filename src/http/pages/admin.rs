@@ -62,7 +62,7 @@ async fn list(
 ) -> PageResult {
     let mut rows = Vec::new();
     for c in campaigns::list_by_archive(&s.pool, q.archived).await? {
-        let p = progress::of_campaign(&s.pool, &s.kinds, &c).await?;
+        let p = progress::of_campaign(&s.pool, &s.kinds, &s.caches, &c).await?;
         rows.push((c, p));
     }
     render(&ListPage {
@@ -149,9 +149,9 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
     // scan hundreds of thousands of responses.
     let (invitations, progress, releases, annotators, intro) = tokio::try_join!(
         invitations::list(&s.pool, id),
-        progress::of_campaign(&s.pool, &s.kinds, &campaign),
+        progress::of_campaign(&s.pool, &s.kinds, &s.caches, &campaign),
         crate::core::releases::list(&s.pool, id),
-        progress::per_annotator(&s.pool, id, Some(ANNOTATORS_SHOWN)),
+        progress::per_annotator(&s.pool, &s.caches, id, Some(ANNOTATORS_SHOWN)),
         crate::core::intro::get(&s.pool, id),
     )?;
     let invitations = invitations

@@ -21,8 +21,13 @@ pub struct ModelScore {
 }
 
 /// The campaign's ground truth in the file format.
-pub async fn ground_truth_file(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<GroundTruth> {
-    let aggregate = ground_truth::aggregate(pool, kinds, campaign_id).await?;
+pub async fn ground_truth_file(
+    pool: &PgPool,
+    kinds: &crate::core::Registry,
+    caches: &crate::core::Caches,
+    campaign_id: Uuid,
+) -> Result<GroundTruth> {
+    let aggregate = ground_truth::aggregate(pool, kinds, caches, campaign_id).await?;
     serde_json::from_slice::<GroundTruth>(&aggregate)
         .map_err(|e| Error::invalid(Code::WrongKind, format!("not an A100 campaign: {e}")))
 }
@@ -32,6 +37,7 @@ pub async fn ground_truth_file(pool: &PgPool, kinds: &crate::core::Registry, cam
 pub async fn score(
     pool: &PgPool,
     kinds: &crate::core::Registry,
+    caches: &crate::core::Caches,
     campaign_id: Uuid,
     by: Uuid,
     model: &str,
@@ -42,7 +48,7 @@ pub async fn score(
         return Err(Error::invalid(Code::InvalidModel, "the model needs a name of 1 to 200 characters"));
     }
     campaigns::get(pool, campaign_id).await?;
-    let gt = ground_truth_file(pool, kinds, campaign_id).await?;
+    let gt = ground_truth_file(pool, kinds, caches, campaign_id).await?;
     let choices = gt.choices();
     let mut unknown: Vec<&String> = answers.keys().filter(|q| !choices.contains_key(q.as_str())).collect();
     unknown.sort();

@@ -25,10 +25,11 @@ pub type Chunk = std::result::Result<String, std::io::Error>;
 pub async fn coco_chunks(
     pool: &PgPool,
     kinds: &Registry,
+    caches: &crate::core::Caches,
     campaign_id: Uuid,
     partial: bool,
 ) -> Result<tokio::sync::mpsc::Receiver<Chunk>> {
-    let gt = FpResult::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = FpResult::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
     let accepted: HashMap<u64, MaskResult> = gt.annotations.into_iter().map(|a| (a.annotation_id, a)).collect();
     let ontology = super::store::ontology(pool, campaign_id).await?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Chunk>(16);

@@ -148,8 +148,13 @@ pub const AVERAGES: &str = "HR@k = positives in the top k / (k x queries with a 
     counts for (query, candidate)";
 
 /// The campaign's report for every stored model.
-pub async fn report(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) -> Result<ScoringReport> {
-    let gt = VsdResult::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+pub async fn report(
+    pool: &PgPool,
+    kinds: &Registry,
+    caches: &crate::core::Caches,
+    campaign_id: Uuid,
+) -> Result<ScoringReport> {
+    let gt = VsdResult::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
     let config = super::VsdConfig::parse(&campaigns::get(pool, campaign_id).await?.config)?;
     let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
     let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;

@@ -162,11 +162,12 @@ pub fn parse_triplets(text: &str) -> Result<Vec<NewItem>> {
 pub async fn score_predictor(
     pool: &PgPool,
     kinds: &crate::core::Registry,
+    caches: &crate::core::Caches,
     campaign_id: Uuid,
     predictions: &std::collections::HashMap<String, f64>,
     options: &super::predictor::PredictorOptions,
 ) -> Result<Value> {
-    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
     let known: std::collections::HashSet<&str> = gt.images.iter().map(|i| i.image.as_str()).collect();
     let mut unknown: Vec<&String> = predictions.keys().filter(|k| !known.contains(k.as_str())).collect();
     unknown.sort();
@@ -227,8 +228,13 @@ pub struct CurationSummary {
 /// only marks that differ from the last run are written, so a re-run with
 /// nothing new writes nothing and the cached ground truth stays). Returns
 /// the summary.
-pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<CurationSummary> {
-    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+pub async fn run_curation(
+    pool: &PgPool,
+    kinds: &crate::core::Registry,
+    caches: &crate::core::Caches,
+    campaign_id: Uuid,
+) -> Result<CurationSummary> {
+    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
     let curation = &gt.curation;
     let parse = |v: &str| v.parse::<Uuid>().ok();
     let dropped: Vec<Uuid> =
@@ -258,10 +264,15 @@ pub async fn run_curation(pool: &PgPool, kinds: &crate::core::Registry, campaign
 /// Opens every questionnaire that has fewer reliable annotators than the
 /// target to new workers, until the target can be met. Returns how many
 /// questionnaires were re-queued.
-pub async fn requeue_dropped(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid) -> Result<usize> {
+pub async fn requeue_dropped(
+    pool: &PgPool,
+    kinds: &crate::core::Registry,
+    caches: &crate::core::Caches,
+    campaign_id: Uuid,
+) -> Result<usize> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let config = VtonConfig::parse(&campaign.config).map_err(Error::from)?;
-    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, campaign_id).await?)?;
+    let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
     let mut requeued = 0;
     for q in &gt.curation.questionnaires {
         let Ok(batch) = q.questionnaire.parse::<Uuid>() else { continue };

@@ -56,7 +56,7 @@ pub async fn score_model(
     KindCampaign { id, .. }: A100Campaign,
     Json(body): Json<ModelAnswers>,
 ) -> AppResult<(StatusCode, axum::Json<ModelScore>)> {
-    let score = models::score(&s.pool, &s.kinds, id, admin.id, &body.model, &body.answers).await?;
+    let score = models::score(&s.pool, &s.kinds, &s.caches, id, admin.id, &body.model, &body.answers).await?;
     Ok((StatusCode::CREATED, axum::Json(score)))
 }
 

@@ -146,7 +146,7 @@ async fn build(
         None => (StatusCode::OK, None, ScoreForm::default()),
     };
     let campaign = A100Campaign::of(s, id).await?;
-    let gt = A100Result::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let gt = A100Result::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?)?;
     let mut rows: Vec<Row> = gt
         .questions
         .iter()
@@ -262,7 +262,7 @@ async fn score(
             return build(&s, id, &session, &PageQuery::default(), refused).await;
         }
     };
-    match models::score(&s.pool, &s.kinds, id, admin.id, &form.model, &answers).await {
+    match models::score(&s.pool, &s.kinds, &s.caches, id, admin.id, &form.model, &answers).await {
         Ok(_) => Ok(crate::http::flash::redirect(
             &session,
             format!("Model `{}` scored.", form.model.trim()),

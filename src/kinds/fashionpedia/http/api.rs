@@ -94,7 +94,7 @@ pub async fn export_coco(
     KindCampaign { id, campaign, .. }: FashionpediaCampaign,
     crate::http::extract::Query(query): crate::http::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    let chunks = export::coco_chunks(&s.pool, &s.kinds, id, query.partial).await?;
+    let chunks = export::coco_chunks(&s.pool, &s.kinds, &s.caches, id, query.partial).await?;
     let name = crate::http::api::export_file_name(&campaign, "coco", "json");
     Ok(crate::http::api::streamed_attachment("application/json", &name, chunks))
 }
@@ -109,5 +109,5 @@ pub async fn stats(
     State(s): State<AppState>,
     KindCampaign { id, .. }: FashionpediaCampaign,
 ) -> AppResult<axum::Json<Stats>> {
-    Ok(axum::Json(FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?.stats))
+    Ok(axum::Json(FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?)?.stats))
 }

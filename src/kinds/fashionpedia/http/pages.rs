@@ -88,7 +88,7 @@ async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Re
         status,
         &FpPage {
             ontology: ontology.as_ref().map(|o| (o.categories.len(), o.attributes.len())),
-            result: FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?,
+            result: FpResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?)?,
             csrf_token: csrf::token(session).await?,
             campaign,
             applies,

@@ -84,7 +84,7 @@ pub async fn benchmark(
     KindCampaign { id, campaign, .. }: VsdCampaign,
     crate::http::extract::Query(query): crate::http::extract::Query<crate::http::api::admin::PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let gt = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?)?;
     let body = serde_json::to_string(&gt.benchmark(query.partial))
         .map_err(|e| Error::internal("writing the benchmark JSON", e))?;
     let name = crate::http::api::export_file_name(&campaign, "benchmark", "json");
@@ -126,5 +126,5 @@ pub async fn models(
     State(s): State<AppState>,
     KindCampaign { id, .. }: VsdCampaign,
 ) -> AppResult<axum::Json<scoring::ScoringReport>> {
-    Ok(axum::Json(scoring::report(&s.pool, &s.kinds, id).await?))
+    Ok(axum::Json(scoring::report(&s.pool, &s.kinds, &s.caches, id).await?))
 }

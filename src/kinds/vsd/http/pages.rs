@@ -101,7 +101,7 @@ async fn show_page(
 ) -> PageResult {
     let campaign = VsdCampaign::of(s, id).await?;
     let (config, suspects) = pool::suspects(&s.pool, id).await?;
-    let mut result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, id).await?)?;
+    let mut result = VsdResult::from_json(&ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?)?;
     let flagged_pager = Pager::new(result.flagged.len(), query, "flagged", "flagged");
     let flagged = flagged_pager.keep(std::mem::take(&mut result.flagged));
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
@@ -114,7 +114,7 @@ async fn show_page(
             rankings: import::models(&s.pool, id).await?,
             per_query: per_query(&suspects),
             pool_size: result.pairs.len(),
-            scoring: scoring::report(&s.pool, &s.kinds, id).await?,
+            scoring: scoring::report(&s.pool, &s.kinds, &s.caches, id).await?,
             csrf_token: csrf::token(session).await?,
             campaign,
             config,

@@ -62,7 +62,7 @@ pub async fn run_curation(
     if let Some(preset) = request.and_then(|r| r.preset) {
         service::set_preset(&s.pool, &s.kinds, id, preset).await?;
     }
-    Ok(axum::Json(service::run_curation(&s.pool, &s.kinds, id).await?))
+    Ok(axum::Json(service::run_curation(&s.pool, &s.kinds, &s.caches, id).await?))
 }
 
 /// Re-queue questionnaires with too few reliable annotators to new workers.
@@ -73,7 +73,7 @@ pub async fn requeue(
     State(s): State<AppState>,
     KindCampaign { id, .. }: VtonCampaign,
 ) -> AppResult<axum::Json<Value>> {
-    Ok(axum::Json(json!({ "requeued": service::requeue_dropped(&s.pool, &s.kinds, id).await? })))
+    Ok(axum::Json(json!({ "requeued": service::requeue_dropped(&s.pool, &s.kinds, &s.caches, id).await? })))
 }
 
 /// A predictor's scores as JSON.
@@ -111,7 +111,7 @@ pub async fn predictor(
             .map_err(|e| Error::invalid(Code::InvalidBody, e.to_string()))?
             .scores
     };
-    Ok(axum::Json(service::score_predictor(&s.pool, &s.kinds, id, &scores, &options).await?))
+    Ok(axum::Json(service::score_predictor(&s.pool, &s.kinds, &s.caches, id, &scores, &options).await?))
 }
 
 fn parse_scores(text: &str) -> Result<HashMap<String, f64>, Error> {
@@ -144,7 +144,7 @@ pub async fn questionnaires_csv(
     KindCampaign { id, .. }: VtonCampaign,
 ) -> AppResult<axum::response::Response> {
     use axum::response::IntoResponse;
-    let aggregate = ground_truth::aggregate(&s.pool, &s.kinds, id).await?;
+    let aggregate = ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?;
     // Reads the whole ground truth back: off the async workers.
     let csv = crate::core::heavy::run(move || {
         ground_truth::to_csv(&crate::kinds::vton::ground_truth::questionnaire_table(&aggregate))

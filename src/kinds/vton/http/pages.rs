@@ -135,7 +135,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 /// The page, with a refused form beside its section (and the refusal's status).
 async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
     let campaign = VtonCampaign::of(s, id).await?;
-    let (f, freshness) = ground_truth::summary(&s.pool, &s.kinds, id, "vton-page", figures).await?;
+    let (f, freshness) = ground_truth::summary(&s.pool, &s.kinds, &s.caches, id, "vton-page", figures).await?;
     let as_of = match freshness {
         Freshness::Current => None,
         Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
@@ -168,7 +168,7 @@ async fn curate(
         if let Some(preset) = form.preset {
             crate::kinds::vton::service::set_preset(&s.pool, &s.kinds, id, preset).await?;
         }
-        let summary = crate::kinds::vton::service::run_curation(&s.pool, &s.kinds, id).await?;
+        let summary = crate::kinds::vton::service::run_curation(&s.pool, &s.kinds, &s.caches, id).await?;
         Ok(format!(
             "Curation ({}) recorded: {} responses excluded, {} changed since the last run ({} annotator-questionnaire pairs removed, {} questionnaires dropped).",
             summary.preset.name(),
@@ -188,7 +188,7 @@ async fn requeue(
     session: Session,
     KindCampaign { id, .. }: VtonCampaign,
 ) -> PageResult {
-    let outcome = crate::kinds::vton::service::requeue_dropped(&s.pool, &s.kinds, id)
+    let outcome = crate::kinds::vton::service::requeue_dropped(&s.pool, &s.kinds, &s.caches, id)
         .await
         .map(|n| format!("{n} questionnaire(s) re-queued for new workers."));
     act(&s, &session, id, "curation", outcome).await
