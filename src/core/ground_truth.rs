@@ -186,17 +186,16 @@ pub enum Freshness {
 /// [`Freshness::Updating`], while the new one is derived in the background
 /// (one computation per campaign and name, whoever asks meanwhile): a
 /// ground truth can take seconds. The first is derived while waiting.
-#[tracing::instrument(level = "debug", skip(pool, kinds, caches, derive))]
+#[tracing::instrument(level = "debug", skip_all, fields(campaign_id = %campaign.id, name))]
 pub async fn summary<T: Send + Sync + 'static>(
     pool: &PgPool,
     kinds: &super::Registry,
     caches: &Arc<Caches>,
-    campaign_id: Uuid,
+    campaign: &campaigns::Campaign,
     name: &'static str,
     derive: fn(&[u8]) -> Result<T>,
 ) -> Result<(Arc<T>, Freshness)> {
-    let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds.of(&campaign)?;
+    let (campaign_id, kind) = (campaign.id, kinds.of(campaign)?);
     let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
     let last = caches
         .ground_truths

@@ -69,7 +69,8 @@ fn shown(v: &Value) -> String {
     }
 }
 
-/// How the setting is edited: its editor when the lines can hold its value.
+/// How the setting is edited: its editor when the lines can hold its value
+/// (as [`rows`] decides for the form).
 fn editor_of(st: &Setting) -> Editor {
     let editor = st.help.map_or(Editor::Typed, |h| h.editor);
     match setting_lines::to_lines(editor, &st.value) {
@@ -92,8 +93,15 @@ fn format_of(editor: Editor) -> Option<&'static str> {
 pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
     settings
         .into_iter()
-        .map(|st| (editor_of(&st), st))
-        .map(|(editor, st)| SettingRow {
+        .map(|st| {
+            // Lines when the editor's lines can hold the value (else the default's type).
+            let editor = st.help.map_or(Editor::Typed, |h| h.editor);
+            match setting_lines::to_lines(editor, &st.value) {
+                Some(lines) => (editor, lines, st),
+                None => (Editor::Typed, shown(&st.value), st),
+            }
+        })
+        .map(|(editor, value, st)| SettingRow {
             format: format_of(editor),
             label: st.help.map(|h| h.label),
             unit: st.help.and_then(|h| h.unit),
@@ -103,7 +111,7 @@ pub fn rows(settings: Vec<Setting>) -> Vec<SettingRow> {
             core: false,
             input: if editor == Editor::Typed { input_for(&st.default) } else { "lines" },
             options: Vec::new(),
-            value: setting_lines::to_lines(editor, &st.value).unwrap_or_else(|| shown(&st.value)),
+            value,
             default: setting_lines::to_lines(editor, &st.default)
                 .filter(|d| !d.is_empty())
                 .unwrap_or_else(|| shown(&st.default)),

@@ -135,7 +135,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 /// The page, with a refused form beside its section (and the refusal's status).
 async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
     let campaign = VtonCampaign::of(s, id).await?;
-    let (f, freshness) = ground_truth::summary(&s.pool, &s.kinds, &s.caches, id, "vton-page", figures).await?;
+    let (f, freshness) = ground_truth::summary(&s.pool, &s.kinds, &s.caches, &campaign, "vton-page", figures).await?;
     let as_of = match freshness {
         Freshness::Current => None,
         Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
