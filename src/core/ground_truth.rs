@@ -193,7 +193,7 @@ pub async fn summary<T: Send + Sync + 'static>(
     caches: &Arc<Caches>,
     campaign: &campaigns::Campaign,
     name: &'static str,
-    derive: fn(&[u8]) -> Result<T>,
+    derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
 ) -> Result<(Arc<T>, Freshness)> {
     let (campaign_id, kind) = (campaign.id, kinds.of(campaign)?);
     let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
@@ -224,7 +224,7 @@ async fn derive_summary<T: Send + Sync + 'static>(
     caches: &Arc<Caches>,
     campaign_id: Uuid,
     name: &'static str,
-    derive: fn(&[u8]) -> Result<T>,
+    derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
 ) -> Result<Arc<T>> {
     let value = caches
         .summaries
@@ -233,7 +233,7 @@ async fn derive_summary<T: Send + Sync + 'static>(
             async move {
                 let fingerprint = aggregate_cache::fingerprint(&pool, campaign_id).await?;
                 let json = aggregate_at(&pool, kind, &caches, campaign_id, fingerprint.clone()).await?;
-                let value: DerivedValue = Arc::new(super::heavy::run(move || derive(&json)).await??);
+                let value: DerivedValue = Arc::new(super::heavy::run(move || derive(kind, &json)).await??);
                 let at = Utc::now();
                 let derived = Derived { fingerprint, at, value: value.clone() };
                 caches.ground_truths.put_derived(campaign_id, name, derived);

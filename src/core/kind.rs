@@ -263,10 +263,24 @@ pub trait TaskKind: Send + Sync + 'static {
         Value::Null
     }
 
-    /// The label of each item in a ground truth (item id -> label), for
-    /// comparing releases.
-    fn release_labels(&self, _aggregate: &Value) -> std::collections::BTreeMap<String, String> {
+    /// The label of each item in a ground truth (its compact JSON text):
+    /// the item's external id -> its label in words, for comparing
+    /// releases and for the data browser.
+    fn release_labels(&self, _aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
         Default::default()
+    }
+
+    /// Images that show an item at a glance in the data browser: by
+    /// default every image address in its payload, named by its key.
+    fn thumbnails(&self, _config: &Value, payload: &Value) -> Vec<super::thumbnails::Thumbnail> {
+        super::thumbnails::in_payload(payload)
+    }
+
+    /// JSON an answer contains when it raises a flag for the admin (a
+    /// broken image, "not sure"), each a pattern for PostgreSQL's `@>`:
+    /// the data browser's "flagged" filter.
+    fn answer_flags(&self) -> &'static [&'static str] {
+        &[]
     }
 
     /// Markdown for a datasheet: what annotators were asked and the scale.

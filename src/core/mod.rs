@@ -21,6 +21,7 @@ pub mod heavy;
 pub mod history;
 pub mod images;
 pub mod intro;
+pub mod item_browser;
 pub mod items;
 pub mod json_text;
 pub mod kind;
@@ -36,6 +37,7 @@ pub mod setting_help;
 pub mod settings;
 pub mod shared_answers;
 pub mod states;
+pub mod thumbnails;
 pub mod work;
 
 pub use caches::Caches;

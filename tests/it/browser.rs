@@ -144,6 +144,22 @@ async fn axe(client: &fantoccini::Client, page: &str) {
     assert!(violations.is_empty(), "axe-core on {page} ({url}):\n{}", violations.join("\n"));
 }
 
+/// Logs in through the login page as a person would (name, password,
+/// the button) and waits for the page it leads to, which says `landing`.
+async fn log_in(browser: &fantoccini::Client, app: &TestApp, name: &str, password: &str, landing: &str) {
+    browser.goto(&app.at("/login")).await.expect("login page");
+    browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys(name).await.expect("type");
+    browser
+        .find(Locator::Css("input[name=password]"))
+        .await
+        .expect("password")
+        .send_keys(password)
+        .await
+        .expect("type");
+    browser.find(Locator::Css("form button[type=submit]")).await.expect("submit").click().await.expect("log in");
+    wait_text(browser, landing).await;
+}
+
 async fn wait_text(client: &fantoccini::Client, text: &str) {
     let xpath = format!("//*[contains(normalize-space(.), '{text}')]");
     client
@@ -381,16 +397,7 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
     let browser = connect(port).await;
     browser.goto(&app.at("/login")).await.expect("login page");
     axe(&browser, "the login page").await;
-    browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys("root-admin").await.expect("type");
-    browser
-        .find(Locator::Css("input[name=password]"))
-        .await
-        .expect("password")
-        .send_keys(crate::fixtures::ADMIN_PASSWORD)
-        .await
-        .expect("type");
-    browser.find(Locator::Css("form button[type=submit]")).await.expect("submit").click().await.expect("log in");
-    wait_text(&browser, "Campaigns").await;
+    log_in(&browser, &app, "root-admin", crate::fixtures::ADMIN_PASSWORD, "Campaigns").await;
     browser.goto(&app.at(&format!("/admin/campaigns/{id}"))).await.expect("campaign page");
     browser
         .find(Locator::Css("input[type=file][name=file]"))
@@ -478,27 +485,9 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
             .expect("expert");
     }
     let browser = connect(port).await;
-    let login = |name: &'static str| {
-        let browser = browser.clone();
-        let app_url = app.at("/login");
-        async move {
-            browser.goto(&app_url).await.expect("login page");
-            browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys(name).await.expect("type");
-            let password = browser.find(Locator::Css("input[name=password]")).await.expect("password");
-            password.send_keys("expert-password-1").await.expect("type");
-            browser
-                .find(Locator::Css("form button[type=submit]"))
-                .await
-                .expect("submit")
-                .click()
-                .await
-                .expect("log in");
-            wait_text(&browser, "Your campaigns").await;
-            axe(&browser, "the expert home").await;
-        }
-    };
     // The first expert labels one pair with `y`, then stops (a long pause).
-    login("keys-one").await;
+    log_in(&browser, &app, "keys-one", "expert-password-1", "Your campaigns").await;
+    axe(&browser, "the expert home").await;
     browser.find(Locator::LinkText("VSD keys")).await.expect("campaign link").click().await.expect("open");
     wait_text(&browser, "How it works").await;
     press(&browser, ENTER).await;
@@ -510,12 +499,7 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
 
     // Meanwhile the second expert labels everything in another browser.
     let second = connect(port).await;
-    second.goto(&app.at("/login")).await.expect("login page");
-    second.find(Locator::Css("input[name=name]")).await.expect("name").send_keys("keys-two").await.expect("type");
-    let password = second.find(Locator::Css("input[name=password]")).await.expect("password");
-    password.send_keys("expert-password-1").await.expect("type");
-    second.find(Locator::Css("form button[type=submit]")).await.expect("submit").click().await.expect("log in");
-    wait_text(&second, "Your campaigns").await;
+    log_in(&second, &app, "keys-two", "expert-password-1", "Your campaigns").await;
     second.find(Locator::LinkText("VSD keys")).await.expect("campaign link").click().await.expect("open");
     press(&second, ENTER).await;
     for batch in 0..2 {
@@ -646,21 +630,10 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
             .expect("expert");
     }
     let session = |name: &'static str| {
-        let app_url = app.at("/login");
+        let app = &app;
         async move {
             let browser = connect(port).await;
-            browser.goto(&app_url).await.expect("login page");
-            browser.find(Locator::Css("input[name=name]")).await.expect("name").send_keys(name).await.expect("type");
-            let password = browser.find(Locator::Css("input[name=password]")).await.expect("password");
-            password.send_keys("expert-password-1").await.expect("type");
-            browser
-                .find(Locator::Css("form button[type=submit]"))
-                .await
-                .expect("submit")
-                .click()
-                .await
-                .expect("log in");
-            wait_text(&browser, "Your campaigns").await;
+            log_in(&browser, app, name, "expert-password-1", "Your campaigns").await;
             browser.find(Locator::LinkText("FP keys")).await.expect("campaign").click().await.expect("open");
             wait_text(&browser, "How it works").await;
             press(&browser, ENTER).await;
@@ -902,5 +875,54 @@ async fn on_a_phone_the_try_on_and_the_three_answers_fit_one_screen() {
     assert!(number("tryon_top") >= 0.0 && number("answers_bottom") <= number("viewport"), "one screen: {layout}");
     assert!(number("answer_min_height") >= 44.0, "tap targets of 44 px: {layout}");
     axe(&browser, "a VTON task at phone size").await;
+    browser.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn an_admin_browses_the_data_on_a_phone_with_the_mouse_alone() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 6, 1, json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1}))
+            .await;
+    let worker = crate::fixtures::join(&app, &invitation, "phone-data-worker").await;
+    let (_, view) = worker.next(&app, &campaign).await;
+    worker.finish(&app, &view, 2).await;
+
+    let browser = connect(port).await;
+    browser.set_window_size(390, 844).await.expect("phone size");
+    log_in(&browser, &app, "root-admin", crate::fixtures::ADMIN_PASSWORD, "Campaigns").await;
+    browser.goto(&app.at(&format!("/admin/campaigns/{campaign}"))).await.expect("campaign page");
+    browser.find(Locator::LinkText("Browse the items")).await.expect("link").click().await.expect("open");
+    wait_text(&browser, "7 item(s)").await;
+    axe(&browser, "the data browser at phone size").await;
+    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
+    let viewport = browser.execute("return window.innerWidth", vec![]).await.expect("viewport");
+    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling of the page: {width} > {viewport}");
+    // Filter with the mouse: items with a known answer.
+    browser
+        .find(Locator::Css("select[name=known] option[value=yes]"))
+        .await
+        .expect("option")
+        .click()
+        .await
+        .expect("pick");
+    browser
+        .find(Locator::XPath("//button[normalize-space(.)='Show']"))
+        .await
+        .expect("show")
+        .click()
+        .await
+        .expect("show");
+    wait_text(&browser, "1 item(s)").await;
+    let selected = browser.find(Locator::Css("select[name=known]")).await.expect("select").prop("value").await;
+    assert_eq!(selected.expect("value").as_deref(), Some("yes"), "the filter stays as chosen");
+    browser.find(Locator::LinkText("sanity-1000")).await.expect("item link").click().await.expect("open item");
+    wait_text(&browser, "1 answer(s)").await;
+    wait_text(&browser, "Slightly unnatural").await;
+    axe(&browser, "an item of the data browser at phone size").await;
+    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
+    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling of the item: {width} > {viewport}");
     browser.close().await.expect("close");
 }

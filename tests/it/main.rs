@@ -12,6 +12,7 @@ mod cli_service;
 mod cli_stats;
 mod cli_vsd;
 mod crowd_links;
+mod data_browser;
 mod db_answer_integrity;
 mod db_release_guard;
 mod demo;

@@ -37,8 +37,18 @@ async fn every_admin_page_of_a_30000_question_campaign_is_under_1_mb() {
     }
     cut_release(&app, &admin, &campaign).await;
 
+    let first_question: uuid::Uuid =
+        sqlx::query_scalar("SELECT id FROM items WHERE campaign_id = $1::uuid AND external_id = 'q00000'")
+            .bind(&campaign)
+            .fetch_one(&app.pool)
+            .await
+            .expect("a question");
     let pages = [
         "/admin".to_owned(),
+        format!("/admin/campaigns/{campaign}/data"),
+        format!("/admin/campaigns/{campaign}/data?page=300"),
+        format!("/admin/campaigns/{campaign}/data?status=unanswered"),
+        format!("/admin/campaigns/{campaign}/data/{first_question}"),
         format!("/admin/campaigns/{campaign}"),
         format!("/admin/campaigns/{campaign}/a100"),
         format!("/admin/campaigns/{campaign}/a100?page=300"),
@@ -55,6 +65,11 @@ async fn every_admin_page_of_a_30000_question_campaign_is_under_1_mb() {
         sizes.push((page.clone(), html.len()));
     }
     println!("page sizes: {sizes:?}");
+
+    // The data browser is paged; its answer filters read the whole campaign.
+    let data = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/data?status=answered")).await;
+    assert!(data.contains("150 item(s)") && data.contains("Rows 1–100 of 150"), "{}", &data[..data.len().min(3000)]);
+    assert!(data.contains("2 of 2 agree"), "both workers chose the first choice");
 
     // The question list is paged: the first page and the last, with links between.
     let first = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/a100")).await;

@@ -183,8 +183,10 @@ pub fn diff(
     };
     let (ma, mb) = (read(a, MANIFEST)?, read(b, MANIFEST)?);
     let (sa, sb) = (Snapshot::from_raw_files(a)?, Snapshot::from_raw_files(b)?);
-    let (la, lb) =
-        (kind.release_labels(&read(a, GROUND_TRUTH_JSON)?), kind.release_labels(&read(b, GROUND_TRUTH_JSON)?));
+    let ground_truth = |files: &BTreeMap<String, Vec<u8>>| -> Result<BTreeMap<String, String>, String> {
+        Ok(kind.release_labels(files.get(GROUND_TRUTH_JSON).ok_or_else(|| format!("{GROUND_TRUTH_JSON} is missing"))?))
+    };
+    let (la, lb) = (ground_truth(a)?, ground_truth(b)?);
     let items = |s: &Snapshot| -> BTreeSet<String> { s.items.iter().map(|i| i.external_id.clone()).collect() };
     let (ia, ib) = (items(&sa), items(&sb));
     let parameters = changes(&ma["parameters"], &mb["parameters"]);

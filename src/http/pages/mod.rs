@@ -5,6 +5,7 @@ mod accounts;
 mod admin;
 mod auth;
 pub mod charts;
+mod data;
 mod expert;
 mod mturk;
 pub mod paging;
@@ -30,6 +31,7 @@ pub fn router() -> Router<AppState> {
         .merge(auth::router())
         .merge(work::router())
         .merge(admin::router())
+        .merge(data::router())
         .merge(accounts::router())
         .merge(study_preview::router())
         .merge(expert::router())

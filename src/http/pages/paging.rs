@@ -70,7 +70,7 @@ impl Pager {
     /// a missing, unreadable or out-of-range number shows the nearest page.
     pub fn new(total: usize, query: &PageQuery, param: &'static str, anchor: &'static str) -> Self {
         let pages = total.div_ceil(ROWS).max(1);
-        let page = query.value(param).and_then(|p| p.parse::<usize>().ok()).unwrap_or(1).clamp(1, pages);
+        let page = Self::requested(query, param).clamp(1, pages);
         let link = |n: usize| format!("?{}#{anchor}", query.with(param, &n.to_string()));
         Self {
             param,
@@ -84,10 +84,24 @@ impl Pager {
         }
     }
 
+    /// The page number `query` asks for under `param` (1 when none is
+    /// readable), before it is brought into the list's range.
+    pub fn requested(query: &PageQuery, param: &str) -> usize {
+        query.value(param).and_then(|p| p.parse::<usize>().ok()).unwrap_or(1)
+    }
+
+    /// The rows of a `total`-row list that page `requested` shows, brought
+    /// into range as [`Pager::new`] does: what a list read page by page
+    /// from the database fetches before it knows its length.
+    pub fn rows_of(total: usize, requested: usize) -> Range<usize> {
+        let page = requested.clamp(1, total.div_ceil(ROWS).max(1));
+        let start = ((page - 1) * ROWS).min(total);
+        start..(start + ROWS).min(total)
+    }
+
     /// The positions of this page's rows in the whole list.
     pub fn range(&self) -> Range<usize> {
-        let start = ((self.page - 1) * ROWS).min(self.total);
-        start..(start + ROWS).min(self.total)
+        Self::rows_of(self.total, self.page)
     }
 
     /// This page's rows of `all`.

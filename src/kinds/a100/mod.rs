@@ -240,8 +240,8 @@ macro_rules! a100_kind {
             fn release_parameters(&self, _config: &Value) -> Value {
                 release::parameters()
             }
-            fn release_labels(&self, aggregate: &Value) -> std::collections::BTreeMap<String, String> {
-                release::labels(aggregate)
+            fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
+                serde_json::from_slice(aggregate).map(|gt: Value| release::labels(&gt)).unwrap_or_default()
             }
             fn datasheet_task(&self, _config: &Value) -> String {
                 release::task($aat)

@@ -274,6 +274,14 @@ impl TaskKind for Fashionpedia {
         .render()
     }
 
+    fn release_labels(&self, aggregate: &[u8]) -> BTreeMap<String, String> {
+        result::FpResult::from_json(aggregate).map(|r| r.labels()).unwrap_or_default()
+    }
+
+    fn answer_flags(&self) -> &'static [&'static str] {
+        &[r#"{"not_sure": true}"#, r#"{"not_on_list": true}"#]
+    }
+
     fn render_answer(&self, payload: &Value, answer: &Value) -> String {
         let Some(a) = Answer::of(answer) else { return "<code>?</code>".into() };
         let names: BTreeMap<u32, String> = options(payload).into_iter().map(|o| (o.id, o.name)).collect();

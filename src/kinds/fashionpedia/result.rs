@@ -122,6 +122,32 @@ impl FpResult {
         Self::deserialize(v).map_err(|e| crate::core::Error::internal("not a Fashionpedia ground truth", e))
     }
 
+    /// Each task's outcome in words, by its item's external id
+    /// (`annotation id:super-category`): the accepted attributes' names,
+    /// "not sure", "not on the list", or its status while open.
+    pub fn labels(&self) -> BTreeMap<String, String> {
+        let mut labels = BTreeMap::new();
+        for mask in &self.annotations {
+            for (super_category, task) in &mask.tasks {
+                let label = match &task.answer {
+                    Some(answer) => {
+                        let mut words: Vec<String> = answer
+                            .attributes
+                            .iter()
+                            .map(|id| self.attribute_names.get(id).cloned().unwrap_or_else(|| format!("#{id}")))
+                            .collect();
+                        words.extend(answer.not_sure.then(|| "not sure".to_owned()));
+                        words.extend(answer.not_on_list.then(|| "not on the list".to_owned()));
+                        format!("{} ({})", words.join(", "), task.status)
+                    }
+                    None => task.status.clone(),
+                };
+                labels.insert(format!("{}:{super_category}", mask.annotation_id), label);
+            }
+        }
+        labels
+    }
+
     /// The JSON exported.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)

@@ -353,8 +353,23 @@ impl TaskKind for Vsd {
         )
     }
 
-    fn release_labels(&self, aggregate: &Value) -> std::collections::BTreeMap<String, String> {
-        result::VsdResult::from_value(aggregate)
+    fn thumbnails(&self, config: &Value, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
+        let Ok(config) = VsdConfig::parse(config) else { return Vec::new() };
+        ["query", "candidate"]
+            .into_iter()
+            .filter_map(|role| {
+                let id = payload[role].as_str()?;
+                Some(crate::core::thumbnails::Thumbnail { url: config.image_url(id), label: format!("{role} {id}") })
+            })
+            .collect()
+    }
+
+    fn answer_flags(&self) -> &'static [&'static str] {
+        &[r#"{"label": "broken"}"#]
+    }
+
+    fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
+        result::VsdResult::from_json(aggregate)
             .map(|r| {
                 r.pairs
                     .iter()

@@ -325,6 +325,24 @@ impl TaskKind for Vton {
         Some(demo::campaign())
     }
 
+    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
+        match rating(answer) {
+            Some(r) => format!("<strong>{r}</strong> {}", LABELS[usize::from(r) - 1]),
+            None => "<code>?</code>".to_owned(),
+        }
+    }
+
+    fn thumbnails(&self, _config: &Value, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
+        // The try-on first, as the task shows it.
+        IMAGE_FIELDS
+            .iter()
+            .filter_map(|field| {
+                let url = payload[*field].as_str()?.to_owned();
+                Some(crate::core::thumbnails::Thumbnail { url, label: (*field).to_owned() })
+            })
+            .collect()
+    }
+
     fn instructions(&self) -> Option<&'static str> {
         Some(include_str!("../../../templates/kinds/vton/instructions.html"))
     }
@@ -442,7 +460,7 @@ impl TaskKind for Vton {
         release::parameters()
     }
 
-    fn release_labels(&self, aggregate: &Value) -> std::collections::BTreeMap<String, String> {
+    fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
         release::labels(aggregate)
     }
 

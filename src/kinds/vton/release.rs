@@ -29,8 +29,8 @@ pub fn parameters() -> Value {
 }
 
 /// Image id -> mean rating (six decimals); dropped images have no label.
-pub fn labels(aggregate: &Value) -> BTreeMap<String, String> {
-    let Ok(gt) = VtonGroundTruth::from_value(aggregate) else { return BTreeMap::new() };
+pub fn labels(aggregate: &[u8]) -> BTreeMap<String, String> {
+    let Ok(gt) = VtonGroundTruth::from_json(aggregate) else { return BTreeMap::new() };
     gt.images.iter().map(|i| (i.image.clone(), format!("{:.6}", i.mean))).collect()
 }
 

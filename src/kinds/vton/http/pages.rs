@@ -62,7 +62,7 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 /// The page's figures from the ground truth's JSON text.
-fn figures(json: &[u8]) -> crate::core::Result<Figures> {
+fn figures(_kind: &dyn crate::core::kind::TaskKind, json: &[u8]) -> crate::core::Result<Figures> {
     let gt = VtonGroundTruth::from_json(json)?;
     let c = &gt.curation;
     let preset = gt.thresholds.preset;

@@ -1,0 +1,368 @@
+//! The admin's data browser: a campaign's items, filtered and paged, with
+//! their answers counted per item, and one item with every answer it got.
+//!
+//! Cheap filters (known answer, batch, unbatched, id search) are SQL on
+//! `items`; the ones that depend on answers (answered or not, agreement,
+//! exclusions, flags) read the campaign's answers once, grouped by item and
+//! answer, and only when one of them is asked for: the default view counts
+//! the answers of the page's items alone, through their batches.
+
+use super::Result;
+use serde_json::Value;
+use sqlx::PgPool;
+use std::collections::HashMap;
+use tracing::instrument;
+use uuid::Uuid;
+
+/// Which items to show. Every filter left `None` shows every item.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Only items in this batch (numbered from 1, in the order formed).
+    pub batch: Option<i32>,
+    /// Only items in this state.
+    pub status: Option<Status>,
+    /// Only items with (true) or without (false) a known answer (gold,
+    /// sanity or attention check).
+    pub known_answer: Option<bool>,
+    /// Only items whose counted answers agree so.
+    pub agreement: Option<Agreement>,
+    /// Only items with (true) or without (false) an excluded answer.
+    pub excluded: Option<bool>,
+    /// Only items with (true) or without (false) an answer that raises one
+    /// of the kind's flags (a broken image, "not sure").
+    pub flagged: Option<bool>,
+    /// Only items whose external id contains this text (any case).
+    pub search: Option<String>,
+}
+
+impl Filter {
+    /// Whether a filter depends on the items' answers, which then have to
+    /// be counted over the whole campaign.
+    fn reads_answers(&self) -> bool {
+        self.status.is_some_and(|s| s != Status::Unbatched)
+            || self.agreement.is_some()
+            || self.excluded.is_some()
+            || self.flagged.is_some()
+    }
+}
+
+/// Where an item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// In no batch yet: nobody can be given it.
+    Unbatched,
+    /// No counted answer yet.
+    Unanswered,
+    /// At least one counted answer.
+    Answered,
+}
+
+/// How an item's counted answers agree (two or more of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agreement {
+    /// Every counted answer is the same.
+    Unanimous,
+    /// At least two differ.
+    Split,
+}
+
+/// The answers an item got, counted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counts {
+    /// Answers that count (not excluded).
+    pub counted: i64,
+    /// Answers excluded by curation or a failed check.
+    pub excluded: i64,
+    /// Answers that raise a flag.
+    pub flagged: i64,
+    /// How many counted answers share the most common answer.
+    pub modal: i64,
+}
+
+impl Counts {
+    /// The agreement of two or more counted answers.
+    pub fn agreement(&self) -> Option<Agreement> {
+        (self.counted >= 2).then_some(if self.modal == self.counted { Agreement::Unanimous } else { Agreement::Split })
+    }
+
+    /// Whether the item passes the answer-dependent part of `filter`.
+    fn passes(&self, filter: &Filter) -> bool {
+        let status_ok = match filter.status {
+            Some(Status::Unanswered) => self.counted == 0,
+            Some(Status::Answered) => self.counted > 0,
+            Some(Status::Unbatched) | None => true,
+        };
+        status_ok
+            && filter.agreement.is_none_or(|a| self.agreement() == Some(a))
+            && filter.excluded.is_none_or(|e| (self.excluded > 0) == e)
+            && filter.flagged.is_none_or(|f| (self.flagged > 0) == f)
+    }
+
+    /// Adds one group of identical answers.
+    fn add(&mut self, excluded: bool, flagged: bool, n: i64) {
+        if excluded {
+            self.excluded += n;
+        } else {
+            self.counted += n;
+            self.modal = self.modal.max(n);
+        }
+        if flagged {
+            self.flagged += n;
+        }
+    }
+}
+
+/// One item of a page of the browser.
+#[derive(Debug, Clone)]
+pub struct ItemRow {
+    /// Item id.
+    pub id: Uuid,
+    /// The importer's id.
+    pub external_id: String,
+    /// Its payload (for thumbnails).
+    pub payload: Value,
+    /// Whether it has a known answer.
+    pub known_answer: bool,
+    /// The batches it is in, numbered from 1.
+    pub batches: Vec<i32>,
+    /// Its answers, counted.
+    pub counts: Counts,
+}
+
+/// A page of items and how many match in all.
+#[derive(Debug, Clone)]
+pub struct ItemPage {
+    /// How many items match the filter.
+    pub total: usize,
+    /// The page's items, by external id.
+    pub rows: Vec<ItemRow>,
+}
+
+/// The items matching `filter`, by external id, the rows `rows` picks once
+/// their number is known (a page brought into range). `flags` are JSON
+/// patterns an answer raising a flag contains (the kind's).
+#[instrument(level = "debug", skip(pool, flags, rows))]
+pub async fn page(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    flags: &[Value],
+    filter: &Filter,
+    rows: impl FnOnce(usize) -> std::ops::Range<usize>,
+) -> Result<ItemPage> {
+    let search = filter.search.as_deref().filter(|s| !s.is_empty()).map(like_pattern);
+    let mut ids: Vec<Uuid> = sqlx::query_scalar(
+        "SELECT i.id FROM items i
+          WHERE i.campaign_id = $1
+            AND ($2::bool IS NULL OR (i.gold IS NOT NULL) = $2)
+            AND ($3::int IS NULL OR EXISTS (SELECT 1 FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+                                             WHERE bi.item_id = i.id AND b.position + 1 = $3))
+            AND (NOT $4 OR NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id))
+            AND ($5::text IS NULL OR i.external_id ILIKE $5)
+          ORDER BY i.external_id",
+    )
+    .bind(campaign_id)
+    .bind(filter.known_answer)
+    .bind(filter.batch)
+    .bind(filter.status == Some(Status::Unbatched))
+    .bind(search)
+    .fetch_all(pool)
+    .await?;
+    let mut counted = None;
+    if filter.reads_answers() {
+        let all = counts_in_campaign(pool, campaign_id, flags).await?;
+        ids.retain(|id| all.get(id).cloned().unwrap_or_default().passes(filter));
+        counted = Some(all);
+    }
+    let total = ids.len();
+    let range = rows(total);
+    let shown: Vec<Uuid> = ids.get(range.start.min(total)..range.end.min(total)).unwrap_or_default().to_vec();
+    let mut counts = match counted {
+        Some(all) => all,
+        None => counts_of_items(pool, &shown, flags).await?,
+    };
+    let rows = sqlx::query_as::<_, (Uuid, String, Value, bool, Vec<i32>)>(
+        "SELECT i.id, i.external_id, i.payload, i.gold IS NOT NULL,
+                coalesce(array_agg(b.position + 1 ORDER BY b.position) FILTER (WHERE b.position IS NOT NULL), '{}')
+           FROM items i
+           LEFT JOIN batch_items bi ON bi.item_id = i.id
+           LEFT JOIN batches b ON b.id = bi.batch_id
+          WHERE i.id = ANY($1)
+          GROUP BY i.id
+          ORDER BY i.external_id",
+    )
+    .bind(&shown)
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|(id, external_id, payload, known_answer, batches)| ItemRow {
+        counts: counts.remove(&id).unwrap_or_default(),
+        id,
+        external_id,
+        payload,
+        known_answer,
+        batches,
+    })
+    .collect();
+    Ok(ItemPage { total, rows })
+}
+
+/// A search text as an ILIKE pattern matching it anywhere, its own `%`,
+/// `_` and `\` taken literally.
+fn like_pattern(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// Grouped answers as the database returns them: item, excluded, flagged,
+/// how many identical answers.
+type AnswerGroup = (Uuid, bool, bool, i64);
+
+fn fold(groups: Vec<AnswerGroup>) -> HashMap<Uuid, Counts> {
+    let mut counts: HashMap<Uuid, Counts> = HashMap::new();
+    for (item, excluded, flagged, n) in groups {
+        counts.entry(item).or_default().add(excluded, flagged, n);
+    }
+    counts
+}
+
+/// Every item's answers in the campaign, counted.
+#[instrument(level = "debug", skip(pool, flags))]
+async fn counts_in_campaign(pool: &PgPool, campaign_id: Uuid, flags: &[Value]) -> Result<HashMap<Uuid, Counts>> {
+    let groups = sqlx::query_as::<_, AnswerGroup>(
+        "SELECT item_id, excluded_reason IS NOT NULL, coalesce(answer @> ANY($2::jsonb[]), false), count(*)
+           FROM responses WHERE campaign_id = $1
+          GROUP BY item_id, answer, excluded_reason IS NOT NULL",
+    )
+    .bind(campaign_id)
+    .bind(flags)
+    .fetch_all(pool)
+    .await?;
+    Ok(fold(groups))
+}
+
+/// These items' answers, counted, read through their batches' assignments
+/// (the unique index on an assignment's answer to an item), so a page
+/// costs the same in a campaign of any size.
+async fn counts_of_items(pool: &PgPool, items: &[Uuid], flags: &[Value]) -> Result<HashMap<Uuid, Counts>> {
+    let groups = sqlx::query_as::<_, AnswerGroup>(
+        "SELECT r.item_id, r.excluded_reason IS NOT NULL, coalesce(r.answer @> ANY($2::jsonb[]), false), count(*)
+           FROM batch_items bi
+           JOIN assignments a ON a.batch_id = bi.batch_id
+           JOIN responses r ON r.assignment_id = a.id AND r.item_id = bi.item_id
+          WHERE bi.item_id = ANY($1)
+          GROUP BY r.item_id, r.answer, r.excluded_reason IS NOT NULL",
+    )
+    .bind(items)
+    .bind(flags)
+    .fetch_all(pool)
+    .await?;
+    Ok(fold(groups))
+}
+
+/// One item with everything the admin may see of it.
+#[derive(Debug, Clone)]
+pub struct ItemDetail {
+    /// The item, its known answer included.
+    pub item: super::items::Item,
+    /// The batches it is in, numbered from 1.
+    pub batches: Vec<i32>,
+    /// Every answer it got, oldest first.
+    pub answers: Vec<AnswerRow>,
+}
+
+/// One answer to an item.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AnswerRow {
+    /// Who answered: an expert's name or a crowd worker's platform id.
+    pub annotator: String,
+    /// The batch it was answered in, numbered from 1.
+    pub batch: i32,
+    /// Whether it reviews another annotator's answer.
+    pub review: bool,
+    /// Whether its questionnaire was submitted.
+    pub submitted: bool,
+    /// The answer as stored.
+    pub answer: Value,
+    /// Time on the task, when the page measured it.
+    pub time_on_task_ms: Option<i32>,
+    /// When it was given.
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// When it was last changed (equal to `created_at` if never).
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+    /// Why it does not count, if it does not.
+    pub excluded_reason: Option<String>,
+}
+
+/// One item of the campaign with its answers; `NotFound` for an item of
+/// another campaign.
+#[instrument(level = "debug", skip(pool))]
+pub async fn item(pool: &PgPool, campaign_id: Uuid, item_id: Uuid) -> Result<ItemDetail> {
+    let item = sqlx::query_as::<_, super::items::Item>(
+        "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE id = $1 AND campaign_id = $2",
+    )
+    .bind(item_id)
+    .bind(campaign_id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(super::Error::NotFound("item"))?;
+    let batches = sqlx::query_scalar(
+        "SELECT b.position + 1 FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+          WHERE bi.item_id = $1 ORDER BY b.position",
+    )
+    .bind(item_id)
+    .fetch_all(pool)
+    .await?;
+    let answers = sqlx::query_as::<_, AnswerRow>(
+        "SELECT coalesce(u.name, u.external_id, u.id::text) AS annotator, b.position + 1 AS batch,
+                b.review_of IS NOT NULL AS review, a.state = 'completed' AS submitted,
+                r.answer, r.time_on_task_ms, r.created_at, r.updated_at, r.excluded_reason
+           FROM batch_items bi
+           JOIN batches b ON b.id = bi.batch_id
+           JOIN assignments a ON a.batch_id = bi.batch_id
+           JOIN responses r ON r.assignment_id = a.id AND r.item_id = bi.item_id
+           JOIN users u ON u.id = r.annotator_id
+          WHERE bi.item_id = $1
+          ORDER BY r.created_at, r.id",
+    )
+    .bind(item_id)
+    .fetch_all(pool)
+    .await?;
+    Ok(ItemDetail { item, batches, answers })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_say_agreement_only_with_two_counted_answers() {
+        let mut c = Counts::default();
+        c.add(false, false, 1);
+        assert_eq!(c.agreement(), None);
+        c.add(true, false, 4);
+        assert_eq!((c.agreement(), c.excluded), (None, 4), "excluded answers do not count towards agreement");
+        c.add(false, false, 1);
+        assert_eq!(c.agreement(), Some(Agreement::Split));
+        let mut same = Counts::default();
+        same.add(false, true, 3);
+        assert_eq!((same.agreement(), same.flagged, same.modal), (Some(Agreement::Unanimous), 3, 3));
+    }
+
+    #[test]
+    fn answer_filters_combine() {
+        let split = Counts { counted: 3, excluded: 1, flagged: 0, modal: 2 };
+        let pass = |f: Filter| split.passes(&f);
+        assert!(pass(Filter::default()));
+        assert!(pass(Filter { agreement: Some(Agreement::Split), excluded: Some(true), ..Default::default() }));
+        assert!(!pass(Filter { agreement: Some(Agreement::Unanimous), ..Default::default() }));
+        assert!(!pass(Filter { status: Some(Status::Unanswered), ..Default::default() }));
+        assert!(!pass(Filter { flagged: Some(true), ..Default::default() }));
+        assert!(Counts::default().passes(&Filter { status: Some(Status::Unanswered), ..Default::default() }));
+        assert!(!Filter { status: Some(Status::Unbatched), ..Default::default() }.reads_answers());
+    }
+
+    #[test]
+    fn search_text_is_taken_literally() {
+        assert_eq!(like_pattern("q1_c%0\\"), "%q1\\_c\\%0\\\\%");
+    }
+}

@@ -1,0 +1,236 @@
+//! The data browser: an admin pages through a campaign's items with
+//! filters, and opens one item to see every answer and its ground truth.
+//! Every filter is checked against the database read independently.
+
+use crate::fixtures::{admin_token, api, join, logged_in_admin, open_vton_campaign};
+use crate::support::TestApp;
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use uuid::Uuid;
+
+/// The external ids a page of the browser lists, in order.
+fn listed(html: &str) -> Vec<String> {
+    let row = regex::Regex::new(r#"/data/[0-9a-f-]{36}"><code>([^<]+)</code>"#).expect("pattern");
+    row.captures_iter(html).map(|c| c[1].to_owned()).collect()
+}
+
+async fn page(client: &Client, app: &TestApp, campaign: &str, query: &str) -> (StatusCode, String) {
+    let resp = client.get(app.at(&format!("/admin/campaigns/{campaign}/data?{query}"))).send().await.expect("page");
+    (resp.status(), resp.text().await.expect("html"))
+}
+
+/// Every item the filter `query` matches, over all its pages.
+async fn all_listed(client: &Client, app: &TestApp, campaign: &str, query: &str) -> BTreeSet<String> {
+    let mut all = BTreeSet::new();
+    for n in 1.. {
+        let (status, html) = page(client, app, campaign, &format!("{query}&page={n}")).await;
+        assert_eq!(status, StatusCode::OK, "{query}: {html}");
+        let ids = listed(&html);
+        all.extend(ids);
+        if !html.contains("rel=\"next\"") {
+            break;
+        }
+    }
+    all
+}
+
+/// The id of the campaign's item with this external id.
+async fn item_id(app: &TestApp, campaign: &str, external_id: &str) -> Uuid {
+    sqlx::query_scalar("SELECT id FROM items WHERE external_id = $1 AND campaign_id = $2::uuid")
+        .bind(external_id)
+        .bind(campaign)
+        .fetch_one(&app.pool)
+        .await
+        .expect("item id")
+}
+
+/// The browser's page of one item.
+async fn item_page(client: &Client, app: &TestApp, campaign: &str, item: Uuid) -> String {
+    let resp = client.get(app.at(&format!("/admin/campaigns/{campaign}/data/{item}"))).send().await.expect("item");
+    assert_eq!(resp.status(), StatusCode::OK);
+    resp.text().await.expect("html")
+}
+
+/// Items whose responses satisfy `condition` (SQL over `r`, grouped by item).
+async fn items_where(app: &TestApp, campaign: &str, having: &str) -> BTreeSet<String> {
+    let sql = format!(
+        "SELECT i.external_id FROM items i LEFT JOIN responses r ON r.item_id = i.id
+          WHERE i.campaign_id = $1::uuid GROUP BY i.id HAVING {having}"
+    );
+    sqlx::query_scalar::<_, String>(&sql)
+        .bind(campaign)
+        .fetch_all(&app.pool)
+        .await
+        .expect("items")
+        .into_iter()
+        .collect()
+}
+
+#[tokio::test]
+async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 120, 1, json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1}))
+            .await;
+    // Two workers agree (the sanity task right, the images 2 or 3 by their
+    // number), the third rates everything 2: the ground truth keeps the two.
+    let by_number = |item: &Value| {
+        let tryon = item["payload"]["tryon"].as_str().unwrap_or_default();
+        let n: u64 = tryon.trim_start_matches("/img/t/").trim_end_matches(".png").parse().unwrap_or(0);
+        json!({"rating": if n >= 1000 { 1 } else { 2 + n % 2 }})
+    };
+    for worker in ["data-w1", "data-w2", "data-w3"] {
+        let session = join(&app, &invitation, worker).await;
+        let (status, view) = session.next(&app, &campaign).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        if worker == "data-w3" {
+            session.finish(&app, &view, 2).await;
+        } else {
+            session.finish_with(&app, &view, by_number).await;
+        }
+    }
+    // One answer of the third worker excluded by hand.
+    let excluded: String = sqlx::query_scalar(
+        "UPDATE responses r SET excluded_reason = 'marked in the test', excluded_at = now()
+           FROM users u, items i
+          WHERE u.id = r.annotator_id AND u.external_id = 'data-w3' AND i.id = r.item_id AND i.gold IS NULL
+            AND r.id = (SELECT r2.id FROM responses r2 JOIN users u2 ON u2.id = r2.annotator_id
+                         JOIN items i2 ON i2.id = r2.item_id
+                         WHERE u2.external_id = 'data-w3' AND i2.gold IS NULL ORDER BY i2.external_id LIMIT 1)
+         RETURNING i.external_id",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("exclude one");
+    let (client, _) = logged_in_admin(&app).await;
+
+    // Unfiltered: every item, 100 to a page, with its images.
+    let (status, first) = page(&client, &app, &campaign, "").await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert!(first.contains("121 item(s)") && first.contains("Rows 1–100 of 121"), "{first}");
+    assert_eq!(listed(&first).len(), 100);
+    assert!(first.contains(r#"<img src="/img/t/0.png" alt="tryon""#), "the try-on as a thumbnail");
+    let (_, last) = page(&client, &app, &campaign, "page=99").await;
+    assert!(last.contains("Rows 101–121 of 121"), "a page past the end shows the last one");
+    assert_eq!(listed(&last).len(), 21);
+    let everything = all_listed(&client, &app, &campaign, "").await;
+    assert_eq!(everything.len(), 121);
+
+    // The id search, literally.
+    let search = all_listed(&client, &app, &campaign, "q=img-11").await;
+    let expected: BTreeSet<String> =
+        std::iter::once("img-11".to_owned()).chain((110..120).map(|n| format!("img-{n}"))).collect();
+    assert_eq!(search, expected);
+    assert!(all_listed(&client, &app, &campaign, "q=img_1").await.is_empty(), "_ is not a wildcard");
+
+    // Each filter against the database.
+    assert_eq!(all_listed(&client, &app, &campaign, "known=yes").await, BTreeSet::from(["sanity-1000".to_owned()]));
+    assert_eq!(all_listed(&client, &app, &campaign, "known=no").await.len(), 120);
+    let answered = items_where(&app, &campaign, "count(r.id) FILTER (WHERE r.excluded_reason IS NULL) > 0").await;
+    assert!(answered.len() >= 4, "a questionnaire of three images and the sanity task was answered: {answered:?}");
+    assert_eq!(all_listed(&client, &app, &campaign, "status=answered").await, answered);
+    assert_eq!(
+        all_listed(&client, &app, &campaign, "status=unanswered").await,
+        everything.difference(&answered).cloned().collect()
+    );
+    assert!(all_listed(&client, &app, &campaign, "status=unbatched").await.is_empty(), "every item is batched");
+    assert_eq!(all_listed(&client, &app, &campaign, "excluded=yes").await, BTreeSet::from([excluded.clone()]));
+    let unanimous = items_where(
+        &app,
+        &campaign,
+        "count(r.id) FILTER (WHERE r.excluded_reason IS NULL) >= 2
+         AND count(DISTINCT r.answer) FILTER (WHERE r.excluded_reason IS NULL) = 1",
+    )
+    .await;
+    let split =
+        items_where(&app, &campaign, "count(DISTINCT r.answer) FILTER (WHERE r.excluded_reason IS NULL) > 1").await;
+    assert!(split.contains("sanity-1000"), "the sanity task was rated 1, 1 and 2: {split:?}");
+    assert_eq!(all_listed(&client, &app, &campaign, "agreement=unanimous").await, unanimous);
+    assert_eq!(all_listed(&client, &app, &campaign, "agreement=split").await, split);
+    assert_eq!(
+        all_listed(&client, &app, &campaign, "agreement=split&known=no").await,
+        split.iter().filter(|i| i.as_str() != "sanity-1000").cloned().collect()
+    );
+    let first_batch: BTreeSet<String> = sqlx::query_scalar(
+        "SELECT i.external_id FROM batches b JOIN batch_items bi ON bi.batch_id = b.id JOIN items i ON i.id = bi.item_id
+          WHERE b.campaign_id = $1::uuid AND b.position = 0",
+    )
+    .bind(&campaign)
+    .fetch_all(&app.pool)
+    .await
+    .expect("batch")
+    .into_iter()
+    .collect();
+    assert_eq!(all_listed(&client, &app, &campaign, "batch=1").await, first_batch);
+
+    // A filter that cannot be read is refused beside the form, as typed.
+    let (status, refused) = page(&client, &app, &campaign, "batch=first&q=img").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.contains("Batch must be a batch") && refused.contains(r#"value="first""#), "{refused}");
+    assert!(listed(&refused).is_empty(), "a refused filter lists nothing rather than everything");
+
+    // One item: its known answer, each answer with who gave it, the exclusion, the ground truth.
+    let sanity = item_id(&app, &campaign, "sanity-1000").await;
+    let html = item_page(&client, &app, &campaign, sanity).await;
+    assert!(html.contains("Known answer") && html.contains("&#34;rating&#34;: 1"), "{html}");
+    assert!(["data-w1", "data-w2", "data-w3"].iter().all(|w| html.contains(w)), "{html}");
+    assert!(html.contains("3 answer(s)"), "{html}");
+    let (_, gt) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    let means: BTreeMap<String, f64> = gt["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .filter_map(|i| Some((i["image"].as_str()?.to_owned(), i["mean"].as_f64()?)))
+        .collect();
+    let rated = answered.iter().find(|i| means.contains_key(*i)).unwrap_or_else(|| panic!("a rated image: {gt}"));
+    let html = item_page(&client, &app, &campaign, item_id(&app, &campaign, rated).await).await;
+    assert!(html.contains(&format!("{:.6}", means[rated])), "the item's ground truth: {html}");
+    assert!(!html.contains("Known answer"), "no known answer on a regular item");
+    let html = item_page(&client, &app, &campaign, item_id(&app, &campaign, &excluded).await).await;
+    assert!(html.contains("excluded: marked in the test"), "{html}");
+    // The list's ground-truth column says the same as the item page.
+    let (_, listed_rated) = page(&client, &app, &campaign, &format!("q={rated}")).await;
+    assert!(listed_rated.contains(&format!("{:.6}", means[rated])), "{listed_rated}");
+
+    // Another campaign's address does not show this campaign's item.
+    let (_, other) = api(
+        &app,
+        &admin,
+        Method::POST,
+        "/api/v1/admin/campaigns",
+        Some(json!({"kind": "vton", "name": "other", "config": {"background": []}})),
+    )
+    .await;
+    let other = other["id"].as_str().expect("id");
+    let resp = client.get(app.at(&format!("/admin/campaigns/{other}/data/{sanity}"))).send().await.expect("other");
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn only_admins_browse_the_data() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 2, 1, json!({"tasks_per_questionnaire": 2, "sanity_per_questionnaire": 1}))
+            .await;
+    let worker = join(&app, &invitation, "curious-worker").await;
+    let item: Uuid = sqlx::query_scalar("SELECT id FROM items WHERE campaign_id = $1::uuid LIMIT 1")
+        .bind(&campaign)
+        .fetch_one(&app.pool)
+        .await
+        .expect("item");
+    crate::fixtures::expert_token(&app, "data-expert").await;
+    let (expert, _) = crate::fixtures::logged_in(&app, "data-expert", crate::fixtures::EXPERT_PASSWORD).await;
+    for (who, client) in [("worker", &worker.client), ("expert", &expert), ("anonymous", &app.client())] {
+        for path in [format!("/admin/campaigns/{campaign}/data"), format!("/admin/campaigns/{campaign}/data/{item}")] {
+            let resp = client.get(app.at(&path)).send().await.expect("page");
+            let status = resp.status();
+            let html = resp.text().await.expect("html");
+            assert!(!status.is_success() || html.contains("Log in"), "{who} {path}: {status}");
+            assert!(!html.contains("sanity-1000") && !html.contains("Known answer"), "{who} sees nothing: {html}");
+        }
+    }
+}
