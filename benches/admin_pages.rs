@@ -86,6 +86,12 @@ async fn main() {
         ("pilot page", format!("/admin/campaigns/{id}/a100/pilot")),
         ("payouts page", format!("/admin/campaigns/{id}/payouts")),
         ("study preview", format!("/admin/campaigns/{id}/preview")),
+        ("data browser, first page", format!("/admin/campaigns/{id}/data")),
+        ("data browser, last page", format!("/admin/campaigns/{id}/data?page=301")),
+        (
+            "data browser, an answer filter (reads every answer)",
+            format!("/admin/campaigns/{id}/data?status=unanswered"),
+        ),
         ("release diff (later views: the kept comparison)", format!("/admin/campaigns/{id}/releases/diff?from=1&to=2")),
     ] {
         let (ms, bytes) = median_ms(&client, &h.url(&path)).await;

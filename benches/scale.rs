@@ -255,6 +255,27 @@ async fn main() {
             report("VTON page, until the new figures are shown", start.elapsed().as_secs_f64(), "", pid);
         }
     }
+    // The data browser: a page of items, an answer filter over every
+    // rating, and a sanity task answered in every questionnaire.
+    let known = browser.get(h.url(&format!("/admin/campaigns/{campaign}/data?known=yes"))).send().await;
+    let known = known.expect("the sanity tasks").text().await.expect("html");
+    let marker = format!("/admin/campaigns/{campaign}/data/");
+    let at = known.find(&marker).expect("a sanity task's link") + marker.len();
+    let sanity = known[at..at + 36].to_owned();
+    for (what, path) in [
+        ("data browser, first page", format!("/admin/campaigns/{campaign}/data")),
+        (
+            "data browser, excluded answers (reads every rating)",
+            format!("/admin/campaigns/{campaign}/data?excluded=yes"),
+        ),
+        ("data browser, a sanity task's page", format!("/admin/campaigns/{campaign}/data/{sanity}")),
+    ] {
+        for view in ["first", "second"] {
+            reset_peak(pid);
+            let (s, bytes) = timed_get(&browser, &h.url(&path), None).await;
+            report(&format!("{what}, {view} view"), s, &format!(", {:.1} kB", bytes as f64 / 1e3), pid);
+        }
+    }
     // A release (the snapshot, every derived file, the archive stored) and its download.
     reset_peak(pid);
     let start = Instant::now();

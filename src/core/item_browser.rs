@@ -123,8 +123,8 @@ pub struct ItemRow {
     pub payload: Value,
     /// Whether it has a known answer.
     pub known_answer: bool,
-    /// The batches it is in, numbered from 1.
-    pub batches: Vec<i32>,
+    /// The batches it is in.
+    pub batches: Batches,
     /// Its answers, counted.
     pub counts: Counts,
 }
@@ -180,9 +180,11 @@ pub async fn page(
         Some(all) => all,
         None => counts_of_items(pool, &shown, flags).await?,
     };
-    let rows = sqlx::query_as::<_, (Uuid, String, Value, bool, Vec<i32>)>(
+    let rows = sqlx::query_as::<_, (Uuid, String, Value, bool, Vec<i32>, i64)>(
         "SELECT i.id, i.external_id, i.payload, i.gold IS NOT NULL,
-                coalesce(array_agg(b.position + 1 ORDER BY b.position) FILTER (WHERE b.position IS NOT NULL), '{}')
+                coalesce((array_agg(b.position + 1 ORDER BY b.position) FILTER (WHERE b.position IS NOT NULL))[1:$2],
+                         '{}'),
+                count(b.id)
            FROM items i
            LEFT JOIN batch_items bi ON bi.item_id = i.id
            LEFT JOIN batches b ON b.id = bi.batch_id
@@ -191,19 +193,46 @@ pub async fn page(
           ORDER BY i.external_id",
     )
     .bind(&shown)
+    .bind(Batches::LISTED)
     .fetch_all(pool)
     .await?
     .into_iter()
-    .map(|(id, external_id, payload, known_answer, batches)| ItemRow {
+    .map(|(id, external_id, payload, known_answer, first, total)| ItemRow {
         counts: counts.remove(&id).unwrap_or_default(),
         id,
         external_id,
         payload,
         known_answer,
-        batches,
+        batches: Batches { first, total },
     })
     .collect();
     Ok(ItemPage { total, rows })
+}
+
+/// The batches an item is in: the first few by number (from 1) and how
+/// many in all (a shared sanity task is in every questionnaire).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Batches {
+    /// The first [`Batches::LISTED`] numbers.
+    pub first: Vec<i32>,
+    /// How many batches in all.
+    pub total: i64,
+}
+
+impl Batches {
+    /// How many batch numbers are listed.
+    pub const LISTED: i32 = 10;
+
+    /// In words: "none", "3, 7" or "1, 2, …, 10 and 12,520 more".
+    pub fn words(&self) -> String {
+        let listed = self.first.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
+        let more = self.total - self.first.len() as i64;
+        match (self.first.is_empty(), more > 0) {
+            (true, _) => "none".to_owned(),
+            (false, false) => listed,
+            (false, true) => format!("{listed} and {more} more"),
+        }
+    }
 }
 
 /// A search text as an ILIKE pattern matching it anywhere, its own `%`,
@@ -264,9 +293,12 @@ async fn counts_of_items(pool: &PgPool, items: &[Uuid], flags: &[Value]) -> Resu
 pub struct ItemDetail {
     /// The item, its known answer included.
     pub item: super::items::Item,
-    /// The batches it is in, numbered from 1.
-    pub batches: Vec<i32>,
-    /// Every answer it got, oldest first.
+    /// The batches it is in.
+    pub batches: Batches,
+    /// Its answers, counted.
+    pub counts: Counts,
+    /// The answers on this page, oldest first (of `counts`' total, excluded
+    /// ones included).
     pub answers: Vec<AnswerRow>,
 }
 
@@ -293,10 +325,16 @@ pub struct AnswerRow {
     pub excluded_reason: Option<String>,
 }
 
-/// One item of the campaign with its answers; `NotFound` for an item of
-/// another campaign.
-#[instrument(level = "debug", skip(pool))]
-pub async fn item(pool: &PgPool, campaign_id: Uuid, item_id: Uuid) -> Result<ItemDetail> {
+/// One item of the campaign with the answers `rows` picks once their
+/// number is known (a page); `NotFound` for an item of another campaign.
+#[instrument(level = "debug", skip(pool, flags, rows))]
+pub async fn item(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    item_id: Uuid,
+    flags: &[Value],
+    rows: impl FnOnce(usize) -> std::ops::Range<usize>,
+) -> Result<ItemDetail> {
     let item = sqlx::query_as::<_, super::items::Item>(
         "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE id = $1 AND campaign_id = $2",
     )
@@ -305,13 +343,16 @@ pub async fn item(pool: &PgPool, campaign_id: Uuid, item_id: Uuid) -> Result<Ite
     .fetch_optional(pool)
     .await?
     .ok_or(super::Error::NotFound("item"))?;
-    let batches = sqlx::query_scalar(
-        "SELECT b.position + 1 FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
-          WHERE bi.item_id = $1 ORDER BY b.position",
+    let (first, total) = sqlx::query_as::<_, (Vec<i32>, i64)>(
+        "SELECT coalesce((array_agg(b.position + 1 ORDER BY b.position))[1:$2], '{}'), count(*)
+           FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE bi.item_id = $1",
     )
     .bind(item_id)
-    .fetch_all(pool)
+    .bind(Batches::LISTED)
+    .fetch_one(pool)
     .await?;
+    let counts = counts_of_items(pool, &[item_id], flags).await?.remove(&item_id).unwrap_or_default();
+    let range = rows((counts.counted + counts.excluded) as usize);
     let answers = sqlx::query_as::<_, AnswerRow>(
         "SELECT coalesce(u.name, u.external_id, u.id::text) AS annotator, b.position + 1 AS batch,
                 b.review_of IS NOT NULL AS review, a.state = 'completed' AS submitted,
@@ -322,12 +363,15 @@ pub async fn item(pool: &PgPool, campaign_id: Uuid, item_id: Uuid) -> Result<Ite
            JOIN responses r ON r.assignment_id = a.id AND r.item_id = bi.item_id
            JOIN users u ON u.id = r.annotator_id
           WHERE bi.item_id = $1
-          ORDER BY r.created_at, r.id",
+          ORDER BY r.created_at, r.id
+          OFFSET $2 LIMIT $3",
     )
     .bind(item_id)
+    .bind(range.start as i64)
+    .bind(range.len() as i64)
     .fetch_all(pool)
     .await?;
-    Ok(ItemDetail { item, batches, answers })
+    Ok(ItemDetail { item, batches: Batches { first, total }, counts, answers })
 }
 
 #[cfg(test)]
@@ -359,6 +403,14 @@ mod tests {
         assert!(!pass(Filter { flagged: Some(true), ..Default::default() }));
         assert!(Counts::default().passes(&Filter { status: Some(Status::Unanswered), ..Default::default() }));
         assert!(!Filter { status: Some(Status::Unbatched), ..Default::default() }.reads_answers());
+    }
+
+    #[test]
+    fn long_batch_lists_are_cut_short() {
+        let words = |first: Vec<i32>, total| Batches { first, total }.words();
+        assert_eq!(words(vec![], 0), "none");
+        assert_eq!(words(vec![3, 7], 2), "3, 7");
+        assert_eq!(words((1..=10).collect(), 12_530), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 12520 more");
     }
 
     #[test]

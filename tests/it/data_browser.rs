@@ -234,3 +234,48 @@ async fn only_admins_browse_the_data() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_sanity_task_in_every_questionnaire_pages_its_answers_and_cuts_its_batch_list_short() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 120, 1, json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1}))
+            .await;
+    for n in 0..105 {
+        let worker = join(&app, &invitation, &format!("many-{n:03}")).await;
+        let (status, view) = worker.next(&app, &campaign).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        worker.finish(&app, &view, 1).await;
+    }
+    let (client, _) = logged_in_admin(&app).await;
+    let sanity = item_id(&app, &campaign, "sanity-1000").await;
+    let html = item_page(&client, &app, &campaign, sanity).await;
+    assert!(html.contains("105 answer(s)") && html.contains("105 of the 105 counted agree"), "{html}");
+    assert!(html.contains("Rows 1–100 of 105"), "a page of answers");
+    assert_eq!(html.matches("<code>many-").count(), 100);
+    let batches: i64 = sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1::uuid")
+        .bind(&campaign)
+        .fetch_one(&app.pool)
+        .await
+        .expect("batches");
+    assert!(html.contains(&format!("1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and {} more", batches - 10)), "{html}");
+    let resp = client
+        .get(app.at(&format!("/admin/campaigns/{campaign}/data/{sanity}?answers=2")))
+        .send()
+        .await
+        .expect("page 2");
+    let second = resp.text().await.expect("html");
+    assert!(second.contains("Rows 101–105 of 105"), "{second}");
+    let names = |html: &str| -> BTreeSet<String> {
+        let code = regex::Regex::new(r"<code>(many-\d+)</code>").expect("pattern");
+        code.captures_iter(html).map(|c| c[1].to_owned()).collect()
+    };
+    let (one, two) = (names(&html), names(&second));
+    assert_eq!(two.len(), 5);
+    assert!(one.is_disjoint(&two), "no answer on both pages");
+    assert_eq!(one.union(&two).count(), 105, "every answer on one page or the other");
+    // The list shows the batch numbers cut short too.
+    let (_, list) = page(&client, &app, &campaign, "known=yes").await;
+    assert!(list.contains(&format!("and {} more", batches - 10)), "{list}");
+}

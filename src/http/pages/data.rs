@@ -181,7 +181,7 @@ async fn list(
                 thumbnails,
                 more_thumbnails,
                 known_answer: r.known_answer,
-                batches: r.batches.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+                batches: r.batches.words(),
                 counts: r.counts,
             }
         })
@@ -207,17 +207,28 @@ struct ItemPage {
     item: crate::core::items::Item,
     thumbnails: Vec<Thumbnail>,
     batches: String,
+    counts: item_browser::Counts,
     answers: Vec<AnswerView>,
+    pager: Pager,
     payload: String,
     known_answer: Option<String>,
     label: Option<String>,
     as_of: Option<String>,
 }
 
-async fn item(_: OnPage<Admin>, State(s): State<AppState>, Path((id, item_id)): Path<(Uuid, Uuid)>) -> PageResult {
+async fn item(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    Path((id, item_id)): Path<(Uuid, Uuid)>,
+    query: axum::extract::RawQuery,
+) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
-    let detail = item_browser::item(&s.pool, id, item_id).await?;
+    let query = PageQuery::parse(query.0.as_deref());
+    let requested = Pager::requested(&query, "answers");
+    let rows = |total| Pager::rows_of(total, requested);
+    let detail = item_browser::item(&s.pool, id, item_id, &flags(kind), rows).await?;
+    let pager = Pager::new((detail.counts.counted + detail.counts.excluded) as usize, &query, "answers", "answers");
     let (labels, as_of) = current_labels(&s, &campaign).await?;
     let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
     let answers = detail
@@ -229,8 +240,10 @@ async fn item(_: OnPage<Admin>, State(s): State<AppState>, Path((id, item_id)): 
         StatusCode::OK,
         &ItemPage {
             thumbnails: kind.thumbnails(&campaign.config, &detail.item.payload),
-            batches: detail.batches.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+            batches: detail.batches.words(),
+            counts: detail.counts,
             answers,
+            pager,
             payload: pretty(&detail.item.payload),
             known_answer: detail.item.gold.as_ref().map(pretty),
             label: labels.get(&detail.item.external_id).cloned(),
