@@ -88,6 +88,78 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
     Ok(plans.len())
 }
 
+/// How the reason of an answer sent back to the experts starts; such an
+/// answer does not keep its expert from the batch offering the item again
+/// (`eligibility::WITH_ROOM_FOR` spells the same text in SQL).
+pub const SENT_BACK: &str = "sent back to experts: ";
+
+/// What [`send_back`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentBack {
+    /// The item's answers that no longer count.
+    pub excluded: u64,
+    /// The new batch offering it again, numbered from 1 as pages show it.
+    pub batch: i32,
+}
+
+/// Sends an item of an expert campaign back to the experts: its answers
+/// stop counting (kept, marked "sent back to experts: `reason`") and a new
+/// batch of this item alone, with the overlap and group of the batch it was
+/// last in, offers it to them again; their new answers make its ground
+/// truth. Crowd questionnaires are re-queued by curation instead.
+#[tracing::instrument(level = "debug", skip(pool))]
+pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: &str) -> Result<SentBack> {
+    let reason = format!("{SENT_BACK}{}", super::responses::admin_reason(reason)?);
+    let campaign = super::campaigns::ensure_writable(pool, campaign_id).await?;
+    if campaign.settings.crowd() {
+        return Err(Error::conflict(
+            Code::NotAnExpertCampaign,
+            "only an expert campaign sends an item back; a crowd campaign's questionnaires are re-queued by curation",
+        ));
+    }
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
+    let last: Option<(Option<i32>, Option<String>)> = sqlx::query_as(
+        "SELECT b.overlap, b.grouping FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+          WHERE bi.item_id = $1 AND b.campaign_id = $2 AND b.review_of IS NULL
+          ORDER BY b.position DESC LIMIT 1",
+    )
+    .bind(item_id)
+    .bind(campaign_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((overlap, group)) = last else {
+        let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM items WHERE id = $1 AND campaign_id = $2)")
+            .bind(item_id)
+            .bind(campaign_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        return Err(if exists {
+            Error::conflict(Code::NoBatches, "this item is in no batch yet: form batches to offer it to the experts")
+        } else {
+            Error::NotFound("item")
+        });
+    };
+    let excluded = sqlx::query(
+        "UPDATE responses SET excluded_reason = $3, excluded_at = now()
+          WHERE campaign_id = $1 AND item_id = $2 AND excluded_reason IS NULL",
+    )
+    .bind(campaign_id)
+    .bind(item_id)
+    .bind(&reason)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    let position: i32 = sqlx::query_scalar("SELECT coalesce(max(position) + 1, 0) FROM batches WHERE campaign_id = $1")
+        .bind(campaign_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let batch = insert(&mut tx, campaign_id, usize::try_from(position).unwrap_or(0), overlap, None, &[item_id]).await?;
+    sqlx::query("UPDATE batches SET grouping = $2 WHERE id = $1").bind(batch).bind(group).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(SentBack { excluded, batch: position + 1 })
+}
+
 /// Brings the planner's statistics up to date after batches were formed or
 /// imported in bulk. Workers arrive right after a launch, before the
 /// background analyser has looked at the new rows: with statistics from an

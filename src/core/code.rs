@@ -89,6 +89,8 @@ pub enum Code {
     NoSuspects,
     /// `not_a_crowd_campaign`.
     NotACrowdCampaign,
+    /// `not_an_expert_campaign`.
+    NotAnExpertCampaign,
     /// `nothing_to_batch`.
     NothingToBatch,
     /// `sample_too_large`.
@@ -339,6 +341,7 @@ impl Code {
             Self::NoSuspects => "no_suspects",
             Self::NoWorkers => "no_workers",
             Self::NotACrowdCampaign => "not_a_crowd_campaign",
+            Self::NotAnExpertCampaign => "not_an_expert_campaign",
             Self::NotFound => "not_found",
             Self::NothingToBatch => "nothing_to_batch",
             Self::RateLimited => "rate_limited",
@@ -404,6 +407,7 @@ impl Code {
             | Self::NoOntology
             | Self::NoSuspects
             | Self::NotACrowdCampaign
+            | Self::NotAnExpertCampaign
             | Self::NothingToBatch
             | Self::SampleTooLarge
             | Self::SignedInAsStaff => StatusCode::CONFLICT,

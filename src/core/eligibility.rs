@@ -11,14 +11,16 @@ use uuid::Uuid;
 
 /// Batches `b` of campaign `$1` with a free slot that annotator `$2` may
 /// take: not taken by them before, holding no non-gold item they answered
-/// (`$3`: gold counts too), not in a barred group (`$4`), and not a review
-/// of their own work.
+/// (`$3`: gold counts too; an answer the admin sent back to the experts, see
+/// [`super::batches::SENT_BACK`], does not count), not in a barred group
+/// (`$4`), and not a review of their own work.
 pub(super) const WITH_ROOM_FOR: &str = "b.campaign_id = $1 AND (b.overlap IS NULL OR b.taken < b.overlap)
            AND (b.grouping IS NULL OR NOT (b.grouping = ANY($4)))
            AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
            AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
                            JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $3)
                            JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
+                                AND r.excluded_reason NOT LIKE 'sent back to experts: %' IS NOT FALSE
                            WHERE bi.batch_id = b.id))
            AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)";
 

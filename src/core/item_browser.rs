@@ -73,7 +73,7 @@ pub struct Counts {
     pub counted: i64,
     /// Answers excluded by curation or a failed check.
     pub excluded: i64,
-    /// Answers that raise a flag.
+    /// Answers that raise a flag not dismissed since.
     pub flagged: i64,
     /// How many counted answers share the most common answer.
     pub modal: i64,
@@ -98,17 +98,16 @@ impl Counts {
             && filter.flagged.is_none_or(|f| (self.flagged > 0) == f)
     }
 
-    /// Adds one group of identical answers.
-    fn add(&mut self, excluded: bool, flagged: bool, n: i64) {
+    /// Adds one group of `n` identical answers, `flagged` of them raising
+    /// an open flag.
+    fn add(&mut self, excluded: bool, n: i64, flagged: i64) {
         if excluded {
             self.excluded += n;
         } else {
             self.counted += n;
             self.modal = self.modal.max(n);
         }
-        if flagged {
-            self.flagged += n;
-        }
+        self.flagged += flagged;
     }
 }
 
@@ -242,26 +241,33 @@ fn like_pattern(text: &str) -> String {
     format!("%{escaped}%")
 }
 
-/// Grouped answers as the database returns them: item, excluded, flagged,
-/// how many identical answers.
-type AnswerGroup = (Uuid, bool, bool, i64);
+/// Grouped answers as the database returns them: item, excluded, how many
+/// identical answers, how many of them raise a flag not dismissed since.
+type AnswerGroup = (Uuid, bool, i64, i64);
 
 fn fold(groups: Vec<AnswerGroup>) -> HashMap<Uuid, Counts> {
     let mut counts: HashMap<Uuid, Counts> = HashMap::new();
-    for (item, excluded, flagged, n) in groups {
-        counts.entry(item).or_default().add(excluded, flagged, n);
+    for (item, excluded, n, flagged) in groups {
+        counts.entry(item).or_default().add(excluded, n, flagged);
     }
     counts
 }
 
+/// The grouped answers' columns (see [`AnswerGroup`]): `$2` holds the
+/// kind's flag patterns; a flag counts while not dismissed after it was
+/// raised (`d`: the item's dismissal).
+const GROUP_COLUMNS: &str = "r.item_id, r.excluded_reason IS NOT NULL, count(*),
+    count(*) FILTER (WHERE r.answer @> ANY($2::jsonb[]) AND (d.dismissed_at IS NULL OR r.updated_at > d.dismissed_at))";
+
 /// Every item's answers in the campaign, counted.
 #[instrument(level = "debug", skip(pool, flags))]
 async fn counts_in_campaign(pool: &PgPool, campaign_id: Uuid, flags: &[Value]) -> Result<HashMap<Uuid, Counts>> {
-    let groups = sqlx::query_as::<_, AnswerGroup>(
-        "SELECT item_id, excluded_reason IS NOT NULL, coalesce(answer @> ANY($2::jsonb[]), false), count(*)
-           FROM responses WHERE campaign_id = $1
-          GROUP BY item_id, answer, excluded_reason IS NOT NULL",
-    )
+    let groups = sqlx::query_as::<_, AnswerGroup>(&format!(
+        "SELECT {GROUP_COLUMNS}
+           FROM responses r LEFT JOIN flag_dismissals d ON d.item_id = r.item_id
+          WHERE r.campaign_id = $1
+          GROUP BY r.item_id, r.answer, r.excluded_reason IS NOT NULL"
+    ))
     .bind(campaign_id)
     .bind(flags)
     .fetch_all(pool)
@@ -273,14 +279,15 @@ async fn counts_in_campaign(pool: &PgPool, campaign_id: Uuid, flags: &[Value]) -
 /// (the unique index on an assignment's answer to an item), so a page
 /// costs the same in a campaign of any size.
 async fn counts_of_items(pool: &PgPool, items: &[Uuid], flags: &[Value]) -> Result<HashMap<Uuid, Counts>> {
-    let groups = sqlx::query_as::<_, AnswerGroup>(
-        "SELECT r.item_id, r.excluded_reason IS NOT NULL, coalesce(r.answer @> ANY($2::jsonb[]), false), count(*)
+    let groups = sqlx::query_as::<_, AnswerGroup>(&format!(
+        "SELECT {GROUP_COLUMNS}
            FROM batch_items bi
            JOIN assignments a ON a.batch_id = bi.batch_id
            JOIN responses r ON r.assignment_id = a.id AND r.item_id = bi.item_id
+           LEFT JOIN flag_dismissals d ON d.item_id = r.item_id
           WHERE bi.item_id = ANY($1)
-          GROUP BY r.item_id, r.answer, r.excluded_reason IS NOT NULL",
-    )
+          GROUP BY r.item_id, r.answer, r.excluded_reason IS NOT NULL"
+    ))
     .bind(items)
     .bind(flags)
     .fetch_all(pool)
@@ -300,11 +307,15 @@ pub struct ItemDetail {
     /// The answers on this page, oldest first (of `counts`' total, excluded
     /// ones included).
     pub answers: Vec<AnswerRow>,
+    /// Who last dismissed its flags, and when.
+    pub dismissed: Option<(String, chrono::DateTime<chrono::Utc>)>,
 }
 
 /// One answer to an item.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct AnswerRow {
+    /// The response's id.
+    pub id: Uuid,
     /// Who answered: an expert's name or a crowd worker's platform id.
     pub annotator: String,
     /// The batch it was answered in, numbered from 1.
@@ -354,7 +365,7 @@ pub async fn item(
     let counts = counts_of_items(pool, &[item_id], flags).await?.remove(&item_id).unwrap_or_default();
     let range = rows((counts.counted + counts.excluded) as usize);
     let answers = sqlx::query_as::<_, AnswerRow>(
-        "SELECT coalesce(u.name, u.external_id, u.id::text) AS annotator, b.position + 1 AS batch,
+        "SELECT r.id, coalesce(u.name, u.external_id, u.id::text) AS annotator, b.position + 1 AS batch,
                 b.review_of IS NOT NULL AS review, a.state = 'completed' AS submitted,
                 r.answer, r.time_on_task_ms, r.created_at, r.updated_at, r.excluded_reason
            FROM batch_items bi
@@ -371,7 +382,42 @@ pub async fn item(
     .bind(range.len() as i64)
     .fetch_all(pool)
     .await?;
-    Ok(ItemDetail { item, batches: Batches { first, total }, counts, answers })
+    let dismissed = sqlx::query_as::<_, (String, chrono::DateTime<chrono::Utc>)>(
+        "SELECT coalesce(u.name, u.id::text), d.dismissed_at FROM flag_dismissals d JOIN users u ON u.id = d.dismissed_by
+          WHERE d.item_id = $1",
+    )
+    .bind(item_id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(ItemDetail { item, batches: Batches { first, total }, counts, answers, dismissed })
+}
+
+/// Dismisses the item's open flags (the admin looked and found nothing to
+/// do); a flag raised later is open again. Returns how many answers' flags
+/// were open. Changes no answer and no ground truth.
+#[instrument(level = "debug", skip(pool, flags))]
+pub async fn dismiss_flags(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, flags: &[Value], by: Uuid) -> Result<i64> {
+    super::campaigns::ensure_writable(pool, campaign_id).await?;
+    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM items WHERE id = $1 AND campaign_id = $2)")
+        .bind(item_id)
+        .bind(campaign_id)
+        .fetch_one(pool)
+        .await?;
+    if !exists {
+        return Err(super::Error::NotFound("item"));
+    }
+    let open = counts_of_items(pool, &[item_id], flags).await?.remove(&item_id).unwrap_or_default().flagged;
+    if open > 0 {
+        sqlx::query(
+            "INSERT INTO flag_dismissals (item_id, dismissed_by) VALUES ($1, $2)
+             ON CONFLICT (item_id) DO UPDATE SET dismissed_by = EXCLUDED.dismissed_by, dismissed_at = now()",
+        )
+        .bind(item_id)
+        .bind(by)
+        .execute(pool)
+        .await?;
+    }
+    Ok(open)
 }
 
 #[cfg(test)]
@@ -381,14 +427,14 @@ mod tests {
     #[test]
     fn counts_say_agreement_only_with_two_counted_answers() {
         let mut c = Counts::default();
-        c.add(false, false, 1);
+        c.add(false, 1, 0);
         assert_eq!(c.agreement(), None);
-        c.add(true, false, 4);
+        c.add(true, 4, 0);
         assert_eq!((c.agreement(), c.excluded), (None, 4), "excluded answers do not count towards agreement");
-        c.add(false, false, 1);
+        c.add(false, 1, 0);
         assert_eq!(c.agreement(), Some(Agreement::Split));
         let mut same = Counts::default();
-        same.add(false, true, 3);
+        same.add(false, 3, 3);
         assert_eq!((same.agreement(), same.flagged, same.modal), (Some(Agreement::Unanimous), 3, 3));
     }
 

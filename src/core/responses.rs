@@ -207,12 +207,86 @@ pub async fn in_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Respons
     .await?)
 }
 
-/// Marks a response excluded with a reason (curation). Never deletes.
-pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<()> {
+/// An admin's reason for an exclusion, trimmed: not empty, at most
+/// [`MAX_REASON_CHARS`] characters, and not curation's own prefix (answers
+/// marked `curation:` are curation's to set and clear).
+pub fn admin_reason(reason: &str) -> Result<&str> {
     let reason = reason.trim();
     if reason.is_empty() {
         return Err(Error::invalid(Code::MissingReason, "an exclusion needs a reason"));
     }
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(Error::invalid(
+            Code::Invalid,
+            format!("the reason is {} characters long; at most {MAX_REASON_CHARS}", reason.chars().count()),
+        ));
+    }
+    if reason.starts_with("curation:") {
+        return Err(Error::invalid(Code::Invalid, "reasons starting with `curation:` are curation's own"));
+    }
+    Ok(reason)
+}
+
+/// The longest reason an admin may give for an exclusion.
+pub const MAX_REASON_CHARS: usize = 500;
+
+/// Which of an item's answers an admin's exclusion is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswersOfItem {
+    /// This one.
+    One(Uuid),
+    /// Every answer the item has now (it leaves the ground truth's input).
+    All,
+}
+
+/// Excludes the item's answers with `reason`, or counts them again when
+/// `reason` is `None` (curation may exclude them again on its next run);
+/// how many answers changed. Never deletes; an item or answer of another
+/// campaign is not found.
+#[tracing::instrument(level = "debug", skip(pool))]
+pub async fn set_item_exclusion(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    item_id: Uuid,
+    which: AnswersOfItem,
+    reason: Option<&str>,
+) -> Result<u64> {
+    let reason = reason.map(admin_reason).transpose()?;
+    let one = match which {
+        AnswersOfItem::One(id) => Some(id),
+        AnswersOfItem::All => None,
+    };
+    super::campaigns::ensure_writable(pool, campaign_id).await?;
+    let exists: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM items WHERE id = $2 AND campaign_id = $1)
+            AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM responses
+                                              WHERE id = $3 AND item_id = $2 AND campaign_id = $1))",
+    )
+    .bind(campaign_id)
+    .bind(item_id)
+    .bind(one)
+    .fetch_one(pool)
+    .await?;
+    if !exists {
+        return Err(Error::NotFound(if one.is_some() { "answer" } else { "item" }));
+    }
+    let changed = sqlx::query(
+        "UPDATE responses SET excluded_reason = $4, excluded_at = CASE WHEN $4::text IS NULL THEN NULL ELSE now() END
+          WHERE campaign_id = $1 AND item_id = $2 AND ($3::uuid IS NULL OR id = $3)
+            AND excluded_reason IS DISTINCT FROM $4",
+    )
+    .bind(campaign_id)
+    .bind(item_id)
+    .bind(one)
+    .bind(reason)
+    .execute(pool)
+    .await?;
+    Ok(changed.rows_affected())
+}
+
+/// Marks a response excluded with a reason (curation). Never deletes.
+pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<()> {
+    let reason = admin_reason(reason)?;
     let done = sqlx::query(
         "UPDATE responses SET excluded_reason = $2, excluded_at = now()
          WHERE id = $1 AND campaign_id IN (SELECT id FROM campaigns WHERE archived_at IS NULL)",

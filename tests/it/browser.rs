@@ -924,5 +924,30 @@ async fn an_admin_browses_the_data_on_a_phone_with_the_mouse_alone() {
     axe(&browser, "an item of the data browser at phone size").await;
     let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
     assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling of the item: {width} > {viewport}");
+    // Exclude the answer with the mouse: the form asks first, then says what changed.
+    browser
+        .find(Locator::XPath("//summary[normalize-space(.)='Exclude…']"))
+        .await
+        .expect("disclosure")
+        .click()
+        .await
+        .expect("open");
+    browser
+        .find(Locator::Css("td input[name=reason]"))
+        .await
+        .expect("reason")
+        .send_keys("tapped at random")
+        .await
+        .expect("type");
+    browser
+        .find(Locator::XPath("//button[normalize-space(.)='Exclude this answer']"))
+        .await
+        .expect("exclude")
+        .click()
+        .await
+        .expect("exclude");
+    wait_text(&browser, "The answer is excluded: tapped at random.").await;
+    wait_text(&browser, "excluded: tapped at random").await;
+    axe(&browser, "an item with an excluded answer at phone size").await;
     browser.close().await.expect("close");
 }

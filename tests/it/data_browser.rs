@@ -279,3 +279,264 @@ async fn a_sanity_task_in_every_questionnaire_pages_its_answers_and_cuts_its_bat
     let (_, list) = page(&client, &app, &campaign, "known=yes").await;
     assert!(list.contains(&format!("and {} more", batches - 10)), "{list}");
 }
+
+#[tokio::test]
+async fn an_admin_excludes_an_answer_counts_it_again_and_takes_an_item_out_of_the_ground_truth() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 3, 1, json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1}))
+            .await;
+    let rate = |item: &Value| {
+        let tryon = item["payload"]["tryon"].as_str().unwrap_or_default();
+        json!({"rating": if tryon.contains("/1000.") { 1 } else if tryon.contains("/0.") { 3 } else { 2 }})
+    };
+    for worker in ["act-w1", "act-w2"] {
+        let session = join(&app, &invitation, worker).await;
+        let (_, view) = session.next(&app, &campaign).await;
+        session.finish_with(&app, &view, rate).await;
+    }
+    let (client, csrf) = logged_in_admin(&app).await;
+    let image = item_id(&app, &campaign, "img-0").await;
+    let answers: Vec<Uuid> = sqlx::query_scalar("SELECT id FROM responses WHERE item_id = $1 ORDER BY created_at")
+        .bind(image)
+        .fetch_all(&app.pool)
+        .await
+        .expect("answers");
+    assert_eq!(answers.len(), 2);
+    let excluded = || async {
+        sqlx::query_scalar::<_, Option<String>>(
+            "SELECT excluded_reason FROM responses WHERE item_id = $1 ORDER BY created_at",
+        )
+        .bind(image)
+        .fetch_all(&app.pool)
+        .await
+        .expect("reasons")
+    };
+    let post = |action: &'static str, fields: Vec<(&'static str, String)>| {
+        let (client, csrf) = (client.clone(), csrf.clone());
+        let url = app.at(&format!("/admin/campaigns/{campaign}/data/{image}/{action}"));
+        async move {
+            let mut form = vec![("csrf_token", csrf)];
+            form.extend(fields);
+            let resp = client.post(url).form(&form).send().await.expect("post");
+            let status = resp.status();
+            (status, resp.text().await.expect("body"))
+        }
+    };
+
+    // No reason: refused beside that answer's form, nothing changed.
+    let (status, html) = post("exclude", vec![("response", answers[0].to_string()), ("reason", "  ".into())]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains(&format!("id=\"refusal-{}\"", answers[0])) && html.contains("needs a reason"), "{html}");
+    let (status, html) =
+        post("exclude", vec![("response", answers[0].to_string()), ("reason", "curation:run".into())]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains(r#"value="curation:run""#), "the reason as typed: {html}");
+    assert_eq!(excluded().await, vec![None, None]);
+
+    // One answer out, with the reason; the page says so; then back in.
+    let (status, _) =
+        post("exclude", vec![("response", answers[0].to_string()), ("reason", "rated too fast".into())]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(excluded().await, vec![Some("rated too fast".to_owned()), None]);
+    let html = item_page(&client, &app, &campaign, image).await;
+    assert!(html.contains("The answer is excluded: rated too fast.") && html.contains("excluded: rated too fast"));
+    assert!(html.contains("1 count, 1 excluded"), "{html}");
+    let (status, _) = post("include", vec![("response", answers[0].to_string())]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(excluded().await, vec![None, None]);
+    assert!(item_page(&client, &app, &campaign, image).await.contains("The answer counts again."));
+
+    // The whole item out of the ground truth.
+    let gt_images = || async {
+        let (_, gt) =
+            api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+        gt["images"]
+            .as_array()
+            .expect("images")
+            .iter()
+            .filter_map(|i| i["image"].as_str().map(str::to_owned))
+            .collect::<BTreeSet<_>>()
+    };
+    assert!(gt_images().await.contains("img-0"), "rated by both, kept by curation");
+    let (status, _) = post("exclude", vec![("response", String::new()), ("reason", "broken image".into())]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(excluded().await, vec![Some("broken image".to_owned()), Some("broken image".to_owned())]);
+    assert!(item_page(&client, &app, &campaign, image)
+        .await
+        .contains("2 answer(s) of this item excluded: broken image."));
+    assert!(!gt_images().await.contains("img-0"), "out of the ground truth");
+
+    // Another item's answer, a foreign campaign, no CSRF token: refused, nothing changed.
+    let other = item_id(&app, &campaign, "img-1").await;
+    let other_answer: Uuid = sqlx::query_scalar("SELECT id FROM responses WHERE item_id = $1 LIMIT 1")
+        .bind(other)
+        .fetch_one(&app.pool)
+        .await
+        .expect("answer");
+    let (status, _) = post("include", vec![("response", other_answer.to_string())]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{campaign}/data/{image}/include")))
+        .form(&[("response", answers[0].to_string())])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::FORBIDDEN, "a form without the CSRF token");
+    assert_eq!(excluded().await, vec![Some("broken image".to_owned()), Some("broken image".to_owned())]);
+}
+
+#[tokio::test]
+async fn an_admin_sends_a_pair_back_to_the_experts_and_their_new_answers_make_its_label() {
+    use crate::vsd_service::label_all;
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let campaign = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "send back", "config": {"k": 2}}),
+        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\n",
+    )
+    .await;
+    let experts =
+        [crate::fixtures::expert_token(&app, "back-e1").await, crate::fixtures::expert_token(&app, "back-e2").await];
+    for e in &experts {
+        assert_eq!(label_all(&app, e, &campaign, |_| "1").await, 2);
+    }
+    let labels = || async {
+        let (_, gt) =
+            api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+        gt["pairs"]
+            .as_array()
+            .expect("pairs")
+            .iter()
+            .map(|p| {
+                let other = if p["query"] == "q1" { &p["candidate"] } else { &p["query"] };
+                (other.as_str().unwrap_or_default().to_owned(), p["label"].as_u64())
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
+    assert_eq!(labels().await, BTreeMap::from([("a".to_owned(), Some(1)), ("b".to_owned(), Some(1))]));
+    let pair: Uuid =
+        sqlx::query_scalar("SELECT id FROM items WHERE campaign_id = $1::uuid AND external_id IN ('q1 | a', 'a | q1')")
+            .bind(&campaign)
+            .fetch_one(&app.pool)
+            .await
+            .expect("the pair with a");
+    let (client, csrf) = logged_in_admin(&app).await;
+    let send_back = |reason: &'static str| {
+        let (client, csrf) = (client.clone(), csrf.clone());
+        let url = app.at(&format!("/admin/campaigns/{campaign}/data/{pair}/send-back"));
+        async move {
+            let resp =
+                client.post(url).form(&[("csrf_token", csrf.as_str()), ("reason", reason)]).send().await.expect("post");
+            let status = resp.status();
+            (status, resp.text().await.expect("body"))
+        }
+    };
+    let batches = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM batches WHERE campaign_id = $1::uuid")
+            .bind(&campaign)
+            .fetch_one(&app.pool)
+            .await
+            .expect("batches")
+    };
+    let before = batches().await;
+    let html = item_page(&client, &app, &campaign, pair).await;
+    assert!(html.contains("Send it back to the experts"), "offered on an expert campaign");
+    let (status, html) = send_back(" ").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html.contains("id=\"refusal-send-back\"") && html.contains("needs a reason"), "{html}");
+    assert_eq!(batches().await, before, "a refusal changes nothing");
+
+    let (status, _) = send_back("the images were swapped").await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(batches().await, before + 1, "a batch of the pair alone");
+    let reasons: Vec<Option<String>> = sqlx::query_scalar("SELECT excluded_reason FROM responses WHERE item_id = $1")
+        .bind(pair)
+        .fetch_all(&app.pool)
+        .await
+        .expect("reasons");
+    assert_eq!(reasons, vec![Some("sent back to experts: the images were swapped".to_owned()); 2]);
+    let html = item_page(&client, &app, &campaign, pair).await;
+    assert!(html.contains("Sent back to the experts: 2 answer(s) no longer count"), "{html}");
+    assert_eq!(labels().await.get("a"), Some(&None), "no counted answer until the experts answer again");
+
+    // Each expert is offered the pair again, alone, and answers it anew.
+    for e in &experts {
+        assert_eq!(label_all(&app, e, &campaign, |_| "0").await, 1);
+    }
+    assert_eq!(labels().await, BTreeMap::from([("a".to_owned(), Some(0)), ("b".to_owned(), Some(1))]));
+    let html = item_page(&client, &app, &campaign, pair).await;
+    assert!(html.contains("4 answer(s)") && html.contains("2 count, 2 excluded"), "{html}");
+
+    // A crowd campaign's item is not sent back: curation re-queues questionnaires.
+    let (crowd, _) =
+        open_vton_campaign(&app, &admin, 2, 1, json!({"tasks_per_questionnaire": 2, "sanity_per_questionnaire": 1}))
+            .await;
+    let image = item_id(&app, &crowd, "img-0").await;
+    assert!(!item_page(&client, &app, &crowd, image).await.contains("Send it back"), "not offered");
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{crowd}/data/{image}/send-back")))
+        .form(&[("csrf_token", csrf.as_str()), ("reason", "why not")])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(resp.text().await.expect("html").contains("only an expert campaign sends an item back"));
+}
+
+#[tokio::test]
+async fn a_dismissed_flag_leaves_the_flagged_list_until_someone_flags_the_item_again() {
+    use crate::vsd_service::label_all;
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let campaign = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "flags", "config": {"k": 2, "image_base_url": "https://img.example/"}}),
+        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\n",
+    )
+    .await;
+    let broken_a = |image: &str| if image.ends_with('a') { "broken" } else { "1" };
+    let e1 = crate::fixtures::expert_token(&app, "flag-e1").await;
+    assert_eq!(label_all(&app, &e1, &campaign, broken_a).await, 2);
+    let (client, csrf) = logged_in_admin(&app).await;
+    let flagged = all_listed(&client, &app, &campaign, "flagged=yes").await;
+    assert_eq!(flagged.len(), 1, "{flagged:?}");
+    let pair = flagged.iter().next().expect("the pair").clone();
+    assert!(pair.contains('a'), "{pair}");
+    assert_eq!(all_listed(&client, &app, &campaign, "flagged=no").await.len(), 1);
+    let (_, list) = page(&client, &app, &campaign, "flagged=yes").await;
+    assert!(list.contains(r#"<img src="https://img.example/q1""#), "the kind's thumbnails: both images of the pair");
+    assert!(list.contains(r#"<span class="tag flag">1 flagged</span>"#), "{list}");
+    let id = item_id(&app, &campaign, &pair).await;
+    let html = item_page(&client, &app, &campaign, id).await;
+    assert!(html.contains("1 raise a flag") && html.contains("Dismiss the 1 flag(s)"), "{html}");
+
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{campaign}/data/{id}/dismiss-flags")))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .expect("dismiss");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let html = item_page(&client, &app, &campaign, id).await;
+    assert!(html.contains("1 flag(s) dismissed") && html.contains("Flags dismissed by root-admin"), "{html}");
+    assert!(!html.contains("raise a flag"), "no open flag: {html}");
+    assert!(all_listed(&client, &app, &campaign, "flagged=yes").await.is_empty());
+    let reasons: Vec<Option<String>> = sqlx::query_scalar("SELECT excluded_reason FROM responses WHERE item_id = $1")
+        .bind(id)
+        .fetch_all(&app.pool)
+        .await
+        .expect("answers");
+    assert_eq!(reasons, vec![None], "dismissing changes no answer");
+
+    // A second expert flags it too: open again.
+    let e2 = crate::fixtures::expert_token(&app, "flag-e2").await;
+    assert_eq!(label_all(&app, &e2, &campaign, broken_a).await, 2);
+    assert_eq!(all_listed(&client, &app, &campaign, "flagged=yes").await, BTreeSet::from([pair]));
+    let html = item_page(&client, &app, &campaign, id).await;
+    assert!(html.contains("1 raise a flag") && html.contains("raised again since"), "{html}");
+}
