@@ -159,6 +159,10 @@ async fn lat_ground_truth_undoes_shuffling_excludes_failed_attention_checks_and_
     assert_eq!(q2["majority"], "q2-c2");
     let q3 = qs.iter().find(|q| q["id"] == "q3").expect("q3");
     assert_eq!(q3["majority"], "q3-c3");
+    // The admin page shows each majority as its image, each question linked to its answers.
+    let page = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/a100")).await;
+    assert!(page.contains(r#"<img src="/img/q1/c1.png" alt="majority choice q1-c1""#), "{page}");
+    assert!(page.contains(&format!(r#"href="/admin/campaigns/{campaign}/data?q=q2""#)), "{page}");
     let excluded: i64 =
         sqlx::query_scalar("SELECT count(*) FROM responses WHERE excluded_reason = 'attention_check_failed'")
             .fetch_one(&app.pool)

@@ -80,7 +80,9 @@ async fn every_admin_page_of_a_30000_question_campaign_is_under_1_mb() {
     // Images, not ids: each question's outfit and choices, for this page only.
     assert!(first.contains(r#"<img src="/img/q00000/c1.png" alt="choice q00000-c1" loading="lazy""#), "{first}");
     assert!(first.contains(r#"<img src="/img/q00000/top.png" alt="outfit item 1 of q00000""#));
+    // (No majority yet: the questionnaires are not submitted.)
     assert_eq!(first.matches("class=\"a100-thumb\"").count(), 100 * 7, "5 choices and 2 outfit items a question");
+    assert!(first.contains("/data?q=q00000\""), "each question opens in the data browser");
     let last = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/a100?page=300")).await;
     assert!(last.contains("Rows 29901–30000 of 30000") && last.contains("page=299#questions"), "the last page");
     let diff = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/releases/diff?from=1&to=2")).await;
