@@ -25,6 +25,7 @@ pub mod item_browser;
 pub mod items;
 pub mod json_text;
 pub mod kind;
+pub mod model_scores;
 pub mod payouts;
 pub mod profiles;
 pub mod progress;

@@ -317,11 +317,7 @@ impl Snapshot {
             .into_iter()
             .map(|(annotator, answers)| SnapProfile { annotator: name(annotator), answers })
             .collect();
-        let model_scores: Vec<(String, Value)> =
-            sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
-                .bind(campaign_id)
-                .fetch_all(pool)
-                .await?;
+        let model_scores = crate::core::model_scores::answers(pool, campaign_id).await?;
         let model_scores = model_scores.into_iter().map(|(model, scores)| SnapModelScores { model, scores }).collect();
         Ok(Self {
             campaign: SnapCampaign {

@@ -3,22 +3,12 @@
 
 use super::gt_file::GroundTruth;
 use crate::core::Code;
-use crate::core::{campaigns, ground_truth, Error, Result};
-use serde_json::Value;
+use crate::core::{campaigns, ground_truth, model_scores, Error, Result};
 use sqlx::PgPool;
 use std::collections::HashMap;
 use uuid::Uuid;
 
-/// A stored model score.
-#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
-pub struct ModelScore {
-    /// Model name.
-    pub model: String,
-    /// The scorer's output (as `atelier a100 score --json`).
-    pub result: Value,
-    /// When it was scored.
-    pub created_at: chrono::DateTime<chrono::Utc>,
-}
+pub use crate::core::model_scores::ModelScore;
 
 /// The campaign's ground truth in the file format.
 pub async fn ground_truth_file(
@@ -43,10 +33,7 @@ pub async fn score(
     model: &str,
     answers: &HashMap<String, String>,
 ) -> Result<ModelScore> {
-    let model = model.trim();
-    if model.is_empty() || model.len() > 200 {
-        return Err(Error::invalid(Code::InvalidModel, "the model needs a name of 1 to 200 characters"));
-    }
+    let model = model_scores::model_name(model)?;
     campaigns::get(pool, campaign_id).await?;
     let gt = ground_truth_file(pool, kinds, caches, campaign_id).await?;
     let choices = gt.choices();
@@ -66,29 +53,13 @@ pub async fn score(
         }
     }
     let result = gt.score(answers, crate::stats::questionnaire::TieCredit::default());
-    let stored = sqlx::query_as::<_, ModelScore>(
-        "INSERT INTO model_scores (id, campaign_id, model, answers, result, created_by) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (campaign_id, model) DO UPDATE SET answers = EXCLUDED.answers, result = EXCLUDED.result,
-             created_by = EXCLUDED.created_by, created_at = now()
-         RETURNING model, result, created_at",
-    )
-    .bind(Uuid::new_v4())
-    .bind(campaign_id)
-    .bind(model)
-    .bind(serde_json::to_value(answers).map_err(|e| Error::internal("storing the model's answers", e))?)
-    .bind(&result)
-    .bind(by)
-    .fetch_one(pool)
-    .await?;
+    let answers = serde_json::to_value(answers).map_err(|e| Error::internal("storing the model's answers", e))?;
+    let result = serde_json::to_value(&result).map_err(|e| Error::internal("storing the model's score", e))?;
+    let stored = model_scores::store(pool, campaign_id, by, model, &answers, &result).await?;
     Ok(stored)
 }
 
 /// All scored models of a campaign, by name.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ModelScore>> {
-    Ok(sqlx::query_as::<_, ModelScore>(
-        "SELECT model, result, created_at FROM model_scores WHERE campaign_id = $1 ORDER BY model",
-    )
-    .bind(campaign_id)
-    .fetch_all(pool)
-    .await?)
+    model_scores::list(pool, campaign_id).await
 }

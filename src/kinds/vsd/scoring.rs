@@ -25,29 +25,15 @@ pub const NEGATIVE_SEED: u64 = 0;
 
 /// Stores a model's scores under its name (a rescore replaces them).
 pub async fn store(pool: &PgPool, campaign_id: Uuid, by: Uuid, model: &str, scores: &[ScoredPair]) -> Result<usize> {
-    let model = model.trim();
-    if model.is_empty() || model.len() > 200 {
-        return Err(Error::invalid(Code::InvalidModel, "the model needs a name of 1 to 200 characters"));
-    }
+    let model = crate::core::model_scores::model_name(model)?;
     if scores.is_empty() {
         return Err(Error::invalid(Code::NoScores, "the scores file has no rows"));
     }
     campaigns::ensure_writable(pool, campaign_id).await?;
     let rows: Vec<(&str, &str, f64)> =
         scores.iter().map(|s| (s.query.as_str(), s.candidate.as_str(), s.score)).collect();
-    sqlx::query(
-        "INSERT INTO model_scores (id, campaign_id, model, answers, result, created_by) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (campaign_id, model) DO UPDATE SET answers = EXCLUDED.answers, result = EXCLUDED.result,
-             created_by = EXCLUDED.created_by, created_at = now()",
-    )
-    .bind(Uuid::new_v4())
-    .bind(campaign_id)
-    .bind(model)
-    .bind(json!(rows))
-    .bind(json!({"pairs": scores.len()}))
-    .bind(by)
-    .execute(pool)
-    .await?;
+    crate::core::model_scores::store(pool, campaign_id, by, model, &json!(rows), &json!({"pairs": scores.len()}))
+        .await?;
     Ok(scores.len())
 }
 
@@ -159,11 +145,7 @@ pub async fn report(
     let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
     let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     let labelled = gt.labelled();
-    let stored: Vec<(String, Value)> =
-        sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
-            .bind(campaign_id)
-            .fetch_all(pool)
-            .await?;
+    let stored = crate::core::model_scores::answers(pool, campaign_id).await?;
     let generators: BTreeSet<String> = gt.pairs.iter().flat_map(|p| p.proposed_by.keys().cloned()).collect();
     // The second setting: the experts' positives, and per query negatives
     // drawn from the generators' ranks 100-500 (as many as the query's
