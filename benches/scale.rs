@@ -292,6 +292,33 @@ async fn main() {
     let url = h.url(&format!("/api/v1/admin/campaigns/{campaign}/releases/{}/archive", release["number"]));
     let (s, bytes) = timed_get(&http, &url, Some(&token)).await;
     report("release download", s, &format!(", {:.1} MB", bytes as f64 / 1e6), pid);
+    // `atelier release verify` of that archive, its peak memory polled.
+    let archive = dir.path().join("release.tar.gz");
+    let body = http.get(&url).bearer_auth(&token).send().await.expect("archive").bytes().await.expect("bytes");
+    std::fs::write(&archive, &body).expect("archive written");
+    let start = Instant::now();
+    let mut verify = std::process::Command::new(service::BIN)
+        .args(["release", "verify"])
+        .arg(&archive)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("release verify");
+    let mut peak: f64 = 0.0;
+    while verify.try_wait().expect("verify runs").is_none() {
+        let (_, hwm) = service::rss_mb(verify.id());
+        if hwm.is_finite() {
+            peak = peak.max(hwm);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let output = verify.wait_with_output().expect("verify output");
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "release verify: {said}");
+    println!(
+        "RESULT release verify (command line): {:.3} s, peak {peak:.0} MB; {}",
+        start.elapsed().as_secs_f64(),
+        said.trim()
+    );
     if std::env::var_os("SCALE_KEEP").is_some() {
         // For looking at the data afterwards: the service keeps running.
         println!("kept: {} (service pid {pid}, port {})", dir.keep().display(), h.port);

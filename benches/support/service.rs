@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_atelier");
+/// The service's binary (also the command line).
+pub const BIN: &str = env!("CARGO_BIN_EXE_atelier");
 
 /// Where the service lives and how to reach it.
 pub struct Harness {

@@ -97,9 +97,12 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
         }
         ReleaseCommand::Export(args) => export(&args, out),
         ReleaseCommand::Verify(args) => {
-            let bytes = std::fs::read(&args.archive).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
-            let files = packing::unpack(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
-            let verification = archive::verify(&files, &crate::kinds::registry());
+            // Read as it streams in: only the manifest and the raw data are held.
+            let file =
+                std::fs::File::open(&args.archive).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
+            let (digests, kept) = packing::digests(std::io::BufReader::new(file))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
+            let verification = archive::verify_digests(&digests, &kept, &crate::kinds::registry());
             for problem in &verification.problems {
                 writeln!(out, "DIFFERS {problem}")?;
             }

@@ -199,19 +199,75 @@ pub struct Verification {
     pub problems: Vec<String>,
 }
 
-/// Checks every file against the manifest's hash and size, then recomputes
-/// every derived file from the raw files and the manifest and compares them
-/// byte for byte. `find` resolves the kind named in the manifest.
+/// A file's size and SHA-256 (hex), as an archive holds it.
+pub type FileDigest = (u64, String);
+
+/// Every file of an archive by name, with its [`FileDigest`].
+pub type Digests = BTreeMap<String, FileDigest>;
+
+/// Whether verification needs a file's bytes (the manifest, its digest and
+/// the raw data the derived files are recomputed from); of the others it
+/// needs only their [`FileDigest`].
+pub fn verification_reads(name: &str) -> bool {
+    name == MANIFEST || name == MANIFEST_DIGEST || name.starts_with("raw/")
+}
+
+/// A writer that keeps only the size and SHA-256 of what passes through.
+#[derive(Default)]
+pub struct DigestWriter {
+    hasher: Sha256,
+    size: u64,
+}
+
+impl Write for DigestWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hasher.update(buf);
+        self.size += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl DigestWriter {
+    /// The size and SHA-256 of everything written.
+    pub fn digest(self) -> FileDigest {
+        (self.size, hex::encode(self.hasher.finalize()))
+    }
+}
+
+/// [`verify_digests`] of an archive held unpacked in memory.
 pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) -> Verification {
+    let digests = files.iter().map(|(name, bytes)| (name.clone(), digest_of(bytes))).collect();
+    verify_digests(&digests, files, kinds)
+}
+
+fn digest_of(bytes: &[u8]) -> FileDigest {
+    (bytes.len() as u64, hex::encode(Sha256::digest(bytes)))
+}
+
+/// Checks every file (`digests`: each file's size and SHA-256) against the
+/// manifest, then recomputes every derived file from the raw files and the
+/// manifest (`kept`: the files [`verification_reads`], at least) and
+/// compares their digests, one file at a time: no derived file is held
+/// whole, so an archive can be verified as it is read (see
+/// `packing::digests`). `kinds` resolves the kind the manifest names.
+pub fn verify_digests(
+    digests: &Digests,
+    kept: &BTreeMap<String, Vec<u8>>,
+    kinds: &crate::core::Registry,
+) -> Verification {
     let mut v = Verification::default();
-    let manifest: Value = match files.get(MANIFEST).map(|b| serde_json::from_slice(b)) {
+    let manifest: Value = match kept.get(MANIFEST).map(|b| serde_json::from_slice(b)) {
         Some(Ok(m)) => m,
         Some(Err(e)) => return problem(format!("{MANIFEST}: {e}")),
         None => return problem(format!("{MANIFEST} is missing")),
     };
     // The manifest's own digest first: a manifest changed without it is named as such.
     let format = manifest["format"].as_str().unwrap_or_default();
-    match (files.get(MANIFEST_DIGEST), files.get(MANIFEST)) {
+    match (kept.get(MANIFEST_DIGEST), kept.get(MANIFEST)) {
         (Some(digest), Some(bytes)) if *digest != manifest_digest(bytes).as_bytes() => {
             v.problems.push(format!("{MANIFEST}: differs from its digest in {MANIFEST_DIGEST}"));
         }
@@ -226,20 +282,20 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
     let listed = manifest["files"].as_array().cloned().unwrap_or_default();
     for f in &listed {
         let name = f["name"].as_str().unwrap_or_default();
-        match files.get(name) {
+        match digests.get(name) {
             None => v.problems.push(format!("{name}: listed in the manifest but missing")),
-            Some(bytes) => {
+            Some((size, sha256)) => {
                 v.checked += 1;
-                if f["size"].as_u64() != Some(bytes.len() as u64) {
-                    v.problems.push(format!("{name}: size {} differs from the manifest's {}", bytes.len(), f["size"]));
+                if f["size"].as_u64() != Some(*size) {
+                    v.problems.push(format!("{name}: size {size} differs from the manifest's {}", f["size"]));
                 }
-                if f["sha256"].as_str() != Some(hex::encode(Sha256::digest(bytes)).as_str()) {
+                if f["sha256"].as_str() != Some(sha256.as_str()) {
                     v.problems.push(format!("{name}: SHA-256 differs from the manifest"));
                 }
             }
         }
     }
-    for name in files.keys().filter(|n| *n != MANIFEST && *n != MANIFEST_DIGEST) {
+    for name in digests.keys().filter(|n| *n != MANIFEST && *n != MANIFEST_DIGEST) {
         if !listed.iter().any(|f| f["name"] == name.as_str()) {
             v.problems.push(format!("{name}: not listed in the manifest"));
         }
@@ -249,7 +305,7 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
         v.problems.push(format!("{MANIFEST}: unknown kind `{kind_name}`"));
         return v;
     };
-    let snapshot = match Snapshot::from_raw_files(files) {
+    let snapshot = match Snapshot::from_raw_files(kept) {
         Ok(s) => s,
         Err(e) => {
             v.problems.push(e);
@@ -280,32 +336,31 @@ pub fn verify(files: &BTreeMap<String, Vec<u8>>, kinds: &crate::core::Registry) 
         .iter()
         .filter(|f| {
             let name = f["name"].as_str().unwrap_or_default();
-            files.get(name).is_some_and(|b| f["sha256"].as_str() == Some(hex::encode(Sha256::digest(b)).as_str()))
+            digests.get(name).is_some_and(|(_, sha256)| f["sha256"].as_str() == Some(sha256.as_str()))
         })
         .filter_map(|f| f["name"].as_str())
         .collect();
-    let raw_intact = files.keys().filter(|n| n.starts_with("raw/")).all(|n| intact.contains(&n.as_str()));
-    match derived_files(kind, &snapshot, &info, format) {
-        Err(e) => v.problems.push(format!("recomputing the derived files failed: {e}")),
-        Ok(derived) => {
-            for (name, bytes) in derived {
-                match files.get(&name) {
-                    None => v.problems.push(format!("{name}: missing (recomputed from the raw data)")),
-                    Some(archived)
-                        if *archived != bytes && name == DATASHEET && raw_intact && intact.contains(&DATASHEET) =>
-                    {
-                        v.problems.push(format!(
-                            "{MANIFEST}: `release` (note, created_at, created_by or version) differs from what \
-                             {DATASHEET} records"
-                        ))
-                    }
-                    Some(archived) if *archived != bytes => {
-                        v.problems.push(format!("{name}: differs from the file recomputed from the raw data"))
-                    }
-                    Some(_) => {}
-                }
+    let raw_intact = digests.keys().filter(|n| n.starts_with("raw/")).all(|n| intact.contains(&n.as_str()));
+    let mut compare = |name: &str, write: WriteFile<'_>| -> Result<()> {
+        let mut out = DigestWriter::default();
+        write(&mut out)?;
+        let recomputed = out.digest();
+        match digests.get(name) {
+            None => v.problems.push(format!("{name}: missing (recomputed from the raw data)")),
+            Some(archived) if *archived != recomputed && name == DATASHEET && raw_intact && intact.contains(&DATASHEET) => {
+                v.problems.push(format!(
+                    "{MANIFEST}: `release` (note, created_at, created_by or version) differs from what {DATASHEET} records"
+                ))
             }
+            Some(archived) if *archived != recomputed => {
+                v.problems.push(format!("{name}: differs from the file recomputed from the raw data"))
+            }
+            Some(_) => {}
         }
+        Ok(())
+    };
+    if let Err(e) = each_derived_file(kind, &snapshot, &info, format, &mut compare) {
+        v.problems.push(format!("recomputing the derived files failed: {e}"));
     }
     v
 }

@@ -100,10 +100,13 @@ fn pack_entries<'a, R: Read>(
     tar.into_inner().map_err(packing)?.finish().map_err(packing)
 }
 
-/// Unpacks a `.tar.gz`: file name (without the top directory) -> bytes.
-pub fn unpack(archive: &[u8]) -> std::result::Result<BTreeMap<String, Vec<u8>>, String> {
+/// Calls `each` with every file of a `.tar.gz` as it streams in: its name
+/// (without the top directory) and its content to read.
+fn each_file(
+    archive: impl Read,
+    mut each: impl FnMut(String, &mut dyn Read) -> std::result::Result<(), String>,
+) -> std::result::Result<(), String> {
     let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(archive));
-    let mut files = BTreeMap::new();
     for entry in tar.entries().map_err(|e| format!("not a release archive: {e}"))? {
         let mut entry = entry.map_err(|e| format!("not a release archive: {e}"))?;
         if !entry.header().entry_type().is_file() {
@@ -111,10 +114,44 @@ pub fn unpack(archive: &[u8]) -> std::result::Result<BTreeMap<String, Vec<u8>>, 
         }
         let path = entry.path().map_err(|e| e.to_string())?.to_string_lossy().into_owned();
         let name = path.split_once('/').map_or(path.as_str(), |(_, rest)| rest).to_owned();
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
-        files.insert(name, bytes);
+        each(name, &mut entry)?;
     }
+    Ok(())
+}
+
+/// Reads a `.tar.gz` as it streams in, for verification: every file's
+/// size and SHA-256 (by name), and the bytes of those verification reads
+/// (see [`super::archive::verification_reads`]); the others are never held
+/// whole.
+pub fn digests(
+    archive: impl Read,
+) -> std::result::Result<(super::archive::Digests, BTreeMap<String, Vec<u8>>), String> {
+    let (mut digests, mut kept) = (BTreeMap::new(), BTreeMap::new());
+    each_file(archive, |name, content| {
+        let mut out = super::archive::DigestWriter::default();
+        if super::archive::verification_reads(&name) {
+            let mut bytes = Vec::new();
+            content.read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
+            std::io::Write::write_all(&mut out, &bytes).map_err(|e| format!("{name}: {e}"))?;
+            kept.insert(name.clone(), bytes);
+        } else {
+            std::io::copy(content, &mut out).map_err(|e| format!("{name}: {e}"))?;
+        }
+        digests.insert(name, out.digest());
+        Ok(())
+    })?;
+    Ok((digests, kept))
+}
+
+/// Unpacks a `.tar.gz`: file name (without the top directory) -> bytes.
+pub fn unpack(archive: &[u8]) -> std::result::Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut files = BTreeMap::new();
+    each_file(archive, |name, content| {
+        let mut bytes = Vec::new();
+        content.read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
+        files.insert(name, bytes);
+        Ok(())
+    })?;
     Ok(files)
 }
 
