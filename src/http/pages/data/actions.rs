@@ -1,0 +1,112 @@
+//! What an admin does about one item: exclude an answer or all of them,
+//! count one again, send the item back to the experts, dismiss its flags.
+//! Each ends on the item's page saying what changed; a refusal is shown
+//! beside its form, as typed.
+
+use super::flags;
+use super::item::{show_item, ExclusionForm};
+use crate::core::responses::{self, AnswersOfItem};
+use crate::core::{campaigns, item_browser};
+use crate::http::extract::{Admin, Path};
+use crate::http::pages::paging::PageQuery;
+use crate::http::pages::{OnPage, PageResult};
+use crate::http::AppState;
+use axum::extract::State;
+use axum::Form;
+use tower_sessions::Session;
+use uuid::Uuid;
+
+/// The end of an item action: back to the item's page (the same page of
+/// answers) saying what was `done`; a refusal shown beside the form it came
+/// from (`form.response` names it), as typed, with nothing changed.
+async fn end(
+    s: &AppState,
+    session: &Session,
+    (id, item_id): (Uuid, Uuid),
+    form: ExclusionForm,
+    done: crate::core::Result<String>,
+) -> PageResult {
+    match done {
+        Ok(message) => Ok(crate::http::flash::redirect(session, message, &form.back_to(id, item_id)).await),
+        Err(e @ crate::core::Error::Rejected { .. }) => {
+            let query = PageQuery::parse(Some(&format!("answers={}", form.answers)));
+            let refused = ExclusionForm { message: e.to_string(), ..form };
+            show_item(s, session, id, item_id, &query, Some(refused)).await
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Excludes one answer of the item, or all of them, with the admin's reason.
+pub(super) async fn exclude(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(ids): Path<(Uuid, Uuid)>,
+    Form(form): Form<ExclusionForm>,
+) -> PageResult {
+    let which = form.which()?;
+    let done = responses::set_item_exclusion(&s.pool, ids.0, ids.1, which, Some(&form.reason)).await.map(|n| {
+        let reason = form.reason.trim();
+        match (which, n) {
+            (_, 0) => "Nothing changed: already excluded for that reason.".to_owned(),
+            (AnswersOfItem::One(_), _) => format!("The answer is excluded: {reason}."),
+            (AnswersOfItem::All, n) => format!("{n} answer(s) of this item excluded: {reason}."),
+        }
+    });
+    end(&s, &session, ids, form, done).await
+}
+
+/// Counts an excluded answer again.
+pub(super) async fn include(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(ids): Path<(Uuid, Uuid)>,
+    Form(form): Form<ExclusionForm>,
+) -> PageResult {
+    let which = form.which()?;
+    let done = responses::set_item_exclusion(&s.pool, ids.0, ids.1, which, None)
+        .await
+        .map(|n| if n == 0 { "Nothing changed: it counts already." } else { "The answer counts again." }.to_owned());
+    end(&s, &session, ids, form, done).await
+}
+
+/// Sends the item back to the experts: its answers stop counting and a new
+/// batch offers it again.
+pub(super) async fn send_back(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(ids): Path<(Uuid, Uuid)>,
+    Form(form): Form<ExclusionForm>,
+) -> PageResult {
+    let done = crate::core::batches::send_back(&s.pool, ids.0, ids.1, &form.reason).await.map(|sent| {
+        format!(
+            "Sent back to the experts: {} answer(s) no longer count, and batch {} offers the item again.",
+            sent.excluded, sent.batch
+        )
+    });
+    let form = ExclusionForm { response: super::item::SEND_BACK.to_owned(), ..form };
+    end(&s, &session, ids, form, done).await
+}
+
+/// Dismisses the item's open flags: the admin looked and found nothing to
+/// do (a flag raised later is open again).
+pub(super) async fn dismiss_flags(
+    OnPage(Admin(admin)): OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(ids): Path<(Uuid, Uuid)>,
+    Form(form): Form<ExclusionForm>,
+) -> PageResult {
+    let kind = s.kinds.of(&campaigns::get(&s.pool, ids.0).await?)?;
+    let done =
+        item_browser::dismiss_flags(&s.pool, ids.0, ids.1, &flags(kind), admin.id).await.map(|open| match open {
+            0 => "Nothing to dismiss: no open flag.".to_owned(),
+            n => {
+                format!("{n} flag(s) dismissed: the item is no longer listed as flagged until someone flags it again.")
+            }
+        });
+    end(&s, &session, ids, form, done).await
+}

@@ -1,0 +1,206 @@
+//! The data browser: a campaign's items as thumbnails, filtered (batch,
+//! status, known answer, agreement, exclusions, flags, id) and paged, and
+//! each item with every answer it got and its ground truth. Label Studio's
+//! data manager is the model; what an item looks like and which answers
+//! raise a flag come from its kind.
+
+use super::paging::{PageQuery, Pager};
+use super::{render_with, OnPage, PageResult};
+use crate::core::ground_truth::{self, Freshness};
+use crate::core::item_browser::{self, Agreement, Filter, Status};
+use crate::core::kind::TaskKind;
+use crate::core::thumbnails::Thumbnail;
+use crate::core::{campaigns, Result};
+use crate::http::extract::{Admin, Path};
+use crate::http::AppState;
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::Router;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use uuid::Uuid;
+
+mod actions;
+mod item;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/admin/campaigns/{id}/data", get(list))
+        .route("/admin/campaigns/{id}/data/{item}", get(item::page))
+        .route("/admin/campaigns/{id}/data/{item}/exclude", post(actions::exclude))
+        .route("/admin/campaigns/{id}/data/{item}/include", post(actions::include))
+        .route("/admin/campaigns/{id}/data/{item}/send-back", post(actions::send_back))
+        .route("/admin/campaigns/{id}/data/{item}/dismiss-flags", post(actions::dismiss_flags))
+}
+
+/// Thumbnails a row of the list shows; the item's page shows them all.
+const THUMBNAILS_PER_ROW: usize = 6;
+
+/// The filter form as typed (kept when it is refused).
+#[derive(Debug, Clone, Default)]
+struct FilterForm {
+    batch: String,
+    status: String,
+    known: String,
+    agreement: String,
+    excluded: String,
+    flagged: String,
+    q: String,
+}
+
+impl FilterForm {
+    fn read(query: &PageQuery) -> Self {
+        let value = |k: &str| query.value(k).unwrap_or_default().to_owned();
+        Self {
+            batch: value("batch"),
+            status: value("status"),
+            known: value("known"),
+            agreement: value("agreement"),
+            excluded: value("excluded"),
+            flagged: value("flagged"),
+            q: value("q"),
+        }
+    }
+
+    /// The filter, or what is wrong with the form in words.
+    fn parse(&self) -> std::result::Result<Filter, String> {
+        let yes_no = |name: &str, v: &str| match v {
+            "" => Ok(None),
+            "yes" => Ok(Some(true)),
+            "no" => Ok(Some(false)),
+            _ => Err(format!("{name} must be yes, no or empty, not “{v}”")),
+        };
+        let batch = match self.batch.as_str() {
+            "" => None,
+            b => Some(
+                b.parse::<i32>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| format!("Batch must be a batch's number (a whole number from 1), not “{b}”"))?,
+            ),
+        };
+        let status = match self.status.as_str() {
+            "" => None,
+            "unbatched" => Some(Status::Unbatched),
+            "unanswered" => Some(Status::Unanswered),
+            "answered" => Some(Status::Answered),
+            s => return Err(format!("Status must be unbatched, unanswered or answered, not “{s}”")),
+        };
+        let agreement = match self.agreement.as_str() {
+            "" => None,
+            "unanimous" => Some(Agreement::Unanimous),
+            "split" => Some(Agreement::Split),
+            a => return Err(format!("Agreement must be unanimous or split, not “{a}”")),
+        };
+        Ok(Filter {
+            batch,
+            status,
+            known_answer: yes_no("Known answer", &self.known)?,
+            agreement,
+            excluded: yes_no("Excluded answers", &self.excluded)?,
+            flagged: yes_no("Flagged answers", &self.flagged)?,
+            search: Some(self.q.clone()).filter(|q| !q.is_empty()),
+        })
+    }
+}
+
+/// One item as a row of the list.
+struct Row {
+    id: Uuid,
+    external_id: String,
+    thumbnails: Vec<Thumbnail>,
+    more_thumbnails: usize,
+    known_answer: bool,
+    batches: String,
+    counts: item_browser::Counts,
+    label: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin_data.html")]
+struct DataPage {
+    campaign: campaigns::Campaign,
+    form: FilterForm,
+    refusal: Option<String>,
+    rows: Vec<Row>,
+    pager: Pager,
+    /// Whether the kind has flags (the flagged filter is offered then).
+    has_flags: bool,
+    /// Set when the labels predate the campaign's last change.
+    as_of: Option<String>,
+}
+
+/// Each item's ground-truth label in words, by external id.
+type Labels = BTreeMap<String, String>;
+
+fn labels(kind: &dyn TaskKind, json: &[u8]) -> Result<Labels> {
+    Ok(kind.release_labels(json))
+}
+
+/// The labels the page shows and, when they predate the last change, since when.
+pub(super) async fn current_labels(
+    s: &AppState,
+    campaign: &campaigns::Campaign,
+) -> Result<(Arc<Labels>, Option<String>)> {
+    let (labels, freshness) =
+        ground_truth::summary(&s.pool, &s.kinds, &s.caches, campaign, "item-labels", labels).await?;
+    let as_of = match freshness {
+        Freshness::Current => None,
+        Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
+    };
+    Ok((labels, as_of))
+}
+
+pub(super) fn flags(kind: &dyn TaskKind) -> Vec<serde_json::Value> {
+    kind.answer_flags().iter().filter_map(|f| serde_json::from_str(f).ok()).collect()
+}
+
+async fn list(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    query: axum::extract::RawQuery,
+) -> PageResult {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    let kind = s.kinds.of(&campaign)?;
+    let query = PageQuery::parse(query.0.as_deref());
+    let form = FilterForm::read(&query);
+    let requested = Pager::requested(&query, "page");
+    let (page, refusal) = match form.parse() {
+        Ok(filter) => {
+            let rows = |total| Pager::rows_of(total, requested);
+            (item_browser::page(&s.pool, id, &flags(kind), &filter, rows).await?, None)
+        }
+        // Nothing is shown rather than everything: a list that ignored a
+        // mistyped filter would look filtered.
+        Err(message) => (item_browser::ItemPage { total: 0, rows: Vec::new() }, Some(message)),
+    };
+    let pager = Pager::new(page.total, &query, "page", "items");
+    let (labels, as_of) = current_labels(&s, &campaign).await?;
+    let rows = page
+        .rows
+        .into_iter()
+        .map(|r| {
+            let mut thumbnails = kind.thumbnails(&campaign.config, &r.payload);
+            let more_thumbnails = thumbnails.len().saturating_sub(THUMBNAILS_PER_ROW);
+            thumbnails.truncate(THUMBNAILS_PER_ROW);
+            Row {
+                label: labels.get(&r.external_id).cloned(),
+                id: r.id,
+                external_id: r.external_id,
+                thumbnails,
+                more_thumbnails,
+                known_answer: r.known_answer,
+                batches: r.batches.words(),
+                counts: r.counts,
+            }
+        })
+        .collect();
+    let status = if refusal.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
+    render_with(
+        status,
+        &DataPage { has_flags: !kind.answer_flags().is_empty(), campaign, form, refusal, rows, pager, as_of },
+    )
+}
