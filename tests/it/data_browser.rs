@@ -105,6 +105,9 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
     .await
     .expect("exclude one");
     let (client, _) = logged_in_admin(&app).await;
+    let kind_page = client.get(app.at(&format!("/admin/campaigns/{campaign}/vton"))).send().await.expect("page");
+    let kind_page = kind_page.text().await.expect("html");
+    assert!(kind_page.contains(&format!(r#"<a href="/admin/campaigns/{campaign}/data">Browse the items</a>"#)));
 
     // Unfiltered: every item, 100 to a page, with its images.
     let (status, first) = page(&client, &app, &campaign, "").await;
