@@ -117,6 +117,7 @@ pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: 
             "only an expert campaign sends an item back; a crowd campaign's questionnaires are re-queued by curation",
         ));
     }
+    super::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
     let last: Option<(Option<i32>, Option<String>)> = sqlx::query_as(
@@ -129,16 +130,10 @@ pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: 
     .fetch_optional(&mut *tx)
     .await?;
     let Some((overlap, group)) = last else {
-        let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM items WHERE id = $1 AND campaign_id = $2)")
-            .bind(item_id)
-            .bind(campaign_id)
-            .fetch_one(&mut *tx)
-            .await?;
-        return Err(if exists {
-            Error::conflict(Code::NoBatches, "this item is in no batch yet: form batches to offer it to the experts")
-        } else {
-            Error::NotFound("item")
-        });
+        return Err(Error::conflict(
+            Code::NoBatches,
+            "this item is in no batch yet: form batches to offer it to the experts",
+        ));
     };
     let excluded = sqlx::query(
         "UPDATE responses SET excluded_reason = $3, excluded_at = now()

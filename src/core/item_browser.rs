@@ -346,14 +346,7 @@ pub async fn item(
     flags: &[Value],
     rows: impl FnOnce(usize) -> std::ops::Range<usize>,
 ) -> Result<ItemDetail> {
-    let item = sqlx::query_as::<_, super::items::Item>(
-        "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE id = $1 AND campaign_id = $2",
-    )
-    .bind(item_id)
-    .bind(campaign_id)
-    .fetch_optional(pool)
-    .await?
-    .ok_or(super::Error::NotFound("item"))?;
+    let item = super::items::get_in(pool, campaign_id, item_id).await?;
     let (first, total) = sqlx::query_as::<_, (Vec<i32>, i64)>(
         "SELECT coalesce((array_agg(b.position + 1 ORDER BY b.position))[1:$2], '{}'), count(*)
            FROM batch_items bi JOIN batches b ON b.id = bi.batch_id WHERE bi.item_id = $1",
@@ -398,14 +391,7 @@ pub async fn item(
 #[instrument(level = "debug", skip(pool, flags))]
 pub async fn dismiss_flags(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, flags: &[Value], by: Uuid) -> Result<i64> {
     super::campaigns::ensure_writable(pool, campaign_id).await?;
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM items WHERE id = $1 AND campaign_id = $2)")
-        .bind(item_id)
-        .bind(campaign_id)
-        .fetch_one(pool)
-        .await?;
-    if !exists {
-        return Err(super::Error::NotFound("item"));
-    }
+    super::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
     let open = counts_of_items(pool, &[item_id], flags).await?.remove(&item_id).unwrap_or_default().flagged;
     if open > 0 {
         sqlx::query(

@@ -188,6 +188,34 @@ pub async fn payloads_by_external_id(
     Ok(rows.into_iter().collect())
 }
 
+/// One item of the campaign, its known answer included (admin views);
+/// `NotFound` for an item of another campaign.
+pub async fn get_in(pool: &PgPool, campaign_id: Uuid, item_id: Uuid) -> Result<Item> {
+    sqlx::query_as::<_, Item>(
+        "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE id = $1 AND campaign_id = $2",
+    )
+    .bind(item_id)
+    .bind(campaign_id)
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::NotFound("item"))
+}
+
+/// Fails with `NotFound` unless the item is the campaign's (before an
+/// admin's action on it).
+pub async fn ensure_in_campaign(db: impl sqlx::PgExecutor<'_>, campaign_id: Uuid, item_id: Uuid) -> Result<()> {
+    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM items WHERE id = $1 AND campaign_id = $2)")
+        .bind(item_id)
+        .bind(campaign_id)
+        .fetch_one(db)
+        .await?;
+    if exists {
+        Ok(())
+    } else {
+        Err(Error::NotFound("item"))
+    }
+}
+
 /// All items of a campaign (with gold; for admins and batch formation).
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Item>> {
     Ok(sqlx::query_as::<_, Item>(

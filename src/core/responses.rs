@@ -257,18 +257,17 @@ pub async fn set_item_exclusion(
         AnswersOfItem::All => None,
     };
     super::campaigns::ensure_writable(pool, campaign_id).await?;
-    let exists: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM items WHERE id = $2 AND campaign_id = $1)
-            AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM responses
-                                              WHERE id = $3 AND item_id = $2 AND campaign_id = $1))",
-    )
-    .bind(campaign_id)
-    .bind(item_id)
-    .bind(one)
-    .fetch_one(pool)
-    .await?;
-    if !exists {
-        return Err(Error::NotFound(if one.is_some() { "answer" } else { "item" }));
+    super::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
+    if let Some(id) = one {
+        let answer_of_item: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM responses WHERE id = $1 AND item_id = $2)")
+                .bind(id)
+                .bind(item_id)
+                .fetch_one(pool)
+                .await?;
+        if !answer_of_item {
+            return Err(Error::NotFound("answer"));
+        }
     }
     let changed = sqlx::query(
         "UPDATE responses SET excluded_reason = $4, excluded_at = CASE WHEN $4::text IS NULL THEN NULL ELSE now() END
