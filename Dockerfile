@@ -1,7 +1,7 @@
 # Multi-stage build: compile in the Rust image, run on slim Debian.
 FROM rust:1-bookworm AS build
 WORKDIR /src
-COPY Cargo.toml Cargo.lock build.rs ./
+COPY Cargo.toml Cargo.lock build.rs askama.toml ./
 COPY src src
 COPY migrations migrations
 COPY templates templates

@@ -7,7 +7,7 @@
 //! `KindRoutes` seam), the task [`kinds`] (each with its own routes, pages
 //! and `atelier <kind>` commands, built on the core and the web layer), and
 //! [`cli`] (the command line, which reaches the kinds only through
-//! [`kinds::KindCommand`]).
+//! [`kinds::KindCommand`], from [`kinds::MODULES`]).
 
 pub mod auth;
 pub mod cli;

@@ -71,6 +71,23 @@ pub struct ScoreArgs {
     pub tie_credit: TieCredit,
 }
 
+/// The `a100` command: help and subcommands.
+pub fn command() -> clap::Command {
+    crate::kinds::KindCli::command::<A100Command>(
+        "a100",
+        "A100 tools: score a model against a released ground truth, import a question set",
+    )
+}
+
+/// Runs the `a100` subcommand in `matches` (those of [`command`]).
+pub fn run_matches<'a>(
+    matches: &clap::ArgMatches,
+    out: &'a mut dyn Write,
+) -> futures_util::future::LocalBoxFuture<'a, anyhow::Result<()>> {
+    let cmd = crate::kinds::KindCli::parse::<A100Command>(matches);
+    Box::pin(async move { run(cmd?, out).await })
+}
+
 /// Runs an `a100` subcommand.
 pub async fn run(cmd: A100Command, out: &mut dyn Write) -> anyhow::Result<()> {
     match cmd {

@@ -28,6 +28,13 @@ pub struct Lat;
 /// AAT: an expert key is the ground truth.
 pub struct Aat;
 
+/// The A100 folder as the application plugs it in (see [`crate::kinds::MODULES`]).
+pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
+    kinds: &[&Lat, &Aat],
+    routes: http::routes,
+    cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
+};
+
 /// Campaign settings of an A100 campaign.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,7 +66,7 @@ fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/a100/task.html")]
+#[template(path = "kinds/a100/templates/task.html")]
 struct A100Task<'a> {
     view: &'a TaskView<'a>,
     outfit: Vec<(String, String)>,

@@ -29,6 +29,23 @@ pub struct ImportArgs {
     pub file: PathBuf,
 }
 
+/// The `fashionpedia` command: help and subcommands.
+pub fn command() -> clap::Command {
+    crate::kinds::KindCli::command::<FashionpediaCommand>(
+        "fashionpedia",
+        "Fashionpedia tools: importing an ontology and COCO masks (streamed)",
+    )
+}
+
+/// Runs the `fashionpedia` subcommand in `matches` (those of [`command`]).
+pub fn run_matches<'a>(
+    matches: &clap::ArgMatches,
+    out: &'a mut dyn Write,
+) -> futures_util::future::LocalBoxFuture<'a, anyhow::Result<()>> {
+    let cmd = crate::kinds::KindCli::parse::<FashionpediaCommand>(matches);
+    Box::pin(async move { run(cmd?, out).await })
+}
+
 /// Runs a `fashionpedia` subcommand.
 pub async fn run(cmd: FashionpediaCommand, out: &mut dyn Write) -> anyhow::Result<()> {
     let FashionpediaCommand::Import(args) = cmd;

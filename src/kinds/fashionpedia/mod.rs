@@ -30,6 +30,13 @@ pub const NAME: &str = "fashionpedia";
 /// The Fashionpedia kind.
 pub struct Fashionpedia;
 
+/// The Fashionpedia folder as the application plugs it in (see [`crate::kinds::MODULES`]).
+pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
+    kinds: &[&Fashionpedia],
+    routes: http::routes,
+    cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
+};
+
 /// Campaign settings of a Fashionpedia campaign.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,7 +110,7 @@ fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/fashionpedia/task.html")]
+#[template(path = "kinds/fashionpedia/templates/task.html")]
 struct FpTask<'a> {
     view: &'a TaskView<'a>,
     image: String,

@@ -114,6 +114,23 @@ fn parse_scores_arg(text: &str) -> Result<(String, PathBuf), String> {
     Ok((name.trim().to_owned(), PathBuf::from(path.trim())))
 }
 
+/// The `vsd` command: help and subcommands.
+pub fn command() -> clap::Command {
+    crate::kinds::KindCli::command::<VsdCommand>(
+        "vsd",
+        "VSD tools: suspects, estimates and robustness on files; importing rankings",
+    )
+}
+
+/// Runs the `vsd` subcommand in `matches` (those of [`command`]).
+pub fn run_matches<'a>(
+    matches: &clap::ArgMatches,
+    out: &'a mut dyn Write,
+) -> futures_util::future::LocalBoxFuture<'a, anyhow::Result<()>> {
+    let cmd = crate::kinds::KindCli::parse::<VsdCommand>(matches);
+    Box::pin(async move { run(cmd?, out).await })
+}
+
 /// Runs a `vsd` subcommand.
 pub async fn run(cmd: VsdCommand, out: &mut dyn Write) -> anyhow::Result<()> {
     match cmd {

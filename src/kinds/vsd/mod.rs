@@ -30,6 +30,13 @@ pub const NAME: &str = "vsd";
 /// The VSD kind.
 pub struct Vsd;
 
+/// The VSD folder as the application plugs it in (see [`crate::kinds::MODULES`]).
+pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
+    kinds: &[&Vsd],
+    routes: http::routes,
+    cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
+};
+
 /// Campaign settings of a VSD campaign.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -131,7 +138,7 @@ pub fn answer_of(answer: &Value) -> Option<Answer> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/vsd/task.html")]
+#[template(path = "kinds/vsd/templates/task.html")]
 struct VsdTask<'a> {
     view: &'a TaskView<'a>,
     query: String,

@@ -154,6 +154,23 @@ fn rating(file: &CsvFile, line: u64, column: &str, text: &str) -> Result<u8, Inp
     }
 }
 
+/// The `vton` command: help and subcommands.
+pub fn command() -> clap::Command {
+    crate::kinds::KindCli::command::<VtonCommand>(
+        "vton",
+        "VTON tools: curation on your own files, importing a VTON-QBench release",
+    )
+}
+
+/// Runs the `vton` subcommand in `matches` (those of [`command`]).
+pub fn run_matches<'a>(
+    matches: &clap::ArgMatches,
+    out: &'a mut dyn Write,
+) -> futures_util::future::LocalBoxFuture<'a, anyhow::Result<()>> {
+    let cmd = crate::kinds::KindCli::parse::<VtonCommand>(matches);
+    Box::pin(async move { run(cmd?, out).await })
+}
+
 /// Runs a `vton` subcommand.
 pub async fn run(cmd: VtonCommand, out: &mut dyn Write) -> anyhow::Result<()> {
     match cmd {

@@ -32,6 +32,13 @@ pub const NAME: &str = "vton";
 /// The VTON kind.
 pub struct Vton;
 
+/// The VTON folder as the application plugs it in (see [`crate::kinds::MODULES`]).
+pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
+    kinds: &[&Vton],
+    routes: http::routes,
+    cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
+};
+
 /// Campaign settings of a VTON campaign.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -193,7 +200,7 @@ pub fn sanity_task(gold: &Value) -> Option<curation::SanityTask> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/vton/task.html")]
+#[template(path = "kinds/vton/templates/task.html")]
 struct VtonTask<'a> {
     view: &'a TaskView<'a>,
     tryon: String,
@@ -344,7 +351,7 @@ impl TaskKind for Vton {
     }
 
     fn instructions(&self) -> Option<&'static str> {
-        Some(include_str!("../../../templates/kinds/vton/instructions.html"))
+        Some(include_str!("templates/instructions.html"))
     }
 
     fn shuffle_items(&self, _config: &Value) -> bool {

@@ -28,7 +28,7 @@ pub fn router() -> Router<AppState> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/a100/pilot.html")]
+#[template(path = "kinds/a100/templates/pilot.html")]
 struct PilotPage {
     campaign: campaigns::Campaign,
     /// Other A100 campaigns that can be rounds: (id, name, selected).
@@ -120,7 +120,7 @@ struct ModelRow {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/a100/admin.html")]
+#[template(path = "kinds/a100/templates/admin.html")]
 struct A100Page {
     campaign: campaigns::Campaign,
     /// This page's questions, most consistent first.

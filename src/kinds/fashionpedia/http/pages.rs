@@ -32,7 +32,7 @@ pub fn router() -> Router<AppState> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/fashionpedia/admin.html")]
+#[template(path = "kinds/fashionpedia/templates/admin.html")]
 struct FpPage {
     campaign: campaigns::Campaign,
     csrf_token: String,

@@ -46,7 +46,7 @@ struct PerQuery {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/vsd/admin.html")]
+#[template(path = "kinds/vsd/templates/admin.html")]
 struct VsdPage {
     campaign: campaigns::Campaign,
     config: VsdConfig,

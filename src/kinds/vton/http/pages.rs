@@ -29,7 +29,7 @@ pub fn router() -> Router<AppState> {
 }
 
 #[derive(Template)]
-#[template(path = "kinds/vton/admin.html")]
+#[template(path = "kinds/vton/templates/admin.html")]
 struct VtonPage {
     campaign: campaigns::Campaign,
     csrf_token: String,

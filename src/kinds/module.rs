@@ -1,0 +1,114 @@
+//! What one kind folder hands the application: its core kinds, its HTTP
+//! surface and its commands, as one value, so that the lists of kinds the
+//! core, the server and the command line see come from one line each.
+
+use crate::core::kind::TaskKind;
+use crate::http::kind_routes::KindRoutes;
+use futures_util::future::LocalBoxFuture;
+use std::io::Write;
+
+/// One kind folder as the application plugs it in.
+pub struct KindModule {
+    /// The core kinds it defines (A100 defines two: LAT and AAT).
+    pub kinds: &'static [&'static dyn TaskKind],
+    /// Its routes: API, imports and admin pages.
+    pub routes: fn() -> KindRoutes,
+    /// Its commands, `atelier <name> ...`.
+    pub cli: KindCli,
+}
+
+/// A kind's commands: a clap command named after the kind whose
+/// subcommands are the kind's own, and how to run what was parsed.
+pub struct KindCli {
+    /// The command (`Command::new("vton")` with the kind's subcommands).
+    pub command: fn() -> clap::Command,
+    /// Runs the subcommand in these matches (those of the kind's command).
+    pub run: for<'a> fn(&clap::ArgMatches, &'a mut dyn Write) -> LocalBoxFuture<'a, anyhow::Result<()>>,
+}
+
+impl KindCli {
+    /// The command `name` with the subcommands of `C` and `about` as its help.
+    pub fn command<C: clap::Subcommand>(name: &'static str, about: &'static str) -> clap::Command {
+        // After the subcommands: they bring the enum's own doc comment as help.
+        C::augment_subcommands(clap::Command::new(name).subcommand_required(true)).about(about)
+    }
+
+    /// Parses `C` from a kind command's matches, for [`KindCli::run`].
+    pub fn parse<C: clap::FromArgMatches>(matches: &clap::ArgMatches) -> anyhow::Result<C> {
+        Ok(C::from_arg_matches(matches)?)
+    }
+}
+
+/// A kind's command as parsed from the command line: `atelier vton curate
+/// ...` is the VTON module's command with the matches of `vton`.
+pub struct KindCommand {
+    module: &'static KindModule,
+    matches: clap::ArgMatches,
+}
+
+impl std::fmt::Debug for KindCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KindCommand").field("command", &self.matches.subcommand_name()).finish()
+    }
+}
+
+impl KindCommand {
+    /// Runs the command; output goes to `out`.
+    pub async fn run(self, out: &mut dyn Write) -> anyhow::Result<()> {
+        (self.module.cli.run)(&self.matches, out).await
+    }
+
+    fn module(name: &str) -> Option<&'static KindModule> {
+        super::MODULES.iter().find(|m| (m.cli.command)().get_name() == name)
+    }
+}
+
+impl clap::FromArgMatches for KindCommand {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, sub)) = matches.subcommand() else {
+            return Err(clap::Error::raw(clap::error::ErrorKind::MissingSubcommand, "a command is required"));
+        };
+        let module = Self::module(name).ok_or_else(|| {
+            clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, format!("no command `{name}`"))
+        })?;
+        Ok(Self { module, matches: sub.clone() })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for KindCommand {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        super::MODULES.iter().fold(cmd, |cmd, m| cmd.subcommand((m.cli.command)()))
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        Self::module(name).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::MODULES;
+    use clap::Subcommand;
+
+    #[test]
+    fn every_module_adds_its_kinds_and_one_command_of_its_own() {
+        let names: Vec<String> = MODULES.iter().map(|m| (m.cli.command)().get_name().to_owned()).collect();
+        let distinct: std::collections::BTreeSet<_> = names.iter().collect();
+        assert_eq!(distinct.len(), MODULES.len(), "command names clash: {names:?}");
+        assert_eq!(names, ["a100", "vton", "vsd", "fashionpedia"]);
+        assert!(MODULES.iter().all(|m| !m.kinds.is_empty()));
+        assert_eq!(super::super::registry().names(), ["a100-lat", "a100-aat", "vton", "vsd", "fashionpedia"]);
+        let cmd = super::KindCommand::augment_subcommands(clap::Command::new("atelier"));
+        assert!(cmd.find_subcommand("vton").and_then(|v| v.find_subcommand("curate")).is_some());
+        assert!(super::KindCommand::has_subcommand("vsd") && !super::KindCommand::has_subcommand("serve"));
+    }
+}
