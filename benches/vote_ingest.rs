@@ -477,6 +477,7 @@ async fn main() {
             trusted_proxies: vec![],
         },
         kinds.clone(),
+        atelier::kinds::pages(),
     );
     tokio::spawn(async move {
         atelier::http::listen::serve(listener, app(state, atelier::kinds::routes()), std::future::pending()).await;

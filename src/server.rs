@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 /// embedded cluster if this process started it).
 pub async fn serve(db: Database, listener: TcpListener, config: HttpConfig) -> anyhow::Result<()> {
     raise_open_file_limit();
-    let state = AppState::new(db.pool.clone(), config, crate::kinds::registry());
+    let state = AppState::new(db.pool.clone(), config, crate::kinds::registry(), crate::kinds::pages());
     let tasks = state.tasks.clone();
     let addr = listener.local_addr()?;
     // Expired sessions and old login failures are deleted hourly, so neither table grows forever.

@@ -79,14 +79,6 @@ pub trait TaskKind: Send + Sync + 'static {
         true
     }
 
-    /// Turns the fields posted by the task page's form (bookkeeping fields
-    /// already removed, in the order posted, a field repeated for each
-    /// ticked box) into an answer, which is then validated as any other.
-    /// The default keeps one value per field, whole numbers as numbers.
-    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
-        single_valued_answer(fields)
-    }
-
     /// Groups the campaign's items into batches.
     fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid>;
 
@@ -100,9 +92,6 @@ pub trait TaskKind: Send + Sync + 'static {
     fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
         payload.clone()
     }
-
-    /// Renders the task page body (HTML) for one item.
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error>;
 
     /// Turns the campaign's responses into ground truth (a JSON document).
     /// Excluded responses are already left out of `input`.
@@ -187,12 +176,6 @@ pub trait TaskKind: Send + Sync + 'static {
     /// Background questions asked before a participant's first task.
     fn background(&self, _config: &Value) -> Vec<super::profiles::BackgroundQuestion> {
         Vec::new()
-    }
-
-    /// Path segment of a kind-specific admin page under
-    /// `/admin/campaigns/{id}/`, if the kind has one.
-    fn admin_page(&self) -> Option<&'static str> {
-        None
     }
 
     /// Whether items within a batch are shown in a per-annotator random order.
@@ -300,12 +283,6 @@ pub trait TaskKind: Send + Sync + 'static {
         &[]
     }
 
-    /// An answer as a reviewer sees it (HTML, escaped by the kind): the
-    /// default shows the stored JSON.
-    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
-        format!("<code>{}</code>", escape_html(&answer.to_string()))
-    }
-
     /// Whether a reviewer's answer replaces the answer under review in the
     /// ground truth ("the reviewed answer wins"); otherwise reviews are in
     /// the aggregation input beside the answers they review, marked.
@@ -331,17 +308,6 @@ pub trait TaskKind: Send + Sync + 'static {
     fn gold_may_repeat(&self, _config: &Value) -> bool {
         true
     }
-}
-
-/// An answer with one value per form field (the last one posted), whole
-/// numbers as numbers: what single-choice task forms post.
-pub fn single_valued_answer(fields: &[(String, String)]) -> Value {
-    let mut answer = serde_json::Map::new();
-    for (k, v) in fields {
-        let value = v.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::from(v.clone()));
-        answer.insert(k.clone(), value);
-    }
-    Value::Object(answer)
 }
 
 /// A demo campaign a kind offers: created, batched, opened and (for crowd
@@ -499,22 +465,6 @@ fn reviewed(kind: &dyn TaskKind, mut input: AggregationInput) -> AggregationInpu
     input
 }
 
-/// Escapes text for HTML (for kinds rendering answers).
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// A table for CSV export.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Table {
@@ -522,29 +472,4 @@ pub struct Table {
     pub header: Vec<String>,
     /// Rows of cells.
     pub rows: Vec<Vec<String>>,
-}
-
-/// Everything a kind's task template may show.
-#[derive(Debug)]
-pub struct TaskView<'a> {
-    /// The item as shown to this annotator.
-    pub item: &'a PublicItem,
-    /// The next item of the batch as shown (for prefetching its images), if any.
-    pub next: Option<&'a PublicItem>,
-    /// The annotator's current answer, if any (when they went back).
-    pub answer: Option<&'a Value>,
-    /// The answer this task reviews, when the assignment reviews another
-    /// annotator's work: the form starts from it, and accepting it is one key.
-    pub under_review: Option<&'a Value>,
-    /// 1-based position in the batch.
-    pub position: usize,
-    /// Items in the batch.
-    pub total: usize,
-    /// The assignment.
-    pub assignment_id: Uuid,
-    /// CSRF token for the answer form.
-    pub csrf_token: &'a str,
-    /// Server time (ms since epoch) when the page was rendered; sent back
-    /// with the answer to measure time on task.
-    pub shown_at: i64,
 }

@@ -153,34 +153,6 @@ pub async fn respond(
     Ok(Submitted { response, outcome, progress })
 }
 
-/// An answer as the task page's form posts it: the item, the kind's fields
-/// (a field repeated for each ticked box), and bookkeeping.
-#[derive(Debug, Clone)]
-pub struct FormAnswer {
-    /// The item answered.
-    pub item_id: Uuid,
-    /// The kind's fields, in the order posted.
-    pub fields: Vec<(String, String)>,
-    /// Time on task measured by the page.
-    pub time_on_task_ms: Option<i32>,
-    /// Whether the annotator confirmed replacing an earlier answer.
-    pub change: bool,
-}
-
-/// Stores an answer posted by the task page: the kind turns the form's
-/// fields into its answer, which is then validated as an API answer is.
-pub async fn respond_with_form(
-    recorder: &Recorder,
-    kinds: &Registry,
-    assignment_id: Uuid,
-    annotator_id: Uuid,
-    form: FormAnswer,
-) -> Result<Submitted> {
-    let answer = recorder.kind_of(kinds, assignment_id, annotator_id).await?.answer_from_form(&form.fields);
-    let sub = Submission { item_id: form.item_id, answer, time_on_task_ms: form.time_on_task_ms, change: form.change };
-    respond(recorder, kinds, assignment_id, annotator_id, &sub).await
-}
-
 /// Submits the annotator's assignment (every item answered).
 #[tracing::instrument(level = "debug", skip(pool, kinds))]
 pub async fn complete(pool: &PgPool, kinds: &Registry, assignment_id: Uuid, annotator_id: Uuid) -> Result<Completed> {

@@ -16,6 +16,7 @@ pub mod pages;
 pub mod request_time;
 pub mod session_cache;
 pub mod session_store;
+pub mod task_pages;
 pub mod user_cache;
 
 use crate::auth::rate_limit::LoginLimiter;
@@ -112,6 +113,8 @@ pub struct Shared {
     pub tasks: tokio_util::task::TaskTracker,
     /// The task kinds of this build.
     pub kinds: crate::core::Registry,
+    /// How each kind is shown (task pages, answers, its admin page).
+    pub pages: task_pages::KindPages,
     /// Recently looked-up accounts (a few seconds).
     pub users: user_cache::UserCache,
     /// Stores answers, gathering concurrent ones into shared statements.
@@ -129,13 +132,14 @@ pub struct Shared {
 impl AppState {
     /// State for a pool, settings and the build's kinds, with a fresh
     /// limiter and task tracker.
-    pub fn new(pool: PgPool, config: HttpConfig, kinds: crate::core::Registry) -> Self {
+    pub fn new(pool: PgPool, config: HttpConfig, kinds: crate::core::Registry, pages: task_pages::KindPages) -> Self {
         let statements = crate::db::statement_pool(&pool);
         Self(Arc::new(Shared {
             limiter: LoginLimiter,
             config: Arc::new(config),
             tasks: tokio_util::task::TaskTracker::new(),
             kinds,
+            pages,
             users: Default::default(),
             recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone())),
             caches: Arc::default(),

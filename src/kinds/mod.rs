@@ -10,17 +10,27 @@ pub mod module;
 pub mod vsd;
 pub mod vton;
 
-pub use module::{KindCli, KindCommand, KindModule};
+pub use module::{Kind, KindCli, KindCommand, KindModule};
 
 use crate::core::Registry;
 use crate::http::kind_routes::KindRoutes;
+use crate::http::task_pages::KindPages;
 
 /// Every kind folder of this build, in the order their kinds are listed.
 pub const MODULES: &[KindModule] = &[a100::MODULE, vton::MODULE, vsd::MODULE, fashionpedia::MODULE];
 
 /// Every kind this build knows, for the core.
 pub fn registry() -> Registry {
-    Registry::new(MODULES.iter().flat_map(|m| m.kinds.iter().copied()).collect())
+    Registry::new(all().map(|k| k.core).collect())
+}
+
+/// How every kind is shown, for the HTTP layer.
+pub fn pages() -> KindPages {
+    KindPages::new(all().map(|k| (k.core.name(), k.pages)).collect())
+}
+
+fn all() -> impl Iterator<Item = &'static Kind> {
+    MODULES.iter().flat_map(|m| m.kinds.iter())
 }
 
 /// Every kind's own HTTP routes, for the application.

@@ -4,17 +4,34 @@
 
 use crate::core::kind::TaskKind;
 use crate::http::kind_routes::KindRoutes;
+use crate::http::task_pages::TaskPages;
 use futures_util::future::LocalBoxFuture;
 use std::io::Write;
 
 /// One kind folder as the application plugs it in.
 pub struct KindModule {
-    /// The core kinds it defines (A100 defines two: LAT and AAT).
-    pub kinds: &'static [&'static dyn TaskKind],
+    /// The kinds it defines (A100 defines two: LAT and AAT).
+    pub kinds: &'static [Kind],
     /// Its routes: API, imports and admin pages.
     pub routes: fn() -> KindRoutes,
     /// Its commands, `atelier <name> ...`.
     pub cli: KindCli,
+}
+
+/// One kind: what it is (the core's trait) and how it is shown (the
+/// HTTP layer's), usually both implemented by one unit struct.
+pub struct Kind {
+    /// The kind as the core sees it.
+    pub core: &'static dyn TaskKind,
+    /// Its task page, answers and admin page.
+    pub pages: &'static dyn TaskPages,
+}
+
+impl Kind {
+    /// A kind whose struct implements both traits.
+    pub const fn of<K: TaskKind + TaskPages>(kind: &'static K) -> Self {
+        Self { core: kind, pages: kind }
+    }
 }
 
 /// A kind's commands: a clap command named after the kind whose

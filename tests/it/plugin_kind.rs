@@ -6,10 +6,11 @@
 use crate::fixtures::{admin_token, api, csrf_in, login_page};
 use crate::support::TestApp;
 use atelier::auth::{tokens, users, Role};
-use atelier::core::kind::{escape_html, AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use atelier::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind};
 use atelier::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use atelier::core::Registry;
 use atelier::http::kind_routes::KindRoutes;
+use atelier::http::task_pages::{escape_html, KindPages, TaskPages, TaskView};
 use rand::rngs::StdRng;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -61,40 +62,12 @@ impl TaskKind for Tags {
         }
         Ok(json!({ "tags": tags }))
     }
-    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
-        if fields.iter().any(|(k, _)| k == "not_sure") {
-            return json!({"not_sure": true});
-        }
-        json!({"tags": fields.iter().filter(|(k, _)| k == "tag").map(|(_, v)| v.clone()).collect::<Vec<_>>()})
-    }
     fn form_batches(&self, config: &Value, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
         let per_batch = config["per_batch"].as_u64().unwrap_or(2).max(1) as usize;
         Ok(items
             .chunks(per_batch)
             .map(|c| BatchPlan { items: c.iter().map(|i| i.id).collect(), overlap: None, group: None })
             .collect())
-    }
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-        let boxes: String = options(&view.item.payload)
-            .iter()
-            .map(|o| format!(r#"<label><input type="checkbox" name="tag" value="{0}"> {0}</label>"#, escape_html(o)))
-            .collect();
-        Ok(format!(
-            r#"<form method="post" action="/work/a/{}/answer"><input type="hidden" name="csrf_token" value="{}">
-               <input type="hidden" name="item_id" value="{}"><input type="hidden" name="shown_at" value="{}">{boxes}
-               <button type="submit">Save</button></form>"#,
-            view.assignment_id, view.csrf_token, view.item.id, view.shown_at
-        ))
-    }
-    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
-        let tags: String = answer["tags"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(|t| format!("<li>{}</li>", escape_html(t)))
-            .collect();
-        format!(r#"<ul class="reviewed-tags">{tags}</ul>"#)
     }
     fn reviewed_answer_wins(&self, _config: &Value) -> bool {
         true
@@ -128,10 +101,46 @@ impl TaskKind for Tags {
     }
 }
 
+/// How the tags kind is shown: checkboxes, and the answer as a list.
+impl TaskPages for Tags {
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
+        if fields.iter().any(|(k, _)| k == "not_sure") {
+            return json!({"not_sure": true});
+        }
+        json!({"tags": fields.iter().filter(|(k, _)| k == "tag").map(|(_, v)| v.clone()).collect::<Vec<_>>()})
+    }
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
+        let boxes: String = options(&view.item.payload)
+            .iter()
+            .map(|o| format!(r#"<label><input type="checkbox" name="tag" value="{0}"> {0}</label>"#, escape_html(o)))
+            .collect();
+        Ok(format!(
+            r#"<form method="post" action="/work/a/{}/answer"><input type="hidden" name="csrf_token" value="{}">
+               <input type="hidden" name="item_id" value="{}"><input type="hidden" name="shown_at" value="{}">{boxes}
+               <button type="submit">Save</button></form>"#,
+            view.assignment_id, view.csrf_token, view.item.id, view.shown_at
+        ))
+    }
+    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
+        let tags: String = answer["tags"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|t| format!("<li>{}</li>", escape_html(t)))
+            .collect();
+        format!(r#"<ul class="reviewed-tags">{tags}</ul>"#)
+    }
+}
+
 static TAGS: Tags = Tags;
 
 fn registry() -> Registry {
     Registry::new(vec![&TAGS])
+}
+
+fn pages() -> KindPages {
+    KindPages::new(vec![(TAGS.name(), &TAGS)])
 }
 
 /// The kind's own page, merged by the application like any kind's.
@@ -245,7 +254,7 @@ async fn ground_truth(app: &TestApp, admin: &str, campaign: &str) -> Value {
 
 #[tokio::test]
 async fn a_kind_from_outside_plugs_in_with_its_routes_merged_imports_and_a_multi_select_form() {
-    let app = TestApp::spawn_with_kinds(registry(), routes).await;
+    let app = TestApp::spawn_with_kinds(registry(), pages(), routes).await;
     let admin = admin_token(&app).await;
     let page = reqwest::get(app.at("/admin/tags-kind")).await.expect("kind page").text().await.expect("text");
     assert_eq!(page, "the tags kind's page");
@@ -308,7 +317,7 @@ async fn a_kind_from_outside_plugs_in_with_its_routes_merged_imports_and_a_multi
 
 #[tokio::test]
 async fn review_shows_the_kinds_rendering_and_the_reviewed_answer_wins() {
-    let app = TestApp::spawn_with_kinds(registry(), routes).await;
+    let app = TestApp::spawn_with_kinds(registry(), pages(), routes).await;
     let admin = admin_token(&app).await;
     let campaign = tags_campaign(&app, &admin, json!({"review": true, "annotators_per_batch": 1}), 2).await;
     let author = expert(&app, "author").await;
@@ -386,7 +395,7 @@ async fn review_on_a_crowd_campaign_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_expert_who_pauses_past_the_lease_resumes_and_every_label_counts() {
-    let app = TestApp::spawn_with_kinds(registry(), routes).await;
+    let app = TestApp::spawn_with_kinds(registry(), pages(), routes).await;
     let admin = admin_token(&app).await;
     // Every expert labels every item; leases are one minute.
     let campaign = tags_campaign(&app, &admin, json!({"lease_minutes": 1}), 4).await;

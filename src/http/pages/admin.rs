@@ -179,7 +179,7 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
             kind_title: kind.title(),
             import_hint: kind.import_hint(),
             own_import: kind.imports_on_own_page(),
-            kind_page: kind.admin_page(),
+            kind_page: s.pages.of(&campaign)?.admin_page(),
             progress,
             releases,
             settings,

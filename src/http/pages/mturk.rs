@@ -7,8 +7,8 @@
 //! `/mturk/externalSubmit` carrying the assignment id.
 
 use super::{render, PageResult};
-use crate::core::kind::TaskView;
 use crate::core::{campaigns, work};
+use crate::http::task_pages::TaskView;
 use crate::http::AppState;
 use askama::Template;
 use axum::http::{HeaderMap, HeaderValue};
@@ -79,8 +79,9 @@ struct PreviewPage<'a> {
 pub async fn preview(s: &AppState, campaign_id: Uuid) -> PageResult {
     let campaign = campaigns::get(&s.pool, campaign_id).await?;
     let kind = s.kinds.of(&campaign)?;
+    let pages = s.pages.of(&campaign)?;
     let sample = match work::sample_item(&s.pool, &s.kinds, &campaign).await? {
-        Some(item) => Some(kind.render_task(&TaskView {
+        Some(item) => Some(pages.render_task(&TaskView {
             item: &item,
             next: None,
             answer: None,

@@ -4,9 +4,9 @@
 //! stays an admin.
 
 use super::{render, OnPage, PageResult};
-use crate::core::kind::TaskView;
 use crate::core::{campaigns, work};
 use crate::http::extract::{Admin, Path};
+use crate::http::task_pages::TaskView;
 use crate::http::AppState;
 use askama::Template;
 use axum::extract::{Query, State};
@@ -50,6 +50,7 @@ async fn preview(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
+    let pages = s.pages.of(&campaign)?;
     let shown = work::batch_item_preview(&s.pool, &s.kinds, &campaign, q.task).await?;
     let (body, total, position) = match &shown {
         Some((item, total)) => {
@@ -65,7 +66,7 @@ async fn preview(
                 csrf_token: "",
                 shown_at: 0,
             };
-            (Some(kind.render_task(&view)?), *total, position)
+            (Some(pages.render_task(&view)?), *total, position)
         }
         None => (None, 0, 0),
     };

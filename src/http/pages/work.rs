@@ -5,13 +5,13 @@
 use super::{render, render_with, OnPage, PageResult};
 use crate::auth::{invitations, users, Role};
 use crate::core::assignments;
-use crate::core::kind::TaskView;
 use crate::core::states::AssignmentState;
 use crate::core::Code;
 use crate::core::{campaigns, progress, work, Error};
 use crate::http::api::annotate::{self, JOINED_KEY};
 use crate::http::error::AppError;
 use crate::http::extract::{CurrentUser, Path, USER_KEY};
+use crate::http::task_pages::TaskView;
 use crate::http::{csrf, AppState};
 use askama::Template;
 use axum::extract::{Query, State};
@@ -512,7 +512,8 @@ async fn show_task(
     let stored = view.answers.get(&item.id);
     let answer = chosen.as_ref().or(stored);
     let under_review = view.reviewing.as_ref().and_then(|r| r.get(&item.id));
-    let body = kind.render_task(&TaskView {
+    let pages = s.pages.of(&campaign)?;
+    let body = pages.render_task(&TaskView {
         item,
         next: view.items.get(index + 1),
         answer,
@@ -542,7 +543,7 @@ async fn show_task(
         body,
         previous: (index > 0).then_some(index),
         next: (index + 1 < total && stored.is_some()).then_some(index + 2),
-        under_review: under_review.map(|a| kind.render_answer(&item.payload, a)),
+        under_review: under_review.map(|a| pages.render_answer(&item.payload, a)),
     };
     // A refused answer is a client error: the page says so with its status.
     let status = match (expired, page.refusal.is_some()) {
@@ -574,10 +575,13 @@ async fn answer(
     let shown_at: Option<i64> = field(&fields, "shown_at").and_then(|v| v.parse().ok());
     let elapsed = shown_at.map(|t| (chrono::Utc::now().timestamp_millis() - t).clamp(0, 86_400_000) as i32);
     let change = field(&fields, "change") == Some("1");
-    let fields = fields.into_iter().filter(|(k, _)| !BOOKKEEPING.contains(&k.as_str())).collect();
-    let form = work::FormAnswer { item_id, fields, time_on_task_ms: elapsed, change };
-    let posted = form.fields.clone();
-    match work::respond_with_form(&s.recorder, &s.kinds, id, user.id, form).await {
+    let posted: Vec<(String, String)> =
+        fields.into_iter().filter(|(k, _)| !BOOKKEEPING.contains(&k.as_str())).collect();
+    // The kind reads its form into an answer, validated as an API answer is.
+    let kind = s.recorder.kind_of(&s.kinds, id, user.id).await?;
+    let answer = s.pages.get(kind.name())?.answer_from_form(&posted);
+    let sub = crate::core::responses::Submission { item_id, answer, time_on_task_ms: elapsed, change };
+    match work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await {
         Ok(_) => Ok(Redirect::to(&format!("/work/a/{id}")).into_response()),
         // A page left open (or reached with Back) after the questionnaire was
         // submitted: its page says so and shows the code.
@@ -609,7 +613,7 @@ async fn answer(
 async fn chosen_answer(s: &AppState, id: Uuid, user: Uuid, fields: &[(String, String)]) -> Option<serde_json::Value> {
     let assignment = assignments::get_own(&s.pool, id, user).await.ok()?;
     let campaign = campaigns::get(&s.pool, assignment.campaign_id).await.ok()?;
-    Some(s.kinds.of(&campaign).ok()?.answer_from_form(fields))
+    Some(s.pages.of(&campaign).ok()?.answer_from_form(fields))
 }
 
 async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {

@@ -16,9 +16,8 @@ pub mod question;
 mod release;
 pub mod result;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use askama::Template;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use serde_json::{json, Value};
@@ -30,7 +29,7 @@ pub struct Aat;
 
 /// The A100 folder as the application plugs it in (see [`crate::kinds::MODULES`]).
 pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
-    kinds: &[&Lat, &Aat],
+    kinds: &[crate::kinds::Kind::of(&Lat), crate::kinds::Kind::of(&Aat)],
     routes: http::routes,
     cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
 };
@@ -65,40 +64,10 @@ fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
     Ok(c)
 }
 
-#[derive(Template)]
-#[template(path = "kinds/a100/templates/task.html")]
-struct A100Task<'a> {
-    view: &'a TaskView<'a>,
-    outfit: Vec<(String, String)>,
-    blank: String,
-    choices: Vec<(String, String)>,
-    current: String,
-}
-
 /// Shared behaviour of LAT and AAT.
 fn validate_item(payload: &Value, gold: Option<&Value>, aat: bool) -> Result<(), Invalid> {
     let q = question::from_item(payload, gold).map_err(|e| Invalid(format!("not an A100 question: {e}")))?;
     question::validate(&q, aat).map_err(Invalid)
-}
-
-fn render(view: &TaskView<'_>) -> Result<String, askama::Error> {
-    let p = &view.item.payload;
-    let pairs = |key: &str, a: &str, b: &str| -> Vec<(String, String)> {
-        p[key]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|x| (x[a].as_str().unwrap_or_default().to_owned(), x[b].as_str().unwrap_or_default().to_owned()))
-            .collect()
-    };
-    A100Task {
-        view,
-        outfit: pairs("outfit", "image", "category"),
-        blank: p["blank_category"].as_str().unwrap_or_default().to_owned(),
-        choices: pairs("choices", "id", "image"),
-        current: view.answer.and_then(|a| a["choice"].as_str()).unwrap_or_default().to_owned(),
-    }
-    .render()
 }
 
 fn validate_answer(payload: &Value, answer: &Value) -> Result<Value, Invalid> {
@@ -185,9 +154,6 @@ macro_rules! a100_kind {
             fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
                 public(payload, presentation)
             }
-            fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-                render(view)
-            }
             fn aggregate(&self, input: &AggregationInput) -> Value {
                 aggregate::aggregate(input, $aat)
             }
@@ -206,9 +172,6 @@ macro_rules! a100_kind {
             }
             fn on_submit(&self, _config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
                 SubmitVerdict { exclude: attention(answered), block: None }
-            }
-            fn admin_page(&self) -> Option<&'static str> {
-                Some("a100")
             }
             fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
                 Some(demo::campaign($aat))

@@ -16,12 +16,11 @@ pub mod ontology;
 pub mod result;
 pub mod store;
 
-use crate::core::kind::{escape_html, AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind};
 use crate::core::setting_help::{Editor, SettingHelp};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use askama::Template;
 use rand::rngs::StdRng;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Stored name of the kind.
@@ -32,7 +31,7 @@ pub struct Fashionpedia;
 
 /// The Fashionpedia folder as the application plugs it in (see [`crate::kinds::MODULES`]).
 pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
-    kinds: &[&Fashionpedia],
+    kinds: &[crate::kinds::Kind::of(&Fashionpedia)],
     routes: http::routes,
     cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
 };
@@ -109,28 +108,6 @@ fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
     serde_json::from_value(payload["options"].clone()).unwrap_or_default()
 }
 
-#[derive(Template)]
-#[template(path = "kinds/fashionpedia/templates/task.html")]
-struct FpTask<'a> {
-    view: &'a TaskView<'a>,
-    image: String,
-    width: u32,
-    height: u32,
-    path: String,
-    category: String,
-    supercategory: String,
-    options: Vec<(u32, String, Option<String>, bool, usize)>,
-    not_sure: bool,
-    not_on_list: bool,
-    missing: String,
-    answered: bool,
-    /// Attribute names a source suggests (DeepFashion2's category's sleeves).
-    suggested: Vec<String>,
-    /// The answer under review, when this task reviews another expert's:
-    /// the form starts from it and "Accept" posts it as it is.
-    reviewed: Option<Answer>,
-}
-
 impl TaskKind for Fashionpedia {
     fn name(&self) -> &'static str {
         NAME
@@ -203,14 +180,6 @@ impl TaskKind for Fashionpedia {
         serde_json::to_value(a).map_err(|e| Invalid(e.to_string()))
     }
 
-    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
-        let attributes: Vec<u32> =
-            fields.iter().filter(|(k, _)| k == "attr").filter_map(|(_, v)| v.parse().ok()).collect();
-        let flag = |name: &str| fields.iter().any(|(k, v)| k == name && v != "0" && !v.is_empty());
-        let missing = fields.iter().find(|(k, _)| k == "missing").map_or("", |(_, v)| v.as_str());
-        json!({"attributes": attributes, "not_sure": flag("not_sure"), "not_on_list": flag("not_on_list"), "missing": missing})
-    }
-
     fn form_batches(&self, config: &Value, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
         let c = FpConfig::parse(config)?;
         // One super-category per batch: that is how the protocol keeps experts consistent.
@@ -246,64 +215,12 @@ impl TaskKind for Fashionpedia {
         p
     }
 
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-        let p = &view.item.payload;
-        let width = u32::try_from(p["width"].as_u64().unwrap_or(1)).unwrap_or(1);
-        let height = u32::try_from(p["height"].as_u64().unwrap_or(1)).unwrap_or(1);
-        let path = masks::Mask::parse(&p["segmentation"], width, height).map(|m| m.svg_path()).unwrap_or_default();
-        let reviewed = view.under_review.and_then(Answer::of);
-        // A reviewer starts from the answer under review (ticking everything
-        // again was re-entry, not review); their own answer once given.
-        let current = view.answer.and_then(Answer::of).or_else(|| reviewed.clone()).unwrap_or_default();
-        FpTask {
-            image: p["image_url"].as_str().unwrap_or_default().to_owned(),
-            width,
-            height,
-            path,
-            category: p["category"].as_str().unwrap_or_default().to_owned(),
-            supercategory: p["supercategory"].as_str().unwrap_or_default().to_owned(),
-            options: options(p)
-                .into_iter()
-                .enumerate()
-                .map(|(i, o)| (o.id, o.name, o.group, current.attributes.contains(&o.id), i + 1))
-                .collect(),
-            not_sure: current.not_sure,
-            not_on_list: current.not_on_list,
-            missing: current.missing.clone(),
-            answered: view.answer.is_some(),
-            suggested: {
-                let ids: Vec<u64> = p["suggested"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
-                options(p).into_iter().filter(|o| ids.contains(&u64::from(o.id))).map(|o| o.name).collect()
-            },
-            reviewed,
-            view,
-        }
-        .render()
-    }
-
     fn release_labels(&self, aggregate: &[u8]) -> BTreeMap<String, String> {
         result::FpResult::from_json(aggregate).map(|r| r.labels()).unwrap_or_default()
     }
 
     fn answer_flags(&self) -> &'static [&'static str] {
         &[r#"{"not_sure": true}"#, r#"{"not_on_list": true}"#]
-    }
-
-    fn render_answer(&self, payload: &Value, answer: &Value) -> String {
-        let Some(a) = Answer::of(answer) else { return "<code>?</code>".into() };
-        let names: BTreeMap<u32, String> = options(payload).into_iter().map(|o| (o.id, o.name)).collect();
-        let mut parts: Vec<String> =
-            a.attributes.iter().map(|id| escape_html(names.get(id).map_or("?", String::as_str))).collect();
-        if a.not_sure {
-            parts.push("<em>not sure</em>".into());
-        }
-        if a.not_on_list {
-            parts.push(format!("<em>not on the list</em>: {}", escape_html(&a.missing)));
-        }
-        format!(
-            r#"<ul class="reviewed-attributes">{}</ul>"#,
-            parts.iter().map(|p| format!("<li>{p}</li>")).collect::<String>()
-        )
     }
 
     fn payload_keys_not_aggregated(&self) -> &'static [&'static str] {
@@ -360,10 +277,6 @@ impl TaskKind for Fashionpedia {
         "the ontology, then COCO JSON with images and masks, on the Fashionpedia page"
     }
 
-    fn admin_page(&self) -> Option<&'static str> {
-        Some("fashionpedia")
-    }
-
     fn settings_help(&self) -> &'static [SettingHelp] {
         const HELP: &[SettingHelp] = &[
             SettingHelp::new(
@@ -406,6 +319,7 @@ impl TaskKind for Fashionpedia {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn contradictory_or_empty_flags_are_refused_with_a_clear_message() {

@@ -17,10 +17,9 @@ pub mod result;
 pub mod robustness;
 pub mod scoring;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind, TaskView};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind};
 use crate::core::setting_help::SettingHelp;
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use askama::Template;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
 
@@ -32,7 +31,7 @@ pub struct Vsd;
 
 /// The VSD folder as the application plugs it in (see [`crate::kinds::MODULES`]).
 pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
-    kinds: &[&Vsd],
+    kinds: &[crate::kinds::Kind::of(&Vsd)],
     routes: http::routes,
     cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
 };
@@ -137,16 +136,6 @@ pub fn answer_of(answer: &Value) -> Option<Answer> {
     eds::Vote::parse(&text).map(Answer::Vote)
 }
 
-#[derive(Template)]
-#[template(path = "kinds/vsd/templates/task.html")]
-struct VsdTask<'a> {
-    view: &'a TaskView<'a>,
-    query: String,
-    candidate: String,
-    next: Vec<String>,
-    current: String,
-}
-
 impl TaskKind for Vsd {
     fn name(&self) -> &'static str {
         NAME
@@ -221,32 +210,6 @@ impl TaskKind for Vsd {
         json!({ "query_image": payload["query_image"], "candidate_image": payload["candidate_image"] })
     }
 
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-        let image = |p: &Value, f: &str| p.get(f).and_then(Value::as_str).unwrap_or_default().to_owned();
-        VsdTask {
-            query: image(&view.item.payload, "query_image"),
-            candidate: image(&view.item.payload, "candidate_image"),
-            next: view
-                .next
-                .map(|n| vec![image(&n.payload, "query_image"), image(&n.payload, "candidate_image")])
-                .unwrap_or_default(),
-            current: view.answer.and_then(|a| a.get("label")).and_then(Value::as_str).unwrap_or_default().to_owned(),
-            view,
-        }
-        .render()
-    }
-
-    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
-        let text = match answer_of(answer) {
-            Some(Answer::Vote(eds::Vote::Similar)) => "Similar",
-            Some(Answer::Vote(eds::Vote::NotSimilar)) => "Not similar",
-            Some(Answer::Vote(eds::Vote::Unsure)) => "Unsure",
-            Some(Answer::Broken) => "Flagged as broken",
-            None => "?",
-        };
-        format!("<strong>{text}</strong>")
-    }
-
     fn release_tables(
         &self,
         _snapshot: &crate::core::releases::Snapshot,
@@ -312,10 +275,6 @@ impl TaskKind for Vsd {
 
     fn import_hint(&self) -> &'static str {
         "model rankings, on the VSD page (CSV model,query,candidate,rank[,score] or JSON lines)"
-    }
-
-    fn admin_page(&self) -> Option<&'static str> {
-        Some("vsd")
     }
 
     fn settings_help(&self) -> &'static [SettingHelp] {

@@ -15,11 +15,10 @@ mod release;
 pub mod result;
 pub mod service;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind, TaskView};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind};
 use crate::core::profiles::BackgroundQuestion;
 use crate::core::setting_help::{Editor, SettingHelp};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use askama::Template;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
 
@@ -34,7 +33,7 @@ pub struct Vton;
 
 /// The VTON folder as the application plugs it in (see [`crate::kinds::MODULES`]).
 pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {
-    kinds: &[&Vton],
+    kinds: &[crate::kinds::Kind::of(&Vton)],
     routes: http::routes,
     cli: crate::kinds::KindCli { command: cli::command, run: cli::run_matches },
 };
@@ -199,18 +198,6 @@ pub fn sanity_task(gold: &Value) -> Option<curation::SanityTask> {
     Some(curation::SanityTask { expected: rating(gold)?, tolerance })
 }
 
-#[derive(Template)]
-#[template(path = "kinds/vton/templates/task.html")]
-struct VtonTask<'a> {
-    view: &'a TaskView<'a>,
-    tryon: String,
-    garment: String,
-    person: String,
-    reference: String,
-    labels: [&'static str; 3],
-    current: u8,
-}
-
 impl TaskKind for Vton {
     fn name(&self) -> &'static str {
         NAME
@@ -303,10 +290,6 @@ impl TaskKind for Vton {
         Value::Object(shown)
     }
 
-    fn admin_page(&self) -> Option<&'static str> {
-        Some("vton")
-    }
-
     fn parse_import(&self, text: &str) -> Result<Vec<crate::core::items::NewItem>, Invalid> {
         service::parse_triplets(text).map_err(|e| Invalid(e.to_string()))
     }
@@ -330,13 +313,6 @@ impl TaskKind for Vton {
 
     fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
         Some(demo::campaign())
-    }
-
-    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
-        match rating(answer) {
-            Some(r) => format!("<strong>{r}</strong> {}", LABELS[usize::from(r) - 1]),
-            None => "<code>?</code>".to_owned(),
-        }
     }
 
     fn thumbnails(&self, _config: &Value, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
@@ -490,20 +466,6 @@ impl TaskKind for Vton {
     fn gold_may_repeat(&self, _config: &Value) -> bool {
         // A worker who met a sanity image before would recognise it as one.
         false
-    }
-
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-        let field = |f: &str| view.item.payload.get(f).and_then(Value::as_str).unwrap_or_default().to_owned();
-        VtonTask {
-            view,
-            tryon: field("tryon"),
-            garment: field("garment"),
-            person: field("person"),
-            reference: field("reference"),
-            labels: LABELS,
-            current: view.answer.and_then(rating).unwrap_or(0),
-        }
-        .render()
     }
 }
 

@@ -70,13 +70,14 @@ pub struct TestApp {
 impl TestApp {
     /// Creates a database from the template and serves the app on port 0.
     pub async fn spawn() -> Self {
-        Self::spawn_with_kinds(atelier::kinds::registry(), atelier::kinds::routes).await
+        Self::spawn_with_kinds(atelier::kinds::registry(), atelier::kinds::pages(), atelier::kinds::routes).await
     }
 
     /// As [`spawn`](Self::spawn), with these task kinds plugged in instead
     /// of the build's (a test's own kind).
     pub async fn spawn_with_kinds(
         kinds: atelier::core::Registry,
+        pages: atelier::http::task_pages::KindPages,
         routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
     ) -> Self {
         let s = server();
@@ -87,7 +88,7 @@ impl TestApp {
             .await
             .expect("create test database");
         let db_options = s.options.clone().database(&database);
-        Self::serve_on(database, db_options, kinds, routes).await
+        Self::serve_on(database, db_options, kinds, pages, routes).await
     }
 
     /// A second service instance on this app's database (as behind a load
@@ -97,6 +98,7 @@ impl TestApp {
             self.database.clone(),
             self.db_options.clone(),
             atelier::kinds::registry(),
+            atelier::kinds::pages(),
             atelier::kinds::routes,
         )
         .await;
@@ -110,6 +112,7 @@ impl TestApp {
         database: String,
         db_options: PgConnectOptions,
         kinds: atelier::core::Registry,
+        pages: atelier::http::task_pages::KindPages,
         routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
     ) -> Self {
         let pool = atelier::db::pool_options(10).connect_with(db_options.clone()).await.expect("pool");
@@ -126,6 +129,7 @@ impl TestApp {
                 trusted_proxies: vec!["127.0.0.1/32".parse().expect("net")],
             },
             kinds,
+            pages,
         );
         tokio::spawn(async move {
             atelier::http::listen::serve(listener, app(state, routes()), std::future::pending()).await;

@@ -109,6 +109,7 @@ pub(super) async fn show_item(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
+    let pages = s.pages.of(&campaign)?;
     let requested = Pager::requested(query, "answers");
     let rows = |total| Pager::rows_of(total, requested);
     let detail = item_browser::item(&s.pool, id, item_id, &flags(kind), rows).await?;
@@ -118,7 +119,7 @@ pub(super) async fn show_item(
     let answers = detail
         .answers
         .into_iter()
-        .map(|row| AnswerView { html: kind.render_answer(&detail.item.payload, &row.answer), row })
+        .map(|row| AnswerView { html: pages.render_answer(&detail.item.payload, &row.answer), row })
         .collect();
     let status = if refused.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
     render_with(

@@ -3,6 +3,7 @@
 
 mod api;
 mod pages;
+mod task;
 
 use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
 use utoipa_axum::router::OpenApiRouter;
