@@ -15,6 +15,19 @@ impl From<Invalid> for super::Error {
     }
 }
 
+/// Reads the generic import format, `{"items": [{"external_id", "payload", "gold"}]}`:
+/// what a kind without its own format imports.
+pub fn generic_import(text: &str) -> Result<Vec<super::items::NewItem>, Invalid> {
+    #[derive(serde::Deserialize)]
+    struct Items {
+        items: Vec<super::items::NewItem>,
+    }
+    serde_json::from_str::<Items>(text).map(|i| i.items).map_err(|e| Invalid(format!("line {}: {e}", e.line())))
+}
+
+/// What the generic import form expects, shown on the campaign page.
+pub const GENERIC_IMPORT_HINT: &str = "JSON: {\"items\": [{\"external_id\", \"payload\", \"gold\"}]}";
+
 /// An item as batch formation sees it.
 #[derive(Debug, Clone)]
 pub struct ItemRef {
@@ -47,8 +60,12 @@ pub struct PublicItem {
     pub payload: Value,
 }
 
-/// A task kind: A100 questionnaires, VSD pairs, VTON ratings, Fashionpedia
-/// attributes. The core calls these hooks and never looks at kind names.
+/// A task kind as the core and its registry hold it (`&dyn TaskKind`): A100
+/// questionnaires, VSD pairs, VTON ratings, Fashionpedia attributes. The
+/// core calls these hooks and never looks at kind names. Kinds do not
+/// implement it by hand: they implement
+/// [`TypedKind`](super::typed_kind::TypedKind), whose configuration is
+/// typed, and get this object-safe face from its blanket implementation.
 pub trait TaskKind: Send + Sync + 'static {
     /// Stable identifier stored on campaigns (`vton`, `a100-lat`, ...).
     fn name(&self) -> &'static str;
@@ -75,23 +92,17 @@ pub trait TaskKind: Send + Sync + 'static {
     /// and stored without reading the item first, which saves a query on
     /// every vote (the statement storing the answer still checks that the
     /// item is in the annotator's batch).
-    fn answer_reads_item(&self) -> bool {
-        true
-    }
+    fn answer_reads_item(&self) -> bool;
 
     /// Groups the campaign's items into batches.
     fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid>;
 
     /// Per-annotator presentation of one item (e.g. a choice order), stored
     /// with the assignment so analysis can undo it. `Null` when nothing varies.
-    fn presentation(&self, _payload: &Value, _rng: &mut StdRng) -> Value {
-        Value::Null
-    }
+    fn presentation(&self, _payload: &Value, _rng: &mut StdRng) -> Value;
 
     /// The payload as this annotator sees it, given their presentation.
-    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
-        payload.clone()
-    }
+    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value;
 
     /// Turns the campaign's responses into ground truth (a JSON document).
     /// Excluded responses are already left out of `input`.
@@ -102,11 +113,7 @@ pub trait TaskKind: Send + Sync + 'static {
     /// cache and send. A kind whose ground truth runs to hundreds of MB as a
     /// `Value` writes its typed result directly instead, and may free the
     /// input (which it owns here) before it writes.
-    fn aggregate_json(&self, input: AggregationInput) -> String {
-        let aggregate = self.aggregate(&input);
-        drop(input);
-        super::json_text::exact(&aggregate).unwrap_or_else(|_| aggregate.to_string())
-    }
+    fn aggregate_json(&self, input: AggregationInput) -> String;
 
     /// The ground truth (its compact JSON text) as a table for CSV export:
     /// a header and rows.
@@ -116,95 +123,61 @@ pub trait TaskKind: Send + Sync + 'static {
     /// one at a time as they are read: what the live CSV export writes. A
     /// kind whose table runs to tens of MB reads its ground truth straight
     /// into rows here instead of building the table.
-    fn export_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
-        let table = self.export_table(aggregate);
-        each(&table.header);
-        table.rows.iter().for_each(|row| each(row));
-    }
+    fn export_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String]));
 
     /// The rows of an export that an admin asked to include results not yet
     /// final (`?partial=true`: e.g. pairs not every expert has answered);
     /// the same as [`TaskKind::export_rows`] for kinds without such results.
-    fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
-        self.export_rows(aggregate, each)
-    }
+    fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String]));
 
     /// Called when an annotator submits a batch, with each item's gold answer
     /// (if any), payload and the annotator's answer. The kind may exclude the
     /// batch's responses (kept, marked with the reason), e.g. after a failed
     /// attention check, and may stop the annotator from getting further
     /// batches of the campaign.
-    fn on_submit(&self, _config: &Value, _answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
-        SubmitVerdict::default()
-    }
+    fn on_submit(&self, _config: &Value, _answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict;
 
     /// HTML shown on the landing page before the first task (instructions,
     /// examples); `None` for the generic text only.
-    fn instructions(&self) -> Option<&'static str> {
-        None
-    }
+    fn instructions(&self) -> Option<&'static str>;
 
     /// Parses an import file pasted or uploaded by an admin into items. The
     /// default reads the generic `{"items": [{"external_id", "payload", "gold"}]}`.
-    fn parse_import(&self, text: &str) -> Result<Vec<super::items::NewItem>, Invalid> {
-        #[derive(serde::Deserialize)]
-        struct Items {
-            items: Vec<super::items::NewItem>,
-        }
-        serde_json::from_str::<Items>(text).map(|i| i.items).map_err(|e| Invalid(format!("line {}: {e}", e.line())))
-    }
+    fn parse_import(&self, text: &str) -> Result<Vec<super::items::NewItem>, Invalid>;
 
     /// An imported item whose external id exists already: the merged
     /// payload, or `None` to refuse the import (the default). A kind whose
     /// items grow (VSD pairs gaining another model's proposals) merges.
-    fn merge_item(&self, _existing: &Value, _incoming: &Value) -> Option<Result<Value, Invalid>> {
-        None
-    }
+    fn merge_item(&self, _existing: &Value, _incoming: &Value) -> Option<Result<Value, Invalid>>;
 
     /// Whether items come only through the kind's own page (its own
     /// formats): the campaign page then points there instead of offering
     /// the generic import, which [`parse_import`](Self::parse_import) refuses.
-    fn imports_on_own_page(&self) -> bool {
-        false
-    }
+    fn imports_on_own_page(&self) -> bool;
 
     /// What the import form expects, shown on the campaign page.
-    fn import_hint(&self) -> &'static str {
-        "JSON: {\"items\": [{\"external_id\", \"payload\", \"gold\"}]}"
-    }
+    fn import_hint(&self) -> &'static str;
 
     /// Background questions asked before a participant's first task.
-    fn background(&self, _config: &Value) -> Vec<super::profiles::BackgroundQuestion> {
-        Vec::new()
-    }
+    fn background(&self, _config: &Value) -> Vec<super::profiles::BackgroundQuestion>;
 
     /// Whether items within a batch are shown in a per-annotator random order.
-    fn shuffle_items(&self, _config: &Value) -> bool {
-        false
-    }
+    fn shuffle_items(&self, _config: &Value) -> bool;
 
     /// How many batches one annotator may take in a campaign (`None`: no limit).
-    fn max_batches_per_annotator(&self, _config: &Value) -> Option<i64> {
-        None
-    }
+    fn max_batches_per_annotator(&self, _config: &Value) -> Option<i64>;
 
     /// Whether gold items are shared by every batch (sanity tasks), so that
     /// batches formed later for new items get them too.
-    fn shares_gold_across_batches(&self, _config: &Value) -> bool {
-        false
-    }
+    fn shares_gold_across_batches(&self, _config: &Value) -> bool;
 
     /// Each configuration key in words (label, meaning, unit, source of the
     /// default), for the settings form.
-    fn settings_help(&self) -> &'static [super::setting_help::SettingHelp] {
-        &[]
-    }
+    fn settings_help(&self) -> &'static [super::setting_help::SettingHelp];
 
     /// Whether an answer passed a quality check (an attention or sanity
     /// task); `None` when the item is not a check. Used for payouts.
-    fn check_passed(&self, _payload: &Value, _gold: Option<&Value>, _answer: &Value) -> Option<bool> {
-        None
-    }
+    fn check_passed(&self, _payload: &Value, _gold: Option<&Value>, _answer: &Value) -> Option<bool>;
 
     /// Files a release holds beyond `ground_truth.json` and
     /// `ground_truth.csv` (e.g. a benchmark's own layout), computed from the
@@ -215,9 +188,7 @@ pub trait TaskKind: Send + Sync + 'static {
         &self,
         _snapshot: &super::releases::Snapshot,
         _aggregate: &[u8],
-    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
-        Ok(Vec::new())
-    }
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid>;
 
     /// The ground truth and the kind's own tables as a release publishes
     /// them for the Hugging Face Hub and Croissant (typed Parquet), the
@@ -227,87 +198,57 @@ pub trait TaskKind: Send + Sync + 'static {
         &self,
         _snapshot: &super::releases::Snapshot,
         aggregate: &[u8],
-    ) -> super::Result<Vec<super::releases::hf::ReleaseTable>> {
-        Ok(vec![super::releases::hf::ReleaseTable::text(
-            "ground_truth",
-            "The ground truth, one row per item (the release's `ground_truth.csv`).",
-            self.export_table(aggregate),
-        )])
-    }
+    ) -> super::Result<Vec<super::releases::hf::ReleaseTable>>;
 
     /// The Hugging Face Hub's task categories for the kind's releases.
-    fn hub_task_categories(&self) -> &'static [&'static str] {
-        &["other"]
-    }
+    fn hub_task_categories(&self) -> &'static [&'static str];
 
     /// Parameters fixed in code that shape the ground truth (seeds, tie
     /// rules), recorded in a release's manifest next to the configuration.
-    fn release_parameters(&self, _config: &Value) -> Value {
-        Value::Null
-    }
+    fn release_parameters(&self, _config: &Value) -> Value;
 
     /// The label of each item in a ground truth (its compact JSON text):
     /// the item's external id -> its label in words, for comparing
     /// releases and for the data browser.
-    fn release_labels(&self, _aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
-        Default::default()
-    }
+    fn release_labels(&self, _aggregate: &[u8]) -> std::collections::BTreeMap<String, String>;
 
     /// Images that show an item at a glance in the data browser: by
     /// default every image address in its payload, named by its key.
-    fn thumbnails(&self, _config: &Value, payload: &Value) -> Vec<super::thumbnails::Thumbnail> {
-        super::thumbnails::in_payload(payload)
-    }
+    fn thumbnails(&self, _config: &Value, payload: &Value) -> Vec<super::thumbnails::Thumbnail>;
 
     /// JSON an answer contains when it raises a flag for the admin (a
     /// broken image, "not sure"), each a pattern for PostgreSQL's `@>`:
     /// the data browser's "flagged" filter.
-    fn answer_flags(&self) -> &'static [&'static str] {
-        &[]
-    }
+    fn answer_flags(&self) -> &'static [&'static str];
 
     /// Markdown for a datasheet: what annotators were asked and the scale.
-    fn datasheet_task(&self, _config: &Value) -> String {
-        format!("Annotators completed {} tasks.", self.title())
-    }
+    fn datasheet_task(&self, _config: &Value) -> String;
 
     /// Markdown for a datasheet: the kind's quality control and agreement,
     /// read from the ground truth (its compact JSON text).
-    fn datasheet_quality(&self, _aggregate: &[u8]) -> String {
-        String::new()
-    }
+    fn datasheet_quality(&self, _aggregate: &[u8]) -> String;
 
     /// Payload keys the kind's `aggregate` never reads (large ones, such as
     /// masks' polygons), left out of the live aggregation's input.
-    fn payload_keys_not_aggregated(&self) -> &'static [&'static str] {
-        &[]
-    }
+    fn payload_keys_not_aggregated(&self) -> &'static [&'static str];
 
     /// Whether a reviewer's answer replaces the answer under review in the
     /// ground truth ("the reviewed answer wins"); otherwise reviews are in
     /// the aggregation input beside the answers they review, marked.
-    fn reviewed_answer_wins(&self, _config: &Value) -> bool {
-        false
-    }
+    fn reviewed_answer_wins(&self, _config: &Value) -> bool;
 
     /// A small campaign of this kind that `atelier demo` seeds (created,
     /// batched and opened by the core), or `None`.
-    fn demo(&self) -> Option<DemoCampaign> {
-        None
-    }
+    fn demo(&self) -> Option<DemoCampaign>;
 
     /// Whether the annotator (their account name or worker id) may take a
     /// batch of this group (e.g. experts assigned to a super-category).
-    fn may_take(&self, _config: &Value, _group: Option<&str>, _annotator: &str) -> bool {
-        true
-    }
+    fn may_take(&self, _config: &Value, _group: Option<&str>, _annotator: &str) -> bool;
 
     /// Whether gold items (sanity tasks) may meet an annotator again in a
     /// later batch. When they may not, an annotator never gets a batch
     /// holding any item they already answered.
-    fn gold_may_repeat(&self, _config: &Value) -> bool {
-        true
-    }
+    fn gold_may_repeat(&self, _config: &Value) -> bool;
 }
 
 /// A demo campaign a kind offers: created, batched, opened and (for crowd

@@ -39,9 +39,11 @@ pub mod settings;
 pub mod shared_answers;
 pub mod states;
 pub mod thumbnails;
+pub mod typed_kind;
 pub mod work;
 
 pub use caches::Caches;
 pub use code::Code;
 pub use error::{Error, Result};
 pub use registry::Registry;
+pub use typed_kind::TypedKind;

@@ -128,4 +128,37 @@ mod tests {
         assert!(cmd.find_subcommand("vton").and_then(|v| v.find_subcommand("curate")).is_some());
         assert!(super::KindCommand::has_subcommand("vsd") && !super::KindCommand::has_subcommand("serve"));
     }
+
+    #[test]
+    fn every_kinds_default_configuration_is_what_an_empty_one_parses_to() {
+        use crate::core::TypedKind;
+        fn check<K: TypedKind>(kind: &K) {
+            let parsed = kind.parse_config(&serde_json::json!({})).expect("an empty configuration parses");
+            assert_eq!(
+                serde_json::to_value(parsed).expect("json"),
+                serde_json::to_value(K::Config::default()).expect("json"),
+                "{}",
+                kind.name()
+            );
+        }
+        check(&super::super::a100::Lat);
+        check(&super::super::a100::Aat);
+        check(&super::super::vton::Vton);
+        check(&super::super::vsd::Vsd);
+        check(&super::super::fashionpedia::Fashionpedia);
+    }
+
+    #[test]
+    fn a_stored_configuration_that_no_longer_parses_stands_as_the_defaults() {
+        use crate::core::kind::TaskKind;
+        let vton: &dyn TaskKind = &super::super::vton::Vton;
+        let old = serde_json::json!({"a_setting_since_removed": 1});
+        assert!(vton.validate_config(&old).is_err(), "refused when written");
+        // Read back (an old release's, say): the hooks see the defaults.
+        assert!(!vton.shuffle_items(&old));
+        assert_eq!(vton.max_batches_per_annotator(&old), Some(1));
+        assert_eq!(vton.background(&old).len(), 3);
+        let fp: &dyn TaskKind = &super::super::fashionpedia::Fashionpedia;
+        assert!(fp.may_take(&old, Some("sleeve"), "anyone"));
+    }
 }

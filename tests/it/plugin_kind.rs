@@ -6,9 +6,10 @@
 use crate::fixtures::{admin_token, api, csrf_in, login_page};
 use crate::support::TestApp;
 use atelier::auth::{tokens, users, Role};
-use atelier::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind};
+use atelier::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
 use atelier::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use atelier::core::Registry;
+use atelier::core::TypedKind;
 use atelier::http::kind_routes::KindRoutes;
 use atelier::http::task_pages::{escape_html, KindPages, TaskPages, TaskView};
 use rand::rngs::StdRng;
@@ -23,7 +24,21 @@ fn options(payload: &Value) -> Vec<String> {
     payload["options"].as_array().into_iter().flatten().filter_map(|o| o.as_str().map(str::to_owned)).collect()
 }
 
-impl TaskKind for Tags {
+/// The test kind's configuration: items per batch.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TagsConfig {
+    per_batch: u64,
+}
+
+impl Default for TagsConfig {
+    fn default() -> Self {
+        Self { per_batch: 2 }
+    }
+}
+
+impl TypedKind for Tags {
+    type Config = TagsConfig;
+
     fn name(&self) -> &'static str {
         "test-tags"
     }
@@ -38,9 +53,8 @@ impl TaskKind for Tags {
             review: false,
         }
     }
-    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
-        let per_batch = config.get("per_batch").and_then(Value::as_u64).unwrap_or(2);
-        Ok(json!({ "per_batch": per_batch }))
+    fn parse_config(&self, config: &Value) -> Result<TagsConfig, Invalid> {
+        Ok(TagsConfig { per_batch: config.get("per_batch").and_then(Value::as_u64).unwrap_or(2) })
     }
     fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
         if options(payload).is_empty() {
@@ -62,14 +76,19 @@ impl TaskKind for Tags {
         }
         Ok(json!({ "tags": tags }))
     }
-    fn form_batches(&self, config: &Value, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-        let per_batch = config["per_batch"].as_u64().unwrap_or(2).max(1) as usize;
+    fn form_batches(
+        &self,
+        config: &TagsConfig,
+        items: &[ItemRef],
+        _rng: &mut StdRng,
+    ) -> Result<Vec<BatchPlan>, Invalid> {
+        let per_batch = config.per_batch.max(1) as usize;
         Ok(items
             .chunks(per_batch)
             .map(|c| BatchPlan { items: c.iter().map(|i| i.id).collect(), overlap: None, group: None })
             .collect())
     }
-    fn reviewed_answer_wins(&self, _config: &Value) -> bool {
+    fn reviewed_answer_wins(&self, _config: &TagsConfig) -> bool {
         true
     }
     fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>> {
@@ -81,7 +100,7 @@ impl TaskKind for Tags {
         }
         Some(Ok(json!({ "options": all })))
     }
-    fn aggregate(&self, input: &AggregationInput) -> Value {
+    fn aggregate(&self, _config: &TagsConfig, input: &AggregationInput) -> Value {
         let names: BTreeMap<_, _> = input.items.iter().map(|i| (i.id, i.external_id.clone())).collect();
         let mut answers: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         for r in input.responses.iter().filter(|r| r.submitted) {

@@ -16,8 +16,9 @@ pub mod question;
 mod release;
 pub mod result;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use serde_json::{json, Value};
@@ -47,6 +48,13 @@ pub struct A100Config {
     /// Background questions asked before the first task.
     #[serde(default)]
     pub background: Vec<crate::core::profiles::BackgroundQuestion>,
+}
+
+/// The configuration `{}` parses to.
+impl Default for A100Config {
+    fn default() -> Self {
+        Self { participants: default_participants(), shuffle_questions: yes(), background: Vec::new() }
+    }
 }
 
 fn default_participants() -> i32 {
@@ -82,8 +90,7 @@ fn validate_answer(payload: &Value, answer: &Value) -> Result<Value, Invalid> {
     Ok(json!({ "choice": choice }))
 }
 
-fn form_batches(config: &Value, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
-    let c = parse_config(config)?;
+fn form_batches(c: &A100Config, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
     // The whole question set is one questionnaire, answered by many participants.
     Ok(vec![BatchPlan { items: items.iter().map(|i| i.id).collect(), overlap: Some(c.participants), group: None }])
 }
@@ -116,7 +123,9 @@ fn attention(answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
 
 macro_rules! a100_kind {
     ($ty:ty, $name:expr, $title:literal, $aat:literal) => {
-        impl TaskKind for $ty {
+        impl TypedKind for $ty {
+            type Config = A100Config;
+
             fn name(&self) -> &'static str {
                 $name
             }
@@ -131,8 +140,8 @@ macro_rules! a100_kind {
                     review: false,
                 }
             }
-            fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
-                serde_json::to_value(parse_config(config)?).map_err(|e| Invalid(e.to_string()))
+            fn parse_config(&self, config: &Value) -> Result<A100Config, Invalid> {
+                parse_config(config)
             }
             fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
                 validate_item(payload, gold, $aat)
@@ -142,7 +151,7 @@ macro_rules! a100_kind {
             }
             fn form_batches(
                 &self,
-                config: &Value,
+                config: &A100Config,
                 items: &[ItemRef],
                 _rng: &mut StdRng,
             ) -> Result<Vec<BatchPlan>, Invalid> {
@@ -154,7 +163,7 @@ macro_rules! a100_kind {
             fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
                 public(payload, presentation)
             }
-            fn aggregate(&self, input: &AggregationInput) -> Value {
+            fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> Value {
                 aggregate::aggregate(input, $aat)
             }
             fn export_table(&self, aggregate: &[u8]) -> Table {
@@ -170,7 +179,7 @@ macro_rules! a100_kind {
             fn hub_task_categories(&self) -> &'static [&'static str] {
                 &["multiple-choice", "visual-question-answering"]
             }
-            fn on_submit(&self, _config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+            fn on_submit(&self, _config: &A100Config, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
                 SubmitVerdict { exclude: attention(answered), block: None }
             }
             fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
@@ -207,13 +216,13 @@ macro_rules! a100_kind {
             fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
                 (payload["attention_check"] == true).then(|| gold.is_some_and(|g| g["answer"] == answer["choice"]))
             }
-            fn release_parameters(&self, _config: &Value) -> Value {
+            fn release_parameters(&self, _config: &A100Config) -> Value {
                 release::parameters()
             }
             fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
                 serde_json::from_slice(aggregate).map(|gt: Value| release::labels(&gt)).unwrap_or_default()
             }
-            fn datasheet_task(&self, _config: &Value) -> String {
+            fn datasheet_task(&self, _config: &A100Config) -> String {
                 release::task($aat)
             }
             fn datasheet_quality(&self, aggregate: &[u8]) -> String {
@@ -225,11 +234,11 @@ macro_rules! a100_kind {
             fn import_hint(&self) -> &'static str {
                 "A100 question set JSON: {\"questions\": [{\"id\", \"outfit\", \"blank_category\", \"choices\", ...}]} (see README)"
             }
-            fn shuffle_items(&self, config: &Value) -> bool {
-                parse_config(config).map(|c| c.shuffle_questions).unwrap_or(true)
+            fn shuffle_items(&self, config: &A100Config) -> bool {
+                config.shuffle_questions
             }
-            fn background(&self, config: &Value) -> Vec<crate::core::profiles::BackgroundQuestion> {
-                parse_config(config).map(|c| c.background).unwrap_or_default()
+            fn background(&self, config: &A100Config) -> Vec<crate::core::profiles::BackgroundQuestion> {
+                config.background.clone()
             }
         }
     };

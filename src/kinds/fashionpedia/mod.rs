@@ -16,9 +16,10 @@ pub mod ontology;
 pub mod result;
 pub mod store;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
 use crate::core::setting_help::{Editor, SettingHelp};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -62,6 +63,20 @@ pub struct FpConfig {
     /// Attribute id -> name, from the ontology (written when it is imported).
     #[serde(default)]
     pub attribute_names: BTreeMap<u32, String>,
+}
+
+/// The configuration `{}` parses to.
+impl Default for FpConfig {
+    fn default() -> Self {
+        Self {
+            applies: None,
+            masks_per_batch: default_masks_per_batch(),
+            image_base_url: String::new(),
+            experts: BTreeMap::new(),
+            df2_categories: BTreeMap::new(),
+            attribute_names: BTreeMap::new(),
+        }
+    }
 }
 
 fn default_masks_per_batch() -> usize {
@@ -108,7 +123,9 @@ fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
     serde_json::from_value(payload["options"].clone()).unwrap_or_default()
 }
 
-impl TaskKind for Fashionpedia {
+impl TypedKind for Fashionpedia {
+    type Config = FpConfig;
+
     fn name(&self) -> &'static str {
         NAME
     }
@@ -127,8 +144,8 @@ impl TaskKind for Fashionpedia {
         }
     }
 
-    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
-        serde_json::to_value(FpConfig::parse(config)?).map_err(|e| Invalid(e.to_string()))
+    fn parse_config(&self, config: &Value) -> Result<FpConfig, Invalid> {
+        FpConfig::parse(config)
     }
 
     fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
@@ -180,8 +197,7 @@ impl TaskKind for Fashionpedia {
         serde_json::to_value(a).map_err(|e| Invalid(e.to_string()))
     }
 
-    fn form_batches(&self, config: &Value, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-        let c = FpConfig::parse(config)?;
+    fn form_batches(&self, c: &FpConfig, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
         // One super-category per batch: that is how the protocol keeps experts consistent.
         let mut by: BTreeMap<String, Vec<uuid::Uuid>> = BTreeMap::new();
         for i in items {
@@ -197,10 +213,9 @@ impl TaskKind for Fashionpedia {
             .collect())
     }
 
-    fn may_take(&self, config: &Value, group: Option<&str>, annotator: &str) -> bool {
+    fn may_take(&self, config: &FpConfig, group: Option<&str>, annotator: &str) -> bool {
         // Super-categories assigned to experts go to them only; the others to anyone.
-        let Ok(c) = FpConfig::parse(config) else { return true };
-        match group.and_then(|g| c.experts.get(g)) {
+        match group.and_then(|g| config.experts.get(g)) {
             Some(names) if !names.is_empty() => names.iter().any(|n| n == annotator),
             _ => true,
         }
@@ -228,7 +243,7 @@ impl TaskKind for Fashionpedia {
         &["segmentation", "bbox", "area", "iscrowd", "attribute_ids", "image_url", "width", "height", "options"]
     }
 
-    fn reviewed_answer_wins(&self, _config: &Value) -> bool {
+    fn reviewed_answer_wins(&self, _config: &FpConfig) -> bool {
         // The aggregate applies reviews itself, to count acceptance.
         false
     }
@@ -254,8 +269,8 @@ impl TaskKind for Fashionpedia {
         Ok(vec![("fashionpedia_attributes.json".to_owned(), coco)])
     }
 
-    fn aggregate(&self, input: &AggregationInput) -> Value {
-        result::aggregate(input).to_value()
+    fn aggregate(&self, config: &FpConfig, input: &AggregationInput) -> Value {
+        result::aggregate(config, input).to_value()
     }
 
     fn export_table(&self, aggregate: &[u8]) -> Table {

@@ -178,7 +178,7 @@ fn majority(answers: &[Answer]) -> Answer {
 }
 
 /// Builds the ground truth.
-pub fn aggregate(input: &AggregationInput) -> FpResult {
+pub fn aggregate(config: &super::FpConfig, input: &AggregationInput) -> FpResult {
     let who = |id: &Uuid| input.worker_ids.get(id).cloned().unwrap_or_else(|| id.to_string());
     let submitted: Vec<&ResponseRecord> = input.responses.iter().filter(|r| r.submitted).collect();
     // Reviews by (reviewed assignment, item).
@@ -191,7 +191,7 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
     let mut stats = Stats::default();
     let mut masks: BTreeMap<u64, MaskResult> = BTreeMap::new();
     let mut presence: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
-    let attribute_names = super::FpConfig::parse(&input.config).map(|c| c.attribute_names).unwrap_or_default();
+    let attribute_names = &config.attribute_names;
     for item in &input.items {
         let p = &item.payload;
         let (Some(annotation_id), Some(sc)) = (p["annotation_id"].as_u64(), p["supercategory"].as_str()) else {
@@ -299,5 +299,5 @@ pub fn aggregate(input: &AggregationInput) -> FpResult {
     stats.attributes_per_mask_mean =
         (!per_mask.is_empty()).then(|| per_mask.iter().sum::<usize>() as f64 / per_mask.len() as f64);
     stats.attributes_per_mask_max = per_mask.iter().copied().max().unwrap_or(0);
-    FpResult { annotations: masks.into_values().collect(), stats, attribute_names }
+    FpResult { annotations: masks.into_values().collect(), stats, attribute_names: attribute_names.clone() }
 }

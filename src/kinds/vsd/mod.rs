@@ -17,9 +17,10 @@ pub mod result;
 pub mod robustness;
 pub mod scoring;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table, TaskKind};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
 use crate::core::setting_help::SettingHelp;
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
 
@@ -136,7 +137,9 @@ pub fn answer_of(answer: &Value) -> Option<Answer> {
     eds::Vote::parse(&text).map(Answer::Vote)
 }
 
-impl TaskKind for Vsd {
+impl TypedKind for Vsd {
+    type Config = VsdConfig;
+
     fn name(&self) -> &'static str {
         NAME
     }
@@ -155,8 +158,8 @@ impl TaskKind for Vsd {
         }
     }
 
-    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
-        serde_json::to_value(VsdConfig::parse(config)?).map_err(|e| Invalid(e.to_string()))
+    fn parse_config(&self, config: &Value) -> Result<VsdConfig, Invalid> {
+        VsdConfig::parse(config)
     }
 
     fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
@@ -194,12 +197,11 @@ impl TaskKind for Vsd {
         Ok(out)
     }
 
-    fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-        let c = VsdConfig::parse(config)?;
-        Ok(pool::batches_by_query(items, c.pairs_per_batch, rng))
+    fn form_batches(&self, config: &VsdConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        Ok(pool::batches_by_query(items, config.pairs_per_batch, rng))
     }
 
-    fn shuffle_items(&self, _config: &Value) -> bool {
+    fn shuffle_items(&self, _config: &VsdConfig) -> bool {
         // Batches hold one query's pairs: each expert sees them in their own order.
         true
     }
@@ -243,8 +245,8 @@ impl TaskKind for Vsd {
         Ok(files)
     }
 
-    fn aggregate(&self, input: &AggregationInput) -> Value {
-        result::aggregate(input).to_value()
+    fn aggregate(&self, config: &VsdConfig, input: &AggregationInput) -> Value {
+        result::aggregate(config, input).to_value()
     }
 
     fn export_table(&self, aggregate: &[u8]) -> Table {
@@ -309,8 +311,8 @@ impl TaskKind for Vsd {
         HELP
     }
 
-    fn datasheet_task(&self, config: &Value) -> String {
-        let k = VsdConfig::parse(config).map(|c| c.k).unwrap_or(6);
+    fn datasheet_task(&self, config: &VsdConfig) -> String {
+        let k = config.k;
         format!(
             "Several retrieval models each proposed their top {k} catalog images per query; the union of the \
              proposals, unordered and deduplicated, was shown pair by pair to every expert, who labelled it similar, \
@@ -319,8 +321,7 @@ impl TaskKind for Vsd {
         )
     }
 
-    fn thumbnails(&self, config: &Value, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
-        let Ok(config) = VsdConfig::parse(config) else { return Vec::new() };
+    fn thumbnails(&self, config: &VsdConfig, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
         ["query", "candidate"]
             .into_iter()
             .filter_map(|role| {

@@ -163,8 +163,7 @@ impl VsdResult {
 }
 
 /// Builds the ground truth from the pool and the experts' submitted answers.
-pub fn aggregate(input: &AggregationInput) -> VsdResult {
-    let config = VsdConfig::parse(&input.config).unwrap_or_default();
+pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
     let expert = |id: &uuid::Uuid| id.to_string();
     let mut answers: BTreeMap<uuid::Uuid, BTreeMap<String, Value>> = BTreeMap::new();
     // The input holds submitted batches only; every expert labels every pair,
@@ -238,7 +237,7 @@ pub fn aggregate(input: &AggregationInput) -> VsdResult {
     let order = |a: &PairResult, b: &PairResult| (&a.query, &a.candidate).cmp(&(&b.query, &b.candidate));
     pairs.sort_by(order);
     sample.sort_by(order);
-    let estimate = estimate(&config, input, &pairs, &sample, &suspect_votes);
+    let estimate = estimate(config, input, &pairs, &sample, &suspect_votes);
     let experts = input
         .responses
         .iter()

@@ -15,10 +15,11 @@ mod release;
 pub mod result;
 pub mod service;
 
-use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table, TaskKind};
+use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table};
 use crate::core::profiles::BackgroundQuestion;
 use crate::core::setting_help::{Editor, SettingHelp};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
 
@@ -82,6 +83,25 @@ pub struct VtonConfig {
     /// sanity sets and never sees a sanity image twice.
     #[serde(default = "default_one")]
     pub max_questionnaires_per_worker: usize,
+}
+
+/// The configuration `{}` parses to (VTON-QBench's protocol).
+impl Default for VtonConfig {
+    fn default() -> Self {
+        Self {
+            tasks_per_questionnaire: default_tasks(),
+            sanity_per_questionnaire: default_sanity(),
+            appearances: default_one(),
+            annotators_per_questionnaire: default_annotators(),
+            curation: curation::Thresholds::default(),
+            stop_sanity_failures: false,
+            sanity_positions: None,
+            sanity_placement: SanityPlacement::default(),
+            fill_last_questionnaire: default_true(),
+            background: default_background(),
+            max_questionnaires_per_worker: default_one(),
+        }
+    }
 }
 
 fn default_tasks() -> usize {
@@ -198,7 +218,9 @@ pub fn sanity_task(gold: &Value) -> Option<curation::SanityTask> {
     Some(curation::SanityTask { expected: rating(gold)?, tolerance })
 }
 
-impl TaskKind for Vton {
+impl TypedKind for Vton {
+    type Config = VtonConfig;
+
     fn name(&self) -> &'static str {
         NAME
     }
@@ -216,9 +238,8 @@ impl TaskKind for Vton {
         }
     }
 
-    fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
-        let c = VtonConfig::parse(config)?;
-        serde_json::to_value(c).map_err(|e| Invalid(e.to_string()))
+    fn parse_config(&self, config: &Value) -> Result<VtonConfig, Invalid> {
+        VtonConfig::parse(config)
     }
 
     fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
@@ -247,24 +268,21 @@ impl TaskKind for Vton {
         Ok(json!({ "rating": r }))
     }
 
-    fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-        let c = VtonConfig::parse(config)?;
-        batches::form(&c, items, rng)
+    fn form_batches(&self, c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        batches::form(c, items, rng)
     }
 
-    fn aggregate(&self, input: &AggregationInput) -> Value {
-        let thresholds = VtonConfig::parse(&input.config).map(|c| c.curation).unwrap_or_default();
-        ground_truth::aggregate(input, &thresholds).to_value()
+    fn aggregate(&self, c: &VtonConfig, input: &AggregationInput) -> Value {
+        ground_truth::aggregate(input, &c.curation).to_value()
     }
 
-    fn aggregate_json(&self, input: AggregationInput) -> String {
+    fn aggregate_json(&self, c: &VtonConfig, input: AggregationInput) -> String {
         // Straight from the typed result, the input freed while the images
         // are scored: at benchmark scale the result's `Value` would be
         // ~300 MB and the input is ~110 MB. The result's fields are declared
         // in alphabetical order, so the text is the `Value`'s byte for byte
         // (tested).
-        let thresholds = VtonConfig::parse(&input.config).map(|c| c.curation).unwrap_or_default();
-        let scored = tracing::debug_span!("score").in_scope(|| ground_truth::score_owned_input(input, &thresholds));
+        let scored = tracing::debug_span!("score").in_scope(|| ground_truth::score_owned_input(input, &c.curation));
         let ranked = tracing::debug_span!("rank models").in_scope(|| ground_truth::rank_models(scored));
         tracing::debug_span!("to JSON")
             .in_scope(|| crate::core::json_text::exact(&ranked).unwrap_or_else(|_| "null".to_owned()))
@@ -298,8 +316,7 @@ impl TaskKind for Vton {
         "CSV with header id,garment,person,tryon,reference,model,category,dataset,expected (expected only for sanity tasks), or JSON {\"triplets\": [...]}"
     }
 
-    fn on_submit(&self, config: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
-        let Ok(c) = VtonConfig::parse(config) else { return SubmitVerdict::default() };
+    fn on_submit(&self, c: &VtonConfig, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
         let failures = answered
             .iter()
             .filter(|(gold, _, answer)| {
@@ -315,7 +332,7 @@ impl TaskKind for Vton {
         Some(demo::campaign())
     }
 
-    fn thumbnails(&self, _config: &Value, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
+    fn thumbnails(&self, _config: &VtonConfig, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
         // The try-on first, as the task shows it.
         IMAGE_FIELDS
             .iter()
@@ -330,14 +347,14 @@ impl TaskKind for Vton {
         Some(include_str!("templates/instructions.html"))
     }
 
-    fn shuffle_items(&self, _config: &Value) -> bool {
+    fn shuffle_items(&self, _config: &VtonConfig) -> bool {
         // Questionnaire order is already random per questionnaire; workers of
         // one questionnaire see the same order, as in the benchmark.
         false
     }
 
-    fn background(&self, config: &Value) -> Vec<BackgroundQuestion> {
-        VtonConfig::parse(config).map(|c| c.background).unwrap_or_default()
+    fn background(&self, c: &VtonConfig) -> Vec<BackgroundQuestion> {
+        c.background.clone()
     }
 
     fn release_tables(
@@ -439,7 +456,7 @@ impl TaskKind for Vton {
         Some(rating(answer).is_some_and(|r| task.passes(r)))
     }
 
-    fn release_parameters(&self, _config: &Value) -> Value {
+    fn release_parameters(&self, _config: &VtonConfig) -> Value {
         release::parameters()
     }
 
@@ -447,7 +464,7 @@ impl TaskKind for Vton {
         release::labels(aggregate)
     }
 
-    fn datasheet_task(&self, _config: &Value) -> String {
+    fn datasheet_task(&self, _config: &VtonConfig) -> String {
         release::task()
     }
 
@@ -455,15 +472,15 @@ impl TaskKind for Vton {
         release::quality(aggregate)
     }
 
-    fn max_batches_per_annotator(&self, config: &Value) -> Option<i64> {
-        VtonConfig::parse(config).ok().map(|c| c.max_questionnaires_per_worker as i64)
+    fn max_batches_per_annotator(&self, c: &VtonConfig) -> Option<i64> {
+        i64::try_from(c.max_questionnaires_per_worker).ok()
     }
 
-    fn shares_gold_across_batches(&self, _config: &Value) -> bool {
+    fn shares_gold_across_batches(&self, _config: &VtonConfig) -> bool {
         true
     }
 
-    fn gold_may_repeat(&self, _config: &Value) -> bool {
+    fn gold_may_repeat(&self, _config: &VtonConfig) -> bool {
         // A worker who met a sanity image before would recognise it as one.
         false
     }
