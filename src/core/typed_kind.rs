@@ -15,6 +15,7 @@ use super::setting_help::SettingHelp;
 use super::settings::CoreSettings;
 use super::thumbnails::Thumbnail;
 use rand::rngs::StdRng;
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -24,6 +25,11 @@ pub trait TypedKind: Send + Sync + 'static {
     /// `Default` is what an empty configuration parses to: it stands in for
     /// a stored configuration that no longer parses, e.g. an old release's).
     type Config: serde::Serialize + Default;
+
+    /// An answer as the kind stores it: `validate_answer` makes one from
+    /// what an annotator sent, and stored answers are read back into it. Its
+    /// JSON form is the API's answer format and what exports write.
+    type Answer: serde::Serialize + serde::de::DeserializeOwned;
 
     // What the kind is.
 
@@ -64,8 +70,8 @@ pub trait TypedKind: Send + Sync + 'static {
     /// Validates an item's payload and optional gold answer.
     fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid>;
 
-    /// Validates an answer to an item and returns the form to store.
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid>;
+    /// Reads and checks an answer to an item: what is stored.
+    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Self::Answer, Invalid>;
 
     /// Whether [`Self::validate_answer`] reads the item's payload (see
     /// [`TaskKind::answer_reads_item`]).
@@ -74,8 +80,9 @@ pub trait TypedKind: Send + Sync + 'static {
     }
 
     /// Whether an answer passed a quality check (an attention or sanity
-    /// task); `None` when the item is not a check. Used for payouts.
-    fn check_passed(&self, _payload: &Value, _gold: Option<&Value>, _answer: &Value) -> Option<bool> {
+    /// task); `None` when the item is not a check. Used for payouts. The
+    /// answer is `None` when the stored one no longer reads.
+    fn check_passed(&self, _payload: &Value, _gold: Option<&Value>, _answer: Option<&Self::Answer>) -> Option<bool> {
         None
     }
 
@@ -159,8 +166,9 @@ pub trait TypedKind: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// Called when an annotator submits a batch (see [`TaskKind::on_submit`]).
-    fn on_submit(&self, _config: &Self::Config, _answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+    /// Called when an annotator submits a batch, with each item answered
+    /// (see [`TaskKind::on_submit`]).
+    fn on_submit(&self, _config: &Self::Config, _answered: &[Answered<'_, Self::Answer>]) -> SubmitVerdict {
         SubmitVerdict::default()
     }
 
@@ -256,6 +264,22 @@ pub trait TypedKind: Send + Sync + 'static {
     }
 }
 
+/// One item of a submitted batch, as [`TypedKind::on_submit`] sees it.
+#[derive(Debug)]
+pub struct Answered<'a, A> {
+    /// The item's gold answer, if it is a check.
+    pub gold: Option<&'a Value>,
+    /// The item's payload.
+    pub payload: &'a Value,
+    /// The annotator's answer (`None` when the stored one no longer reads).
+    pub answer: Option<A>,
+}
+
+/// A stored answer read back into the kind's type.
+fn stored_answer<K: TypedKind>(stored: &Value) -> Option<K::Answer> {
+    K::Answer::deserialize(stored).ok()
+}
+
 /// The kind's configuration from its stored JSON; one that no longer
 /// parses (an old release's, say) stands as the defaults, and says so in
 /// the log.
@@ -284,7 +308,8 @@ impl<K: TypedKind> TaskKind for K {
         TypedKind::validate_item(self, payload, gold)
     }
     fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
-        TypedKind::validate_answer(self, payload, answer)
+        let parsed = TypedKind::validate_answer(self, payload, answer)?;
+        serde_json::to_value(parsed).map_err(|e| Invalid(e.to_string()))
     }
     fn answer_reads_item(&self) -> bool {
         TypedKind::answer_reads_item(self)
@@ -314,7 +339,15 @@ impl<K: TypedKind> TaskKind for K {
         TypedKind::export_partial_rows(self, aggregate, each)
     }
     fn on_submit(&self, c: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
-        TypedKind::on_submit(self, &config(self, c), answered)
+        let answered: Vec<Answered<'_, K::Answer>> = answered
+            .iter()
+            .map(|(gold, payload, stored)| Answered {
+                gold: gold.as_ref(),
+                payload,
+                answer: stored_answer::<K>(stored),
+            })
+            .collect();
+        TypedKind::on_submit(self, &config(self, c), &answered)
     }
     fn instructions(&self) -> Option<&'static str> {
         TypedKind::instructions(self)
@@ -347,7 +380,7 @@ impl<K: TypedKind> TaskKind for K {
         TypedKind::settings_help(self)
     }
     fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
-        TypedKind::check_passed(self, payload, gold, answer)
+        TypedKind::check_passed(self, payload, gold, stored_answer::<K>(answer).as_ref())
     }
     fn release_files(
         &self,

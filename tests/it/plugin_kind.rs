@@ -36,8 +36,18 @@ impl Default for TagsConfig {
     }
 }
 
+/// The test kind's answer: some tags, or "not sure".
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TagsAnswer {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    not_sure: bool,
+}
+
 impl TypedKind for Tags {
     type Config = TagsConfig;
+    type Answer = TagsAnswer;
 
     fn name(&self) -> &'static str {
         "test-tags"
@@ -62,9 +72,9 @@ impl TypedKind for Tags {
         }
         Ok(())
     }
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<TagsAnswer, Invalid> {
         if answer.get("not_sure") == Some(&json!(true)) {
-            return Ok(json!({"not_sure": true}));
+            return Ok(TagsAnswer { tags: Vec::new(), not_sure: true });
         }
         let allowed = options(payload);
         let mut tags: Vec<String> =
@@ -74,7 +84,7 @@ impl TypedKind for Tags {
         if tags.is_empty() || tags.iter().any(|t| !allowed.contains(t)) {
             return Err(Invalid(format!("tags must be some of {allowed:?}")));
         }
-        Ok(json!({ "tags": tags }))
+        Ok(TagsAnswer { tags, not_sure: false })
     }
     fn form_batches(
         &self,

@@ -18,6 +18,7 @@ pub mod result;
 
 use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::typed_kind::Answered;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -78,7 +79,17 @@ fn validate_item(payload: &Value, gold: Option<&Value>, aat: bool) -> Result<(),
     question::validate(&q, aat).map_err(Invalid)
 }
 
-fn validate_answer(payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+/// An A100 answer, as `POST .../assignments/{id}/responses` takes it in
+/// `answer` and as it is stored: the id of the chosen image among the
+/// question's choices.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"choice": "q1c2"}))]
+pub struct A100Answer {
+    /// The chosen choice's id.
+    pub choice: String,
+}
+
+fn validate_answer(payload: &Value, answer: &Value) -> Result<A100Answer, Invalid> {
     let choice = answer
         .get("choice")
         .and_then(Value::as_str)
@@ -87,7 +98,7 @@ fn validate_answer(payload: &Value, answer: &Value) -> Result<Value, Invalid> {
     if !known {
         return Err(Invalid(format!("`{choice}` is not one of this question's choices")));
     }
-    Ok(json!({ "choice": choice }))
+    Ok(A100Answer { choice: choice.to_owned() })
 }
 
 fn form_batches(c: &A100Config, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
@@ -113,11 +124,20 @@ fn public(payload: &Value, presentation: &Value) -> Value {
     json!({ "outfit": payload["outfit"], "blank_category": payload["blank_category"], "choices": choices })
 }
 
+/// Whether the answer is the gold one (an attention check's).
+fn chose_gold(gold: Option<&Value>, answer: Option<&A100Answer>) -> bool {
+    match (gold, answer) {
+        (Some(g), Some(a)) => g["answer"] == a.choice.as_str(),
+        (Some(g), None) => g["answer"].is_null(),
+        (None, _) => false,
+    }
+}
+
 /// A participant who misses an attention check is excluded (answers kept).
-fn attention(answered: &[(Option<Value>, Value, Value)]) -> Option<String> {
-    let failed = answered.iter().any(|(gold, payload, answer)| {
-        payload["attention_check"] == true && gold.as_ref().is_some_and(|g| g["answer"] != answer["choice"])
-    });
+fn attention(answered: &[Answered<'_, A100Answer>]) -> Option<String> {
+    let failed = answered
+        .iter()
+        .any(|a| a.payload["attention_check"] == true && a.gold.is_some() && !chose_gold(a.gold, a.answer.as_ref()));
     failed.then(|| "attention_check_failed".to_owned())
 }
 
@@ -125,6 +145,7 @@ macro_rules! a100_kind {
     ($ty:ty, $name:expr, $title:literal, $aat:literal) => {
         impl TypedKind for $ty {
             type Config = A100Config;
+            type Answer = A100Answer;
 
             fn name(&self) -> &'static str {
                 $name
@@ -146,7 +167,7 @@ macro_rules! a100_kind {
             fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
                 validate_item(payload, gold, $aat)
             }
-            fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+            fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<A100Answer, Invalid> {
                 validate_answer(payload, answer)
             }
             fn form_batches(
@@ -179,7 +200,7 @@ macro_rules! a100_kind {
             fn hub_task_categories(&self) -> &'static [&'static str] {
                 &["multiple-choice", "visual-question-answering"]
             }
-            fn on_submit(&self, _config: &A100Config, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+            fn on_submit(&self, _config: &A100Config, answered: &[Answered<'_, A100Answer>]) -> SubmitVerdict {
                 SubmitVerdict { exclude: attention(answered), block: None }
             }
             fn demo(&self) -> Option<crate::core::kind::DemoCampaign> {
@@ -213,8 +234,8 @@ macro_rules! a100_kind {
                 ];
                 HELP
             }
-            fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
-                (payload["attention_check"] == true).then(|| gold.is_some_and(|g| g["answer"] == answer["choice"]))
+            fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>) -> Option<bool> {
+                (payload["attention_check"] == true).then(|| chose_gold(gold, answer))
             }
             fn release_parameters(&self, _config: &A100Config) -> Value {
                 release::parameters()

@@ -94,8 +94,13 @@ impl FpConfig {
     }
 }
 
-/// An expert's answer for one mask and one super-category.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// A Fashionpedia answer, as `POST .../assignments/{id}/responses` takes
+/// it in `answer` and as it is stored: the attribute ids ticked (among the
+/// task's options), or `not_sure` (with none ticked), or `not_on_list` with
+/// the missing attribute named in `missing` (at most 200 characters);
+/// `not_sure` and `not_on_list` exclude each other.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(as = FashionpediaAnswer, example = json!({"attributes": [115, 160], "not_sure": false, "not_on_list": false}))]
 pub struct Answer {
     /// Attribute ids ticked.
     #[serde(default)]
@@ -125,6 +130,7 @@ fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
 
 impl TypedKind for Fashionpedia {
     type Config = FpConfig;
+    type Answer = Answer;
 
     fn name(&self) -> &'static str {
         NAME
@@ -163,7 +169,7 @@ impl TypedKind for Fashionpedia {
         Ok(())
     }
 
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Answer, Invalid> {
         let mut a: Answer = serde_json::from_value(answer.clone()).map_err(|e| {
             Invalid(format!(
                 "answer must be {{\"attributes\": [ids], \"not_sure\", \"not_on_list\", \"missing\"}}: {e}"
@@ -194,7 +200,7 @@ impl TypedKind for Fashionpedia {
         if a.missing.chars().count() > 200 {
             return Err(Invalid("missing: at most 200 characters".into()));
         }
-        serde_json::to_value(a).map_err(|e| Invalid(e.to_string()))
+        Ok(a)
     }
 
     fn form_batches(&self, c: &FpConfig, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {

@@ -123,6 +123,38 @@ pub enum Answer {
     Broken,
 }
 
+/// A VSD answer, as `POST .../assignments/{id}/responses` takes it in
+/// `answer` and as it is stored: `label` is `"1"` (similar), `"0"` (not
+/// similar), `"unsure"` (abstains: one similar and two unsure is positive)
+/// or `"broken"` (with a `reason`, goes to the admin).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"label": "1"}))]
+pub struct VsdAnswer {
+    /// The expert's label.
+    pub label: Label,
+    /// With `"broken"`: what is wrong (image missing, the same product...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A VSD label as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(as = VsdLabel)]
+pub enum Label {
+    /// Similar.
+    #[serde(rename = "1")]
+    Similar,
+    /// Not similar.
+    #[serde(rename = "0")]
+    NotSimilar,
+    /// The expert cannot tell.
+    #[serde(rename = "unsure")]
+    Unsure,
+    /// The pair is broken.
+    #[serde(rename = "broken")]
+    Broken,
+}
+
 /// Reads a stored answer: `{"label": "1" | "0" | "unsure" | "broken"}`.
 pub fn answer_of(answer: &Value) -> Option<Answer> {
     let label = answer.get("label")?;
@@ -137,8 +169,19 @@ pub fn answer_of(answer: &Value) -> Option<Answer> {
     eds::Vote::parse(&text).map(Answer::Vote)
 }
 
+/// A "broken" answer with its reason (by default "broken").
+fn broken(answer: &Value) -> Result<VsdAnswer, Invalid> {
+    let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("").trim();
+    if reason.chars().count() > 500 {
+        return Err(Invalid("reason: at most 500 characters".into()));
+    }
+    let reason = if reason.is_empty() { "broken" } else { reason };
+    Ok(VsdAnswer { label: Label::Broken, reason: Some(reason.to_owned()) })
+}
+
 impl TypedKind for Vsd {
     type Config = VsdConfig;
+    type Answer = VsdAnswer;
 
     fn name(&self) -> &'static str {
         NAME
@@ -178,23 +221,15 @@ impl TypedKind for Vsd {
         false
     }
 
-    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<Value, Invalid> {
+    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<VsdAnswer, Invalid> {
         let invalid = || Invalid("answer must be {\"label\": \"1\", \"0\", \"unsure\" or \"broken\"}".into());
         let label = match answer_of(answer).ok_or_else(invalid)? {
-            Answer::Vote(eds::Vote::Similar) => "1",
-            Answer::Vote(eds::Vote::NotSimilar) => "0",
-            Answer::Vote(eds::Vote::Unsure) => "unsure",
-            Answer::Broken => "broken",
+            Answer::Vote(eds::Vote::Similar) => Label::Similar,
+            Answer::Vote(eds::Vote::NotSimilar) => Label::NotSimilar,
+            Answer::Vote(eds::Vote::Unsure) => Label::Unsure,
+            Answer::Broken => return broken(answer),
         };
-        let mut out = json!({ "label": label });
-        if label == "broken" {
-            let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("").trim();
-            if reason.chars().count() > 500 {
-                return Err(Invalid("reason: at most 500 characters".into()));
-            }
-            out["reason"] = json!(if reason.is_empty() { "broken" } else { reason });
-        }
-        Ok(out)
+        Ok(VsdAnswer { label, reason: None })
     }
 
     fn form_batches(&self, config: &VsdConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
@@ -354,10 +389,11 @@ impl TypedKind for Vsd {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::kind::TaskKind;
 
     #[test]
     fn answers_are_judged_without_their_item_as_the_kind_says() {
-        assert!(!Vsd.answer_reads_item());
+        assert!(!TaskKind::answer_reads_item(&Vsd));
         let item = json!({"query": "/q.jpg", "candidate": "/c.jpg", "models": {"m": 1}});
         let long = "x".repeat(501);
         for answer in [
@@ -369,11 +405,11 @@ mod tests {
             json!({"label": "2"}),
             json!(null),
         ] {
-            let alone = Vsd.validate_answer(&Value::Null, &answer).map_err(|e| e.0);
-            assert_eq!(alone, Vsd.validate_answer(&item, &answer).map_err(|e| e.0), "{answer}");
+            let alone = TaskKind::validate_answer(&Vsd, &Value::Null, &answer).map_err(|e| e.0);
+            assert_eq!(alone, TaskKind::validate_answer(&Vsd, &item, &answer).map_err(|e| e.0), "{answer}");
         }
         assert_eq!(
-            Vsd.validate_answer(&Value::Null, &json!({"label": "1"})).map_err(|e| e.0),
+            TaskKind::validate_answer(&Vsd, &Value::Null, &json!({"label": "1"})).map_err(|e| e.0),
             Ok(json!({"label": "1"}))
         );
     }

@@ -19,6 +19,7 @@ use crate::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVer
 use crate::core::profiles::BackgroundQuestion;
 use crate::core::setting_help::{Editor, SettingHelp};
 use crate::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::typed_kind::Answered;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use serde_json::{json, Value};
@@ -205,6 +206,17 @@ impl VtonConfig {
 
 const IMAGE_FIELDS: [&str; 4] = ["tryon", "garment", "person", "reference"];
 
+/// A VTON answer, as `POST .../assignments/{id}/responses` takes it in
+/// `answer` and as it is stored: the rating 1 (unnatural), 2 (slightly
+/// unnatural) or 3 (completely natural).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"rating": 3}))]
+pub struct VtonAnswer {
+    /// 1, 2 or 3.
+    #[schema(minimum = 1, maximum = 3)]
+    pub rating: u8,
+}
+
 fn rating(v: &Value) -> Option<u8> {
     v.get("rating").and_then(Value::as_u64).filter(|r| (1..=3).contains(r)).map(|r| r as u8)
 }
@@ -220,6 +232,7 @@ pub fn sanity_task(gold: &Value) -> Option<curation::SanityTask> {
 
 impl TypedKind for Vton {
     type Config = VtonConfig;
+    type Answer = VtonAnswer;
 
     fn name(&self) -> &'static str {
         NAME
@@ -263,9 +276,9 @@ impl TypedKind for Vton {
         false
     }
 
-    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<Value, Invalid> {
-        let r = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
-        Ok(json!({ "rating": r }))
+    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<VtonAnswer, Invalid> {
+        let rating = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
+        Ok(VtonAnswer { rating })
     }
 
     fn form_batches(&self, c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
@@ -316,11 +329,11 @@ impl TypedKind for Vton {
         "CSV with header id,garment,person,tryon,reference,model,category,dataset,expected (expected only for sanity tasks), or JSON {\"triplets\": [...]}"
     }
 
-    fn on_submit(&self, c: &VtonConfig, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+    fn on_submit(&self, c: &VtonConfig, answered: &[Answered<'_, VtonAnswer>]) -> SubmitVerdict {
         let failures = answered
             .iter()
-            .filter(|(gold, _, answer)| {
-                gold.as_ref().and_then(sanity_task).is_some_and(|s| rating(answer).is_none_or(|r| !s.passes(r)))
+            .filter(|a| {
+                a.gold.and_then(sanity_task).is_some_and(|s| a.answer.is_none_or(|answer| !s.passes(answer.rating)))
             })
             .count();
         let block = (c.stop_sanity_failures && failures > c.curation.max_sanity_failures)
@@ -451,9 +464,9 @@ impl TypedKind for Vton {
         HELP
     }
 
-    fn check_passed(&self, _payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
+    fn check_passed(&self, _payload: &Value, gold: Option<&Value>, answer: Option<&VtonAnswer>) -> Option<bool> {
         let task = sanity_task(gold?)?;
-        Some(rating(answer).is_some_and(|r| task.passes(r)))
+        Some(answer.is_some_and(|a| task.passes(a.rating)))
     }
 
     fn release_parameters(&self, _config: &VtonConfig) -> Value {
@@ -489,17 +502,18 @@ impl TypedKind for Vton {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::kind::TaskKind;
 
     #[test]
     fn answers_are_judged_without_their_item_as_the_kind_says() {
-        assert!(!Vton.answer_reads_item());
+        assert!(!TaskKind::answer_reads_item(&Vton));
         let item = json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m"});
         for answer in [json!({"rating": 1}), json!({"rating": 3}), json!({"rating": 4}), json!({"x": 1}), json!(null)] {
-            let alone = Vton.validate_answer(&Value::Null, &answer).map_err(|e| e.0);
-            assert_eq!(alone, Vton.validate_answer(&item, &answer).map_err(|e| e.0), "{answer}");
+            let alone = TaskKind::validate_answer(&Vton, &Value::Null, &answer).map_err(|e| e.0);
+            assert_eq!(alone, TaskKind::validate_answer(&Vton, &item, &answer).map_err(|e| e.0), "{answer}");
         }
         assert_eq!(
-            Vton.validate_answer(&Value::Null, &json!({"rating": 2})).map_err(|e| e.0),
+            TaskKind::validate_answer(&Vton, &Value::Null, &json!({"rating": 2})).map_err(|e| e.0),
             Ok(json!({"rating": 2}))
         );
     }

@@ -20,19 +20,9 @@ impl CampaignKind for A100 {
 /// The A100 (LAT or AAT) campaign the path names.
 pub type A100Campaign = KindCampaign<A100>;
 
-/// An A100 answer, as `POST .../assignments/{id}/responses` takes it in
-/// `answer`: the id of the chosen image among the question's choices.
-#[derive(utoipa::ToSchema)]
-#[schema(example = json!({"choice": "q1c2"}))]
-#[allow(dead_code)]
-pub struct A100Answer {
-    /// The chosen choice's id.
-    choice: String,
-}
-
 /// The kind's schemas in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(components(schemas(A100Answer)))]
+#[openapi(components(schemas(super::A100Answer)))]
 struct Schemas;
 
 /// The A100 routes, merged into the application by the kind registry.

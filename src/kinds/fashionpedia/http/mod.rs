@@ -68,28 +68,9 @@ pub(crate) mod tempfile_path {
     }
 }
 
-/// A Fashionpedia answer, as `POST .../assignments/{id}/responses` takes
-/// it in `answer`: the attribute ids ticked (among the task's options), or
-/// `not_sure` (with none ticked), or `not_on_list` with the missing
-/// attribute named in `missing`; `not_sure` and `not_on_list` exclude each
-/// other.
-#[derive(utoipa::ToSchema)]
-#[schema(example = json!({"attributes": [115, 160], "not_sure": false, "not_on_list": false}))]
-#[allow(dead_code)]
-pub struct FashionpediaAnswer {
-    /// Attribute ids ticked.
-    attributes: Vec<u32>,
-    /// The expert cannot tell (occlusion, viewpoint).
-    not_sure: Option<bool>,
-    /// The right attribute is missing from the ontology.
-    not_on_list: Option<bool>,
-    /// With `not_on_list`: the missing attribute, in the expert's words (at most 200 characters).
-    missing: Option<String>,
-}
-
 /// The kind's schemas in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(components(schemas(FashionpediaAnswer)))]
+#[openapi(components(schemas(super::Answer)))]
 struct Schemas;
 
 /// The Fashionpedia routes, merged into the application by the kind registry.

@@ -20,23 +20,9 @@ impl CampaignKind for Vsd {
 /// The VSD campaign the path names.
 pub type VsdCampaign = KindCampaign<Vsd>;
 
-/// A VSD answer, as `POST .../assignments/{id}/responses` takes it in
-/// `answer`: `label` is `"1"` (similar), `"0"` (not similar), `"unsure"`
-/// (abstains: one similar and two unsure is positive) or `"broken"` (with a
-/// `reason`, goes to the admin).
-#[derive(utoipa::ToSchema)]
-#[schema(example = json!({"label": "1"}))]
-#[allow(dead_code)]
-pub struct VsdAnswer {
-    /// `"1"`, `"0"`, `"unsure"` or `"broken"`.
-    label: String,
-    /// With `"broken"`: what is wrong (image missing, the same product...).
-    reason: Option<String>,
-}
-
 /// The kind's schemas in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(components(schemas(VsdAnswer)))]
+#[openapi(components(schemas(super::VsdAnswer, super::Label)))]
 struct Schemas;
 
 /// The VSD routes, merged into the application by the kind registry.

@@ -20,20 +20,9 @@ impl CampaignKind for Vton {
 /// The VTON campaign the path names.
 pub type VtonCampaign = KindCampaign<Vton>;
 
-/// A VTON answer, as `POST .../assignments/{id}/responses` takes it in
-/// `answer`: the rating 1 (unnatural), 2 (slightly unnatural) or 3
-/// (completely natural).
-#[derive(utoipa::ToSchema)]
-#[schema(example = json!({"rating": 3}))]
-#[allow(dead_code)]
-pub struct VtonAnswer {
-    /// 1, 2 or 3.
-    rating: u8,
-}
-
 /// The kind's schemas in the OpenAPI document.
 #[derive(utoipa::OpenApi)]
-#[openapi(components(schemas(VtonAnswer)))]
+#[openapi(components(schemas(super::VtonAnswer)))]
 struct Schemas;
 
 /// The VTON routes, merged into the application by the kind registry.
