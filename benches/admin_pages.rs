@@ -6,6 +6,8 @@
 //! Run with `cargo bench --bench admin_pages` (about two minutes; release
 //! build, the embedded PostgreSQL). `ADMIN_PAGES_QUESTIONS` changes the size.
 
+#[path = "support/figures.rs"]
+mod figures;
 #[path = "support/service.rs"]
 mod service;
 
@@ -42,6 +44,28 @@ async fn median_ms(client: &reqwest::Client, url: &str) -> (f64, usize) {
     (times[times.len() / 2], bytes)
 }
 
+/// 30000 as "30,000".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "met" or "**not met**", for a target cell.
+fn met(yes: bool) -> &'static str {
+    if yes {
+        "met"
+    } else {
+        "**not met**"
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let questions: usize = std::env::var("ADMIN_PAGES_QUESTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(30_000);
@@ -74,10 +98,12 @@ async fn main() {
     let first = client.get(h.url(&format!("/admin/campaigns/{id}/releases/diff?from=2&to=1"))).send().await;
     assert!(first.is_ok_and(|r| r.status().is_success()), "the diff page");
     let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let first_diff = ms;
     println!(
         "RESULT release diff, first view of a pair at {questions} questions: {ms:.1} ms ({:.1}x the floor)",
         ms / floor
     );
+    let mut pages = std::collections::BTreeMap::new();
     for (what, path) in [
         ("campaign list", "/admin".to_owned()),
         ("campaign page", format!("/admin/campaigns/{id}")),
@@ -95,12 +121,68 @@ async fn main() {
         ("release diff (later views: the kept comparison)", format!("/admin/campaigns/{id}/releases/diff?from=1&to=2")),
     ] {
         let (ms, bytes) = median_ms(&client, &h.url(&path)).await;
+        pages.insert(what, (ms, bytes as f64 / 1000.0));
         println!(
             "RESULT {what} at {questions} questions: {ms:.1} ms median ({:.1}x the floor), {:.1} kB",
             ms / floor,
             bytes as f64 / 1000.0
         );
     }
+    let page = |what: &str| pages.get(what).copied().unwrap_or((f64::NAN, f64::NAN));
+    let command = "`cargo bench --bench admin_pages`".to_owned();
+    let floor_cell = format!("the API tokens page (session, one query, a template) {floor:.1} ms");
+    let listed = [
+        "campaign page",
+        "A100 page, first page of questions",
+        "A100 page, last page of questions",
+        "pilot page",
+        "payouts page",
+        "study preview",
+        "campaign list",
+    ];
+    let slowest = listed.iter().map(|w| page(w).0).fold(0.0, f64::max);
+    let heaviest = listed.iter().map(|w| page(w).1).fold(0.0, f64::max);
+    let browser =
+        ["data browser, first page", "data browser, last page", "data browser, an answer filter (reads every answer)"];
+    let later = page("release diff (later views: the kept comparison)");
+    let rows = [
+        figures::Row {
+            what: format!("admin pages of a {}-question A100 campaign, median of 7 views: campaign page / A100 page (first, last page of questions) / pilot / payouts / preview / campaign list", thousands(questions)),
+            figure: format!(
+                "{:.1} ms / {:.1}, {:.1} ms / {:.1} ms / {:.1} ms / {:.1} ms / {:.1} ms; every page ≤ {heaviest:.0} kB",
+                page(listed[0]).0, page(listed[1]).0, page(listed[2]).0, page(listed[3]).0, page(listed[4]).0,
+                page(listed[5]).0, page(listed[6]).0
+            ),
+            baseline: floor_cell.clone(),
+            target: format!("< 300 ms, < 1 MB ({})", met(slowest < 300.0 && heaviest < 1000.0)),
+            command: command.clone(),
+        },
+        figures::Row {
+            what: format!("the release diff page at {} questions: first view of a pair / later views (the kept comparison)", thousands(questions)),
+            figure: format!("{first_diff:.1} ms / {:.1} ms median, {:.1} kB", later.0, later.1),
+            baseline: floor_cell.clone(),
+            target: format!(
+                "< 300 ms (first view of a pair: {}; later views: {})",
+                met(first_diff < 300.0),
+                met(later.0 < 300.0)
+            ),
+            command: command.clone(),
+        },
+        figures::Row {
+            what: format!("data browser at {} questions (no answers): first page / last page / an answer filter (`status=unanswered`)", thousands(questions)),
+            figure: format!(
+                "{:.1} / {:.1} / {:.1} ms median, ≤ {:.0} kB",
+                page(browser[0]).0,
+                page(browser[1]).0,
+                page(browser[2]).0,
+                browser.iter().map(|w| page(w).1).fold(0.0, f64::max)
+            ),
+            baseline: floor_cell,
+            target: format!("< 300 ms, < 1 MB ({})", met(browser.iter().all(|w| page(w).0 < 300.0 && page(w).1 < 1000.0))),
+            command,
+        },
+    ];
+    figures::record(&rows, std::env::var_os("ADMIN_PAGES_QUESTIONS").is_none());
     service::signal(process.id() as i32, nix::sys::signal::Signal::SIGTERM);
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
 }

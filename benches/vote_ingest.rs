@@ -14,6 +14,9 @@
 //! `VOTE_BENCH_CLIENT=reqwest`, from reqwest clients in this process, which
 //! take a share of the same two cores.
 
+#[path = "support/figures.rs"]
+mod figures;
+
 use atelier::core::items::NewItem;
 use atelier::db::embedded::EmbeddedCluster;
 use atelier::http::{app, AppState, HttpConfig};
@@ -401,6 +404,15 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// "met" or "**not met**", for a target cell.
+fn met(yes: bool) -> &'static str {
+    if yes {
+        "met"
+    } else {
+        "**not met**"
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let seconds: u64 = std::env::var("VOTE_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
@@ -509,6 +521,9 @@ async fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         if wrk().is_some() { "wrk" } else { "reqwest in this process" }
     );
+    let sender = if wrk().is_some() { "sent by wrk" } else { "sent from the bench's process" };
+    let command = "`cargo bench --bench vote_ingest`";
+    let mut rows = Vec::new();
     for &clients in &concurrencies {
         let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let pg_clients = clients.min(PGBENCH_MAX_CLIENTS);
@@ -543,13 +558,19 @@ async fn main() {
             p50s.push(p50);
             p99s.push(p99);
         }
-        let (pg, votes) = (median(pg), median(votes));
+        let (pg, votes, p99) = (median(pg), median(votes), median(p99s));
         println!(
-            "RESULT clients={clients} pgbench_tps={pg:.0} votes_per_s={votes:.0} ratio={:.3} p50_ms={:.1} p99_ms={:.1}",
+            "RESULT clients={clients} pgbench_tps={pg:.0} votes_per_s={votes:.0} ratio={:.3} p50_ms={:.1} p99_ms={p99:.1}",
             votes / pg,
             median(p50s),
-            median(p99s)
         );
+        rows.push(figures::Row {
+            what: format!("votes through the API, {clients} connections ({sender})"),
+            figure: format!("{votes:.0}/s, p99 {p99:.1} ms"),
+            baseline: format!("pgbench {pg:.0}/s: **{:.3}**", votes / pg),
+            target: format!("≥ 0.6 of pgbench; p99 < 50 ms ({})", met(votes / pg >= 0.6 && p99 < 50.0)),
+            command: command.to_owned(),
+        });
         // The browser's path beside the API's: form post + redirect + next page.
         let (mut cycles, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..2 {
@@ -558,16 +579,33 @@ async fn main() {
             p50s.push(p50);
             p99s.push(p99);
         }
-        let cycles = median(cycles);
+        let (cycles, p99) = (median(cycles), median(p99s));
         println!(
-            "RESULT form_cycle clients={clients} cycles_per_s={cycles:.0} of_api_votes={:.3} p50_ms={:.1} p99_ms={:.1}",
+            "RESULT form_cycle clients={clients} cycles_per_s={cycles:.0} of_api_votes={:.3} p50_ms={:.1} p99_ms={p99:.1}",
             cycles / votes,
             median(p50s),
-            median(p99s)
         );
+        rows.push(figures::Row {
+            what: format!("a browser's vote: task form post + redirect + next task page, {clients} connections"),
+            figure: format!("{cycles:.0} cycles/s, p99 {p99:.1} ms"),
+            baseline: format!("the API vote in the same run {votes:.0}/s: **{:.3}**", cycles / votes),
+            target: format!("≥ 0.5 of the API; p99 < 50 ms ({})", met(cycles / votes >= 0.5 && p99 < 50.0)),
+            command: format!("{command} (`form_cycle` lines)"),
+        });
     }
     let (rate, p50, p99) = next_task(&url, &campaign.id.to_string(), &workers, 16, seconds).await;
     println!("RESULT next_task clients=16 requests_per_s={rate:.0} p50_ms={p50:.1} p99_ms={p99:.1}");
+    rows.push(figures::Row {
+        what: "next task, 16 connections".to_owned(),
+        figure: format!("{rate:.0}/s, p50 {p50:.1} / p99 {p99:.1} ms"),
+        baseline: String::new(),
+        target: format!("p99 < 20 ms ({})", met(p99 < 20.0)),
+        command: command.to_owned(),
+    });
+    let full_run = ["VOTE_BENCH_SECONDS", "VOTE_BENCH_CONNECTIONS", "VOTE_BENCH_SQL"]
+        .iter()
+        .all(|v| std::env::var_os(v).is_none());
+    figures::record(&rows, full_run);
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM responses").fetch_one(&pool).await.expect("count");
     println!("responses stored: {stored}");
     if std::env::var("VOTE_BENCH_KEEP").is_ok() {

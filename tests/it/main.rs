@@ -3,6 +3,12 @@
 mod fixtures;
 mod support;
 
+/// The benches' writer of BENCHMARKS.md's table, tested here (benches run no tests).
+#[path = "../../benches/support/figures.rs"]
+#[allow(dead_code)]
+mod bench_figures;
+mod bench_table;
+
 mod a100_score;
 mod a100_service;
 mod accounts;
