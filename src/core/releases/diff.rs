@@ -3,15 +3,49 @@
 //! new exclusions, changed parameters).
 
 use super::archive::{ReleaseInfo, GROUND_TRUTH_JSON, MANIFEST};
-use super::snapshot::Snapshot;
+use super::snapshot::raw_table;
 use crate::core::kind::TaskKind;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
 
+/// The files of a release a diff reads (the others are not unpacked).
+pub fn reads(name: &str) -> bool {
+    [MANIFEST, GROUND_TRUTH_JSON, "raw/items.jsonl", "raw/responses.jsonl", "raw/items.json", "raw/responses.json"]
+        .contains(&name)
+}
+
+/// An item as a diff reads it (its payload is skipped, not parsed).
+#[derive(Deserialize)]
+struct Item {
+    id: Uuid,
+    external_id: String,
+}
+
+/// A response as a diff reads it.
+#[derive(Deserialize)]
+struct Response {
+    assignment_id: Uuid,
+    item_id: Uuid,
+    annotator: Uuid,
+    excluded_reason: Option<String>,
+}
+
+/// What a diff reads of one release's raw data.
+struct Raw {
+    items: Vec<Item>,
+    responses: Vec<Response>,
+}
+
+impl Raw {
+    fn read(files: &BTreeMap<String, Vec<u8>>) -> Result<Self, String> {
+        Ok(Self { items: raw_table(files, "items")?, responses: raw_table(files, "responses")? })
+    }
+}
+
 /// Counted and excluded responses per item (by external id).
-fn per_item(snapshot: &Snapshot) -> BTreeMap<String, (usize, usize)> {
+fn per_item(snapshot: &Raw) -> BTreeMap<String, (usize, usize)> {
     let ids: BTreeMap<uuid::Uuid, &str> = snapshot.items.iter().map(|i| (i.id, i.external_id.as_str())).collect();
     let mut out: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for r in &snapshot.responses {
@@ -164,7 +198,7 @@ fn changes(a: &Value, b: &Value) -> Vec<ParameterChange> {
 
 /// Responses' exclusions by (assignment, item): the identity of a response,
 /// the same in every release of a campaign.
-fn exclusions(snapshot: &Snapshot) -> BTreeMap<(Uuid, Uuid), (Option<&str>, Uuid)> {
+fn exclusions(snapshot: &Raw) -> BTreeMap<(Uuid, Uuid), (Option<&str>, Uuid)> {
     snapshot
         .responses
         .iter()
@@ -182,12 +216,12 @@ pub fn diff(
         serde_json::from_slice(files.get(name).ok_or_else(|| format!("{name} is missing"))?).map_err(|e| e.to_string())
     };
     let (ma, mb) = (read(a, MANIFEST)?, read(b, MANIFEST)?);
-    let (sa, sb) = (Snapshot::from_raw_files(a)?, Snapshot::from_raw_files(b)?);
+    let (sa, sb) = (Raw::read(a)?, Raw::read(b)?);
     let ground_truth = |files: &BTreeMap<String, Vec<u8>>| -> Result<BTreeMap<String, String>, String> {
         Ok(kind.release_labels(files.get(GROUND_TRUTH_JSON).ok_or_else(|| format!("{GROUND_TRUTH_JSON} is missing"))?))
     };
     let (la, lb) = (ground_truth(a)?, ground_truth(b)?);
-    let items = |s: &Snapshot| -> BTreeSet<String> { s.items.iter().map(|i| i.external_id.clone()).collect() };
+    let items = |s: &Raw| -> BTreeSet<String> { s.items.iter().map(|i| i.external_id.clone()).collect() };
     let (ia, ib) = (items(&sa), items(&sb));
     let parameters = changes(&ma["parameters"], &mb["parameters"]);
     let parameters_changed: Vec<String> = parameters.iter().map(|p| p.path.clone()).collect();

@@ -145,11 +145,22 @@ pub fn digests(
 
 /// Unpacks a `.tar.gz`: file name (without the top directory) -> bytes.
 pub fn unpack(archive: &[u8]) -> std::result::Result<BTreeMap<String, Vec<u8>>, String> {
+    unpack_only(archive, |_| true)
+}
+
+/// Unpacks the files of a `.tar.gz` that `keep` names; the others stream
+/// past without being held.
+pub fn unpack_only(
+    archive: &[u8],
+    keep: impl Fn(&str) -> bool,
+) -> std::result::Result<BTreeMap<String, Vec<u8>>, String> {
     let mut files = BTreeMap::new();
     each_file(archive, |name, content| {
-        let mut bytes = Vec::new();
-        content.read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
-        files.insert(name, bytes);
+        if keep(&name) {
+            let mut bytes = Vec::new();
+            content.read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
+            files.insert(name, bytes);
+        }
         Ok(())
     })?;
     Ok(files)

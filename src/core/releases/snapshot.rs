@@ -429,37 +429,43 @@ impl Snapshot {
             let bytes = files.get(name).ok_or_else(|| format!("{name} is missing"))?;
             serde_json::from_slice(bytes).map_err(|e| format!("{name}: {e}"))
         }
-        /// A table: JSON Lines (`raw/<table>.jsonl`), or one JSON array
-        /// (`raw/<table>.json`) in releases of format 1.
-        fn table<T: serde::de::DeserializeOwned>(
-            files: &BTreeMap<String, Vec<u8>>,
-            table: &str,
-        ) -> std::result::Result<Vec<T>, String> {
-            let name = format!("raw/{table}.jsonl");
-            let Some(bytes) = files.get(&name) else { return read(files, &format!("raw/{table}.json")) };
-            bytes
-                .split(|b| *b == b'\n')
-                .enumerate()
-                .filter(|(_, line)| !line.is_empty())
-                .map(|(i, line)| serde_json::from_slice(line).map_err(|e| format!("{name} line {}: {e}", i + 1)))
-                .collect()
-        }
         Ok(Self {
             campaign: read(files, "raw/campaign.json")?,
-            items: table(files, "items")?,
-            batches: table(files, "batches")?,
-            assignments: table(files, "assignments")?,
-            responses: table(files, "responses")?,
-            profiles: table(files, "background")?,
+            items: raw_table(files, "items")?,
+            batches: raw_table(files, "batches")?,
+            assignments: raw_table(files, "assignments")?,
+            responses: raw_table(files, "responses")?,
+            profiles: raw_table(files, "background")?,
             // Only releases with uploaded model scores hold the file.
             model_scores: if files.contains_key("raw/model_scores.jsonl") {
-                table(files, "model_scores")?
+                raw_table(files, "model_scores")?
             } else {
                 Vec::new()
             },
             worker_ids: BTreeMap::new(),
         })
     }
+}
+
+/// A raw table of a release's files: JSON Lines (`raw/<table>.jsonl`), or
+/// one JSON array (`raw/<table>.json`) in releases of format 1. `T` may
+/// read only some of each record's fields.
+pub fn raw_table<T: serde::de::DeserializeOwned>(
+    files: &BTreeMap<String, Vec<u8>>,
+    table: &str,
+) -> std::result::Result<Vec<T>, String> {
+    let name = format!("raw/{table}.jsonl");
+    let Some(bytes) = files.get(&name) else {
+        let name = format!("raw/{table}.json");
+        let bytes = files.get(&name).ok_or_else(|| format!("{name} is missing"))?;
+        return serde_json::from_slice(bytes).map_err(|e| format!("{name}: {e}"));
+    };
+    bytes
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .filter(|(_, line)| !line.is_empty())
+        .map(|(i, line)| serde_json::from_slice(line).map_err(|e| format!("{name} line {}: {e}", i + 1)))
+        .collect()
 }
 
 /// Writes a table as JSON Lines: one compact record a line (a crowd

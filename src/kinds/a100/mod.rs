@@ -241,7 +241,7 @@ macro_rules! a100_kind {
                 release::parameters()
             }
             fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
-                serde_json::from_slice(aggregate).map(|gt: Value| release::labels(&gt)).unwrap_or_default()
+                release::labels(aggregate)
             }
             fn datasheet_task(&self, _config: &A100Config) -> String {
                 release::task($aat)

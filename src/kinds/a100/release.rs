@@ -15,21 +15,31 @@ pub fn parameters() -> Value {
 }
 
 /// Question id -> majority choice (`tie: a|b` when tied, `no votes`).
-pub fn labels(aggregate: &Value) -> BTreeMap<String, String> {
-    aggregate["questions"]
-        .as_array()
+pub fn labels(aggregate: &[u8]) -> BTreeMap<String, String> {
+    /// What labels read of a ground truth: each question's id, majority and
+    /// tie (the rest is skipped unparsed: a release diff reads two).
+    #[derive(serde::Deserialize)]
+    struct GroundTruth {
+        #[serde(default)]
+        questions: Vec<Question>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Question {
+        id: String,
+        majority: Option<String>,
+        #[serde(default)]
+        tied: Vec<String>,
+    }
+    let Ok(gt) = serde_json::from_slice::<GroundTruth>(aggregate) else { return BTreeMap::new() };
+    gt.questions
         .into_iter()
-        .flatten()
-        .filter_map(|q| {
-            let id = q["id"].as_str()?.to_owned();
-            let label = match q["majority"].as_str() {
-                Some(m) => m.to_owned(),
-                None => match q["tied"].as_array().filter(|t| !t.is_empty()) {
-                    Some(t) => format!("tie: {}", t.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("|")),
-                    None => "no votes".to_owned(),
-                },
+        .map(|q| {
+            let label = match q.majority {
+                Some(m) => m,
+                None if !q.tied.is_empty() => format!("tie: {}", q.tied.join("|")),
+                None => "no votes".to_owned(),
             };
-            Some((id, label))
+            (q.id, label)
         })
         .collect()
 }
@@ -70,4 +80,20 @@ pub fn quality(aggregate: &Value) -> String {
         md.push_str(&format!(" Mean human accuracy against the expert key: {a:.4}."));
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_question_is_labelled_by_its_majority_its_tie_or_no_votes() {
+        let gt = serde_json::json!({"questions": [
+            {"id": "q1", "majority": "q1c2", "tied": [], "shares": {"q1c2": 1.0}},
+            {"id": "q2", "majority": null, "tied": ["q2c0", "q2c3"]},
+            {"id": "q3", "majority": null, "tied": []},
+        ], "participants": 3});
+        let labels = super::labels(gt.to_string().as_bytes());
+        let expected = [("q1", "q1c2"), ("q2", "tie: q2c0|q2c3"), ("q3", "no votes")];
+        assert_eq!(labels, expected.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect());
+        assert!(super::labels(b"not json").is_empty());
+    }
 }
