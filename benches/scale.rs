@@ -11,6 +11,8 @@
 //! the admin's views: time for autovacuum, or for a look with `psql`;
 //! `SCALE_KEEP` leaves the service running on its data afterwards).
 
+#[path = "support/figures.rs"]
+mod figures;
 #[path = "support/service.rs"]
 mod service;
 
@@ -115,9 +117,140 @@ async fn timed_get(client: &reqwest::Client, url: &str, token: Option<&str>) -> 
     (start.elapsed().as_secs_f64(), bytes)
 }
 
+/// Every step reported so far: what, seconds, the service's peak RSS (MB).
+static STEPS: std::sync::Mutex<Vec<(String, f64, f64, String)>> = std::sync::Mutex::new(Vec::new());
+
 fn report(what: &str, seconds: f64, detail: &str, pid: u32) {
     let (now, peak) = rss_mb(pid);
     println!("RESULT {what}: {seconds:.3} s{detail}; service RSS {now:.0} MB now, peak {peak:.0} MB");
+    if let Ok(mut steps) = STEPS.lock() {
+        steps.push((what.to_owned(), seconds, peak, detail.to_owned()));
+    }
+}
+
+/// A reported step's seconds and peak RSS (NaN when it was not reported).
+fn step(what: &str) -> (f64, f64) {
+    let steps = STEPS.lock().map(|s| s.clone()).unwrap_or_default();
+    steps.iter().find(|(w, ..)| w == what).map_or((f64::NAN, f64::NAN), |(_, s, p, _)| (*s, *p))
+}
+
+/// What a reported step said beside its time.
+fn detail(what: &str) -> String {
+    let steps = STEPS.lock().map(|s| s.clone()).unwrap_or_default();
+    steps.into_iter().find(|(w, ..)| w == what).map(|(.., d)| d).unwrap_or_default()
+}
+
+/// "met" or "**not met**", for a target cell.
+fn met(yes: bool) -> &'static str {
+    if yes {
+        "met"
+    } else {
+        "**not met**"
+    }
+}
+
+/// 487900 as "487,900".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The table rows of a run (see `figures`).
+fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec<figures::Row> {
+    let command = "`cargo bench --bench scale`".to_owned();
+    let row = |what: &str, figure: String, target: String| figures::Row {
+        what: what.to_owned(),
+        figure,
+        baseline: String::new(),
+        target,
+        command: command.clone(),
+    };
+    let s = |what: &str| step(what).0;
+    let (cut, cut_peak) = step("release cut");
+    let vton_warm = s("VTON page, second view").max(s("VTON page, third view"));
+    let vton_after = s("VTON page, right after the change (the last figures, marked)");
+    let browser = [
+        "data browser, first page",
+        "data browser, excluded answers (reads every rating)",
+        "data browser, a sanity task's page",
+    ];
+    let browser_second: Vec<f64> = browser.iter().map(|w| s(&format!("{w}, second view"))).collect();
+    let (rating, _) = step("rating (every questionnaire filled)");
+    vec![
+        row(
+            "VTON-QBench import: 62,688 triplets in one upload",
+            format!("{:.2} s", s("import (one upload)")),
+            format!("< 5 s ({})", met(s("import (one upload)") < 5.0)),
+        ),
+        row(
+            &format!("{} ratings by {clients} clients, with joins and submissions", thousands(stored)),
+            format!("{rating:.1} s ({:.0}/s)", stored as f64 / rating),
+            String::new(),
+        ),
+        row(
+            "campaign page at VTON-QBench size: first view after the burst / later / 4 at once",
+            format!(
+                "{:.3} s / {:.3}, {:.3} s / {:.3} s",
+                s("campaign page, first view"),
+                s("campaign page, second view"),
+                s("campaign page, third view"),
+                s("campaign page, 4 at once")
+            ),
+            format!("< 100 ms ({})", met(s("campaign page, second view").max(s("campaign page, third view")) < 0.1)),
+        ),
+        row(
+            "ground truth at VTON-QBench size: first / cached; CSV; responses CSV; questionnaires CSV",
+            format!(
+                "{:.2} s / {:.2} s; {:.2} s; {:.2} s; {:.2} s (peak {:.0} MB at first)",
+                s("ground truth JSON, first"),
+                s("ground truth JSON, second"),
+                s("ground truth CSV, first"),
+                s("responses CSV, first"),
+                s("questionnaires CSV, first"),
+                step("ground truth JSON, first").1
+            ),
+            format!("GT < 3 s ({})", met(s("ground truth JSON, first") < 3.0)),
+        ),
+        row(
+            "VTON page at VTON-QBench size: first view / warm / right after a change / 4 at once / new figures shown after",
+            format!(
+                "{:.3} s / {:.3}, {:.3} s / {vton_after:.3} s / {:.3} s / {:.1} s",
+                s("VTON page, first view"),
+                s("VTON page, second view"),
+                s("VTON page, third view"),
+                s("VTON page, 4 at once"),
+                s("VTON page, until the new figures are shown")
+            ),
+            format!("< 100 ms warm, < 300 ms after a change ({})", met(vton_warm < 0.1 && vton_after < 0.3)),
+        ),
+        row(
+            "VTON curation at VTON-QBench size: first run / re-run when nothing changed",
+            format!("{:.2} s / {:.2} s", s("curation, first run"), s("curation, re-run, nothing changed")),
+            format!("a re-run writes nothing ({})", met(detail("curation, re-run, nothing changed").contains(", 0 changed"))),
+        ),
+        row(
+            "data browser at VTON-QBench size: first page / `excluded=yes` (reads every rating) / a sanity task's page (answered in every questionnaire, 100 answers a page), second views",
+            format!("{:.0} / {:.0} / {:.0} ms", browser_second[0] * 1e3, browser_second[1] * 1e3, browser_second[2] * 1e3),
+            format!("< 300 ms ({})", met(browser_second.iter().all(|t| *t < 0.3))),
+        ),
+        row(
+            "a release at VTON-QBench size, with the `hf/` folder (Parquet, card, Croissant)",
+            format!("{cut:.2} s, service peak {cut_peak:.0} MB, archive {archive_mb:.1} MB"),
+            format!("< 5 s, RSS < 300 MB ({})", met(cut < 5.0 && cut_peak < 300.0)),
+        ),
+        row(
+            "`atelier release verify` of that release (streams the archive, compares every file by digest)",
+            format!("{:.2} s, peak {:.0} MB", verify.0, verify.1),
+            format!("< 300 MB ({})", met(verify.1 < 300.0)),
+        ),
+    ]
 }
 
 #[tokio::main]
@@ -314,11 +447,11 @@ async fn main() {
     let output = verify.wait_with_output().expect("verify output");
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "release verify: {said}");
-    println!(
-        "RESULT release verify (command line): {:.3} s, peak {peak:.0} MB; {}",
-        start.elapsed().as_secs_f64(),
-        said.trim()
-    );
+    let verified = start.elapsed().as_secs_f64();
+    println!("RESULT release verify (command line): {verified:.3} s, peak {peak:.0} MB; {}", said.trim());
+    let archive_mb = release["size"].as_f64().unwrap_or(0.0) / 1e6;
+    let full_run = ["SCALE", "SCALE_ANNOTATORS"].iter().all(|v| std::env::var_os(v).is_none());
+    figures::record(&rows(stored, CLIENTS, archive_mb, (verified, peak)), full_run);
     if std::env::var_os("SCALE_KEEP").is_some() {
         // For looking at the data afterwards: the service keeps running.
         println!("kept: {} (service pid {pid}, port {})", dir.keep().display(), h.port);
