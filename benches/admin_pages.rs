@@ -44,28 +44,6 @@ async fn median_ms(client: &reqwest::Client, url: &str) -> (f64, usize) {
     (times[times.len() / 2], bytes)
 }
 
-/// 30000 as "30,000".
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// "met" or "**not met**", for a target cell.
-fn met(yes: bool) -> &'static str {
-    if yes {
-        "met"
-    } else {
-        "**not met**"
-    }
-}
-
 #[tokio::main]
 async fn main() {
     let questions: usize = std::env::var("ADMIN_PAGES_QUESTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(30_000);
@@ -157,31 +135,31 @@ async fn main() {
     let later = page("release diff (later views: the kept comparison)");
     let rows = [
         figures::Row {
-            what: format!("admin pages of a {}-question A100 campaign, median of 7 views: campaign page / A100 page (first, last page of questions) / pilot / payouts / preview / campaign list", thousands(questions)),
+            what: format!("admin pages of a {}-question A100 campaign, median of 7 views: campaign page / A100 page (first, last page of questions) / pilot / payouts / preview / campaign list", figures::thousands(questions as u64)),
             figure: format!(
                 "{:.1} ms / {:.1}, {:.1} ms / {:.1} ms / {:.1} ms / {:.1} ms / {:.1} ms; every page ≤ {heaviest:.0} kB",
                 page(listed[0]).0, page(listed[1]).0, page(listed[2]).0, page(listed[3]).0, page(listed[4]).0,
                 page(listed[5]).0, page(listed[6]).0
             ),
             baseline: floor_cell.clone(),
-            target: format!("< 300 ms, < 1 MB ({})", met(slowest < 300.0 && heaviest < 1000.0)),
+            target: format!("< 300 ms, < 1 MB ({})", figures::met(slowest < 300.0 && heaviest < 1000.0)),
             command: command.clone(),
         },
         figures::Row {
-            what: format!("the release diff page at {} questions: first view of a pair / later views (the kept comparison)", thousands(questions)),
+            what: format!("the release diff page at {} questions: first view of a pair / later views (the kept comparison)", figures::thousands(questions as u64)),
             figure: format!("{first_diff:.1} ms / {:.1} ms median, {:.1} kB", later.0, later.1),
             baseline: format!(
                 "{floor_cell}; both archives downloaded and read through (gunzip, tar), nothing else: {read_through:.1} ms"
             ),
             target: format!(
                 "< 300 ms (first view of a pair: {}; later views: {})",
-                met(first_diff < 300.0),
-                met(later.0 < 300.0)
+                figures::met(first_diff < 300.0),
+                figures::met(later.0 < 300.0)
             ),
             command: command.clone(),
         },
         figures::Row {
-            what: format!("data browser at {} questions (no answers): first page / last page / an answer filter (`status=unanswered`)", thousands(questions)),
+            what: format!("data browser at {} questions (no answers): first page / last page / an answer filter (`status=unanswered`)", figures::thousands(questions as u64)),
             figure: format!(
                 "{:.1} / {:.1} / {:.1} ms median, ≤ {:.0} kB",
                 page(browser[0]).0,
@@ -190,7 +168,7 @@ async fn main() {
                 browser.iter().map(|w| page(w).1).fold(0.0, f64::max)
             ),
             baseline: floor_cell,
-            target: format!("< 300 ms, < 1 MB ({})", met(browser.iter().all(|w| page(w).0 < 300.0 && page(w).1 < 1000.0))),
+            target: format!("< 300 ms, < 1 MB ({})", figures::met(browser.iter().all(|w| page(w).0 < 300.0 && page(w).1 < 1000.0))),
             command,
         },
     ];

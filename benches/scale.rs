@@ -140,28 +140,6 @@ fn detail(what: &str) -> String {
     steps.into_iter().find(|(w, ..)| w == what).map(|(.., d)| d).unwrap_or_default()
 }
 
-/// "met" or "**not met**", for a target cell.
-fn met(yes: bool) -> &'static str {
-    if yes {
-        "met"
-    } else {
-        "**not met**"
-    }
-}
-
-/// 487900 as "487,900".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The table rows of a run (see `figures`).
 fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec<figures::Row> {
     let command = "`cargo bench --bench scale`".to_owned();
@@ -187,10 +165,10 @@ fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec
         row(
             "VTON-QBench import: 62,688 triplets in one upload",
             format!("{:.2} s", s("import (one upload)")),
-            format!("< 5 s ({})", met(s("import (one upload)") < 5.0)),
+            format!("< 5 s ({})", figures::met(s("import (one upload)") < 5.0)),
         ),
         row(
-            &format!("{} ratings by {clients} clients, with joins and submissions", thousands(stored)),
+            &format!("{} ratings by {clients} clients, with joins and submissions", figures::thousands(stored)),
             format!("{rating:.1} s ({:.0}/s)", stored as f64 / rating),
             String::new(),
         ),
@@ -203,7 +181,7 @@ fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec
                 s("campaign page, third view"),
                 s("campaign page, 4 at once")
             ),
-            format!("< 100 ms ({})", met(s("campaign page, second view").max(s("campaign page, third view")) < 0.1)),
+            format!("< 100 ms ({})", figures::met(s("campaign page, second view").max(s("campaign page, third view")) < 0.1)),
         ),
         row(
             "ground truth at VTON-QBench size: first / cached; CSV; responses CSV; questionnaires CSV",
@@ -216,7 +194,7 @@ fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec
                 s("questionnaires CSV, first"),
                 step("ground truth JSON, first").1
             ),
-            format!("GT < 3 s ({})", met(s("ground truth JSON, first") < 3.0)),
+            format!("GT < 3 s ({})", figures::met(s("ground truth JSON, first") < 3.0)),
         ),
         row(
             "VTON page at VTON-QBench size: first view / warm / right after a change / 4 at once / new figures shown after",
@@ -228,27 +206,27 @@ fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec
                 s("VTON page, 4 at once"),
                 s("VTON page, until the new figures are shown")
             ),
-            format!("< 100 ms warm, < 300 ms after a change ({})", met(vton_warm < 0.1 && vton_after < 0.3)),
+            format!("< 100 ms warm, < 300 ms after a change ({})", figures::met(vton_warm < 0.1 && vton_after < 0.3)),
         ),
         row(
             "VTON curation at VTON-QBench size: first run / re-run when nothing changed",
             format!("{:.2} s / {:.2} s", s("curation, first run"), s("curation, re-run, nothing changed")),
-            format!("a re-run writes nothing ({})", met(detail("curation, re-run, nothing changed").contains(", 0 changed"))),
+            format!("a re-run writes nothing ({})", figures::met(detail("curation, re-run, nothing changed").contains(", 0 changed"))),
         ),
         row(
             "data browser at VTON-QBench size: first page / `excluded=yes` (reads every rating) / a sanity task's page (answered in every questionnaire, 100 answers a page), second views",
             format!("{:.0} / {:.0} / {:.0} ms", browser_second[0] * 1e3, browser_second[1] * 1e3, browser_second[2] * 1e3),
-            format!("< 300 ms ({})", met(browser_second.iter().all(|t| *t < 0.3))),
+            format!("< 300 ms ({})", figures::met(browser_second.iter().all(|t| *t < 0.3))),
         ),
         row(
             "a release at VTON-QBench size, with the `hf/` folder (Parquet, card, Croissant)",
             format!("{cut:.2} s, service peak {cut_peak:.0} MB, archive {archive_mb:.1} MB"),
-            format!("< 5 s, RSS < 300 MB ({})", met(cut < 5.0 && cut_peak < 300.0)),
+            format!("< 5 s, RSS < 300 MB ({})", figures::met(cut < 5.0 && cut_peak < 300.0)),
         ),
         row(
             "`atelier release verify` of that release (streams the archive, compares every file by digest)",
             format!("{:.2} s, peak {:.0} MB", verify.0, verify.1),
-            format!("< 300 MB ({})", met(verify.1 < 300.0)),
+            format!("< 300 MB ({})", figures::met(verify.1 < 300.0)),
         ),
     ]
 }

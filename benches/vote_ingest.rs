@@ -404,15 +404,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// "met" or "**not met**", for a target cell.
-fn met(yes: bool) -> &'static str {
-    if yes {
-        "met"
-    } else {
-        "**not met**"
-    }
-}
-
 #[tokio::main]
 async fn main() {
     let seconds: u64 = std::env::var("VOTE_BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
@@ -566,9 +557,9 @@ async fn main() {
         );
         rows.push(figures::Row {
             what: format!("votes through the API, {clients} connections ({sender})"),
-            figure: format!("{votes:.0}/s, p99 {p99:.1} ms"),
-            baseline: format!("pgbench {pg:.0}/s: **{:.3}**", votes / pg),
-            target: format!("≥ 0.6 of pgbench; p99 < 50 ms ({})", met(votes / pg >= 0.6 && p99 < 50.0)),
+            figure: format!("{}/s, p99 {p99:.1} ms", figures::thousands(votes as u64)),
+            baseline: format!("pgbench {}/s: **{:.3}**", figures::thousands(pg as u64), votes / pg),
+            target: format!("≥ 0.6 of pgbench; p99 < 50 ms ({})", figures::met(votes / pg >= 0.6 && p99 < 50.0)),
             command: command.to_owned(),
         });
         // The browser's path beside the API's: form post + redirect + next page.
@@ -587,9 +578,13 @@ async fn main() {
         );
         rows.push(figures::Row {
             what: format!("a browser's vote: task form post + redirect + next task page, {clients} connections"),
-            figure: format!("{cycles:.0} cycles/s, p99 {p99:.1} ms"),
-            baseline: format!("the API vote in the same run {votes:.0}/s: **{:.3}**", cycles / votes),
-            target: format!("≥ 0.5 of the API; p99 < 50 ms ({})", met(cycles / votes >= 0.5 && p99 < 50.0)),
+            figure: format!("{} cycles/s, p99 {p99:.1} ms", figures::thousands(cycles as u64)),
+            baseline: format!(
+                "the API vote in the same run {}/s: **{:.3}**",
+                figures::thousands(votes as u64),
+                cycles / votes
+            ),
+            target: format!("≥ 0.5 of the API; p99 < 50 ms ({})", figures::met(cycles / votes >= 0.5 && p99 < 50.0)),
             command: format!("{command} (`form_cycle` lines)"),
         });
     }
@@ -597,9 +592,9 @@ async fn main() {
     println!("RESULT next_task clients=16 requests_per_s={rate:.0} p50_ms={p50:.1} p99_ms={p99:.1}");
     rows.push(figures::Row {
         what: "next task, 16 connections".to_owned(),
-        figure: format!("{rate:.0}/s, p50 {p50:.1} / p99 {p99:.1} ms"),
+        figure: format!("{}/s, p50 {p50:.1} / p99 {p99:.1} ms", figures::thousands(rate as u64)),
         baseline: String::new(),
-        target: format!("p99 < 20 ms ({})", met(p99 < 20.0)),
+        target: format!("p99 < 20 ms ({})", figures::met(p99 < 20.0)),
         command: command.to_owned(),
     });
     let full_run = ["VOTE_BENCH_SECONDS", "VOTE_BENCH_CONNECTIONS", "VOTE_BENCH_SQL"]

@@ -75,3 +75,25 @@ pub fn record(rows: &[Row], full_run: bool) {
         Err(e) => eprintln!("BENCHMARKS.md not written: {e}"),
     }
 }
+
+/// "met" or "**not met**", for a target cell.
+pub fn met(yes: bool) -> &'static str {
+    if yes {
+        "met"
+    } else {
+        "**not met**"
+    }
+}
+
+/// 487900 as "487,900".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
