@@ -166,19 +166,14 @@ pub async fn page(
     .bind(search)
     .fetch_all(pool)
     .await?;
-    let mut counted = None;
     if filter.reads_answers() {
-        let all = counts_in_campaign(pool, campaign_id, flags).await?;
+        let all = counts_in_campaign(pool, campaign_id, flags, filter).await?;
         ids.retain(|id| all.get(id).cloned().unwrap_or_default().passes(filter));
-        counted = Some(all);
     }
     let total = ids.len();
     let range = rows(total);
     let shown: Vec<Uuid> = ids.get(range.start.min(total)..range.end.min(total)).unwrap_or_default().to_vec();
-    let mut counts = match counted {
-        Some(all) => all,
-        None => counts_of_items(pool, &shown, flags).await?,
-    };
+    let mut counts = counts_of_items(pool, &shown, flags).await?;
     let rows = sqlx::query_as::<_, (Uuid, String, Value, bool, Vec<i32>, i64)>(
         "SELECT i.id, i.external_id, i.payload, i.gold IS NOT NULL,
                 coalesce((array_agg(b.position + 1 ORDER BY b.position) FILTER (WHERE b.position IS NOT NULL))[1:$2],
@@ -259,14 +254,30 @@ fn fold(groups: Vec<AnswerGroup>) -> HashMap<Uuid, Counts> {
 const GROUP_COLUMNS: &str = "r.item_id, r.excluded_reason IS NOT NULL, count(*),
     count(*) FILTER (WHERE r.answer @> ANY($2::jsonb[]) AND (d.dismissed_at IS NULL OR r.updated_at > d.dismissed_at))";
 
-/// Every item's answers in the campaign, counted.
+/// Every item's answers in the campaign, counted as far as `filter` needs
+/// to decide (the page's own rows are counted again, whole): answers are
+/// grouped by their value only for an agreement filter, and a filter on
+/// excluded answers alone reads just those (a partial index holds them).
+/// At VTON-QBench size, grouping 487,900 ratings by item and answer took
+/// 0.43-0.47 s.
 #[instrument(level = "debug", skip(pool, flags))]
-async fn counts_in_campaign(pool: &PgPool, campaign_id: Uuid, flags: &[Value]) -> Result<HashMap<Uuid, Counts>> {
+async fn counts_in_campaign(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    flags: &[Value],
+    filter: &Filter,
+) -> Result<HashMap<Uuid, Counts>> {
+    let by_answer = if filter.agreement.is_some() { ", r.answer" } else { "" };
+    let excluded_only = filter.excluded.is_some()
+        && filter.agreement.is_none()
+        && filter.flagged.is_none()
+        && filter.status.is_none_or(|s| s == Status::Unbatched);
+    let only = if excluded_only { "AND r.excluded_reason IS NOT NULL" } else { "" };
     let groups = sqlx::query_as::<_, AnswerGroup>(&format!(
         "SELECT {GROUP_COLUMNS}
            FROM responses r LEFT JOIN flag_dismissals d ON d.item_id = r.item_id
-          WHERE r.campaign_id = $1
-          GROUP BY r.item_id, r.answer, r.excluded_reason IS NOT NULL"
+          WHERE r.campaign_id = $1 {only}
+          GROUP BY r.item_id, r.excluded_reason IS NOT NULL{by_answer}"
     ))
     .bind(campaign_id)
     .bind(flags)

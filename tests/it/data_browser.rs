@@ -140,6 +140,11 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
     );
     assert!(all_listed(&client, &app, &campaign, "status=unbatched").await.is_empty(), "every item is batched");
     assert_eq!(all_listed(&client, &app, &campaign, "excluded=yes").await, BTreeSet::from([excluded.clone()]));
+    // Read from the excluded answers alone, and with an answer count beside it.
+    let not_excluded: BTreeSet<String> = everything.iter().filter(|i| **i != excluded).cloned().collect();
+    assert_eq!(all_listed(&client, &app, &campaign, "excluded=no").await, not_excluded);
+    let both: BTreeSet<String> = answered.iter().filter(|i| **i == excluded).cloned().collect();
+    assert_eq!(all_listed(&client, &app, &campaign, "excluded=yes&status=answered").await, both);
     let unanimous = items_where(
         &app,
         &campaign,
