@@ -102,7 +102,7 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
                 std::fs::File::open(&args.archive).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
             let (digests, kept) = packing::digests(std::io::BufReader::new(file))
                 .map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
-            let verification = archive::verify_digests(&digests, &kept, &crate::kinds::registry());
+            let verification = archive::verify_digests(&digests, kept, &crate::kinds::registry());
             for problem in &verification.problems {
                 writeln!(out, "DIFFERS {problem}")?;
             }

@@ -25,6 +25,13 @@ impl SharedAnswers {
         Ok(parsed)
     }
 
+    /// The shared copy of an answer already parsed (keyed by its compact
+    /// text, which equal values share: objects' keys are sorted).
+    pub fn share(&mut self, answer: Arc<Value>) -> Arc<Value> {
+        let text = answer.to_string();
+        self.by_text.entry(text).or_insert(answer).clone()
+    }
+
     /// Distinct answers seen.
     #[cfg(test)]
     fn distinct(&self) -> usize {
@@ -49,5 +56,11 @@ mod tests {
         assert_eq!(*c, json!({"rating": 3}));
         assert_eq!(shared.distinct(), 2);
         assert!(shared.from_text("{").is_err());
+        let mut parsed = SharedAnswers::default();
+        let first = parsed.share(Arc::new(json!({"rating": 2, "note": "x"})));
+        let again = parsed.share(Arc::new(json!({"note": "x", "rating": 2})));
+        let other = parsed.share(Arc::new(json!({"rating": 3})));
+        assert!(Arc::ptr_eq(&first, &again), "equal parsed answers share one copy");
+        assert!(!Arc::ptr_eq(&first, &other));
     }
 }

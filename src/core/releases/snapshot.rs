@@ -434,7 +434,7 @@ impl Snapshot {
             items: raw_table(files, "items")?,
             batches: raw_table(files, "batches")?,
             assignments: raw_table(files, "assignments")?,
-            responses: raw_table(files, "responses")?,
+            responses: shared_answers(raw_table(files, "responses")?),
             profiles: raw_table(files, "background")?,
             // Only releases with uploaded model scores hold the file.
             model_scores: if files.contains_key("raw/model_scores.jsonl") {
@@ -445,6 +445,17 @@ impl Snapshot {
             worker_ids: BTreeMap::new(),
         })
     }
+}
+
+/// Responses with one shared copy of each distinct answer (see
+/// [`crate::core::shared_answers`]): read back from a release, each line
+/// parsed its own.
+fn shared_answers(mut responses: Vec<SnapResponse>) -> Vec<SnapResponse> {
+    let mut shared = crate::core::shared_answers::SharedAnswers::default();
+    for r in &mut responses {
+        r.answer = shared.share(r.answer.clone());
+    }
+    responses
 }
 
 /// A raw table of a release's files: JSON Lines (`raw/<table>.jsonl`), or
