@@ -7,7 +7,7 @@
 //!
 //! The hooks are grouped by concern: what the kind is; its items and
 //! answers; how batches are formed and handed out; aggregation; exports and
-//! releases. Eight are required; the rest have defaults.
+//! releases. Nine hooks and the two types are required; the rest have defaults.
 
 use super::kind::{AggregationInput, BatchPlan, DemoCampaign, Invalid, ItemRef, SubmitVerdict, Table, TaskKind};
 use super::profiles::BackgroundQuestion;
