@@ -7,7 +7,7 @@
 //!
 //! The hooks are grouped by concern: what the kind is; its items and
 //! answers; how batches are formed and handed out; aggregation; exports and
-//! releases. Nine hooks and the two types are required; the rest have defaults.
+//! releases. Nine hooks and the three types are required; the rest have defaults.
 
 use super::kind::{AggregationInput, BatchPlan, DemoCampaign, Invalid, ItemRef, SubmitVerdict, Table, TaskKind};
 use super::profiles::BackgroundQuestion;
@@ -30,6 +30,13 @@ pub trait TypedKind: Send + Sync + 'static {
     /// what an annotator sent, and stored answers are read back into it. Its
     /// JSON form is the API's answer format and what exports write.
     type Answer: serde::Serialize + serde::de::DeserializeOwned;
+
+    /// The campaign's ground truth as the kind computes it from the
+    /// answers. The core keeps and hands on its compact JSON text (cached,
+    /// exported, released); the kind's pages and exports read that text back
+    /// into this type, or into a smaller part of it where a whole crowd
+    /// campaign's would cost memory.
+    type GroundTruth: serde::Serialize + serde::de::DeserializeOwned;
 
     // What the kind is.
 
@@ -179,12 +186,14 @@ pub trait TypedKind: Send + Sync + 'static {
         false
     }
 
-    /// Turns the campaign's responses into ground truth (a JSON document).
-    fn aggregate(&self, config: &Self::Config, input: &AggregationInput) -> Value;
+    /// Turns the campaign's responses into ground truth.
+    fn aggregate(&self, config: &Self::Config, input: &AggregationInput) -> Self::GroundTruth;
 
-    /// The same document as compact JSON text (see [`TaskKind::aggregate_json`]).
+    /// The same document as compact JSON text (see [`TaskKind::aggregate_json`]):
+    /// by default its `Value`'s text (keys sorted), which is what releases
+    /// and caches have always held.
     fn aggregate_json(&self, config: &Self::Config, input: AggregationInput) -> String {
-        let aggregate = self.aggregate(config, &input);
+        let aggregate = ground_truth_value::<Self>(&self.aggregate(config, &input));
         drop(input);
         super::json_text::exact(&aggregate).unwrap_or_else(|_| aggregate.to_string())
     }
@@ -275,6 +284,15 @@ pub struct Answered<'a, A> {
     pub answer: Option<A>,
 }
 
+/// The ground truth as a JSON document (`null` if it cannot be one: it is
+/// made of serde's own types, so only a bug would get there).
+fn ground_truth_value<K: TypedKind + ?Sized>(ground_truth: &K::GroundTruth) -> Value {
+    serde_json::to_value(ground_truth).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "a ground truth is not a JSON document");
+        Value::Null
+    })
+}
+
 /// A stored answer read back into the kind's type.
 fn stored_answer<K: TypedKind>(stored: &Value) -> Option<K::Answer> {
     K::Answer::deserialize(stored).ok()
@@ -324,7 +342,7 @@ impl<K: TypedKind> TaskKind for K {
         TypedKind::public_payload(self, payload, presentation)
     }
     fn aggregate(&self, input: &AggregationInput) -> Value {
-        TypedKind::aggregate(self, &config(self, &input.config), input)
+        ground_truth_value::<K>(&TypedKind::aggregate(self, &config(self, &input.config), input))
     }
     fn aggregate_json(&self, input: AggregationInput) -> String {
         TypedKind::aggregate_json(self, &config(self, &input.config), input)

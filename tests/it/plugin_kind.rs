@@ -45,9 +45,16 @@ struct TagsAnswer {
     not_sure: bool,
 }
 
+/// The tags kind's ground truth: every submitted answer, by item.
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct TagsGroundTruth {
+    items: BTreeMap<String, Vec<Value>>,
+}
+
 impl TypedKind for Tags {
     type Config = TagsConfig;
     type Answer = TagsAnswer;
+    type GroundTruth = TagsGroundTruth;
 
     fn name(&self) -> &'static str {
         "test-tags"
@@ -110,21 +117,20 @@ impl TypedKind for Tags {
         }
         Some(Ok(json!({ "options": all })))
     }
-    fn aggregate(&self, _config: &TagsConfig, input: &AggregationInput) -> Value {
+    fn aggregate(&self, _config: &TagsConfig, input: &AggregationInput) -> TagsGroundTruth {
         let names: BTreeMap<_, _> = input.items.iter().map(|i| (i.id, i.external_id.clone())).collect();
-        let mut answers: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        let mut items: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         for r in input.responses.iter().filter(|r| r.submitted) {
-            answers.entry(names[&r.item_id].clone()).or_default().push((*r.answer).clone());
+            items.entry(names[&r.item_id].clone()).or_default().push((*r.answer).clone());
         }
-        json!({ "items": answers })
+        TagsGroundTruth { items }
     }
     fn export_table(&self, aggregate: &[u8]) -> Table {
-        let aggregate: Value = serde_json::from_slice(aggregate).unwrap_or_default();
-        let rows = aggregate["items"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(item, answers)| vec![item.clone(), answers.to_string()])
+        let aggregate: TagsGroundTruth = serde_json::from_slice(aggregate).unwrap_or_default();
+        let rows = aggregate
+            .items
+            .iter()
+            .map(|(item, answers)| vec![item.clone(), Value::from(answers.clone()).to_string()])
             .collect();
         Table { header: vec!["item".into(), "answers".into()], rows }
     }

@@ -24,7 +24,7 @@ fn tally(input: &AggregationInput) -> HashMap<uuid::Uuid, BTreeMap<String, u64>>
 }
 
 /// Builds the ground truth of a LAT (`aat = false`) or an AAT.
-pub fn aggregate(input: &AggregationInput, aat: bool) -> Value {
+pub fn aggregate(input: &AggregationInput, aat: bool) -> A100Result {
     let votes = tally(input);
     let mut questions = Vec::new();
     for item in &input.items {
@@ -63,9 +63,7 @@ pub fn aggregate(input: &AggregationInput, aat: bool) -> Value {
     // x of the paper's Eq. 2: the people who took the test (submitted and counted).
     let participants: HashSet<uuid::Uuid> =
         input.responses.iter().filter(|r| r.submitted).map(|r| r.annotator_id).collect();
-    let result =
-        A100Result { test: if aat { "aat" } else { "lat" }.to_owned(), participants: participants.len(), questions };
-    serde_json::to_value(result).unwrap_or(Value::Null)
+    A100Result { test: if aat { "aat" } else { "lat" }.to_owned(), participants: participants.len(), questions }
 }
 
 /// Long table: one row per question and choice.

@@ -146,6 +146,7 @@ macro_rules! a100_kind {
         impl TypedKind for $ty {
             type Config = A100Config;
             type Answer = A100Answer;
+            type GroundTruth = result::A100Result;
 
             fn name(&self) -> &'static str {
                 $name
@@ -184,7 +185,7 @@ macro_rules! a100_kind {
             fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
                 public(payload, presentation)
             }
-            fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> Value {
+            fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> result::A100Result {
                 aggregate::aggregate(input, $aat)
             }
             fn export_table(&self, aggregate: &[u8]) -> Table {

@@ -131,6 +131,7 @@ fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
 impl TypedKind for Fashionpedia {
     type Config = FpConfig;
     type Answer = Answer;
+    type GroundTruth = result::FpResult;
 
     fn name(&self) -> &'static str {
         NAME
@@ -275,8 +276,8 @@ impl TypedKind for Fashionpedia {
         Ok(vec![("fashionpedia_attributes.json".to_owned(), coco)])
     }
 
-    fn aggregate(&self, config: &FpConfig, input: &AggregationInput) -> Value {
-        result::aggregate(config, input).to_value()
+    fn aggregate(&self, config: &FpConfig, input: &AggregationInput) -> result::FpResult {
+        result::aggregate(config, input)
     }
 
     fn export_table(&self, aggregate: &[u8]) -> Table {

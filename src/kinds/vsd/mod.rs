@@ -182,6 +182,7 @@ fn broken(answer: &Value) -> Result<VsdAnswer, Invalid> {
 impl TypedKind for Vsd {
     type Config = VsdConfig;
     type Answer = VsdAnswer;
+    type GroundTruth = result::VsdResult;
 
     fn name(&self) -> &'static str {
         NAME
@@ -280,8 +281,8 @@ impl TypedKind for Vsd {
         Ok(files)
     }
 
-    fn aggregate(&self, config: &VsdConfig, input: &AggregationInput) -> Value {
-        result::aggregate(config, input).to_value()
+    fn aggregate(&self, config: &VsdConfig, input: &AggregationInput) -> result::VsdResult {
+        result::aggregate(config, input)
     }
 
     fn export_table(&self, aggregate: &[u8]) -> Table {

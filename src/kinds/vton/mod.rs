@@ -233,6 +233,7 @@ pub fn sanity_task(gold: &Value) -> Option<curation::SanityTask> {
 impl TypedKind for Vton {
     type Config = VtonConfig;
     type Answer = VtonAnswer;
+    type GroundTruth = result::VtonGroundTruth;
 
     fn name(&self) -> &'static str {
         NAME
@@ -285,8 +286,8 @@ impl TypedKind for Vton {
         batches::form(c, items, rng)
     }
 
-    fn aggregate(&self, c: &VtonConfig, input: &AggregationInput) -> Value {
-        ground_truth::aggregate(input, &c.curation).to_value()
+    fn aggregate(&self, c: &VtonConfig, input: &AggregationInput) -> result::VtonGroundTruth {
+        ground_truth::aggregate(input, &c.curation)
     }
 
     fn aggregate_json(&self, c: &VtonConfig, input: AggregationInput) -> String {
