@@ -38,6 +38,10 @@ const WORKERS_PER_RUN: usize = 4_000;
 /// Workers given to each run of the browser's form cycle (slower per vote).
 const FORM_WORKERS_PER_RUN: usize = 1_000;
 
+/// Workers whose answers are sent again in each run of retries or changes
+/// (9,800 tasks; the run goes round them again when it is through).
+const RESEND_WORKERS: usize = 200;
+
 /// One worker's session and their questionnaire.
 struct Worker {
     client: reqwest::Client,
@@ -46,6 +50,17 @@ struct Worker {
     csrf: String,
     assignment: String,
     items: Vec<String>,
+}
+
+impl Worker {
+    /// The API vote of `rating` on `item` (`change`: replacing an earlier one).
+    fn vote(&self, url: &str, item: &str, rating: i64, change: bool) -> reqwest::RequestBuilder {
+        self.client
+            .post(format!("{url}/api/v1/work/assignments/{}/responses", self.assignment))
+            .header(reqwest::header::COOKIE, &self.cookie)
+            .header("x-csrf-token", &self.csrf)
+            .json(&json!({"item_id": item, "answer": {"rating": rating}, "change": change}))
+    }
 }
 
 /// A worker who joined by the invitation and took a questionnaire; the
@@ -194,14 +209,7 @@ async fn ingest_reqwest(url: &str, batch: Vec<Worker>, clients: usize, seconds: 
                         break 'outer;
                     }
                     let start = Instant::now();
-                    let r = w
-                        .client
-                        .post(format!("{url}/api/v1/work/assignments/{}/responses", w.assignment))
-                        .header(reqwest::header::COOKIE, &w.cookie)
-                        .header("x-csrf-token", &w.csrf)
-                        .json(&json!({"item_id": item, "answer": {"rating": 2}}))
-                        .send()
-                        .await;
+                    let r = w.vote(&url, item, 2, false).send().await;
                     if r.is_ok_and(|r| r.status().is_success()) {
                         latencies.push(start.elapsed().as_secs_f64() * 1000.0);
                     }
@@ -240,10 +248,21 @@ fn spread(batch: Vec<Worker>, clients: usize) -> Vec<Vec<Worker>> {
     queues
 }
 
-/// The browser's cycle from `clients` concurrent connections for `seconds`:
-/// post the task form (answer 303 to the task page), then load the page it
-/// redirects to, as a browser does; (cycles/s, p50 ms, p99 ms of a cycle).
-async fn form_cycle(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64) -> (f64, f64, f64) {
+/// A browser's cycle, or the least the same stack can do in its place.
+#[derive(Clone, Copy, PartialEq)]
+enum Cycle {
+    /// Post the task form (answered 303 to the task page), then load the page
+    /// it redirects to, as a browser does.
+    Form,
+    /// The floor under it: two requests of the same session, the API vote
+    /// and the cheapest signed-in read (`/api/v1/me`: the session and user,
+    /// both remembered, and a small JSON body).
+    Floor,
+}
+
+/// Cycles from `clients` concurrent connections for `seconds`; (cycles/s,
+/// p50 ms, p99 ms of a cycle).
+async fn cycles(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64, cycle: Cycle) -> (f64, f64, f64) {
     let batch: Vec<Worker> = workers.drain(..FORM_WORKERS_PER_RUN.max(clients).min(workers.len())).collect();
     let queues = spread(batch, clients);
     let started = Instant::now();
@@ -259,24 +278,72 @@ async fn form_cycle(url: &str, workers: &mut Vec<Worker>, clients: usize, second
                         break 'outer;
                     }
                     let start = Instant::now();
-                    let posted = w
-                        .client
-                        .post(format!("{url}/work/a/{}/answer", w.assignment))
-                        .header(reqwest::header::COOKIE, &w.cookie)
-                        .form(&[("csrf_token", w.csrf.as_str()), ("item_id", item.as_str()), ("rating", "2")])
-                        .send()
-                        .await;
-                    let Some(next) = posted
-                        .ok()
-                        .filter(|r| r.status() == reqwest::StatusCode::SEE_OTHER)
-                        .and_then(|r| r.headers().get(reqwest::header::LOCATION)?.to_str().ok().map(str::to_owned))
-                    else {
-                        continue;
+                    let next = match cycle {
+                        Cycle::Form => w
+                            .client
+                            .post(format!("{url}/work/a/{}/answer", w.assignment))
+                            .header(reqwest::header::COOKIE, &w.cookie)
+                            .form(&[("csrf_token", w.csrf.as_str()), ("item_id", item.as_str()), ("rating", "2")])
+                            .send()
+                            .await
+                            .ok()
+                            .filter(|r| r.status() == reqwest::StatusCode::SEE_OTHER)
+                            .and_then(|r| r.headers().get(reqwest::header::LOCATION)?.to_str().ok().map(str::to_owned)),
+                        Cycle::Floor => w
+                            .vote(&url, item, 2, false)
+                            .send()
+                            .await
+                            .ok()
+                            .filter(|r| r.status().is_success())
+                            .map(|_| "/api/v1/me".to_owned()),
                     };
+                    let Some(next) = next else { continue };
                     let page =
                         w.client.get(format!("{url}{next}")).header(reqwest::header::COOKIE, &w.cookie).send().await;
                     if let Ok(page) = page {
                         if page.status().is_success() && page.bytes().await.is_ok() {
+                            latencies.push(start.elapsed().as_secs_f64() * 1000.0);
+                        }
+                    }
+                }
+            }
+            latencies
+        });
+    }
+    summary(tasks, started, seconds).await
+}
+
+/// Answers sent again through the API from `clients` connections for
+/// `seconds`, to items answered before the run (untimed): the same answer
+/// (a retry) or a different one with `"change": true`, both the full path of
+/// `responses::submit`; (answers/s, p50 ms, p99 ms).
+async fn resend(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64, change: bool) -> (f64, f64, f64) {
+    let batch: Vec<Worker> = workers.drain(..RESEND_WORKERS.max(clients).min(workers.len())).collect();
+    // Every task answered first (2), untimed.
+    futures_util::stream::iter(batch.iter().flat_map(|w| w.items.iter().map(move |i| (w, i))))
+        .for_each_concurrent(clients, |(w, item)| async move {
+            let _ = w.vote(url, item, 2, false).send().await;
+        })
+        .await;
+    let queues = spread(batch, clients);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(seconds);
+    let mut tasks = tokio::task::JoinSet::new();
+    for queue in queues {
+        let url = url.to_owned();
+        tasks.spawn(async move {
+            let mut latencies = Vec::new();
+            // Changes alternate 0 and 1 (each differs from what is stored).
+            'outer: for round in 0.. {
+                for w in &queue {
+                    for item in &w.items {
+                        if Instant::now() >= deadline {
+                            break 'outer;
+                        }
+                        let rating = if change { round % 2 } else { 2 };
+                        let start = Instant::now();
+                        let r = w.vote(&url, item, rating, change).send().await;
+                        if r.is_ok_and(|r| r.status().is_success()) {
                             latencies.push(start.elapsed().as_secs_f64() * 1000.0);
                         }
                     }
@@ -399,6 +466,17 @@ async fn wal(pool: &sqlx::PgPool) -> (f64, f64, f64) {
     .unwrap_or((0.0, 0.0, 0.0))
 }
 
+/// Transactions committed in the database so far (each statement outside a
+/// transaction is one): statements per request, roughly, once the
+/// statistics are flushed (at most a second late).
+async fn transactions(pool: &sqlx::PgPool) -> f64 {
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    sqlx::query_scalar::<_, f64>("SELECT xact_commit::float8 FROM pg_stat_database WHERE datname = current_database()")
+        .fetch_one(pool)
+        .await
+        .unwrap_or(0.0)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -438,7 +516,8 @@ async fn main() {
         .ok()
         .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![16, 64]);
-    let workers_needed = 2 * concurrencies.len() * (WORKERS_PER_RUN + FORM_WORKERS_PER_RUN) + 16;
+    let workers_needed =
+        2 * concurrencies.len() * (WORKERS_PER_RUN + 2 * FORM_WORKERS_PER_RUN) + 2 * RESEND_WORKERS + 16;
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
     let campaign = atelier::core::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
         .await
@@ -515,6 +594,7 @@ async fn main() {
     let sender = if wrk().is_some() { "sent by wrk" } else { "sent from the bench's process" };
     let command = "`cargo bench --bench vote_ingest`";
     let mut rows = Vec::new();
+    let mut first_votes_16 = f64::NAN;
     for &clients in &concurrencies {
         let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let pg_clients = clients.min(PGBENCH_MAX_CLIENTS);
@@ -550,6 +630,9 @@ async fn main() {
             p99s.push(p99);
         }
         let (pg, votes, p99) = (median(pg), median(votes), median(p99s));
+        if clients == 16 {
+            first_votes_16 = votes;
+        }
         println!(
             "RESULT clients={clients} pgbench_tps={pg:.0} votes_per_s={votes:.0} ratio={:.3} p50_ms={:.1} p99_ms={p99:.1}",
             votes / pg,
@@ -562,30 +645,62 @@ async fn main() {
             target: format!("≥ 0.6 of pgbench; p99 < 50 ms ({})", figures::met(votes / pg >= 0.6 && p99 < 50.0)),
             command: command.to_owned(),
         });
-        // The browser's path beside the API's: form post + redirect + next page.
-        let (mut cycles, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
+        // The browser's path beside the API's (form post + redirect + next
+        // page), and its floor (the API vote + the cheapest signed-in read),
+        // alternated.
+        let (mut form, mut floor, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..2 {
-            let (c, p50, p99) = form_cycle(&url, &mut workers, clients, seconds).await;
-            cycles.push(c);
+            let before = transactions(&pool).await;
+            let (c, p50, p99) = cycles(&url, &mut workers, clients, seconds, Cycle::Form).await;
+            let during = transactions(&pool).await;
+            let f = cycles(&url, &mut workers, clients, seconds, Cycle::Floor).await.0;
+            let after = transactions(&pool).await;
+            println!(
+                "  transactions per cycle: form {:.2}, floor {:.2}",
+                (during - before) / (c * seconds as f64),
+                (after - during) / (f * seconds as f64)
+            );
+            form.push(c);
             p50s.push(p50);
             p99s.push(p99);
+            floor.push(f);
         }
-        let (cycles, p99) = (median(cycles), median(p99s));
+        let (form, floor, p99) = (median(form), median(floor), median(p99s));
         println!(
-            "RESULT form_cycle clients={clients} cycles_per_s={cycles:.0} of_api_votes={:.3} p50_ms={:.1} p99_ms={p99:.1}",
-            cycles / votes,
+            "RESULT form_cycle clients={clients} cycles_per_s={form:.0} of_api_votes={:.3} floor_cycles_per_s={floor:.0} \
+             floor_of_api_votes={:.3} of_floor={:.3} p50_ms={:.1} p99_ms={p99:.1}",
+            form / votes,
+            floor / votes,
+            form / floor,
             median(p50s),
         );
         rows.push(figures::Row {
             what: format!("a browser's vote: task form post + redirect + next task page, {clients} connections"),
-            figure: format!("{} cycles/s, p99 {p99:.1} ms", figures::thousands(cycles as u64)),
+            figure: format!("{} cycles/s, p99 {p99:.1} ms", figures::thousands(form as u64)),
             baseline: format!(
-                "the API vote in the same run {}/s: **{:.3}**",
+                "the API vote in the same run {}/s: **{:.3}**; the floor (API vote + `/api/v1/me`, same session) {} \
+                 cycles/s: {:.3} of the API, the form cycle **{:.3}** of it",
                 figures::thousands(votes as u64),
-                cycles / votes
+                form / votes,
+                figures::thousands(floor as u64),
+                floor / votes,
+                form / floor,
             ),
-            target: format!("≥ 0.5 of the API; p99 < 50 ms ({})", figures::met(cycles / votes >= 0.5 && p99 < 50.0)),
+            target: format!("≥ 0.5 of the API; p99 < 50 ms ({})", figures::met(form / votes >= 0.5 && p99 < 50.0)),
             command: format!("{command} (`form_cycle` lines)"),
+        });
+    }
+    // Retries and changed answers (the full path), beside a first answer's.
+    for change in [false, true] {
+        let what = if change { "changed answers" } else { "retries (the same answer again)" };
+        let (rate, p50, p99) = resend(&url, &mut workers, 16, seconds, change).await;
+        println!("RESULT resend change={change} clients=16 answers_per_s={rate:.0} p50_ms={p50:.1} p99_ms={p99:.1}");
+        rows.push(figures::Row {
+            what: format!("{what} through the API, 16 connections"),
+            figure: format!("{}/s, p50 {p50:.1} / p99 {p99:.1} ms", figures::thousands(rate as u64)),
+            baseline: format!("first answers in the same run: {}/s", figures::thousands(first_votes_16 as u64)),
+            target: format!("p99 < 50 ms ({})", figures::met(p99 < 50.0)),
+            command: command.to_owned(),
         });
     }
     let (rate, p50, p99) = next_task(&url, &campaign.id.to_string(), &workers, 16, seconds).await;

@@ -96,13 +96,98 @@ pub async fn start(
     assignments::next_in(pool, kinds, campaign, annotator_id).await
 }
 
-/// Builds the annotator's view of their assignment.
-pub async fn view(pool: &PgPool, kinds: &Registry, assignment: Assignment) -> Result<AssignmentView> {
-    let campaign = campaigns::get(pool, assignment.campaign_id).await?;
-    view_in(pool, kinds.of(&campaign)?, assignment, campaign.settings.crowd()).await
+/// The annotator's own assignment `id` with its campaign and its view, read
+/// in one statement (see [`super::own_view`]); `NotFound` when it is not
+/// theirs.
+pub async fn own_view(
+    pool: &PgPool,
+    kinds: &Registry,
+    id: Uuid,
+    annotator_id: Uuid,
+) -> Result<(Campaign, AssignmentView)> {
+    read_own(pool, kinds, id, annotator_id, true).await
 }
 
-/// [`view`] when the campaign's kind is known. Crowd workers get items under
+/// [`own_view`] without the items' payloads (each item `null`, in order):
+/// a task page shows one item, and reading every payload of a questionnaire
+/// for it was most of the database's work per page. [`fill_payloads`] reads
+/// those the page shows.
+pub async fn own_outline(
+    pool: &PgPool,
+    kinds: &Registry,
+    id: Uuid,
+    annotator_id: Uuid,
+) -> Result<(Campaign, AssignmentView)> {
+    read_own(pool, kinds, id, annotator_id, false).await
+}
+
+/// [`own_view`] or [`own_outline`], as `with_payloads` says.
+async fn read_own(
+    pool: &PgPool,
+    kinds: &Registry,
+    id: Uuid,
+    annotator_id: Uuid,
+    with_payloads: bool,
+) -> Result<(Campaign, AssignmentView)> {
+    let (campaign, assignment, rows) = super::own_view::read(pool, id, annotator_id, with_payloads).await?;
+    let view = view_of(kinds.of(&campaign)?, assignment, rows, campaign.settings.crowd());
+    Ok((campaign, view))
+}
+
+/// Reads the payloads of an outline's items at `positions` (0-based; those
+/// out of range are left out) and puts them in as [`own_view`] shows them.
+pub async fn fill_payloads(
+    pool: &PgPool,
+    kind: &dyn super::kind::TaskKind,
+    view: &mut AssignmentView,
+    positions: &[usize],
+    handles: bool,
+) -> Result<()> {
+    let order = view.assignment.item_order();
+    let ids: Vec<Uuid> = positions.iter().filter_map(|&p| order.get(p).copied()).collect();
+    let payloads = super::items::payloads(pool, &ids).await?;
+    let presentations = view.assignment.item_presentations();
+    for &p in positions {
+        let (Some(id), Some(item)) = (order.get(p), view.items.get_mut(p)) else { continue };
+        if let Some(payload) = payloads.get(id) {
+            item.payload = public_payload(kind, &view.assignment, &presentations, *id, payload, handles);
+        }
+    }
+    Ok(())
+}
+
+/// An item's payload as its annotator sees it: the kind's public part, in
+/// their presentation, and for a crowd worker (`handles`) uploaded images
+/// under their names in this assignment.
+fn public_payload(
+    kind: &dyn super::kind::TaskKind,
+    assignment: &Assignment,
+    presentations: &std::collections::HashMap<Uuid, &Value>,
+    id: Uuid,
+    payload: &Value,
+    handles: bool,
+) -> Value {
+    let mut payload = kind.public_payload(payload, presentations.get(&id).copied().unwrap_or(&Value::Null));
+    if handles {
+        super::handles::rename_images(assignment.id, &mut payload);
+    }
+    payload
+}
+
+/// What an assignment's view is built from, as read from the database.
+pub struct ViewRows {
+    /// The payloads of the assignment's items, by item; `None` when not
+    /// read (an outline: every item in order, its payload `null`).
+    pub payloads: Option<BTreeMap<Uuid, Value>>,
+    /// The annotator's answers, by item.
+    pub answers: Vec<(Uuid, Value)>,
+    /// Answered and total.
+    pub progress: AssignmentProgress,
+    /// In a review assignment, the answers under review by item.
+    pub reviewing: Option<BTreeMap<Uuid, Value>>,
+}
+
+/// The view of an assignment just handed out, its campaign's kind known. Crowd workers get items under
 /// the assignment's handles (`handles`; see [`super::handles`]): shared
 /// sanity tasks must not be recognisable across questionnaires. Experts,
 /// who have no sanity tasks and script against item ids, get the ids.
@@ -115,29 +200,36 @@ pub async fn view_in(
 ) -> Result<AssignmentView> {
     let order = assignment.item_order();
     // Four independent reads, side by side (the next-task path waits on all).
-    let (by_id, answers, progress, reviewing): (BTreeMap<Uuid, Value>, _, _, _) = tokio::try_join!(
+    let (payloads, answers, progress, reviewing) = tokio::try_join!(
         super::items::payloads(pool, &order),
         responses::own_in_assignment(pool, assignment.id),
         progress::of_assignment(pool, assignment.id, assignment.batch_id),
         assignments::reviewed_answers(pool, &assignment),
     )?;
+    let answers = answers.into_iter().map(|r| (r.item_id, r.answer)).collect();
+    Ok(view_of(kind, assignment, ViewRows { payloads: Some(payloads), answers, progress, reviewing }, handles))
+}
+
+/// The view of an assignment from its rows: the one place an annotator's
+/// items, answers and the answers under review are named and shown.
+fn view_of(kind: &dyn super::kind::TaskKind, assignment: Assignment, rows: ViewRows, handles: bool) -> AssignmentView {
+    let ViewRows { payloads, answers, progress, reviewing } = rows;
     let handle = |item: Uuid| if handles { super::handles::handle(assignment.id, item) } else { item };
     let presentations = assignment.item_presentations();
-    let items = order
-        .iter()
+    let items = assignment
+        .item_order()
+        .into_iter()
         .filter_map(|id| {
-            let payload = by_id.get(id)?;
-            let mut payload = kind.public_payload(payload, presentations.get(id).copied().unwrap_or(&Value::Null));
-            // Uploaded images too are named per assignment for crowd workers.
-            if handles {
-                super::handles::rename_images(assignment.id, &mut payload);
-            }
-            Some(PublicItem { id: handle(*id), payload })
+            let payload = match &payloads {
+                Some(payloads) => public_payload(kind, &assignment, &presentations, id, payloads.get(&id)?, handles),
+                None => Value::Null,
+            };
+            Some(PublicItem { id: handle(id), payload })
         })
         .collect();
-    let answers = answers.into_iter().map(|r| (handle(r.item_id), r.answer)).collect();
+    let answers = answers.into_iter().map(|(item, answer)| (handle(item), answer)).collect();
     let reviewing = reviewing.map(|r| r.into_iter().map(|(item, answer)| (handle(item), answer)).collect());
-    Ok(AssignmentView { assignment, items, answers, progress, reviewing })
+    AssignmentView { assignment, items, answers, progress, reviewing }
 }
 
 /// Stores an answer in the annotator's own assignment.

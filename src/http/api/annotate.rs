@@ -91,68 +91,137 @@ async fn next_for(
     }
 }
 
+/// What differs between the two roles that annotate, known from their
+/// extractor: the handlers below are written once, generic over it, and the
+/// routes of each role are one-line wrappers carrying their OpenAPI paths
+/// (utoipa's `routes!` takes no generic handler).
+pub trait Annotator: Send {
+    /// A crowd worker: reaches only the campaigns this session joined
+    /// through a link, and knows items by their per-assignment handles.
+    /// Experts reach every open expert campaign and see item ids.
+    const CROWD: bool;
+
+    /// The signed-in annotator.
+    fn user(&self) -> &User;
+}
+
+impl Annotator for Worker {
+    const CROWD: bool = true;
+
+    fn user(&self) -> &User {
+        &self.0
+    }
+}
+
+impl Annotator for Expert {
+    const CROWD: bool = false;
+
+    fn user(&self) -> &User {
+        &self.0
+    }
+}
+
+/// Whether this session may reach the assignment's campaign: worker ids are
+/// global, so whoever joined another campaign with the same id reaches only
+/// the campaigns this session joined.
+async fn ensure_reaches<R: Annotator>(session: &Session, assignment: &assignments::Assignment) -> AppResult<()> {
+    if R::CROWD {
+        let joined: Vec<Uuid> = session.get(JOINED_KEY).await?.unwrap_or_default();
+        if !joined.contains(&assignment.campaign_id) {
+            return Err(Error::NotFound("assignment").into());
+        }
+    }
+    Ok(())
+}
+
+async fn next<R: Annotator>(
+    role: R,
+    session: &Session,
+    s: &AppState,
+    id: Uuid,
+    request: &NextRequest,
+) -> AppResult<axum::Json<Option<AssignmentView>>> {
+    Ok(axum::Json(next_for(s, role.user(), id, Some(session), request).await?))
+}
+
+async fn view<R: Annotator>(
+    role: R,
+    session: &Session,
+    s: &AppState,
+    id: Uuid,
+) -> AppResult<axum::Json<AssignmentView>> {
+    let (_, view) = work::own_view(&s.statements, &s.kinds, id, role.user().id).await?;
+    ensure_reaches::<R>(session, &view.assignment).await?;
+    Ok(axum::Json(view))
+}
+
+async fn respond<R: Annotator>(role: R, s: &AppState, id: Uuid, sub: &Submission) -> AppResult<axum::Json<Submitted>> {
+    let mut submitted = work::respond(&s.recorder, &s.kinds, id, role.user().id, sub).await?;
+    if R::CROWD {
+        submitted.response.item_id = crate::core::handles::handle(id, submitted.response.item_id);
+    }
+    Ok(axum::Json(submitted))
+}
+
+async fn complete<R: Annotator>(
+    role: R,
+    session: &Session,
+    s: &AppState,
+    id: Uuid,
+) -> AppResult<axum::Json<Completed>> {
+    if R::CROWD {
+        ensure_reaches::<R>(session, &assignments::get_own(&s.statements, id, role.user().id).await?).await?;
+    }
+    Ok(axum::Json(work::complete(&s.pool, &s.kinds, id, role.user().id).await?))
+}
+
 /// Get (or resume) the worker's assignment in a campaign; `null` when none is left.
 #[utoipa::path(post, path = "/api/v1/work/campaigns/{id}/assignment", tag = "work", params(("id" = Uuid, Path)), request_body = NextRequest,
     responses((status = 200, body = Option<AssignmentView>), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn work_next(
-    Worker(user): Worker,
+    worker: Worker,
     session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     Json(request): Json<NextRequest>,
 ) -> AppResult<axum::Json<Option<AssignmentView>>> {
-    Ok(axum::Json(next_for(&s, &user, id, Some(&session), &request).await?))
+    next(worker, &session, &s, id, &request).await
 }
 
 /// The worker's own assignment.
 #[utoipa::path(get, path = "/api/v1/work/assignments/{id}", tag = "work", params(("id" = Uuid, Path)),
     responses((status = 200, body = AssignmentView), (status = 404, body = ErrorBody)))]
 pub async fn work_view(
-    Worker(user): Worker,
+    worker: Worker,
     session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    let assignment = assignments::get_own(&s.statements, id, user.id).await?;
-    // Worker ids are global: whoever joined another campaign with the same
-    // id reaches only the campaigns this session joined.
-    let joined: Vec<Uuid> = session.get(JOINED_KEY).await?.unwrap_or_default();
-    if !joined.contains(&assignment.campaign_id) {
-        return Err(Error::NotFound("assignment").into());
-    }
-    Ok(axum::Json(work::view(&s.statements, &s.kinds, assignment).await?))
+    view(worker, &session, &s, id).await
 }
 
 /// Answer an item; a retry with the same answer is harmless.
 #[utoipa::path(post, path = "/api/v1/work/assignments/{id}/responses", tag = "work", params(("id" = Uuid, Path)), request_body = Submission,
     responses((status = 200, body = Submitted), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn work_respond(
-    Worker(user): Worker,
+    worker: Worker,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     Json(sub): Json<Submission>,
 ) -> AppResult<axum::Json<Submitted>> {
-    let mut submitted = work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await?;
-    // A crowd worker knows items by their handles only.
-    submitted.response.item_id = crate::core::handles::handle(id, submitted.response.item_id);
-    Ok(axum::Json(submitted))
+    respond(worker, &s, id, &sub).await
 }
 
 /// Submit the assignment (every item answered).
 #[utoipa::path(post, path = "/api/v1/work/assignments/{id}/complete", tag = "work", params(("id" = Uuid, Path)),
     responses((status = 200, body = Completed), (status = 409, body = ErrorBody)))]
 pub async fn work_complete(
-    Worker(user): Worker,
+    worker: Worker,
     session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<Completed>> {
-    let assignment = assignments::get_own(&s.statements, id, user.id).await?;
-    let joined: Vec<Uuid> = session.get(JOINED_KEY).await?.unwrap_or_default();
-    if !joined.contains(&assignment.campaign_id) {
-        return Err(Error::NotFound("assignment").into());
-    }
-    Ok(axum::Json(work::complete(&s.pool, &s.kinds, id, user.id).await?))
+    complete(worker, &session, &s, id).await
 }
 
 /// Open campaigns for experts.
@@ -166,44 +235,47 @@ pub async fn expert_campaigns(_: Expert, State(s): State<AppState>) -> AppResult
 #[utoipa::path(post, path = "/api/v1/expert/campaigns/{id}/assignment", tag = "expert", params(("id" = Uuid, Path)), request_body = NextRequest,
     responses((status = 200, body = Option<AssignmentView>), (status = 403, body = ErrorBody)))]
 pub async fn expert_next(
-    Expert(user): Expert,
+    expert: Expert,
+    session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     Json(request): Json<NextRequest>,
 ) -> AppResult<axum::Json<Option<AssignmentView>>> {
-    Ok(axum::Json(next_for(&s, &user, id, None, &request).await?))
+    next(expert, &session, &s, id, &request).await
 }
 
 /// The expert's own assignment.
 #[utoipa::path(get, path = "/api/v1/expert/assignments/{id}", tag = "expert", params(("id" = Uuid, Path)),
     responses((status = 200, body = AssignmentView), (status = 404, body = ErrorBody)))]
 pub async fn expert_view(
-    Expert(user): Expert,
+    expert: Expert,
+    session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    Ok(axum::Json(work::view(&s.statements, &s.kinds, assignments::get_own(&s.statements, id, user.id).await?).await?))
+    view(expert, &session, &s, id).await
 }
 
 /// Answer an item as an expert.
 #[utoipa::path(post, path = "/api/v1/expert/assignments/{id}/responses", tag = "expert", params(("id" = Uuid, Path)), request_body = Submission,
     responses((status = 200, body = Submitted), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn expert_respond(
-    Expert(user): Expert,
+    expert: Expert,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     Json(sub): Json<Submission>,
 ) -> AppResult<axum::Json<Submitted>> {
-    Ok(axum::Json(work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await?))
+    respond(expert, &s, id, &sub).await
 }
 
 /// Submit the expert's assignment.
 #[utoipa::path(post, path = "/api/v1/expert/assignments/{id}/complete", tag = "expert", params(("id" = Uuid, Path)),
     responses((status = 200, body = Completed), (status = 409, body = ErrorBody)))]
 pub async fn expert_complete(
-    Expert(user): Expert,
+    expert: Expert,
+    session: Session,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::Json<Completed>> {
-    Ok(axum::Json(work::complete(&s.pool, &s.kinds, id, user.id).await?))
+    complete(expert, &session, &s, id).await
 }

@@ -475,19 +475,20 @@ async fn show_task(
     id: Uuid,
     shown: Shown,
 ) -> PageResult {
-    let assignment = assignments::get_own(&s.pool, id, user.id).await?;
-    if assignment.state == AssignmentState::Completed {
+    // The page follows every answer a browser sends: one statement for the
+    // assignment, its campaign and answers, one for the payloads it shows,
+    // both reads on the single-statement pool (no check on each return).
+    let (campaign, mut view) = work::own_outline(&s.statements, &s.kinds, id, user.id).await?;
+    let state = view.assignment.state;
+    if state == AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
     }
     // Ran out of time: the task stays on the page (what was chosen kept),
     // with the reason and the way to a new questionnaire beside it.
-    let shown = match (assignment.state == AssignmentState::Expired, shown) {
+    let shown = match (state == AssignmentState::Expired, shown) {
         (true, Shown::At(at)) => Shown::Expired { at, item: None, chosen: None },
         (_, shown) => shown,
     };
-    let campaign = campaigns::get(&s.pool, assignment.campaign_id).await?;
-    let kind = s.kinds.of(&campaign)?;
-    let view = work::view_in(&s.pool, kind, assignment, campaign.settings.crowd()).await?;
     let total = view.items.len();
     let first_open = view.items.iter().position(|i| !view.answers.contains_key(&i.id));
     let csrf_token = csrf::token(session).await?;
@@ -508,6 +509,15 @@ async fn show_task(
             None => return render(&ReviewPage { campaign_name: campaign.name, assignment_id: id, total, csrf_token }),
         },
     };
+    // The task shown and the next one (its images are preloaded).
+    work::fill_payloads(
+        &s.statements,
+        s.kinds.of(&campaign)?,
+        &mut view,
+        &[index, index + 1],
+        campaign.settings.crowd(),
+    )
+    .await?;
     let item = &view.items[index];
     let stored = view.answers.get(&item.id);
     let answer = chosen.as_ref().or(stored);
