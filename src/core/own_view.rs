@@ -32,15 +32,17 @@ struct Row {
     a_completed_at: Option<DateTime<Utc>>,
     answered: i64,
     total: i64,
-    /// `NULL` unless asked for.
-    payloads: Option<Json<Vec<(Uuid, Value)>>>,
+    /// Every item's, or (an outline) the first open task's and the next's.
+    payloads: Json<Vec<(Uuid, Value)>>,
     answers: Json<Vec<(Uuid, Value)>>,
     /// `NULL` unless the assignment reviews another one.
     reviewing: Option<Json<Vec<(Uuid, Value)>>>,
 }
 
 /// The annotator's own assignment `id` with its campaign and the rows of its
-/// view, its items' payloads only `with_payloads`; `NotFound` when it is not
+/// view: every item's payload `with_payloads`, else (an outline) those of
+/// the first task without an answer and the next, which the task page a
+/// browser is sent to after an answer shows; `NotFound` when it is not
 /// theirs.
 #[tracing::instrument(level = "debug", skip(pool))]
 pub async fn read(
@@ -56,13 +58,12 @@ pub async fn read(
                 a.created_at AS a_created_at, a.completed_at AS a_completed_at,
                 a.answered::bigint AS answered,
                 (SELECT count(*) FROM batch_items bi WHERE bi.batch_id = a.batch_id) AS total,
-                CASE WHEN $3 THEN
-                  (SELECT coalesce(json_agg(json_build_array(i.id, i.payload)), '[]')
-                     FROM items i
-                    WHERE i.id IN (SELECT (e->>'item')::uuid FROM jsonb_array_elements(a.presentation->'items') e))
-                END AS payloads,
-                (SELECT coalesce(json_agg(json_build_array(r.item_id, r.answer)), '[]')
-                   FROM responses r WHERE r.assignment_id = a.id) AS answers,
+                (SELECT coalesce(json_agg(json_build_array(i.id, i.payload)), '[]')
+                   FROM items i
+                  -- Every item, or the first task without an answer and the one after it.
+                  WHERE i.id = ANY(CASE WHEN $3 THEN o.ids
+                                        ELSE ARRAY[o.ids[o.first_open], o.ids[o.first_open + 1]] END)) AS payloads,
+                coalesce(mine.answers, '[]') AS answers,
                 CASE WHEN b.review_of IS NOT NULL THEN
                   (SELECT coalesce(json_agg(json_build_array(r.item_id, r.answer)), '[]')
                      FROM responses r WHERE r.assignment_id = b.review_of)
@@ -70,6 +71,16 @@ pub async fn read(
            FROM assignments a
            JOIN campaigns c ON c.id = a.campaign_id
            JOIN batches b ON b.id = a.batch_id
+           -- The annotator's answers, read once: as the view has them, and which items they are for.
+           CROSS JOIN LATERAL (
+                SELECT json_agg(json_build_array(r.item_id, r.answer)) AS answers, array_agg(r.item_id) AS items
+                  FROM responses r WHERE r.assignment_id = a.id) mine
+           -- The items in the annotator's order (the presentation read once), and the first not answered.
+           CROSS JOIN LATERAL (
+                SELECT ids, (SELECT min(k) FROM generate_subscripts(ids, 1) k
+                              WHERE NOT (ids[k] = ANY(coalesce(mine.items, '{}')))) AS first_open
+                  FROM (SELECT array_agg((e->>'item')::uuid ORDER BY n) AS ids
+                          FROM jsonb_array_elements(a.presentation->'items') WITH ORDINALITY AS t(e, n)) ordered) o
           WHERE a.id = $1 AND a.annotator_id = $2",
     )
     .bind(id)
@@ -90,7 +101,8 @@ pub async fn read(
         completed_at: row.a_completed_at,
     };
     let rows = ViewRows {
-        payloads: row.payloads.map(|p| p.0.into_iter().collect()),
+        payloads: row.payloads.0.into_iter().collect(),
+        complete: with_payloads,
         answers: row.answers.0,
         progress: AssignmentProgress { answered: row.answered, total: row.total },
         reviewing: row.reviewing.map(|r| r.0.into_iter().collect()),

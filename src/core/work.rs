@@ -108,10 +108,11 @@ pub async fn own_view(
     read_own(pool, kinds, id, annotator_id, true).await
 }
 
-/// [`own_view`] without the items' payloads (each item `null`, in order):
-/// a task page shows one item, and reading every payload of a questionnaire
-/// for it was most of the database's work per page. [`fill_payloads`] reads
-/// those the page shows.
+/// [`own_view`] with the payloads of the first task without an answer and
+/// the next only (the others `null`, every item in order): a task page
+/// shows one item, and reading every payload of a questionnaire for it was
+/// most of the database's work per page. [`fill_payloads`] reads any other
+/// the page shows.
 pub async fn own_outline(
     pool: &PgPool,
     kinds: &Registry,
@@ -135,7 +136,8 @@ async fn read_own(
 }
 
 /// Reads the payloads of an outline's items at `positions` (0-based; those
-/// out of range are left out) and puts them in as [`own_view`] shows them.
+/// out of range or already read are left out) and puts them in as
+/// [`own_view`] shows them.
 pub async fn fill_payloads(
     pool: &PgPool,
     kind: &dyn super::kind::TaskKind,
@@ -144,10 +146,15 @@ pub async fn fill_payloads(
     handles: bool,
 ) -> Result<()> {
     let order = view.assignment.item_order();
-    let ids: Vec<Uuid> = positions.iter().filter_map(|&p| order.get(p).copied()).collect();
+    let missing: Vec<usize> =
+        positions.iter().copied().filter(|&p| view.items.get(p).is_some_and(|i| i.payload.is_null())).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = missing.iter().filter_map(|&p| order.get(p).copied()).collect();
     let payloads = super::items::payloads(pool, &ids).await?;
     let presentations = view.assignment.item_presentations();
-    for &p in positions {
+    for p in missing {
         let (Some(id), Some(item)) = (order.get(p), view.items.get_mut(p)) else { continue };
         if let Some(payload) = payloads.get(id) {
             item.payload = public_payload(kind, &view.assignment, &presentations, *id, payload, handles);
@@ -176,9 +183,11 @@ fn public_payload(
 
 /// What an assignment's view is built from, as read from the database.
 pub struct ViewRows {
-    /// The payloads of the assignment's items, by item; `None` when not
-    /// read (an outline: every item in order, its payload `null`).
-    pub payloads: Option<BTreeMap<Uuid, Value>>,
+    /// The payloads of the assignment's items, by item.
+    pub payloads: BTreeMap<Uuid, Value>,
+    /// Whether `payloads` holds every item's: else (an outline) the view
+    /// lists every item in order, `null` where its payload was not read.
+    pub complete: bool,
     /// The annotator's answers, by item.
     pub answers: Vec<(Uuid, Value)>,
     /// Answered and total.
@@ -207,21 +216,23 @@ pub async fn view_in(
         assignments::reviewed_answers(pool, &assignment),
     )?;
     let answers = answers.into_iter().map(|r| (r.item_id, r.answer)).collect();
-    Ok(view_of(kind, assignment, ViewRows { payloads: Some(payloads), answers, progress, reviewing }, handles))
+    Ok(view_of(kind, assignment, ViewRows { payloads, complete: true, answers, progress, reviewing }, handles))
 }
 
 /// The view of an assignment from its rows: the one place an annotator's
 /// items, answers and the answers under review are named and shown.
 fn view_of(kind: &dyn super::kind::TaskKind, assignment: Assignment, rows: ViewRows, handles: bool) -> AssignmentView {
-    let ViewRows { payloads, answers, progress, reviewing } = rows;
+    let ViewRows { payloads, complete, answers, progress, reviewing } = rows;
     let handle = |item: Uuid| if handles { super::handles::handle(assignment.id, item) } else { item };
     let presentations = assignment.item_presentations();
     let items = assignment
         .item_order()
         .into_iter()
         .filter_map(|id| {
-            let payload = match &payloads {
-                Some(payloads) => public_payload(kind, &assignment, &presentations, id, payloads.get(&id)?, handles),
+            let payload = match payloads.get(&id) {
+                Some(payload) => public_payload(kind, &assignment, &presentations, id, payload, handles),
+                // An item gone from the database is left out of a full view.
+                None if complete => return None,
                 None => Value::Null,
             };
             Some(PublicItem { id: handle(id), payload })

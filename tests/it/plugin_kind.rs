@@ -210,6 +210,19 @@ async fn expert(app: &TestApp, name: &str) -> Expert {
 }
 
 impl Expert {
+    /// Starts work on the campaign from its page: the task page's address.
+    async fn start(&self, app: &TestApp, campaign: &str) -> String {
+        let resp = self
+            .browser
+            .post(app.at(&format!("/work/{campaign}/start")))
+            .form(&[("csrf_token", self.csrf.as_str())])
+            .send()
+            .await
+            .expect("start");
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+        resp.headers()["location"].to_str().expect("location").to_owned()
+    }
+
     async fn next(&self, app: &TestApp, campaign: &str) -> Value {
         let (status, view) = api(
             app,
@@ -256,18 +269,27 @@ impl Expert {
 
 /// Creates a tags campaign with `items` items (options a, b, c), batches, opens it.
 async fn tags_campaign(app: &TestApp, admin: &str, settings: Value, items: usize) -> String {
+    let options = vec![json!(["a", "b", "c"]); items];
+    tags_campaign_of(app, admin, json!({"per_batch": 2, "settings": settings}), &options).await
+}
+
+/// A tags campaign of items with these options, `per_batch` and core
+/// `settings` given in `shape`; batched and open.
+async fn tags_campaign_of(app: &TestApp, admin: &str, shape: Value, options: &[Value]) -> String {
     let (status, c) = api(
         app,
         admin,
         Method::POST,
         "/api/v1/admin/campaigns",
-        Some(json!({"kind": "test-tags", "name": "Tags", "config": {"per_batch": 2}, "settings": settings})),
+        Some(json!({"kind": "test-tags", "name": "Tags", "config": {"per_batch": shape["per_batch"]}, "settings": shape.get("settings").cloned().unwrap_or(json!({}))})),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED, "{c}");
     let id = c["id"].as_str().expect("id").to_owned();
-    let items: Vec<Value> = (0..items)
-        .map(|n| json!({"external_id": format!("item-{n}"), "payload": {"options": ["a", "b", "c"]}}))
+    let items: Vec<Value> = options
+        .iter()
+        .enumerate()
+        .map(|(n, o)| json!({"external_id": format!("item-{n}"), "payload": {"options": o}}))
         .collect();
     let path = format!("/api/v1/admin/campaigns/{id}/items");
     let (status, body) = api(app, admin, Method::POST, &path, Some(json!({ "items": items }))).await;
@@ -306,15 +328,7 @@ async fn a_kind_from_outside_plugs_in_with_its_routes_merged_imports_and_a_multi
 
     // The expert ticks two boxes on the task page; both are stored.
     let e = expert(&app, "tagger").await;
-    let resp = e
-        .browser
-        .post(app.at(&format!("/work/{campaign}/start")))
-        .form(&[("csrf_token", e.csrf.as_str())])
-        .send()
-        .await
-        .expect("start");
-    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
-    let task_url = resp.headers()["location"].to_str().expect("location").to_owned();
+    let task_url = e.start(&app, &campaign).await;
     let html = e.browser.get(app.at(&task_url)).send().await.expect("task").text().await.expect("html");
     assert!(html.contains(r#"type="checkbox" name="tag" value="d""#), "the merged option is offered: {html}");
     let item_id = {
@@ -491,4 +505,55 @@ async fn an_expert_who_pauses_past_the_lease_resumes_and_every_label_counts() {
         .await
         .expect("count");
     assert_eq!(excluded, 0);
+}
+
+/// The task page reads with the assignment only the payloads of the first
+/// task without an answer and the next (`core::own_view`); a task reached
+/// by its position takes a second read. Each page must show its own item.
+#[tokio::test]
+async fn the_task_page_shows_the_first_open_task_and_any_other_by_its_position() {
+    let app = TestApp::spawn_with_kinds(registry(), pages(), routes).await;
+    let admin = admin_token(&app).await;
+    let options: Vec<Value> = (0..3).map(|n| json!([format!("only-{n}")])).collect();
+    let campaign = tags_campaign_of(&app, &admin, json!({"per_batch": 3}), &options).await;
+    let e = expert(&app, "pager").await;
+    let task_url = e.start(&app, &campaign).await;
+    // The order the expert sees, from the API's full view.
+    let view = e.next(&app, &campaign).await;
+    let order: Vec<(String, String)> = view["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| (i["id"].as_str().expect("id").to_owned(), i["payload"]["options"][0].as_str().expect("o").to_owned()))
+        .collect();
+    assert_eq!(order.len(), 3);
+    let page = |url: String| {
+        let browser = e.browser.clone();
+        async move { browser.get(url).send().await.expect("page").text().await.expect("html") }
+    };
+    // Each answer sends the browser to the next open task, with its own payload.
+    for (id, option) in &order[..2] {
+        let html = page(app.at(&task_url)).await;
+        assert!(html.contains(&format!(r#"name="item_id" value="{id}""#)), "the first open task: {html}");
+        assert!(html.contains(&format!(r#"value="{option}""#)), "its own payload: {html}");
+        let resp = e
+            .browser
+            .post(app.at(&format!("{task_url}/answer")))
+            .form(&[("csrf_token", e.csrf.as_str()), ("item_id", id.as_str()), ("tag", option.as_str())])
+            .send()
+            .await
+            .expect("answer");
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    }
+    let html = page(app.at(&task_url)).await;
+    assert!(html.contains(&format!(r#"value="{}""#, order[2].1)), "the last task: {html}");
+    // Going back to an answered task by its position shows that task.
+    for (position, (id, option)) in order.iter().enumerate().take(2) {
+        let html = page(app.at(&format!("{task_url}?pos={}", position + 1))).await;
+        assert!(html.contains(&format!(r#"name="item_id" value="{id}""#)), "task {position}: {html}");
+        assert!(html.contains(&format!(r#"value="{option}""#)), "task {position}'s payload: {html}");
+        for (_, other) in order.iter().filter(|(other_id, _)| other_id != id) {
+            assert!(!html.contains(&format!(r#"value="{other}""#)), "no other task's payload: {html}");
+        }
+    }
 }

@@ -475,9 +475,10 @@ async fn show_task(
     id: Uuid,
     shown: Shown,
 ) -> PageResult {
-    // The page follows every answer a browser sends: one statement for the
-    // assignment, its campaign and answers, one for the payloads it shows,
-    // both reads on the single-statement pool (no check on each return).
+    // The page follows every answer a browser sends: one statement reads the
+    // assignment, its campaign, answers and the first open task's payloads,
+    // on the single-statement pool (no check on each return); a task
+    // elsewhere (reached with Previous) takes a second read.
     let (campaign, mut view) = work::own_outline(&s.statements, &s.kinds, id, user.id).await?;
     let state = view.assignment.state;
     if state == AssignmentState::Completed {
