@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+#[path = "support/figures.rs"]
+mod figures;
 #[path = "support/service.rs"]
 mod service;
 use service::{admin, signal, Harness};
@@ -230,7 +232,8 @@ async fn main() {
     let start = Instant::now();
     service = h.serve();
     h.ready(&http).await;
-    println!("RESULT fault=service_kill9 back_after_s={:.2}", start.elapsed().as_secs_f64());
+    let mut back_after = vec![start.elapsed().as_secs_f64()];
+    println!("RESULT fault=service_kill9 back_after_s={:.2}", back_after[0]);
     tokio::time::sleep(phase).await;
     print_tally(&tally);
 
@@ -243,6 +246,7 @@ async fn main() {
         signal(h.postmaster_pid(), how);
         tokio::time::sleep(Duration::from_millis(200)).await;
         h.ready(&http).await;
+        back_after.push(start.elapsed().as_secs_f64());
         println!("RESULT fault={fault} back_after_s={:.2}", start.elapsed().as_secs_f64());
         tokio::time::sleep(phase).await;
         print_tally(&tally);
@@ -284,6 +288,22 @@ async fn main() {
         || tally.server_errors.load(Ordering::Relaxed) > 0
         || tally.unavailable_without_retry_after.load(Ordering::Relaxed) > 0
         || left_running;
+    let broken = lost.len() + doubled;
+    let back: Vec<String> = back_after.iter().map(|s| format!("{s:.2} s")).collect();
+    let row = figures::Row {
+        what: format!("faults: service kill -9, PostgreSQL kill -9 and shutdown under {clients} retrying clients"),
+        figure: format!(
+            "{broken} of {} votes lost or doubled; back in {}{}",
+            figures::thousands(acked.len() as u64),
+            back.join(" / "),
+            if failed { " (a 500, a 503 without `Retry-After` or PostgreSQL left running: see the bench's output)" } else { "" }
+        ),
+        baseline: String::new(),
+        target: format!("none lost ({})", figures::met(!failed)),
+        command: "`cargo bench --bench faults`".to_owned(),
+    };
+    let full_run = ["FAULT_PHASE_SECONDS", "FAULT_CLIENTS"].iter().all(|v| std::env::var_os(v).is_none());
+    figures::record(&[row], full_run);
     if failed {
         eprintln!("FAILED: see the RESULT lines (service log: {})", h.log.display());
         let _ = dir.keep();
@@ -292,7 +312,7 @@ async fn main() {
     println!("all acknowledged votes stored exactly once; no 500; refusals were 503 with Retry-After");
 }
 
-/// Votes in the database: (assignment, item) → (rows, rating). Read with the
+/// Votes in the database: (assignment, item handle) → (rows, rating). Read with the
 /// cluster started by the CLI (the service is running, so it is adopted).
 async fn stored_votes(h: &Harness) -> HashMap<(String, String), (i64, i64)> {
     use sqlx::ConnectOptions;
@@ -309,5 +329,13 @@ async fn stored_votes(h: &Harness) -> HashMap<(String, String), (i64, i64)> {
     .fetch_all(&mut conn)
     .await
     .expect("responses");
-    rows.into_iter().map(|(a, i, n, r)| ((a, i), (n, r))).collect()
+    // Workers know items by their handles in the assignment (the ids the
+    // votes were acknowledged under): stored votes are keyed the same way.
+    let handle = |a: &str, i: &str| -> String {
+        match (a.parse(), i.parse()) {
+            (Ok(a), Ok(i)) => atelier::core::handles::handle(a, i).to_string(),
+            _ => i.to_owned(),
+        }
+    };
+    rows.into_iter().map(|(a, i, n, r)| ((a.clone(), handle(&a, &i)), (n, r))).collect()
 }
