@@ -296,7 +296,11 @@ async fn main() {
             "{broken} of {} votes lost or doubled; back in {}{}",
             figures::thousands(acked.len() as u64),
             back.join(" / "),
-            if failed { " (a 500, a 503 without `Retry-After` or PostgreSQL left running: see the bench's output)" } else { "" }
+            if failed {
+                " (a 500, a 503 without `Retry-After` or PostgreSQL left running: see the bench's output)"
+            } else {
+                ""
+            }
         ),
         baseline: String::new(),
         target: format!("none lost ({})", figures::met(!failed)),
