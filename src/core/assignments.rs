@@ -349,24 +349,6 @@ async fn create_review_batch(tx: &mut Transaction<'_, Postgres>, done: &Assignme
     Ok(())
 }
 
-/// The answers under review in a review assignment (by item), without
-/// saying whose they are; `None` for an ordinary assignment.
-pub async fn reviewed_answers(
-    pool: &PgPool,
-    assignment: &Assignment,
-) -> Result<Option<std::collections::BTreeMap<Uuid, Value>>> {
-    let reviewed: Option<Uuid> = sqlx::query_scalar("SELECT review_of FROM batches WHERE id = $1")
-        .bind(assignment.batch_id)
-        .fetch_one(pool)
-        .await?;
-    let Some(reviewed) = reviewed else { return Ok(None) };
-    let rows: Vec<(Uuid, Value)> = sqlx::query_as("SELECT item_id, answer FROM responses WHERE assignment_id = $1")
-        .bind(reviewed)
-        .fetch_all(pool)
-        .await?;
-    Ok(Some(rows.into_iter().collect()))
-}
-
 /// How many answers the campaign's assignments hold (excluded ones too),
 /// from their kept counts: read in milliseconds where counting the
 /// responses scans them. Responses are never deleted, so this bounds any

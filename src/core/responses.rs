@@ -185,17 +185,6 @@ pub async fn submit(
     Ok(result)
 }
 
-/// The annotator's own answers within an assignment, by item.
-pub async fn own_in_assignment(pool: &PgPool, assignment_id: Uuid) -> Result<Vec<Response>> {
-    Ok(sqlx::query_as::<_, Response>(
-        "SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason
-         FROM responses WHERE assignment_id = $1",
-    )
-    .bind(assignment_id)
-    .fetch_all(pool)
-    .await?)
-}
-
 /// All responses of a campaign (admin export).
 pub async fn in_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Response>> {
     Ok(sqlx::query_as::<_, Response>(

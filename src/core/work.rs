@@ -5,9 +5,9 @@
 use super::assignments::{self, Assignment};
 use super::campaigns::{self, Campaign};
 use super::kind::PublicItem;
-use super::progress::{self, AssignmentProgress};
+use super::progress::AssignmentProgress;
 use super::record::Recorder;
-use super::responses::{self, Outcome, Response, Submission};
+use super::responses::{Outcome, Response, Submission};
 use super::{Error, Registry, Result};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -196,31 +196,12 @@ pub struct ViewRows {
     pub reviewing: Option<BTreeMap<Uuid, Value>>,
 }
 
-/// The view of an assignment just handed out, its campaign's kind known. Crowd workers get items under
-/// the assignment's handles (`handles`; see [`super::handles`]): shared
-/// sanity tasks must not be recognisable across questionnaires. Experts,
-/// who have no sanity tasks and script against item ids, get the ids.
-#[tracing::instrument(level = "debug", skip(pool, kind, assignment), fields(assignment_id = %assignment.id))]
-pub async fn view_in(
-    pool: &PgPool,
-    kind: &dyn super::kind::TaskKind,
-    assignment: Assignment,
-    handles: bool,
-) -> Result<AssignmentView> {
-    let order = assignment.item_order();
-    // Four independent reads, side by side (the next-task path waits on all).
-    let (payloads, answers, progress, reviewing) = tokio::try_join!(
-        super::items::payloads(pool, &order),
-        responses::own_in_assignment(pool, assignment.id),
-        progress::of_assignment(pool, assignment.id, assignment.batch_id),
-        assignments::reviewed_answers(pool, &assignment),
-    )?;
-    let answers = answers.into_iter().map(|r| (r.item_id, r.answer)).collect();
-    Ok(view_of(kind, assignment, ViewRows { payloads, complete: true, answers, progress, reviewing }, handles))
-}
-
 /// The view of an assignment from its rows: the one place an annotator's
-/// items, answers and the answers under review are named and shown.
+/// items, answers and the answers under review are named and shown. Crowd
+/// workers get items under the assignment's handles (`handles`; see
+/// [`super::handles`]): shared sanity tasks must not be recognisable across
+/// questionnaires. Experts, who have no sanity tasks and script against
+/// item ids, get the ids.
 fn view_of(kind: &dyn super::kind::TaskKind, assignment: Assignment, rows: ViewRows, handles: bool) -> AssignmentView {
     let ViewRows { payloads, complete, answers, progress, reviewing } = rows;
     let handle = |item: Uuid| if handles { super::handles::handle(assignment.id, item) } else { item };

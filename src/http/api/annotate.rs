@@ -85,8 +85,9 @@ async fn next_for(
     let background: Vec<(String, String)> =
         request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
     match work::start(&s.pool, &s.kinds, &campaign, user.id, &background, request.consent).await? {
-        // Building the view is reads only: the single-statement pool.
-        Some(a) => Ok(Some(work::view_in(&s.statements, s.kinds.of(&campaign)?, a, campaign.settings.crowd()).await?)),
+        // The view is read as every view is (one statement, on the
+        // single-statement pool: reads only).
+        Some(a) => Ok(Some(work::own_view(&s.statements, &s.kinds, a.id, user.id).await?.1)),
         None => Ok(None),
     }
 }
