@@ -100,9 +100,10 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
             // Read as it streams in: only the manifest and the raw data are held.
             let file =
                 std::fs::File::open(&args.archive).map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
-            let (digests, kept) = packing::digests(std::io::BufReader::new(file))
+            let read = packing::digests(std::io::BufReader::new(file))
                 .map_err(|e| anyhow::anyhow!("{}: {e}", args.archive.display()))?;
-            let verification = archive::verify_digests(&digests, kept, &crate::kinds::registry());
+            let verification =
+                archive::verify_digests(&read.digests, read.kept, read.snapshot, &crate::kinds::registry());
             for problem in &verification.problems {
                 writeln!(out, "DIFFERS {problem}")?;
             }

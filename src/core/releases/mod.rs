@@ -100,10 +100,11 @@ pub async fn create(
         license: license.map(str::to_ascii_lowercase),
     };
     let (manifest, archive_bytes) = tokio::task::spawn_blocking(move || -> Result<(Value, Vec<u8>)> {
-        let (manifest, files) = archive::build(kind, &snapshot, &info)?;
-        drop(snapshot);
         let root = format!("release-v{}", info.release);
-        let bytes = packing::pack_deflated(&root, &files, u64::try_from(now.timestamp()).unwrap_or(0))?;
+        let mtime = u64::try_from(now.timestamp()).unwrap_or(0);
+        let (manifest, files) = archive::build(kind, &snapshot, &info, &root, mtime)?;
+        drop(snapshot);
+        let bytes = packing::join(files)?;
         Ok((manifest, bytes))
     })
     .await

@@ -422,40 +422,110 @@ impl Snapshot {
 
     /// Reads the raw files back (as [`each_raw_file`](Self::each_raw_file) wrote them).
     pub fn from_raw_files(files: &BTreeMap<String, Vec<u8>>) -> std::result::Result<Self, String> {
-        fn read<T: serde::de::DeserializeOwned>(
-            files: &BTreeMap<String, Vec<u8>>,
-            name: &str,
-        ) -> std::result::Result<T, String> {
-            let bytes = files.get(name).ok_or_else(|| format!("{name} is missing"))?;
-            serde_json::from_slice(bytes).map_err(|e| format!("{name}: {e}"))
+        let mut raw = RawFiles::default();
+        for (name, bytes) in files.iter().filter(|(name, _)| RawFiles::reads(name)) {
+            raw.read(name, &mut bytes.as_slice())?;
         }
-        Ok(Self {
-            campaign: read(files, "raw/campaign.json")?,
-            items: raw_table(files, "items")?,
-            batches: raw_table(files, "batches")?,
-            assignments: raw_table(files, "assignments")?,
-            responses: shared_answers(raw_table(files, "responses")?),
-            profiles: raw_table(files, "background")?,
+        raw.snapshot()
+    }
+}
+
+/// A snapshot read back from a release's raw files as they stream past:
+/// each table parsed a line at a time, its text never held whole (at
+/// VTON-QBench size the raw responses are 184 MB of text).
+#[derive(Default)]
+pub struct RawFiles {
+    campaign: Option<SnapCampaign>,
+    items: Option<Vec<SnapItem>>,
+    batches: Option<Vec<SnapBatch>>,
+    assignments: Option<Vec<SnapAssignment>>,
+    responses: Option<Vec<SnapResponse>>,
+    profiles: Option<Vec<SnapProfile>>,
+    model_scores: Option<Vec<SnapModelScores>>,
+}
+
+impl RawFiles {
+    /// Whether `name` is a raw file this reads.
+    pub fn reads(name: &str) -> bool {
+        name.starts_with("raw/")
+    }
+
+    /// Reads one raw file by its name in the archive (other names are
+    /// passed over): `raw/campaign.json`, `raw/<table>.jsonl`, or
+    /// `raw/<table>.json` (one JSON array, in releases of format 1).
+    pub fn read(&mut self, name: &str, content: &mut dyn std::io::BufRead) -> std::result::Result<(), String> {
+        if name == "raw/campaign.json" {
+            self.campaign = Some(serde_json::from_reader(content).map_err(|e| format!("{name}: {e}"))?);
+            return Ok(());
+        }
+        let Some(table) = name.strip_prefix("raw/").and_then(|t| t.strip_suffix(".jsonl").or(t.strip_suffix(".json")))
+        else {
+            return Ok(());
+        };
+        match table {
+            "items" => self.items = Some(rows(name, content, Some)?),
+            "batches" => self.batches = Some(rows(name, content, Some)?),
+            "assignments" => self.assignments = Some(rows(name, content, Some)?),
+            "responses" => {
+                // One shared copy of each distinct answer, shared as it is read.
+                let mut shared = crate::core::shared_answers::SharedAnswers::default();
+                self.responses = Some(rows(name, content, |mut r: SnapResponse| {
+                    r.answer = shared.share(r.answer);
+                    Some(r)
+                })?)
+            }
+            "background" => self.profiles = Some(rows(name, content, Some)?),
+            "model_scores" => self.model_scores = Some(rows(name, content, Some)?),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The snapshot the files read make; a file it needs that was not read is named.
+    pub fn snapshot(self) -> std::result::Result<Snapshot, String> {
+        fn needed<T>(table: Option<T>, name: &str) -> std::result::Result<T, String> {
+            table.ok_or_else(|| format!("raw/{name}.jsonl is missing"))
+        }
+        Ok(Snapshot {
+            campaign: self.campaign.ok_or("raw/campaign.json is missing")?,
+            items: needed(self.items, "items")?,
+            batches: needed(self.batches, "batches")?,
+            assignments: needed(self.assignments, "assignments")?,
+            responses: needed(self.responses, "responses")?,
+            profiles: needed(self.profiles, "background")?,
             // Only releases with uploaded model scores hold the file.
-            model_scores: if files.contains_key("raw/model_scores.jsonl") {
-                raw_table(files, "model_scores")?
-            } else {
-                Vec::new()
-            },
+            model_scores: self.model_scores.unwrap_or_default(),
             worker_ids: BTreeMap::new(),
         })
     }
 }
 
-/// Responses with one shared copy of each distinct answer (see
-/// [`crate::core::shared_answers`]): read back from a release, each line
-/// parsed its own.
-fn shared_answers(mut responses: Vec<SnapResponse>) -> Vec<SnapResponse> {
-    let mut shared = crate::core::shared_answers::SharedAnswers::default();
-    for r in &mut responses {
-        r.answer = shared.share(r.answer.clone());
+/// The records of a raw table (`name` says its form: JSON Lines, or one
+/// JSON array), each passed through `keep` as it is read. `T` may read only
+/// some of each record's fields.
+fn rows<T: serde::de::DeserializeOwned>(
+    name: &str,
+    content: &mut dyn std::io::BufRead,
+    mut keep: impl FnMut(T) -> Option<T>,
+) -> std::result::Result<Vec<T>, String> {
+    if !name.ends_with(".jsonl") {
+        let rows: Vec<T> = serde_json::from_reader(content).map_err(|e| format!("{name}: {e}"))?;
+        return Ok(rows.into_iter().filter_map(keep).collect());
     }
-    responses
+    let (mut rows, mut line) = (Vec::new(), Vec::new());
+    for number in 1.. {
+        line.clear();
+        if content.read_until(b'\n', &mut line).map_err(|e| format!("{name}: {e}"))? == 0 {
+            break;
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if text.is_empty() {
+            continue;
+        }
+        let row = serde_json::from_slice(text).map_err(|e| format!("{name} line {number}: {e}"))?;
+        rows.extend(keep(row));
+    }
+    Ok(rows)
 }
 
 /// A raw table of a release's files: JSON Lines (`raw/<table>.jsonl`), or
@@ -466,17 +536,14 @@ pub fn raw_table<T: serde::de::DeserializeOwned>(
     table: &str,
 ) -> std::result::Result<Vec<T>, String> {
     let name = format!("raw/{table}.jsonl");
-    let Some(bytes) = files.get(&name) else {
-        let name = format!("raw/{table}.json");
-        let bytes = files.get(&name).ok_or_else(|| format!("{name} is missing"))?;
-        return serde_json::from_slice(bytes).map_err(|e| format!("{name}: {e}"));
-    };
-    bytes
-        .split(|b| *b == b'\n')
-        .enumerate()
-        .filter(|(_, line)| !line.is_empty())
-        .map(|(i, line)| serde_json::from_slice(line).map_err(|e| format!("{name} line {}: {e}", i + 1)))
-        .collect()
+    match files.get(&name) {
+        Some(bytes) => rows(&name, &mut bytes.as_slice(), Some),
+        None => {
+            let name = format!("raw/{table}.json");
+            let bytes = files.get(&name).ok_or_else(|| format!("{name} is missing"))?;
+            rows(&name, &mut bytes.as_slice(), Some)
+        }
+    }
 }
 
 /// Writes a table as JSON Lines: one compact record a line (a crowd
@@ -523,5 +590,92 @@ mod tests {
             Value::Object(o)
         });
         assert!(serde_json::from_value::<SnapResponse>(not_a_time.expect("object")).is_err(), "not a time");
+    }
+
+    fn small() -> Snapshot {
+        let (item, batch, assignment, annotator) =
+            (Uuid::from_u128(1), Uuid::from_u128(2), Uuid::from_u128(3), Uuid::from_u128(4));
+        let answered_at = DateTime::parse_from_rfc3339("2026-11-27T01:02:03.000456Z").expect("time").to_utc();
+        let response = |rating: i32| SnapResponse {
+            assignment_id: assignment,
+            batch_id: batch,
+            item_id: item,
+            annotator,
+            answer: std::sync::Arc::new(serde_json::json!({"rating": rating})),
+            position: Some(1),
+            answered_at,
+            changed_at: answered_at,
+            time_on_task_ms: Some(1200),
+            excluded_reason: None,
+        };
+        Snapshot {
+            campaign: SnapCampaign {
+                id: Uuid::from_u128(9),
+                name: "c".into(),
+                kind: "vton".into(),
+                state: CampaignState::Open,
+                config: serde_json::json!({}),
+                settings: None,
+            },
+            items: vec![SnapItem {
+                id: item,
+                external_id: "i1".into(),
+                payload: std::sync::Arc::new(serde_json::json!({"tryon": "/t.jpg"})),
+                gold: None,
+            }],
+            batches: vec![SnapBatch { id: batch, external_id: None, position: 0, items: vec![item], review_of: None }],
+            assignments: vec![SnapAssignment {
+                id: assignment,
+                external_id: None,
+                batch_id: batch,
+                annotator,
+                state: AssignmentState::Completed,
+                submitted_at: None,
+            }],
+            responses: vec![response(2), response(3), response(2)],
+            profiles: Vec::new(),
+            model_scores: Vec::new(),
+            worker_ids: BTreeMap::new(),
+        }
+    }
+
+    fn raw_files(snapshot: &Snapshot) -> BTreeMap<String, Vec<u8>> {
+        let mut files = BTreeMap::new();
+        snapshot
+            .each_raw_file(&mut |name, write| {
+                let mut bytes = Vec::new();
+                write(&mut bytes)?;
+                files.insert(name.to_owned(), bytes);
+                Ok(())
+            })
+            .expect("written");
+        files
+    }
+
+    #[test]
+    fn raw_files_read_a_line_at_a_time_give_back_the_snapshot_with_answers_shared() {
+        let snapshot = small();
+        let back = Snapshot::from_raw_files(&raw_files(&snapshot)).expect("read back");
+        assert_eq!(back, snapshot);
+        assert!(std::sync::Arc::ptr_eq(&back.responses[0].answer, &back.responses[2].answer), "equal answers shared");
+        // A file read in small pieces, as an archive streams it, reads the same.
+        let files = raw_files(&snapshot);
+        let mut raw = RawFiles::default();
+        for (name, bytes) in &files {
+            raw.read(name, &mut std::io::BufReader::with_capacity(7, bytes.as_slice())).expect("read");
+        }
+        assert_eq!(raw.snapshot().expect("snapshot"), snapshot);
+    }
+
+    #[test]
+    fn a_broken_raw_line_or_a_missing_table_is_named() {
+        let mut files = raw_files(&small());
+        let responses = files.get_mut("raw/responses.jsonl").expect("responses");
+        let second = responses.iter().position(|b| *b == b'\n').expect("a line") + 1;
+        responses.insert(second, b'x');
+        let e = Snapshot::from_raw_files(&files).expect_err("broken");
+        assert!(e.starts_with("raw/responses.jsonl line 2: "), "{e}");
+        files.remove("raw/responses.jsonl");
+        assert_eq!(Snapshot::from_raw_files(&files).expect_err("missing"), "raw/responses.jsonl is missing");
     }
 }

@@ -65,20 +65,9 @@ impl Written {
 pub type Rewrite<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// Writes the folder's files (`hf/data/*.parquet`, `hf/README.md`,
-/// `hf/croissant.json`) through `each`, the ground truth's table first.
-pub fn each_file(
-    kind: &dyn TaskKind,
-    snapshot: &Snapshot,
-    aggregate: &[u8],
-    info: &ReleaseInfo,
-    datasheet: &str,
-    each: EachFile<'_>,
-) -> Result<()> {
-    each_file_rewritten(kind, snapshot, aggregate, info, datasheet, None, each)
-}
-
-/// [`each_file`] with the text cells of the kind's tables and of `items`
-/// passed through `rewrite` (responses hold answers, never paths).
+/// `hf/croissant.json`) through `each`, the ground truth's table first; with
+/// the text cells of the kind's tables and of `items` passed through
+/// `rewrite` (responses hold answers, never paths), if given.
 pub fn each_file_rewritten(
     kind: &dyn TaskKind,
     snapshot: &Snapshot,
@@ -88,20 +77,52 @@ pub fn each_file_rewritten(
     rewrite: Option<Rewrite<'_>>,
     each: EachFile<'_>,
 ) -> Result<()> {
-    let rewritten = |mut table: ReleaseTable| {
-        if let Some(rewrite) = rewrite {
-            for (i, c) in table.columns.iter().enumerate() {
-                if matches!(c.ty, ColumnType::Text | ColumnType::Json | ColumnType::TextList(_)) {
-                    for row in &mut table.rows {
-                        if let Some(new) = rewrite(&row[i]) {
-                            row[i] = new;
-                        }
+    let tables = snapshot_tables(snapshot, rewrite)?;
+    each_file_with(kind, snapshot, aggregate, info, datasheet, rewrite, tables, each)
+}
+
+/// The tables made from the snapshot alone (responses, then items), as
+/// Parquet: they can be made before the ground truth is known.
+#[derive(Default)]
+pub struct SnapshotTables(Vec<(ReleaseTable, Vec<u8>, usize)>);
+
+/// Makes the [`SnapshotTables`], `items`' text cells passed through `rewrite`.
+pub fn snapshot_tables(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<SnapshotTables> {
+    let responses = responses_parquet(snapshot)?;
+    let mut items = rewritten(items_table(snapshot), rewrite);
+    let rows = items.rows.len();
+    let bytes = items.take_parquet()?;
+    Ok(SnapshotTables(vec![responses, (items, bytes, rows)]))
+}
+
+/// A table's text cells passed through `rewrite`, if there is one.
+fn rewritten(mut table: ReleaseTable, rewrite: Option<Rewrite<'_>>) -> ReleaseTable {
+    if let Some(rewrite) = rewrite {
+        for (i, c) in table.columns.iter().enumerate() {
+            if matches!(c.ty, ColumnType::Text | ColumnType::Json | ColumnType::TextList(_)) {
+                for row in &mut table.rows {
+                    if let Some(new) = rewrite(&row[i]) {
+                        row[i] = new;
                     }
                 }
             }
         }
-        table
-    };
+    }
+    table
+}
+
+/// [`each_file_rewritten`] with the [`SnapshotTables`] already made.
+#[allow(clippy::too_many_arguments)]
+pub fn each_file_with(
+    kind: &dyn TaskKind,
+    snapshot: &Snapshot,
+    aggregate: &[u8],
+    info: &ReleaseInfo,
+    datasheet: &str,
+    rewrite: Option<Rewrite<'_>>,
+    tables: SnapshotTables,
+    each: EachFile<'_>,
+) -> Result<()> {
     let mut written = Vec::new();
     // A table without rows is left out: the Hub's loader refuses a config
     // with no data, and the card names what is left out.
@@ -118,17 +139,14 @@ pub fn each_file_rewritten(
         Ok(())
     };
     for table in kind.release_tables(snapshot, aggregate)? {
-        let mut table = rewritten(table);
+        let mut table = rewritten(table, rewrite);
         let rows = table.rows.len();
         let bytes = table.take_parquet()?;
         emit(table, bytes, rows)?;
     }
-    let (responses, bytes, rows) = responses_parquet(snapshot)?;
-    emit(responses, bytes, rows)?;
-    let mut items = rewritten(items_table(snapshot));
-    let rows = items.rows.len();
-    let bytes = items.take_parquet()?;
-    emit(items, bytes, rows)?;
+    for (table, bytes, rows) in tables.0 {
+        emit(table, bytes, rows)?;
+    }
     let card = card::render(kind, snapshot, info, &written, &empty, datasheet);
     each(&format!("{DIR}/README.md"), &mut |out| out.write_all(card.as_bytes()).map_err(packing))?;
     let croissant = croissant::render(kind, snapshot, aggregate, info, &written);
