@@ -147,10 +147,10 @@ pub async fn create(
 }
 
 /// Loads a campaign.
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<Campaign> {
+pub async fn get<'e>(db: impl sqlx::PgExecutor<'e>, id: Uuid) -> Result<Campaign> {
     sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns WHERE id = $1")
         .bind(id)
-        .fetch_optional(pool)
+        .fetch_optional(db)
         .await?
         .ok_or(Error::NotFound("campaign"))
 }

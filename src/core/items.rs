@@ -217,11 +217,11 @@ pub async fn ensure_in_campaign(db: impl sqlx::PgExecutor<'_>, campaign_id: Uuid
 }
 
 /// All items of a campaign (with gold; for admins and batch formation).
-pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Item>> {
+pub async fn list<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Result<Vec<Item>> {
     Ok(sqlx::query_as::<_, Item>(
         "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",
     )
     .bind(campaign_id)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }

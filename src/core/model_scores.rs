@@ -70,9 +70,9 @@ pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ModelScore>> {
 
 /// Every scored model's answers as submitted, by name (what releases keep
 /// and scoring reports re-read).
-pub async fn answers(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<(String, Value)>> {
+pub async fn answers<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Result<Vec<(String, Value)>> {
     Ok(sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
         .bind(campaign_id)
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?)
 }

@@ -193,7 +193,7 @@ fn pseudonym(n: usize) -> Uuid {
 /// scale half a million parsed answers (and the rows holding them all at
 /// once) took most of a snapshot's memory.
 async fn load_responses(
-    pool: &PgPool,
+    db: &mut sqlx::PgConnection,
     campaign_id: Uuid,
     name: &mut impl FnMut(Uuid) -> Uuid,
 ) -> Result<Vec<SnapResponse>> {
@@ -211,7 +211,7 @@ async fn load_responses(
         time_on_task_ms: Option<i32>,
         excluded_reason: Option<String>,
     }
-    let capacity = crate::core::assignments::answers_stored(pool, campaign_id).await?;
+    let capacity = crate::core::assignments::answers_stored(&mut *db, campaign_id).await?;
     let mut rows = sqlx::query_as::<_, Row>(
         "SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer::text AS answer,
                 bi.position + 1 AS position, r.created_at, r.updated_at, r.time_on_task_ms, r.excluded_reason
@@ -220,7 +220,7 @@ async fn load_responses(
          WHERE r.campaign_id = $1 ORDER BY r.created_at, r.id",
     )
     .bind(campaign_id)
-    .fetch(pool);
+    .fetch(&mut *db);
     let mut shared = crate::core::shared_answers::SharedAnswers::default();
     let mut responses = Vec::with_capacity(capacity);
     while let Some(r) = rows.try_next().await? {
@@ -250,11 +250,22 @@ impl Snapshot {
     /// [`Snapshot::load`] reading only the bulky `parts` asked for (the
     /// others are left empty): for live exports that need only some of them
     /// (with `pseudonymize`, pseudonyms would follow only the parts read).
+    /// Every table is read in one read-only transaction that sees one
+    /// moment: answers coming in while a snapshot of an open campaign is
+    /// read are all in it or all out of it.
     #[tracing::instrument(level = "debug", skip(pool, parts))]
     pub async fn load_parts(pool: &PgPool, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
-        let c = campaigns::get(pool, campaign_id).await?;
+        let mut tx = pool.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+        let snapshot = Self::read(&mut tx, campaign_id, pseudonymize, parts).await?;
+        tx.commit().await?;
+        Ok(snapshot)
+    }
+
+    async fn read(db: &mut sqlx::PgConnection, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
+        let c = campaigns::get(&mut *db, campaign_id).await?;
         let items = if parts.items {
-            crate::core::items::list(pool, campaign_id)
+            crate::core::items::list(&mut *db, campaign_id)
                 .await?
                 .into_iter()
                 .map(|i| SnapItem { id: i.id, external_id: i.external_id, payload: i.payload.into(), gold: i.gold })
@@ -271,7 +282,7 @@ impl Snapshot {
              WHERE b.campaign_id = $1 GROUP BY b.id ORDER BY b.position",
         )
         .bind(campaign_id)
-        .fetch_all(pool)
+        .fetch_all(&mut *db)
         .await?;
         type AssignmentRow = (Uuid, Option<String>, Uuid, Uuid, AssignmentState, Option<DateTime<Utc>>);
         let assignments: Vec<AssignmentRow> = sqlx::query_as(
@@ -280,12 +291,12 @@ impl Snapshot {
              WHERE a.campaign_id = $1 ORDER BY b.position, a.completed_at NULLS LAST, a.created_at, a.id",
         )
         .bind(campaign_id)
-        .fetch_all(pool)
+        .fetch_all(&mut *db)
         .await?;
         let worker_ids = if pseudonymize {
             BTreeMap::new()
         } else {
-            crate::core::ground_truth::worker_ids(pool, campaign_id).await?
+            crate::core::ground_truth::worker_ids(&mut *db, campaign_id).await?
         };
         let mut names: BTreeMap<Uuid, Uuid> = BTreeMap::new();
         let mut name = |real: Uuid| -> Uuid {
@@ -306,18 +317,18 @@ impl Snapshot {
                 submitted_at: completed.map(time),
             })
             .collect();
-        let responses = if parts.responses { load_responses(pool, campaign_id, &mut name).await? } else { Vec::new() };
+        let responses = if parts.responses { load_responses(db, campaign_id, &mut name).await? } else { Vec::new() };
         let profiles: Vec<(Uuid, Value)> = sqlx::query_as(
             "SELECT annotator_id, answers FROM participant_profiles WHERE campaign_id = $1 ORDER BY created_at, annotator_id",
         )
         .bind(campaign_id)
-        .fetch_all(pool)
+        .fetch_all(&mut *db)
         .await?;
         let profiles = profiles
             .into_iter()
             .map(|(annotator, answers)| SnapProfile { annotator: name(annotator), answers })
             .collect();
-        let model_scores = crate::core::model_scores::answers(pool, campaign_id).await?;
+        let model_scores = crate::core::model_scores::answers(&mut *db, campaign_id).await?;
         let model_scores = model_scores.into_iter().map(|(model, scores)| SnapModelScores { model, scores }).collect();
         Ok(Self {
             campaign: SnapCampaign {

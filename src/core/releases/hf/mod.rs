@@ -88,27 +88,27 @@ pub struct SnapshotTables(Vec<(ReleaseTable, Vec<u8>, usize)>);
 
 /// Makes the [`SnapshotTables`], `items`' text cells passed through `rewrite`.
 pub fn snapshot_tables(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<SnapshotTables> {
-    let responses = responses_parquet(snapshot)?;
-    let mut items = rewritten(items_table(snapshot), rewrite);
-    let rows = items.rows.len();
-    let bytes = items.take_parquet()?;
-    Ok(SnapshotTables(vec![responses, (items, bytes, rows)]))
+    Ok(SnapshotTables(vec![responses_parquet(snapshot)?, items_parquet(snapshot, rewrite)?]))
 }
 
 /// A table's text cells passed through `rewrite`, if there is one.
 fn rewritten(mut table: ReleaseTable, rewrite: Option<Rewrite<'_>>) -> ReleaseTable {
-    if let Some(rewrite) = rewrite {
-        for (i, c) in table.columns.iter().enumerate() {
-            if matches!(c.ty, ColumnType::Text | ColumnType::Json | ColumnType::TextList(_)) {
-                for row in &mut table.rows {
-                    if let Some(new) = rewrite(&row[i]) {
-                        row[i] = new;
-                    }
-                }
+    for row in &mut table.rows {
+        rewrite_row(&table.columns, row, rewrite);
+    }
+    table
+}
+
+/// A row's text cells passed through `rewrite`, if there is one.
+fn rewrite_row(columns: &[Column], row: &mut [String], rewrite: Option<Rewrite<'_>>) {
+    let Some(rewrite) = rewrite else { return };
+    for (c, cell) in columns.iter().zip(row) {
+        if matches!(c.ty, ColumnType::Text | ColumnType::Json | ColumnType::TextList(_)) {
+            if let Some(new) = rewrite(cell) {
+                *cell = new;
             }
         }
     }
-    table
 }
 
 /// [`each_file_rewritten`] with the [`SnapshotTables`] already made.
@@ -183,26 +183,28 @@ fn responses_parquet(snapshot: &Snapshot) -> Result<(ReleaseTable, Vec<u8>, usiz
     Ok((table, bytes, rows))
 }
 
-/// The items table: every item with its payload and hidden answer.
-fn items_table(snapshot: &Snapshot) -> ReleaseTable {
-    let rows = snapshot
-        .items
-        .iter()
-        .map(|i| {
-            vec![
-                i.external_id.clone(),
-                i.payload.to_string(),
-                i.gold.as_ref().map(ToString::to_string).unwrap_or_default(),
-            ]
-        })
-        .collect();
-    ReleaseTable::new(
+/// The items table: every item with its payload and hidden answer, written
+/// row by row (held as text, a crowd campaign's payloads were ~25 MB).
+fn items_parquet(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<(ReleaseTable, Vec<u8>, usize)> {
+    let table = ReleaseTable::new(
         "items",
         "One row per item as imported, with its known answer if any.",
         ITEM_COLUMNS.to_vec(),
         &["item"],
-        rows,
-    )
+        Vec::new(),
+    );
+    let mut parquet = ParquetTable::new(table.name, &table.columns)?;
+    for i in &snapshot.items {
+        let mut row = vec![
+            i.external_id.clone(),
+            i.payload.to_string(),
+            i.gold.as_ref().map(ToString::to_string).unwrap_or_default(),
+        ];
+        rewrite_row(&table.columns, &mut row, rewrite);
+        parquet.row(row)?;
+    }
+    let bytes = parquet.finish()?;
+    Ok((table, bytes, snapshot.items.len()))
 }
 
 /// The folder's files (paths inside it) from a release's unpacked files:
