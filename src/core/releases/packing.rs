@@ -1,14 +1,15 @@
 //! The `.tar.gz` that holds a release's files. Each file is compressed once,
-//! as it is written, into gzip members of its own; the archive is those
-//! members end to end (RFC 1952 §2.2: a gzip file is a series of members,
-//! which `tar xzf`, Python's `tarfile` and every gzip reader read as one
-//! stream). So the manifest, which goes first but is known last, takes its
-//! place without the other files being held uncompressed or compressed twice.
+//! as it is written, into raw deflate segments of its own (its tar header,
+//! then its content) that end on a sync flush: byte-aligned and not final,
+//! so segments put end to end are one deflate stream, as `pigz` makes them.
+//! The archive is one gzip member around them, its CRC-32 combined from the
+//! segments'. So the manifest, which goes first but is known last, takes its
+//! place without the other files being held uncompressed or compressed twice,
+//! and every gzip reader (streaming ones too) reads one ordinary `.tar.gz`.
 
 use super::archive::WriteFile;
 use crate::core::{Error, Result};
-use flate2::write::GzEncoder;
-use flate2::Compression;
+use flate2::{Compress, Compression, FlushCompress, Status};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -16,13 +17,8 @@ use std::io::{Read, Write};
 /// A tar block: headers are one, contents are padded to whole ones.
 const BLOCK: u64 = 512;
 
-/// How the archive is compressed (gzip's default level).
-fn level() -> Compression {
-    Compression::default()
-}
-
 /// One file of an archive, compressed: its tar header and its content (with
-/// the padding tar wants) as gzip members, ready to be put end to end.
+/// the padding tar wants) as deflate segments, ready to be put end to end.
 pub struct Packed {
     /// Its name inside the archive.
     pub name: String,
@@ -30,8 +26,10 @@ pub struct Packed {
     pub size: u64,
     /// Its SHA-256, hex.
     pub sha256: String,
-    /// The header's member, then the content's.
-    members: [Vec<u8>; 2],
+    /// The header's segment, then the content's.
+    segments: [Vec<u8>; 2],
+    /// The CRC-32 of what the segments hold, uncompressed.
+    crc: crc32fast::Hasher,
 }
 
 impl Packed {
@@ -43,22 +41,26 @@ impl Packed {
     /// The file `write` writes under the directory `root`, hashed and
     /// compressed as it is written.
     pub fn written(root: &str, name: String, mtime: u64, write: WriteFile<'_>) -> Result<Self> {
-        let mut file = FileWriter { size: 0, sha256: Sha256::new(), gz: GzEncoder::new(Vec::new(), level()) };
+        let mut file = FileWriter { size: 0, sha256: Sha256::new(), content: Segment::new() };
         {
             let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut file);
             write(&mut buffered)?;
             buffered.flush().map_err(packing)?;
         }
         let padding = (BLOCK - file.size % BLOCK) % BLOCK;
-        file.gz.write_all(&vec![0; padding as usize]).map_err(packing)?;
-        let content = file.gz.finish().map_err(packing)?;
-        let header = compressed(header(&format!("{root}/{name}"), file.size, mtime)?.as_bytes())?;
-        Ok(Self { name, size: file.size, sha256: hex::encode(file.sha256.finalize()), members: [header, content] })
+        file.content.write_all(&vec![0; padding as usize]).map_err(packing)?;
+        let (content, content_crc) = file.content.end(FlushCompress::Sync).map_err(packing)?;
+        let mut header = Segment::new();
+        header.write_all(self::header(&format!("{root}/{name}"), file.size, mtime)?.as_bytes()).map_err(packing)?;
+        let (header, mut crc) = header.end(FlushCompress::Sync).map_err(packing)?;
+        crc.combine(&content_crc);
+        let sha256 = hex::encode(file.sha256.finalize());
+        Ok(Self { name, size: file.size, sha256, segments: [header, content], crc })
     }
 
-    /// Its compressed length in the archive.
-    fn len(&self) -> usize {
-        self.members.iter().map(Vec::len).sum()
+    /// Its length in the tar stream: header, content, padding.
+    fn tar_len(&self) -> u64 {
+        BLOCK + self.size.div_ceil(BLOCK) * BLOCK
     }
 }
 
@@ -74,23 +76,68 @@ fn header(path: &str, size: u64, mtime: u64) -> Result<tar::Header> {
     Ok(header)
 }
 
-/// Bytes as one gzip member.
-fn compressed(bytes: &[u8]) -> Result<Vec<u8>> {
-    let mut gz = GzEncoder::new(Vec::new(), level());
-    gz.write_all(bytes).map_err(packing)?;
-    gz.finish().map_err(packing)
+/// A raw deflate segment being written (gzip's default level), with the
+/// CRC-32 of what went in.
+struct Segment {
+    compress: Compress,
+    out: Vec<u8>,
+    crc: crc32fast::Hasher,
+}
+
+impl Segment {
+    fn new() -> Self {
+        Self { compress: Compress::new(Compression::default(), false), out: Vec::new(), crc: crc32fast::Hasher::new() }
+    }
+
+    /// Compresses `input` with `flush`: until all of it is taken and, for a
+    /// flush, until the compressor leaves room in the output (zlib's sign
+    /// that the flush is complete) or ends the stream.
+    fn compress(&mut self, mut input: &[u8], flush: FlushCompress) -> std::io::Result<()> {
+        loop {
+            if self.out.capacity() - self.out.len() < 1 << 15 {
+                self.out.reserve(1 << 16);
+            }
+            let before = self.compress.total_in();
+            let status = self.compress.compress_vec(input, &mut self.out, flush).map_err(std::io::Error::other)?;
+            let taken = usize::try_from(self.compress.total_in() - before).map_err(std::io::Error::other)?;
+            input = &input[taken..];
+            let flushed = flush == FlushCompress::None || self.out.len() < self.out.capacity();
+            if status == Status::StreamEnd || (input.is_empty() && flushed) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The segment, ended with a sync flush (more segments follow) or
+    /// finished (the stream's last), and its CRC-32.
+    fn end(mut self, flush: FlushCompress) -> std::io::Result<(Vec<u8>, crc32fast::Hasher)> {
+        self.compress(&[], flush)?;
+        Ok((self.out, self.crc))
+    }
+}
+
+impl Write for Segment {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.crc.update(bytes);
+        self.compress(bytes, FlushCompress::None)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Where [`Packed::written`] writes: counts, hashes and compresses.
 struct FileWriter {
     size: u64,
     sha256: Sha256,
-    gz: GzEncoder<Vec<u8>>,
+    content: Segment,
 }
 
-impl std::io::Write for FileWriter {
+impl Write for FileWriter {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.gz.write_all(bytes)?;
+        self.content.write_all(bytes)?;
         self.sha256.update(bytes);
         self.size += bytes.len() as u64;
         Ok(bytes.len())
@@ -113,20 +160,36 @@ pub fn pack(root: &str, files: &[(String, Vec<u8>)], mtime: u64) -> Result<Vec<u
     join(packed?)
 }
 
-/// The `.tar.gz` of files packed in this order: their members end to end,
-/// then tar's end of archive (two zero blocks). Each file's members are let
-/// go as they are copied.
+/// The `.tar.gz` of files packed in this order: a gzip header (RFC 1952),
+/// their segments end to end, tar's end of archive (two zero blocks) as the
+/// final segment, and the trailer (the CRC-32 and length of the whole tar
+/// stream). Each file's segments are let go as they are copied.
 pub fn join(files: Vec<Packed>) -> Result<Vec<u8>> {
-    let end = compressed(&[0; 2 * BLOCK as usize])?;
-    let mut archive = Vec::with_capacity(files.iter().map(Packed::len).sum::<usize>() + end.len());
+    let mut end = Segment::new();
+    end.write_all(&[0; 2 * BLOCK as usize]).map_err(packing)?;
+    let (end, end_crc) = end.end(FlushCompress::Finish).map_err(packing)?;
+    let compressed: usize = files.iter().flat_map(|f| f.segments.iter().map(Vec::len)).sum();
+    let mut archive = Vec::with_capacity(GZIP_HEADER.len() + compressed + end.len() + 8);
+    archive.extend_from_slice(&GZIP_HEADER);
+    let (mut crc, mut length) = (crc32fast::Hasher::new(), 2 * BLOCK);
     for file in files {
-        for member in file.members {
-            archive.extend_from_slice(&member);
+        crc.combine(&file.crc);
+        length += file.tar_len();
+        for segment in file.segments {
+            archive.extend_from_slice(&segment);
         }
     }
+    crc.combine(&end_crc);
     archive.extend_from_slice(&end);
+    archive.extend_from_slice(&crc.finalize().to_le_bytes());
+    // ISIZE is the length modulo 2^32 (RFC 1952 §2.3.1).
+    archive.extend_from_slice(&((length % (1 << 32)) as u32).to_le_bytes());
     Ok(archive)
 }
+
+/// A gzip member's header: the magic, deflate, no flags, no time, no extra
+/// flags, an unknown system (as flate2's `GzEncoder` writes it).
+const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
 
 /// Calls `each` with every file of a `.tar.gz` as it streams in: its name
 /// (without the top directory) and its content to read.
@@ -134,7 +197,7 @@ fn each_file(
     archive: impl Read,
     mut each: impl FnMut(String, &mut dyn Read) -> std::result::Result<(), String>,
 ) -> std::result::Result<(), String> {
-    let mut tar = tar::Archive::new(flate2::read::MultiGzDecoder::new(archive));
+    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(archive));
     for entry in tar.entries().map_err(|e| format!("not a release archive: {e}"))? {
         let mut entry = entry.map_err(|e| format!("not a release archive: {e}"))?;
         if !entry.header().entry_type().is_file() {
@@ -238,7 +301,7 @@ mod tests {
     }
 
     #[test]
-    fn files_packed_one_by_one_make_one_tar_gz() {
+    fn files_packed_one_by_one_make_one_tar_gz_that_a_single_member_reader_reads() {
         let plain = files();
         let packed: Vec<Packed> = plain
             .iter()
@@ -248,12 +311,8 @@ mod tests {
             assert_eq!((&p.name, p.size), (name, bytes.len() as u64));
             assert_eq!(p.sha256, hex::encode(Sha256::digest(bytes)));
         }
-        assert!(
-            packed[1].len() < plain[1].1.len() / 2,
-            "compressed: {} of {} bytes",
-            packed[1].len(),
-            plain[1].1.len()
-        );
+        let compressed: usize = packed[1].segments.iter().map(Vec::len).sum();
+        assert!(compressed < plain[1].1.len() / 2, "compressed: {compressed} of {} bytes", plain[1].1.len());
         let archive = join(packed).expect("archive");
         assert_eq!(archive, pack("release-v1", &plain, 1_700_000_000).expect("archive"), "deterministic");
         let back = unpack(&archive).expect("unpacked");
@@ -263,11 +322,14 @@ mod tests {
     }
 
     #[test]
-    fn gnu_tar_reads_the_members_as_one_archive() {
+    fn gzip_and_gnu_tar_read_the_segments_as_one_archive() {
         let plain = files();
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("release.tar.gz");
         std::fs::write(&path, pack("release-v1", &plain, 1_700_000_000).expect("archive")).expect("written");
+        // One gzip member whose CRC-32 and length check out.
+        let tested = std::process::Command::new("gzip").arg("-tv").arg(&path).output().expect("gzip runs");
+        assert!(tested.status.success(), "gzip: {}", String::from_utf8_lossy(&tested.stderr));
         let listed = std::process::Command::new("tar").arg("-tvzf").arg(&path).output().expect("tar runs");
         assert!(listed.status.success(), "tar: {}", String::from_utf8_lossy(&listed.stderr));
         let listed = String::from_utf8(listed.stdout).expect("utf-8");
