@@ -99,7 +99,10 @@ pub async fn create(
         atelier: json!({"version": env!("CARGO_PKG_VERSION"), "commit": env!("ATELIER_COMMIT")}),
         license: license.map(str::to_ascii_lowercase),
     };
-    let (manifest, archive_bytes) = tokio::task::spawn_blocking(move || -> Result<(Value, Vec<u8>)> {
+    // On the heavy-work thread, one big computation at a time: a cut at
+    // crowd scale takes a few hundred MB, and two at once (or a cut beside a
+    // ground truth) would take them twice.
+    let (manifest, archive_bytes) = super::heavy::run(move || -> Result<(Value, Vec<u8>)> {
         let root = format!("release-v{}", info.release);
         let mtime = u64::try_from(now.timestamp()).unwrap_or(0);
         let (manifest, files) = archive::build(kind, &snapshot, &info, &root, mtime)?;
@@ -107,8 +110,7 @@ pub async fn create(
         let bytes = packing::join(files)?;
         Ok((manifest, bytes))
     })
-    .await
-    .map_err(|e| Error::internal("building the release", e))??;
+    .await??;
     let summary = sqlx::query_as::<_, ReleaseSummary>(
         "INSERT INTO releases (id, campaign_id, number, note, created_at, created_by, campaign_state, manifest, archive)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
