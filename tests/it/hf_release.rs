@@ -92,6 +92,15 @@ fn export_and_load(archive: &[u8], spec: Value) -> Option<BTreeMap<String, usize
         crate::support::say_skipped("Hugging Face release check: no Python with datasets and mlcroissant");
         return None;
     };
+    // The archive as a streaming reader meets it (Python's `tarfile` in
+    // "r|gz" mode, as a download piped through it): every file, not the first alone.
+    const LIST: &str = "import sys, tarfile\nwith tarfile.open(sys.argv[1], 'r|gz') as t:\n    \
+                        print('\\n'.join(m.name.split('/', 1)[1] for m in t if m.isfile()))";
+    let streamed = Command::new(&python).arg("-c").arg(LIST).arg(&path).output().expect("python runs");
+    assert!(streamed.status.success(), "{}", String::from_utf8_lossy(&streamed.stderr));
+    let mut streamed: Vec<String> = String::from_utf8_lossy(&streamed.stdout).lines().map(str::to_owned).collect();
+    streamed.sort();
+    assert_eq!(streamed, files.keys().cloned().collect::<Vec<_>>(), "tarfile streams every file");
     let unpacked = dir.path().join("unpacked");
     for (name, bytes) in &files {
         let path = unpacked.join(name);
