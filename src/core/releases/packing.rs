@@ -9,7 +9,8 @@
 
 use super::archive::WriteFile;
 use crate::core::{Error, Result};
-use flate2::{Compress, Compression, FlushCompress, Status};
+use flate2::write::DeflateEncoder;
+use flate2::{Compression, Crc, CrcWriter};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -28,8 +29,8 @@ pub struct Packed {
     pub sha256: String,
     /// The header's segment, then the content's.
     segments: [Vec<u8>; 2],
-    /// The CRC-32 of what the segments hold, uncompressed.
-    crc: crc32fast::Hasher,
+    /// The CRC-32 and length of what the segments hold, uncompressed.
+    crc: Crc,
 }
 
 impl Packed {
@@ -41,7 +42,7 @@ impl Packed {
     /// The file `write` writes under the directory `root`, hashed and
     /// compressed as it is written.
     pub fn written(root: &str, name: String, mtime: u64, write: WriteFile<'_>) -> Result<Self> {
-        let mut file = FileWriter { size: 0, sha256: Sha256::new(), content: Segment::new() };
+        let mut file = FileWriter { size: 0, sha256: Sha256::new(), content: segment() };
         {
             let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut file);
             write(&mut buffered)?;
@@ -49,18 +50,13 @@ impl Packed {
         }
         let padding = (BLOCK - file.size % BLOCK) % BLOCK;
         file.content.write_all(&vec![0; padding as usize]).map_err(packing)?;
-        let (content, content_crc) = file.content.end(FlushCompress::Sync).map_err(packing)?;
-        let mut header = Segment::new();
+        let mut header = segment();
         header.write_all(self::header(&format!("{root}/{name}"), file.size, mtime)?.as_bytes()).map_err(packing)?;
-        let (header, mut crc) = header.end(FlushCompress::Sync).map_err(packing)?;
-        crc.combine(&content_crc);
+        let mut crc = Crc::new();
+        let header = flushed(header, &mut crc).map_err(packing)?;
+        let content = flushed(file.content, &mut crc).map_err(packing)?;
         let sha256 = hex::encode(file.sha256.finalize());
         Ok(Self { name, size: file.size, sha256, segments: [header, content], crc })
-    }
-
-    /// Its length in the tar stream: header, content, padding.
-    fn tar_len(&self) -> u64 {
-        BLOCK + self.size.div_ceil(BLOCK) * BLOCK
     }
 }
 
@@ -77,55 +73,21 @@ fn header(path: &str, size: u64, mtime: u64) -> Result<tar::Header> {
 }
 
 /// A raw deflate segment being written (gzip's default level), with the
-/// CRC-32 of what went in.
-struct Segment {
-    compress: Compress,
-    out: Vec<u8>,
-    crc: crc32fast::Hasher,
+/// CRC-32 and length of what went in.
+type Segment = CrcWriter<DeflateEncoder<Vec<u8>>>;
+
+fn segment() -> Segment {
+    CrcWriter::new(DeflateEncoder::new(Vec::new(), Compression::default()))
 }
 
-impl Segment {
-    fn new() -> Self {
-        Self { compress: Compress::new(Compression::default(), false), out: Vec::new(), crc: crc32fast::Hasher::new() }
-    }
-
-    /// Compresses `input` with `flush`: until all of it is taken and, for a
-    /// flush, until the compressor leaves room in the output (zlib's sign
-    /// that the flush is complete) or ends the stream.
-    fn compress(&mut self, mut input: &[u8], flush: FlushCompress) -> std::io::Result<()> {
-        loop {
-            if self.out.capacity() - self.out.len() < 1 << 15 {
-                self.out.reserve(1 << 16);
-            }
-            let before = self.compress.total_in();
-            let status = self.compress.compress_vec(input, &mut self.out, flush).map_err(std::io::Error::other)?;
-            let taken = usize::try_from(self.compress.total_in() - before).map_err(std::io::Error::other)?;
-            input = &input[taken..];
-            let flushed = flush == FlushCompress::None || self.out.len() < self.out.capacity();
-            if status == Status::StreamEnd || (input.is_empty() && flushed) {
-                return Ok(());
-            }
-        }
-    }
-
-    /// The segment, ended with a sync flush (more segments follow) or
-    /// finished (the stream's last), and its CRC-32.
-    fn end(mut self, flush: FlushCompress) -> std::io::Result<(Vec<u8>, crc32fast::Hasher)> {
-        self.compress(&[], flush)?;
-        Ok((self.out, self.crc))
-    }
-}
-
-impl Write for Segment {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.crc.update(bytes);
-        self.compress(bytes, FlushCompress::None)?;
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+/// A segment's bytes ended on a sync flush (more segments follow), its
+/// CRC-32 and length added to `crc`.
+fn flushed(mut segment: Segment, crc: &mut Crc) -> std::io::Result<Vec<u8>> {
+    crc.combine(segment.crc());
+    let deflate = segment.get_mut();
+    deflate.flush()?;
+    // The encoder, dropped, finishes into the emptied vector: nothing reads it.
+    Ok(std::mem::take(deflate.get_mut()))
 }
 
 /// Where [`Packed::written`] writes: counts, hashes and compresses.
@@ -165,25 +127,23 @@ pub fn pack(root: &str, files: &[(String, Vec<u8>)], mtime: u64) -> Result<Vec<u
 /// final segment, and the trailer (the CRC-32 and length of the whole tar
 /// stream). Each file's segments are let go as they are copied.
 pub fn join(files: Vec<Packed>) -> Result<Vec<u8>> {
-    let mut end = Segment::new();
+    let mut end = segment();
     end.write_all(&[0; 2 * BLOCK as usize]).map_err(packing)?;
-    let (end, end_crc) = end.end(FlushCompress::Finish).map_err(packing)?;
     let compressed: usize = files.iter().flat_map(|f| f.segments.iter().map(Vec::len)).sum();
-    let mut archive = Vec::with_capacity(GZIP_HEADER.len() + compressed + end.len() + 8);
+    let mut archive = Vec::with_capacity(GZIP_HEADER.len() + compressed + 1024);
     archive.extend_from_slice(&GZIP_HEADER);
-    let (mut crc, mut length) = (crc32fast::Hasher::new(), 2 * BLOCK);
+    let mut crc = Crc::new();
     for file in files {
         crc.combine(&file.crc);
-        length += file.tar_len();
         for segment in file.segments {
             archive.extend_from_slice(&segment);
         }
     }
-    crc.combine(&end_crc);
-    archive.extend_from_slice(&end);
-    archive.extend_from_slice(&crc.finalize().to_le_bytes());
-    // ISIZE is the length modulo 2^32 (RFC 1952 §2.3.1).
-    archive.extend_from_slice(&((length % (1 << 32)) as u32).to_le_bytes());
+    crc.combine(end.crc());
+    archive.extend_from_slice(&end.into_inner().finish().map_err(packing)?);
+    // The trailer: CRC-32, and the length modulo 2^32 (RFC 1952 §2.3.1: `Crc` wraps).
+    archive.extend_from_slice(&crc.sum().to_le_bytes());
+    archive.extend_from_slice(&crc.amount().to_le_bytes());
     Ok(archive)
 }
 
