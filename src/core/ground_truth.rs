@@ -26,8 +26,7 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     // One snapshot for items, responses and workers, and room to sort the
     // responses in memory (PostgreSQL's default 4 MB sends a crowd
     // campaign's sort to disk).
-    let mut tx = pool.begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+    let mut tx = crate::db::one_moment(pool).await?;
     sqlx::query("SET LOCAL work_mem = '64MB'").execute(&mut *tx).await?;
     let items = sqlx::query_as::<_, (Uuid, String, Value, Option<Value>)>(
         "SELECT id, external_id, payload - $2::text[], gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",

@@ -200,6 +200,15 @@ pub async fn ping(pool: &PgPool) -> Result<(), sqlx::Error> {
     sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(pool).await.map(drop)
 }
 
+/// A read-only transaction that sees the database at one moment
+/// (`REPEATABLE READ`): for reads of several tables that must agree with
+/// each other while answers keep coming in.
+pub async fn one_moment(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+    Ok(tx)
+}
+
 /// Pool settings used everywhere: bounded, failing fast when exhausted, and
 /// never handing out a connection left inside a transaction.
 pub fn pool_options(max_connections: u32) -> PgPoolOptions {

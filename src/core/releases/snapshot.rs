@@ -255,8 +255,7 @@ impl Snapshot {
     /// read are all in it or all out of it.
     #[tracing::instrument(level = "debug", skip(pool, parts))]
     pub async fn load_parts(pool: &PgPool, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
-        let mut tx = pool.begin().await?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+        let mut tx = crate::db::one_moment(pool).await?;
         let snapshot = Self::read(&mut tx, campaign_id, pseudonymize, parts).await?;
         tx.commit().await?;
         Ok(snapshot)
