@@ -26,6 +26,7 @@ pub mod items;
 pub mod json_text;
 pub mod kind;
 pub mod model_scores;
+pub mod own_task;
 pub mod own_view;
 pub mod payouts;
 pub mod profiles;

@@ -1,8 +1,8 @@
 //! An annotator's own assignment with its campaign and everything its view
-//! shows, read in one statement: the task page a browser is sent to after
-//! every answer, and the API's view of an assignment. Reading them apart took
-//! six statements in three round trips per page (the assignment, then its
-//! campaign, then payloads, answers, progress and the answers under review).
+//! shows, read in one statement: the API's view of an assignment. Reading
+//! them apart took six statements in three round trips (the assignment, then
+//! its campaign, then payloads, answers, progress and the answers under
+//! review). The task page reads one task instead (see [`super::own_task`]).
 
 use super::assignments::Assignment;
 use super::campaigns::Campaign;
@@ -32,7 +32,7 @@ struct Row {
     a_completed_at: Option<DateTime<Utc>>,
     answered: i64,
     total: i64,
-    /// Every item's, or (an outline) the first open task's and the next's.
+    /// Every item's.
     payloads: Json<Vec<(Uuid, Value)>>,
     answers: Json<Vec<(Uuid, Value)>>,
     /// `NULL` unless the assignment reviews another one.
@@ -40,17 +40,9 @@ struct Row {
 }
 
 /// The annotator's own assignment `id` with its campaign and the rows of its
-/// view: every item's payload `with_payloads`, else (an outline) those of
-/// the first task without an answer and the next, which the task page a
-/// browser is sent to after an answer shows; `NotFound` when it is not
-/// theirs.
+/// view; `NotFound` when it is not theirs.
 #[tracing::instrument(level = "debug", skip(pool))]
-pub async fn read(
-    pool: &PgPool,
-    id: Uuid,
-    annotator_id: Uuid,
-    with_payloads: bool,
-) -> Result<(Campaign, Assignment, ViewRows)> {
+pub async fn read(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<(Campaign, Assignment, ViewRows)> {
     let row: Row = sqlx::query_as(
         "SELECT c.*,
                 a.id AS a_id, a.batch_id AS a_batch_id, a.annotator_id AS a_annotator_id, a.state AS a_state,
@@ -60,9 +52,8 @@ pub async fn read(
                 (SELECT count(*) FROM batch_items bi WHERE bi.batch_id = a.batch_id) AS total,
                 (SELECT coalesce(json_agg(json_build_array(i.id, i.payload)), '[]')
                    FROM items i
-                  -- Every item, or the first task without an answer and the one after it.
-                  WHERE i.id = ANY(CASE WHEN $3 THEN o.ids
-                                        ELSE ARRAY[o.ids[o.first_open], o.ids[o.first_open + 1]] END)) AS payloads,
+                  WHERE i.id = ANY(ARRAY(SELECT (e->>'item')::uuid
+                                           FROM jsonb_array_elements(a.presentation->'items') e))) AS payloads,
                 coalesce(mine.answers, '[]') AS answers,
                 CASE WHEN b.review_of IS NOT NULL THEN
                   (SELECT coalesce(json_agg(json_build_array(r.item_id, r.answer)), '[]')
@@ -71,21 +62,14 @@ pub async fn read(
            FROM assignments a
            JOIN campaigns c ON c.id = a.campaign_id
            JOIN batches b ON b.id = a.batch_id
-           -- The annotator's answers, read once: as the view has them, and which items they are for.
+           -- The annotator's answers.
            CROSS JOIN LATERAL (
-                SELECT json_agg(json_build_array(r.item_id, r.answer)) AS answers, array_agg(r.item_id) AS items
+                SELECT json_agg(json_build_array(r.item_id, r.answer)) AS answers
                   FROM responses r WHERE r.assignment_id = a.id) mine
-           -- The items in the annotator's order (the presentation read once), and the first not answered.
-           CROSS JOIN LATERAL (
-                SELECT ids, (SELECT min(k) FROM generate_subscripts(ids, 1) k
-                              WHERE NOT (ids[k] = ANY(coalesce(mine.items, '{}')))) AS first_open
-                  FROM (SELECT array_agg((e->>'item')::uuid ORDER BY n) AS ids
-                          FROM jsonb_array_elements(a.presentation->'items') WITH ORDINALITY AS t(e, n)) ordered) o
           WHERE a.id = $1 AND a.annotator_id = $2",
     )
     .bind(id)
     .bind(annotator_id)
-    .bind(with_payloads)
     .fetch_optional(pool)
     .await?
     .ok_or(Error::NotFound("assignment"))?;
@@ -102,7 +86,6 @@ pub async fn read(
     };
     let rows = ViewRows {
         payloads: row.payloads.0.into_iter().collect(),
-        complete: with_payloads,
         answers: row.answers.0,
         progress: AssignmentProgress { answered: row.answered, total: row.total },
         reviewing: row.reviewing.map(|r| r.0.into_iter().collect()),

@@ -154,7 +154,7 @@ impl Recorder {
     /// The item an answer names: by its handle in the assignment (what
     /// annotators are given) or by its id; unchanged when neither (the
     /// storing statement then says it is not in the batch).
-    async fn item_named(&self, assignment_id: Uuid, named: Uuid) -> Result<Uuid> {
+    pub async fn item_named(&self, assignment_id: Uuid, named: Uuid) -> Result<Uuid> {
         let known = self.items.lock().ok().and_then(|items| items.get(&assignment_id).cloned());
         let items = match known {
             Some(items) => items,

@@ -105,78 +105,55 @@ pub async fn own_view(
     id: Uuid,
     annotator_id: Uuid,
 ) -> Result<(Campaign, AssignmentView)> {
-    read_own(pool, kinds, id, annotator_id, true).await
+    read_own(pool, kinds, id, annotator_id).await
 }
 
-/// [`own_view`] with the payloads of the first task without an answer and
-/// the next only (the others `null`, every item in order): a task page
-/// shows one item, and reading every payload of a questionnaire for it was
-/// most of the database's work per page. [`fill_payloads`] reads any other
-/// the page shows.
-pub async fn own_outline(
-    pool: &PgPool,
-    kinds: &Registry,
-    id: Uuid,
-    annotator_id: Uuid,
-) -> Result<(Campaign, AssignmentView)> {
-    read_own(pool, kinds, id, annotator_id, false).await
-}
-
-/// [`own_view`] or [`own_outline`], as `with_payloads` says.
-async fn read_own(
-    pool: &PgPool,
-    kinds: &Registry,
-    id: Uuid,
-    annotator_id: Uuid,
-    with_payloads: bool,
-) -> Result<(Campaign, AssignmentView)> {
-    let (campaign, assignment, rows) = super::own_view::read(pool, id, annotator_id, with_payloads).await?;
+/// [`own_view`] in one statement (see [`super::own_view`]).
+async fn read_own(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: Uuid) -> Result<(Campaign, AssignmentView)> {
+    let (campaign, assignment, rows) = super::own_view::read(pool, id, annotator_id).await?;
     let view = view_of(kinds.of(&campaign)?, assignment, rows, campaign.settings.crowd());
     Ok((campaign, view))
 }
 
-/// Reads the payloads of an outline's items at `positions` (0-based; those
-/// out of range or already read are left out) and puts them in as
-/// [`own_view`] shows them.
-pub async fn fill_payloads(
+/// One task of an assignment as its page shows it to the annotator (under
+/// its handle, for a crowd worker; see [`view_of`]).
+pub type TaskShown = super::own_task::TaskRows<PublicItem>;
+
+/// The task `wanted` of the annotator's own assignment `id` with its
+/// campaign, read in two small statements (see [`super::own_task`]): the page a
+/// browser is sent to after every answer; with every task answered, the
+/// first when the questionnaire `ran_out` of time. `NotFound` when it is not
+/// theirs.
+pub async fn own_task(
     pool: &PgPool,
-    kind: &dyn super::kind::TaskKind,
-    view: &mut AssignmentView,
-    positions: &[usize],
-    handles: bool,
-) -> Result<()> {
-    let order = view.assignment.item_order();
-    let missing: Vec<usize> =
-        positions.iter().copied().filter(|&p| view.items.get(p).is_some_and(|i| i.payload.is_null())).collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let ids: Vec<Uuid> = missing.iter().filter_map(|&p| order.get(p).copied()).collect();
-    let payloads = super::items::payloads(pool, &ids).await?;
-    let presentations = view.assignment.item_presentations();
-    for p in missing {
-        let (Some(id), Some(item)) = (order.get(p), view.items.get_mut(p)) else { continue };
-        if let Some(payload) = payloads.get(id) {
-            item.payload = public_payload(kind, &view.assignment, &presentations, *id, payload, handles);
-        }
-    }
-    Ok(())
+    kinds: &Registry,
+    id: Uuid,
+    annotator_id: Uuid,
+    wanted: super::own_task::Wanted,
+    ran_out: bool,
+) -> Result<(Campaign, TaskShown)> {
+    let (campaign, rows) = super::own_task::read(pool, id, annotator_id, wanted, ran_out).await?;
+    let (kind, handles) = (kinds.of(&campaign)?, campaign.settings.crowd());
+    let public = |task: super::own_task::StoredTask| PublicItem {
+        id: if handles { super::handles::handle(id, task.item) } else { task.item },
+        payload: public_payload(kind, id, &task.presentation, &task.payload, handles),
+    };
+    Ok((campaign, rows.map(public)))
 }
 
 /// An item's payload as its annotator sees it: the kind's public part, in
-/// their presentation, and for a crowd worker (`handles`) uploaded images
-/// under their names in this assignment.
+/// their presentation (`null` if none), and for a crowd worker (`handles`)
+/// uploaded images under their names in the assignment.
 fn public_payload(
     kind: &dyn super::kind::TaskKind,
-    assignment: &Assignment,
-    presentations: &std::collections::HashMap<Uuid, &Value>,
-    id: Uuid,
+    assignment_id: Uuid,
+    presentation: &Value,
     payload: &Value,
     handles: bool,
 ) -> Value {
-    let mut payload = kind.public_payload(payload, presentations.get(&id).copied().unwrap_or(&Value::Null));
+    let mut payload = kind.public_payload(payload, presentation);
     if handles {
-        super::handles::rename_images(assignment.id, &mut payload);
+        super::handles::rename_images(assignment_id, &mut payload);
     }
     payload
 }
@@ -185,9 +162,6 @@ fn public_payload(
 pub struct ViewRows {
     /// The payloads of the assignment's items, by item.
     pub payloads: BTreeMap<Uuid, Value>,
-    /// Whether `payloads` holds every item's: else (an outline) the view
-    /// lists every item in order, `null` where its payload was not read.
-    pub complete: bool,
     /// The annotator's answers, by item.
     pub answers: Vec<(Uuid, Value)>,
     /// Answered and total.
@@ -203,19 +177,16 @@ pub struct ViewRows {
 /// questionnaires. Experts, who have no sanity tasks and script against
 /// item ids, get the ids.
 fn view_of(kind: &dyn super::kind::TaskKind, assignment: Assignment, rows: ViewRows, handles: bool) -> AssignmentView {
-    let ViewRows { payloads, complete, answers, progress, reviewing } = rows;
+    let ViewRows { payloads, answers, progress, reviewing } = rows;
     let handle = |item: Uuid| if handles { super::handles::handle(assignment.id, item) } else { item };
     let presentations = assignment.item_presentations();
     let items = assignment
         .item_order()
         .into_iter()
+        // An item gone from the database is left out.
         .filter_map(|id| {
-            let payload = match payloads.get(&id) {
-                Some(payload) => public_payload(kind, &assignment, &presentations, id, payload, handles),
-                // An item gone from the database is left out of a full view.
-                None if complete => return None,
-                None => Value::Null,
-            };
+            let presentation = presentations.get(&id).copied().unwrap_or(&Value::Null);
+            let payload = public_payload(kind, assignment.id, presentation, payloads.get(&id)?, handles);
             Some(PublicItem { id: handle(id), payload })
         })
         .collect();

@@ -723,3 +723,59 @@ async fn a_worker_who_finished_sees_their_code_and_no_start_button_also_once_clo
     let html = page(&w).await;
     assert!(html.contains(&code), "{html}");
 }
+
+/// The task page a browser is sent to picks its task from the answers
+/// stored, in whatever order they came (here through the API, out of
+/// order): the first task without an answer, a position asked for with its
+/// answer shown, the first open again for a position out of range, and the
+/// page to submit once every task has an answer.
+#[tokio::test]
+async fn the_task_page_shows_the_first_task_without_an_answer_whatever_order_they_came_in() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) =
+        open_vton_campaign(&app, &admin, 8, 1, json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1}))
+            .await;
+    let w = join(&app, &invitation, "w").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+    let items: Vec<String> =
+        view["items"].as_array().expect("items").iter().map(|i| i["id"].as_str().expect("id").to_owned()).collect();
+    assert_eq!(items.len(), 4);
+    let responses = format!("/api/v1/work/assignments/{assignment}/responses");
+    let answer = |item: usize, rating: u8| {
+        w.post(&app, &responses, json!({"item_id": items[item], "answer": {"rating": rating}}))
+    };
+    let page = |query: &str| {
+        let url = app.at(&format!("/work/a/{assignment}{query}"));
+        let client = w.client.clone();
+        async move {
+            let response = client.get(url).send().await.expect("page");
+            assert_eq!(response.status(), StatusCode::OK);
+            response.text().await.expect("html")
+        }
+    };
+    let shows = |html: &str, position: usize, answered: usize| {
+        assert!(html.contains(&format!("<title>Task {position} of 4")), "task {position}: {html}");
+        assert_eq!(crate::fixtures::item_on_page(html), items[position - 1], "the item of task {position}");
+        assert!(html.contains(&format!("aria-valuenow=\"{answered}\"")), "{answered} answered: {html}");
+    };
+    let fresh = page("").await;
+    shows(&fresh, 1, 0);
+    assert!(!fresh.contains("name=\"change\""), "nothing answered yet");
+    assert_eq!(answer(1, 2).await.0, StatusCode::OK);
+    assert_eq!(answer(2, 3).await.0, StatusCode::OK);
+    shows(&page("").await, 1, 2);
+    assert_eq!(answer(0, 1).await.0, StatusCode::OK);
+    shows(&page("").await, 4, 3);
+    // Back to task 3: its answer shown, a change if sent again.
+    let third = page("?pos=3").await;
+    shows(&third, 3, 3);
+    assert!(third.contains("name=\"change\" value=\"1\""), "an answered task is changed: {third}");
+    assert!(third.contains("value=\"3\" data-key=\"3\"\n          class=\"choice selected\""), "3 chosen: {third}");
+    shows(&page("?pos=9").await, 4, 3);
+    assert_eq!(answer(3, 2).await.0, StatusCode::OK);
+    let all = page("").await;
+    assert!(all.contains("You have answered all 4 tasks"), "the page to submit: {all}");
+    shows(&page("?pos=2").await, 2, 4);
+}

@@ -5,6 +5,7 @@
 use super::{render, render_with, OnPage, PageResult};
 use crate::auth::{invitations, users, Role};
 use crate::core::assignments;
+use crate::core::own_task::Wanted;
 use crate::core::states::AssignmentState;
 use crate::core::Code;
 use crate::core::{campaigns, progress, work, Error};
@@ -475,67 +476,54 @@ async fn show_task(
     id: Uuid,
     shown: Shown,
 ) -> PageResult {
-    // The page follows every answer a browser sends: one statement reads the
-    // assignment, its campaign, answers and the first open task's payloads,
-    // on the single-statement pool (no check on each return); a task
-    // elsewhere (reached with Previous) takes a second read.
-    let (campaign, mut view) = work::own_outline(&s.statements, &s.kinds, id, user.id).await?;
-    let state = view.assignment.state;
+    // The page follows every answer a browser sends: it reads the task shown
+    // (the one asked for, else the first without an answer), the next one
+    // and the counts, on the single-statement pool (no check on each return). A refused answer names its task by what the form sent
+    // (a crowd worker's handle), which the recorder knows.
+    let wanted = match &shown {
+        Shown::At(Some(position)) | Shown::Expired { at: Some(position), item: None, .. } => Wanted::At(*position),
+        Shown::At(None) | Shown::Expired { at: None, item: None, .. } => Wanted::FirstOpen,
+        Shown::Refused { item, .. } | Shown::Expired { item: Some(item), .. } => {
+            Wanted::Item(s.recorder.item_named(id, *item).await?)
+        }
+    };
+    let ran_out = matches!(shown, Shown::Expired { .. });
+    let (campaign, task) = work::own_task(&s.statements, &s.kinds, id, user.id, wanted, ran_out).await?;
+    let state = task.state;
     if state == AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
     }
     // Ran out of time: the task stays on the page (what was chosen kept),
     // with the reason and the way to a new questionnaire beside it.
-    let shown = match (state == AssignmentState::Expired, shown) {
-        (true, Shown::At(at)) => Shown::Expired { at, item: None, chosen: None },
-        (_, shown) => shown,
+    let expired = ran_out || (state == AssignmentState::Expired && matches!(shown, Shown::At(_)));
+    let (refusal, chosen) = match shown {
+        Shown::At(_) if expired => (Some(time_ran_out(false)), None),
+        Shown::At(_) => (None, None),
+        Shown::Refused { reason, chosen, .. } => (Some(reason), chosen),
+        Shown::Expired { item, chosen, .. } => (Some(time_ran_out(item.is_some())), chosen),
     };
-    let total = view.items.len();
-    let first_open = view.items.iter().position(|i| !view.answers.contains_key(&i.id));
+    let total = task.total;
     let csrf_token = csrf::token(session).await?;
-    let position_of = |item: Uuid| view.items.iter().position(|i| i.id == item).map(|i| i + 1);
-    let expired = matches!(shown, Shown::Expired { .. });
-    let (wanted, refusal, chosen) = match shown {
-        Shown::At(pos) => (pos, None, None),
-        Shown::Refused { item, reason, chosen } => (position_of(item), Some(reason), chosen),
-        Shown::Expired { at, item, chosen } => {
-            (item.and_then(position_of).or(at), Some(time_ran_out(item.is_some())), chosen)
-        }
+    let (Some(position), Some(item)) = (task.position, task.task.as_ref()) else {
+        return render(&ReviewPage { campaign_name: campaign.name, assignment_id: id, total, csrf_token });
     };
-    let index = match wanted {
-        Some(p) if (1..=total).contains(&p) => p - 1,
-        _ => match first_open {
-            Some(i) => i,
-            None if expired => 0,
-            None => return render(&ReviewPage { campaign_name: campaign.name, assignment_id: id, total, csrf_token }),
-        },
-    };
-    // The task shown and the next one (its images are preloaded).
-    work::fill_payloads(
-        &s.statements,
-        s.kinds.of(&campaign)?,
-        &mut view,
-        &[index, index + 1],
-        campaign.settings.crowd(),
-    )
-    .await?;
-    let item = &view.items[index];
-    let stored = view.answers.get(&item.id);
+    let index = position - 1;
+    let stored = task.answer.as_ref();
     let answer = chosen.as_ref().or(stored);
-    let under_review = view.reviewing.as_ref().and_then(|r| r.get(&item.id));
+    let under_review = task.under_review.as_ref();
     let pages = s.pages.of(&campaign)?;
     let body = pages.render_task(&TaskView {
         item,
-        next: view.items.get(index + 1),
+        next: task.next.as_ref(),
         answer,
         under_review,
-        position: index + 1,
+        position,
         total,
         assignment_id: id,
         csrf_token: &csrf_token,
         shown_at: chrono::Utc::now().timestamp_millis(),
     })?;
-    let answered = view.answers.len();
+    let answered = task.answered;
     let mine = match campaign.settings.crowd() {
         true => None,
         false => Some(progress::of_annotator_now(&s.pool, &s.kinds, &campaign, user.id).await?.0),
