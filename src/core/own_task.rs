@@ -14,6 +14,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::PgPool;
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
 /// Which task the page asks for; any it cannot find falls back to the first
@@ -88,7 +89,8 @@ struct Head {
     #[sqlx(flatten)]
     campaign: Campaign,
     t_state: AssignmentState,
-    t_presentation: Json<Presentation>,
+    /// `NULL` when it was not asked for (this service knows it).
+    t_presentation: Option<Json<Presentation>>,
     t_review_of: Option<Uuid>,
     t_answered: Vec<Uuid>,
 }
@@ -97,6 +99,33 @@ struct Head {
 #[derive(serde::Deserialize)]
 struct Presentation {
     items: Vec<Entry>,
+}
+
+/// Assignments kept at most by [`Presentations`] (~0.8 kB each when items
+/// have no presentation of their own, as VTON's); past it, all are forgotten
+/// and read again.
+const PRESENTATIONS_KEPT: usize = 20_000;
+
+/// Each assignment's presentation as read with its first page here. It
+/// never changes once the assignment exists, so every instance may keep its
+/// own: reading it (a TOASTed JSON of every item) on every page was a third
+/// of the page's first statement.
+#[derive(Default)]
+pub struct Presentations(Mutex<HashMap<Uuid, Arc<[Entry]>>>);
+
+impl Presentations {
+    fn get(&self, assignment: Uuid) -> Option<Arc<[Entry]>> {
+        self.0.lock().ok()?.get(&assignment).cloned()
+    }
+
+    fn keep(&self, assignment: Uuid, entries: Arc<[Entry]>) {
+        if let Ok(mut kept) = self.0.lock() {
+            if kept.len() >= PRESENTATIONS_KEPT {
+                kept.clear();
+            }
+            kept.insert(assignment, entries);
+        }
+    }
 }
 
 /// One item of a presentation, with how it is shown (e.g. a choice order).
@@ -114,19 +143,22 @@ struct Entry {
 /// says so beside it.
 ///
 /// Two small statements: the assignment with its campaign and which items
-/// have an answer, then the payloads and answers of the task shown and the
-/// next. One statement picking the task in SQL cost PostgreSQL twice their
+/// have an answer (and its presentation, unless `presentations` has it),
+/// then the payloads and answers of the task shown and the next. One statement picking the task in SQL cost PostgreSQL twice their
 /// work together (its plan re-ran the pick for every use of it).
-#[tracing::instrument(level = "debug", skip(pool))]
+#[tracing::instrument(level = "debug", skip(pool, presentations))]
 pub async fn read(
     pool: &PgPool,
+    presentations: &Presentations,
     id: Uuid,
     annotator_id: Uuid,
     wanted: Wanted,
     ran_out: bool,
 ) -> Result<(Campaign, TaskRows)> {
+    let known = presentations.get(id);
     let head: Head = sqlx::query_as(
-        "SELECT c.*, a.state AS t_state, a.presentation AS t_presentation, b.review_of AS t_review_of,
+        "SELECT c.*, a.state AS t_state, CASE WHEN $3 THEN a.presentation END AS t_presentation,
+                b.review_of AS t_review_of,
                 (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id) AS t_answered
            FROM assignments a
            JOIN campaigns c ON c.id = a.campaign_id
@@ -135,10 +167,20 @@ pub async fn read(
     )
     .bind(id)
     .bind(annotator_id)
+    .bind(known.is_none())
     .fetch_optional(pool)
     .await?
     .ok_or(Error::NotFound("assignment"))?;
-    let Head { campaign, t_state: state, t_presentation: Json(Presentation { items }), t_review_of, t_answered } = head;
+    let Head { campaign, t_state: state, t_presentation, t_review_of, t_answered } = head;
+    let items = match (known, t_presentation) {
+        (Some(items), _) => items,
+        (None, Some(Json(Presentation { items }))) => {
+            let items: Arc<[Entry]> = items.into();
+            presentations.keep(id, items.clone());
+            items
+        }
+        (None, None) => return Err(Error::unexpected("an assignment's presentation was not read")),
+    };
     let total = items.len();
     let answered: HashSet<Uuid> = t_answered.into_iter().collect();
     let asked = match wanted {
@@ -175,17 +217,17 @@ pub async fn read(
     .await?;
     let mut stored: HashMap<Uuid, (Value, Option<Value>, Option<Value>)> =
         stored.into_iter().map(|(item, payload, answer, reviewed)| (item, (payload, answer, reviewed))).collect();
-    let mut entries = items.into_iter().skip(position - 1);
+    let mut entries = items.iter().skip(position - 1);
     if let Some(Entry { item, presentation }) = entries.next() {
         // An item gone from the database is shown without its payload.
-        let (payload, answer, reviewed) = stored.remove(&item).unwrap_or((Value::Null, None, None));
-        rows.task = Some(StoredTask { item, presentation, payload });
+        let (payload, answer, reviewed) = stored.remove(item).unwrap_or((Value::Null, None, None));
+        rows.task = Some(StoredTask { item: *item, presentation: presentation.clone(), payload });
         (rows.answer, rows.under_review) = (answer, reviewed);
     }
     rows.next = entries.next().map(|Entry { item, presentation }| StoredTask {
-        item,
-        presentation,
-        payload: stored.remove(&item).map_or(Value::Null, |(payload, _, _)| payload),
+        item: *item,
+        presentation: presentation.clone(),
+        payload: stored.remove(item).map_or(Value::Null, |(payload, _, _)| payload),
     });
     Ok((campaign, rows))
 }

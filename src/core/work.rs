@@ -126,13 +126,15 @@ pub type TaskShown = super::own_task::TaskRows<PublicItem>;
 /// theirs.
 pub async fn own_task(
     pool: &PgPool,
+    caches: &super::Caches,
     kinds: &Registry,
     id: Uuid,
     annotator_id: Uuid,
     wanted: super::own_task::Wanted,
     ran_out: bool,
 ) -> Result<(Campaign, TaskShown)> {
-    let (campaign, rows) = super::own_task::read(pool, id, annotator_id, wanted, ran_out).await?;
+    let (campaign, rows) =
+        super::own_task::read(pool, &caches.presentations, id, annotator_id, wanted, ran_out).await?;
     let (kind, handles) = (kinds.of(&campaign)?, campaign.settings.crowd());
     let public = |task: super::own_task::StoredTask| PublicItem {
         id: if handles { super::handles::handle(id, task.item) } else { task.item },
