@@ -144,8 +144,9 @@ struct Entry {
 ///
 /// Two small statements: the assignment with its campaign and which items
 /// have an answer (and its presentation, unless `presentations` has it),
-/// then the payloads and answers of the task shown and the next. One statement picking the task in SQL cost PostgreSQL twice their
-/// work together (its plan re-ran the pick for every use of it).
+/// then the payloads and answers of the task shown and the next. One
+/// statement picking the task in SQL cost PostgreSQL twice their work
+/// together (its plan re-ran the pick for every use of it).
 #[tracing::instrument(level = "debug", skip(pool, presentations))]
 pub async fn read(
     pool: &PgPool,
@@ -159,7 +160,8 @@ pub async fn read(
     let head: Head = sqlx::query_as(
         "SELECT c.*, a.state AS t_state, CASE WHEN $3 THEN a.presentation END AS t_presentation,
                 b.review_of AS t_review_of,
-                (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id) AS t_answered
+                (SELECT coalesce(array_agg(r.item_id), '{}')
+                   FROM responses r WHERE r.assignment_id = a.id) AS t_answered
            FROM assignments a
            JOIN campaigns c ON c.id = a.campaign_id
            JOIN batches b ON b.id = a.batch_id

@@ -478,8 +478,9 @@ async fn show_task(
 ) -> PageResult {
     // The page follows every answer a browser sends: it reads the task shown
     // (the one asked for, else the first without an answer), the next one
-    // and the counts, on the single-statement pool (no check on each return). A refused answer names its task by what the form sent
-    // (a crowd worker's handle), which the recorder knows.
+    // and the counts, on the single-statement pool (no check on each
+    // return). A refused answer names its task by what the form sent (a
+    // crowd worker's handle), which the recorder knows.
     let wanted = match &shown {
         Shown::At(Some(position)) | Shown::Expired { at: Some(position), item: None, .. } => Wanted::At(*position),
         Shown::At(None) | Shown::Expired { at: None, item: None, .. } => Wanted::FirstOpen,
