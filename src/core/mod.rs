@@ -24,6 +24,7 @@ pub mod intro;
 pub mod item_browser;
 pub mod items;
 pub mod json_text;
+pub mod kept;
 pub mod kind;
 pub mod model_scores;
 pub mod own_task;

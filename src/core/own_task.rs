@@ -8,13 +8,14 @@
 //! times the work.
 
 use super::campaigns::Campaign;
+use super::kept::Kept;
 use super::states::AssignmentState;
 use super::{Error, Result};
 use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::PgPool;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Which task the page asks for; any it cannot find falls back to the first
@@ -106,25 +107,14 @@ struct Presentation {
 /// and read again.
 const PRESENTATIONS_KEPT: usize = 20_000;
 
-/// Each assignment's presentation as read with its first page here. It
-/// never changes once the assignment exists, so every instance may keep its
-/// own: reading it (a TOASTed JSON of every item) on every page was a third
-/// of the page's first statement.
-#[derive(Default)]
-pub struct Presentations(Mutex<HashMap<Uuid, Arc<[Entry]>>>);
+/// Each assignment's presentation as read with its first page here (see
+/// [`super::kept`]): reading it (a TOASTed JSON of every item) on every page
+/// was a third of the page's first statement.
+pub struct Presentations(Kept<Arc<[Entry]>>);
 
-impl Presentations {
-    fn get(&self, assignment: Uuid) -> Option<Arc<[Entry]>> {
-        self.0.lock().ok()?.get(&assignment).cloned()
-    }
-
-    fn keep(&self, assignment: Uuid, entries: Arc<[Entry]>) {
-        if let Ok(mut kept) = self.0.lock() {
-            if kept.len() >= PRESENTATIONS_KEPT {
-                kept.clear();
-            }
-            kept.insert(assignment, entries);
-        }
+impl Default for Presentations {
+    fn default() -> Self {
+        Self(Kept::new(PRESENTATIONS_KEPT))
     }
 }
 
@@ -156,7 +146,7 @@ pub async fn read(
     wanted: Wanted,
     ran_out: bool,
 ) -> Result<(Campaign, TaskRows)> {
-    let known = presentations.get(id);
+    let known = presentations.0.get(id);
     let head: Head = sqlx::query_as(
         "SELECT c.*, a.state AS t_state, CASE WHEN $3 THEN a.presentation END AS t_presentation,
                 b.review_of AS t_review_of,
@@ -178,7 +168,7 @@ pub async fn read(
         (Some(items), _) => items,
         (None, Some(Json(Presentation { items }))) => {
             let items: Arc<[Entry]> = items.into();
-            presentations.keep(id, items.clone());
+            presentations.0.keep(id, items.clone());
             items
         }
         (None, None) => return Err(Error::unexpected("an assignment's presentation was not read")),

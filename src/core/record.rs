@@ -14,6 +14,7 @@
 //! [`super::responses::submit`], with the same rules.
 
 use super::assignments;
+use super::kept::Kept;
 use super::kind::TaskKind;
 use super::progress::AssignmentProgress;
 use super::responses::{self, Outcome, Response, Submission};
@@ -26,7 +27,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Answers per statement at most.
@@ -111,12 +112,12 @@ pub struct Recorder {
     writes: Batcher<Write, Option<Written>>,
     /// Each assignment's owner, kind and size, as read with its first answer
     /// here (none ever changes, so every instance may keep its own).
-    owners: Mutex<HashMap<Uuid, Owner>>,
+    owners: Kept<Owner>,
     /// Each assignment's items as (handle, id), sorted by handle, read with
     /// its first answer here: a batch's items never change. (A map by handle
     /// and by id took ~4 kB an assignment, ~40 MB held for good at
     /// VTON-QBench size; this takes 1.6 kB.)
-    items: Mutex<HashMap<Uuid, ItemsByHandle>>,
+    items: Kept<ItemsByHandle>,
 }
 
 impl Recorder {
@@ -146,8 +147,8 @@ impl Recorder {
                     Box::pin(async move { Ok(held.run(async move |conn| write(conn, writes).await).await?) })
                 }),
             ),
-            owners: Mutex::new(HashMap::new()),
-            items: Mutex::new(HashMap::new()),
+            owners: Kept::new(OWNERS_KEPT),
+            items: Kept::new(OWNERS_KEPT),
         }
     }
 
@@ -155,7 +156,7 @@ impl Recorder {
     /// annotators are given) or by its id; unchanged when neither (the
     /// storing statement then says it is not in the batch).
     pub async fn item_named(&self, assignment_id: Uuid, named: Uuid) -> Result<Uuid> {
-        let known = self.items.lock().ok().and_then(|items| items.get(&assignment_id).cloned());
+        let known = self.items.get(assignment_id);
         let items = match known {
             Some(items) => items,
             None => {
@@ -169,12 +170,7 @@ impl Recorder {
                     ids.iter().map(|id| (super::handles::handle(assignment_id, *id), *id)).collect();
                 by_handle.sort_unstable();
                 let items: ItemsByHandle = by_handle.into();
-                if let Ok(mut kept) = self.items.lock() {
-                    if kept.len() >= OWNERS_KEPT {
-                        kept.clear();
-                    }
-                    kept.insert(assignment_id, items.clone());
-                }
+                self.items.keep(assignment_id, items.clone());
                 items
             }
         };
@@ -249,7 +245,7 @@ impl Recorder {
         assignment_id: Uuid,
         annotator_id: Uuid,
     ) -> Result<&'static dyn TaskKind> {
-        let remembered = self.owners.lock().ok().and_then(|owners| owners.get(&assignment_id).copied());
+        let remembered = self.owners.get(assignment_id);
         if let Some(owner) = remembered.filter(|o| o.annotator_id == annotator_id) {
             return Ok(owner.kind);
         }
@@ -268,9 +264,8 @@ impl Recorder {
     /// The annotator's own assignment as remembered here, when its kind
     /// validates answers without their item.
     fn kind_answering_alone(&self, assignment_id: Uuid, annotator_id: Uuid) -> Option<Owner> {
-        let owners = self.owners.lock().ok()?;
-        let owner = owners.get(&assignment_id)?;
-        (owner.annotator_id == annotator_id && !owner.kind.answer_reads_item()).then_some(*owner)
+        let owner = self.owners.get(assignment_id)?;
+        (owner.annotator_id == annotator_id && !owner.kind.answer_reads_item()).then_some(owner)
     }
 
     /// Validates the answer against its item, read with the assignment's
@@ -293,12 +288,7 @@ impl Recorder {
         let kind = kinds
             .find(&ctx.kind)
             .ok_or_else(|| Error::unexpected(format!("campaign of unknown kind `{}`", ctx.kind)))?;
-        if let Ok(mut owners) = self.owners.lock() {
-            if owners.len() >= OWNERS_KEPT {
-                owners.clear();
-            }
-            owners.insert(assignment_id, Owner { annotator_id, kind, total: ctx.total });
-        }
+        self.owners.keep(assignment_id, Owner { annotator_id, kind, total: ctx.total });
         if ctx.state == AssignmentState::Expired {
             return Err(Error::lease_expired());
         }

@@ -105,11 +105,6 @@ pub async fn own_view(
     id: Uuid,
     annotator_id: Uuid,
 ) -> Result<(Campaign, AssignmentView)> {
-    read_own(pool, kinds, id, annotator_id).await
-}
-
-/// [`own_view`] in one statement (see [`super::own_view`]).
-async fn read_own(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: Uuid) -> Result<(Campaign, AssignmentView)> {
     let (campaign, assignment, rows) = super::own_view::read(pool, id, annotator_id).await?;
     let view = view_of(kinds.of(&campaign)?, assignment, rows, campaign.settings.crowd());
     Ok((campaign, view))
