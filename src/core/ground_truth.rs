@@ -327,7 +327,7 @@ pub fn each_response_row(snapshot: &super::releases::Snapshot, each: &mut dyn Fn
             r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
             super::releases::snapshot::time(r.answered_at),
             super::releases::snapshot::time(r.changed_at),
-            r.excluded_reason.clone().unwrap_or_default(),
+            r.excluded_reason.as_deref().unwrap_or_default().to_owned(),
         ]);
         each(row);
     }

@@ -72,7 +72,7 @@ pub fn counts(snapshot: &Snapshot) -> Value {
     let mut excluded: BTreeMap<String, usize> = BTreeMap::new();
     for r in &snapshot.responses {
         if let Some(reason) = &r.excluded_reason {
-            *excluded.entry(reason.clone()).or_default() += 1;
+            *excluded.entry(reason.to_string()).or_default() += 1;
         }
     }
     json!({
@@ -98,6 +98,42 @@ pub fn parameters(kind: &dyn TaskKind, snapshot: &Snapshot) -> Value {
 /// an archive, or digests it for verification. Called from two threads.
 pub type Make<'a, T> = &'a (dyn Fn(&str, WriteFile<'_>) -> Result<T> + Sync);
 
+/// How [`release_files`] spends the machine: cutting a release is waited
+/// for in the browser; verifying one runs on a reader's laptop, where its
+/// peak memory matters more than a second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lanes {
+    /// Two threads: the aggregation beside the files of the snapshot alone,
+    /// then the ground truth's files beside the rest.
+    Two,
+    /// One thread, one part after the other: the aggregation's working
+    /// memory is gone before the Parquet tables are built (at VTON-QBench
+    /// size ~50 MB off the peak, ~1 s more).
+    One,
+}
+
+impl Lanes {
+    /// Runs `first` (on its own thread with [`Lanes::Two`]; `Err` if it
+    /// panicked) and `second`.
+    fn run<A: Send, B>(
+        self,
+        first: impl FnOnce() -> A + Send,
+        second: impl FnOnce() -> B,
+    ) -> (std::thread::Result<A>, B) {
+        match self {
+            Lanes::Two => std::thread::scope(|lanes| {
+                let first = lanes.spawn(first);
+                let second = second();
+                (first.join(), second)
+            }),
+            Lanes::One => {
+                let first = first();
+                (Ok(first), second())
+            }
+        }
+    }
+}
+
 /// A release's files made by `make`, in archive order: the raw files (with
 /// `raw`), then every derived file, computed from the snapshot alone
 /// (deterministic: stable ordering, serde's float formatting, seeded
@@ -105,77 +141,74 @@ pub type Make<'a, T> = &'a (dyn Fn(&str, WriteFile<'_>) -> Result<T> + Sync);
 /// `format` is the release's: the files of an earlier format are those it
 /// had.
 ///
-/// Two lanes run side by side, one a core: while the kind aggregates, the
-/// files of the snapshot alone are made (the raw files, `responses.csv`,
-/// the responses' and items' Parquet tables); then the ground truth's two
-/// files beside the kind's files, the datasheet and the rest of `hf/`. At
-/// VTON-QBench size one lane spent 1.9 s aggregating, 1.2 s on the raw
-/// files and 3 s on the rest.
+/// With [`Lanes::Two`], two lanes run side by side, one a core: while the
+/// kind aggregates, the files of the snapshot alone are made (the raw
+/// files, `responses.csv`, the responses' and items' Parquet tables); then
+/// the ground truth's two files beside the kind's files, the datasheet and
+/// the rest of `hf/`. At VTON-QBench size one lane spent 1.9 s aggregating,
+/// 1.2 s on the raw files and 3 s on the rest. [`Lanes::One`] makes the
+/// same files one after the other.
 pub fn release_files<T: Send>(
     kind: &dyn TaskKind,
     snapshot: &Snapshot,
     info: &ReleaseInfo,
     format: &str,
     raw: bool,
+    lanes: Lanes,
     make: Make<'_, T>,
 ) -> Result<Vec<(String, T)>> {
     let one = |name: &str, write: WriteFile<'_>| -> Result<(String, T)> { Ok((name.to_owned(), make(name, write)?)) };
     let with_hf = !EARLIER_FORMATS.contains(&format);
-    let (aggregate, early) = std::thread::scope(|lanes| {
-        // The ground truth as the live views have it, its compact text (a
-        // `Value` of a crowd campaign's ground truth is several hundred MB).
-        let aggregate =
-            lanes.spawn(|| crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input()));
-        let early = (|| -> Result<_> {
-            let mut raw_files = Vec::new();
-            if raw {
-                snapshot.each_raw_file(&mut |name, write| {
-                    raw_files.push(one(name, write)?);
-                    Ok(())
-                })?;
-            }
-            let responses = one(RESPONSES_CSV, &mut |out| {
-                let mut csv = CsvRows::new(out);
-                ground_truth::each_response_row(snapshot, &mut |row| csv.row(&row));
-                csv.finish().map(drop)
+    // The ground truth as the live views have it, its compact text (a
+    // `Value` of a crowd campaign's ground truth is several hundred MB).
+    let aggregate = || crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+    let early = || -> Result<_> {
+        let mut raw_files = Vec::new();
+        if raw {
+            snapshot.each_raw_file(&mut |name, write| {
+                raw_files.push(one(name, write)?);
+                Ok(())
             })?;
-            let tables = if with_hf { super::hf::snapshot_tables(snapshot, None)? } else { Default::default() };
-            Ok((raw_files, responses, tables))
-        })();
-        (aggregate.join(), early)
-    });
+        }
+        let responses = one(RESPONSES_CSV, &mut |out| {
+            let mut csv = CsvRows::new(out);
+            ground_truth::each_response_row(snapshot, &mut |row| csv.row(&row));
+            csv.finish().map(drop)
+        })?;
+        let tables = if with_hf { super::hf::snapshot_tables(snapshot, None)? } else { Default::default() };
+        Ok((raw_files, responses, tables))
+    };
+    let (aggregate, early) = lanes.run(aggregate, early);
     let aggregate = aggregate.map_err(|_| crate::core::Error::unexpected("the aggregation panicked"))?;
     let (mut files, responses, tables) = early?;
     let aggregate = aggregate.as_bytes();
     let datasheet = datasheet::render(kind, snapshot, aggregate, info, &counts(snapshot));
-    let (truth, rest) = std::thread::scope(|lanes| {
-        let truth = lanes.spawn(|| -> Result<Vec<(String, T)>> {
-            Ok(vec![
-                one(GROUND_TRUTH_JSON, &mut |out| pretty_from_text(out, aggregate))?,
-                one(GROUND_TRUTH_CSV, &mut |out| {
-                    let mut csv = CsvRows::new(out);
-                    kind.export_rows(aggregate, &mut |row| csv.row(row));
-                    csv.finish().map(drop)
-                })?,
-            ])
-        });
-        let rest = (|| -> Result<Vec<(String, T)>> {
-            let mut rest = Vec::new();
-            for (name, bytes) in kind.release_files(snapshot, aggregate)? {
-                rest.push(one(&name, &mut |out| out.write_all(&bytes).map_err(packing))?);
-            }
-            rest.push(one(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))?);
-            if with_hf {
-                let mut each = |name: &str, write: WriteFile<'_>| {
-                    rest.push(one(name, write)?);
-                    Ok(())
-                };
-                super::hf::each_file_with(kind, snapshot, aggregate, info, &datasheet, None, tables, &mut each)?;
-            }
-            Ok(rest)
-        })();
-        (truth.join(), rest)
-    });
+    let truth = || -> Result<Vec<(String, T)>> {
+        Ok(vec![
+            one(GROUND_TRUTH_JSON, &mut |out| pretty_from_text(out, aggregate))?,
+            one(GROUND_TRUTH_CSV, &mut |out| {
+                let mut csv = CsvRows::new(out);
+                kind.export_rows(aggregate, &mut |row| csv.row(row));
+                csv.finish().map(drop)
+            })?,
+        ])
+    };
+    let rest = || -> Result<Vec<(String, T)>> {
+        let mut rest = Vec::new();
+        for (name, bytes) in kind.release_files(snapshot, aggregate)? {
+            rest.push(one(&name, &mut |out| out.write_all(&bytes).map_err(packing))?);
+        }
+        rest.push(one(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))?);
+        if with_hf {
+            let mut each = |name: &str, write: WriteFile<'_>| {
+                rest.push(one(name, write)?);
+                Ok(())
+            };
+            super::hf::each_file_with(kind, snapshot, aggregate, info, &datasheet, None, tables, &mut each)?;
+        }
+        Ok(rest)
+    };
+    let (truth, rest) = lanes.run(truth, rest);
     files.extend(truth.map_err(|_| crate::core::Error::unexpected("writing the ground truth panicked"))??);
     files.push(responses);
     files.extend(rest?);
@@ -219,7 +252,7 @@ pub fn build(
     mtime: u64,
 ) -> Result<(Value, Vec<Packed>)> {
     let make = |name: &str, write: WriteFile<'_>| Packed::written(root, name.to_owned(), mtime, write);
-    let files = release_files(kind, snapshot, info, FORMAT, true, &make)?;
+    let files = release_files(kind, snapshot, info, FORMAT, true, Lanes::Two, &make)?;
     let mut files: Vec<Packed> = files.into_iter().map(|(_, packed)| packed).collect();
     let manifest = manifest(kind, snapshot, info, &files);
     let manifest_bytes = pretty_json(&manifest)?;
@@ -387,7 +420,7 @@ pub fn verify_digests(
         write(&mut out)?;
         Ok(out.digest())
     };
-    let recomputed = match release_files(kind, &snapshot, &info, format, false, &digest) {
+    let recomputed = match release_files(kind, &snapshot, &info, format, false, Lanes::One, &digest) {
         Ok(files) => files,
         Err(e) => {
             v.problems.push(format!("recomputing the derived files failed: {e}"));

@@ -8,7 +8,8 @@ use crate::core::{campaigns, Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// The campaign as it was.
@@ -99,8 +100,9 @@ pub struct SnapResponse {
     pub changed_at: DateTime<Utc>,
     /// Time the annotator spent, as the page measured it.
     pub time_on_task_ms: Option<i32>,
-    /// Why it does not count, if it does not.
-    pub excluded_reason: Option<String>,
+    /// Why it does not count, if it does not (one shared copy per distinct
+    /// reason when loaded: a curation run excludes tens of thousands).
+    pub excluded_reason: Option<Arc<str>>,
 }
 
 /// Background answers of one annotator.
@@ -188,6 +190,22 @@ fn pseudonym(n: usize) -> Uuid {
     Uuid::from_u128(n as u128 + 1)
 }
 
+/// One shared copy of each distinct exclusion reason.
+#[derive(Default)]
+struct Reasons(HashSet<Arc<str>>);
+
+impl Reasons {
+    /// The shared copy of `reason`.
+    fn share(&mut self, reason: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(reason) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(reason);
+        self.0.insert(shared.clone());
+        shared
+    }
+}
+
 /// The campaign's responses, oldest first, annotators named by `name`,
 /// read as a stream with one shared copy of each distinct answer: at crowd
 /// scale half a million parsed answers (and the rows holding them all at
@@ -222,6 +240,7 @@ async fn load_responses(
     .bind(campaign_id)
     .fetch(&mut *db);
     let mut shared = crate::core::shared_answers::SharedAnswers::default();
+    let mut reasons = Reasons::default();
     let mut responses = Vec::with_capacity(capacity);
     while let Some(r) = rows.try_next().await? {
         responses.push(SnapResponse {
@@ -234,7 +253,7 @@ async fn load_responses(
             answered_at: r.created_at,
             changed_at: r.updated_at,
             time_on_task_ms: r.time_on_task_ms,
-            excluded_reason: r.excluded_reason,
+            excluded_reason: r.excluded_reason.map(|e| reasons.share(&e)),
         });
     }
     Ok(responses)
@@ -479,8 +498,10 @@ impl RawFiles {
             "responses" => {
                 // One shared copy of each distinct answer, shared as it is read.
                 let mut shared = crate::core::shared_answers::SharedAnswers::default();
+                let mut reasons = Reasons::default();
                 self.responses = Some(rows(name, content, |mut r: SnapResponse| {
                     r.answer = shared.share(r.answer);
+                    r.excluded_reason = r.excluded_reason.map(|e| reasons.share(&e));
                     Some(r)
                 })?)
             }
@@ -664,10 +685,15 @@ mod tests {
 
     #[test]
     fn raw_files_read_a_line_at_a_time_give_back_the_snapshot_with_answers_shared() {
-        let snapshot = small();
+        let mut snapshot = small();
+        for r in [0, 2] {
+            snapshot.responses[r].excluded_reason = Some(Arc::from("curation: run rule"));
+        }
         let back = Snapshot::from_raw_files(&raw_files(&snapshot)).expect("read back");
         assert_eq!(back, snapshot);
-        assert!(std::sync::Arc::ptr_eq(&back.responses[0].answer, &back.responses[2].answer), "equal answers shared");
+        assert!(Arc::ptr_eq(&back.responses[0].answer, &back.responses[2].answer), "equal answers shared");
+        let reasons = [0, 2].map(|r| back.responses[r].excluded_reason.clone().expect("excluded"));
+        assert!(Arc::ptr_eq(&reasons[0], &reasons[1]), "equal reasons shared");
         // A file read in small pieces, as an archive streams it, reads the same.
         let files = raw_files(&snapshot);
         let mut raw = RawFiles::default();

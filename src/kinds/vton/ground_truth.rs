@@ -231,7 +231,7 @@ fn cell_of<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// The export's columns.
-const HEADER: [&str; 15] = [
+pub(super) const HEADER: [&str; 15] = [
     "image",
     "vton_model_id",
     "category",
@@ -264,6 +264,11 @@ pub fn table(aggregate: &[u8]) -> Table {
 pub fn rows(aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
     each(&HEADER.map(str::to_owned));
     read_rows(aggregate, &mut |row| each(&row));
+}
+
+/// The rows of [`table`] without its header, one at a time as they are read.
+pub fn image_rows(aggregate: &[u8], each: &mut dyn FnMut(Vec<String>)) {
+    read_rows(aggregate, each);
 }
 
 /// Hands over each image's row; whether the whole text was read.

@@ -35,13 +35,13 @@ const QUESTIONNAIRES: [Column; 7] = [
 /// The per-image scores and the per-questionnaire agreement.
 pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
     Ok(vec![
-        ReleaseTable::from_export(
+        ReleaseTable::from_aggregate(
             "ground_truth",
             "One row per try-on image: curated ratings and scores (the release's `ground_truth.csv`).",
-            &IMAGES,
+            IMAGES.to_vec(),
             &["image"],
-            super::ground_truth::table(aggregate),
-        )?,
+            super::ground_truth::image_rows,
+        ),
         ReleaseTable::from_export(
             "questionnaires",
             "One row per questionnaire: agreement before and after curation, and who was kept.",
@@ -50,4 +50,13 @@ pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
             super::ground_truth::questionnaire_table(aggregate),
         )?,
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_images_table_declares_the_csv_columns_in_their_order() {
+        // Its rows are the CSV's rows, read straight into the table.
+        assert_eq!(super::IMAGES.map(|c| c.name), super::super::ground_truth::HEADER.map(std::borrow::Cow::Borrowed));
+    }
 }

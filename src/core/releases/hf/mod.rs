@@ -91,14 +91,6 @@ pub fn snapshot_tables(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Res
     Ok(SnapshotTables(vec![responses_parquet(snapshot)?, items_parquet(snapshot, rewrite)?]))
 }
 
-/// A table's text cells passed through `rewrite`, if there is one.
-fn rewritten(mut table: ReleaseTable, rewrite: Option<Rewrite<'_>>) -> ReleaseTable {
-    for row in &mut table.rows {
-        rewrite_row(&table.columns, row, rewrite);
-    }
-    table
-}
-
 /// A row's text cells passed through `rewrite`, if there is one.
 fn rewrite_row(columns: &[Column], row: &mut [String], rewrite: Option<Rewrite<'_>>) {
     let Some(rewrite) = rewrite else { return };
@@ -138,10 +130,9 @@ pub fn each_file_with(
         written.push(done);
         Ok(())
     };
-    for table in kind.release_tables(snapshot, aggregate)? {
-        let mut table = rewritten(table, rewrite);
-        let rows = table.rows.len();
-        let bytes = table.take_parquet()?;
+    for mut table in kind.release_tables(snapshot, aggregate)? {
+        let columns = table.columns.clone();
+        let (bytes, rows) = table.take_parquet(aggregate, &mut |row| rewrite_row(&columns, row, rewrite))?;
         emit(table, bytes, rows)?;
     }
     for (table, bytes, rows) in tables.0 {
