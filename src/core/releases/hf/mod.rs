@@ -131,8 +131,7 @@ pub fn each_file_with(
         Ok(())
     };
     for mut table in kind.release_tables(snapshot, aggregate)? {
-        let columns = table.columns.clone();
-        let (bytes, rows) = table.take_parquet(aggregate, &mut |row| rewrite_row(&columns, row, rewrite))?;
+        let (bytes, rows) = table.take_parquet(aggregate, &mut |columns, row| rewrite_row(columns, row, rewrite))?;
         emit(table, bytes, rows)?;
     }
     for (table, bytes, rows) in tables.0 {
@@ -155,21 +154,19 @@ fn responses_parquet(snapshot: &Snapshot) -> Result<(ReleaseTable, Vec<u8>, usiz
     );
     table.references.push(("item", "items", "item"));
     let mut parquet = ParquetTable::new(table.name, &table.columns)?;
-    let (mut rows, mut failed) = (0, None);
+    let mut failed = None;
     let mut header = true;
     ground_truth::each_response_row(snapshot, &mut |row| {
         // The first row is the CSV's header; a release's rows have no worker ids.
         if std::mem::take(&mut header) || failed.is_some() {
             return;
         }
-        match parquet.row(row) {
-            Ok(()) => rows += 1,
-            Err(e) => failed = Some(e),
-        }
+        failed = parquet.row(row).err();
     });
     if let Some(e) = failed {
         return Err(e);
     }
+    let rows = parquet.rows();
     let bytes = parquet.finish()?;
     Ok((table, bytes, rows))
 }

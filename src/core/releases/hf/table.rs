@@ -117,11 +117,18 @@ pub struct ReleaseTable {
     pub key: Vec<&'static str>,
     /// Columns that name a row of another table: (column, table, its column).
     pub references: Vec<(&'static str, &'static str, &'static str)>,
-    /// The rows, as text cells in the columns' order.
-    pub rows: Vec<Vec<String>>,
-    /// Where the rows come from instead, if they are read from the ground
-    /// truth as the file is written ([`ReleaseTable::from_aggregate`]).
-    pub reader: Option<RowReader>,
+    /// The rows, or where they come from.
+    pub rows: Rows,
+}
+
+/// A [`ReleaseTable`]'s rows.
+#[derive(Debug, Clone)]
+pub enum Rows {
+    /// Held, as text cells in the columns' order (moved out when written).
+    Held(Vec<Vec<String>>),
+    /// Read from the ground truth as the file is written, never held all at
+    /// once ([`ReleaseTable::from_aggregate`]).
+    FromAggregate(RowReader),
 }
 
 /// Reads a table's rows out of the ground truth's compact JSON text, one
@@ -175,7 +182,7 @@ impl ReleaseTable {
         rows: Vec<Vec<String>>,
     ) -> Self {
         let key = key.iter().copied().filter(|k| columns.iter().any(|c| c.name == *k)).collect();
-        Self { name, description, columns, key, references: Vec::new(), rows, reader: None }
+        Self { name, description, columns, key, references: Vec::new(), rows: Rows::Held(rows) }
     }
 
     /// A table whose rows `reader` reads out of the ground truth while its
@@ -188,30 +195,38 @@ impl ReleaseTable {
         key: &[&'static str],
         reader: RowReader,
     ) -> Self {
-        Self { reader: Some(reader), ..Self::new(name, description, columns, key, Vec::new()) }
+        Self { rows: Rows::FromAggregate(reader), ..Self::new(name, description, columns, key, Vec::new()) }
     }
 
     /// The Parquet file of the table and its number of rows, each row passed
-    /// through `each` on its way (its rows are moved into the file as it is
-    /// written, or read from `aggregate` by its [`RowReader`]: the table
-    /// keeps its columns, not its rows).
-    pub fn take_parquet(&mut self, aggregate: &[u8], each: &mut dyn FnMut(&mut [String])) -> Result<(Vec<u8>, usize)> {
+    /// through `each` (with the columns) on its way: held rows are moved
+    /// into the file as it is written, others read from `aggregate` (the
+    /// table keeps its columns, not its rows).
+    pub fn take_parquet(
+        &mut self,
+        aggregate: &[u8],
+        each: &mut dyn FnMut(&[Column], &mut [String]),
+    ) -> Result<(Vec<u8>, usize)> {
+        let rows = std::mem::replace(&mut self.rows, Rows::Held(Vec::new()));
         let mut writer = ParquetTable::new(self.name, &self.columns)?;
         let mut failed = None;
         let mut add = |mut row: Vec<String>| {
             if failed.is_none() {
-                each(&mut row);
+                each(&self.columns, &mut row);
                 failed = writer.row(row).err();
             }
         };
-        match self.reader {
-            Some(reader) => reader(aggregate, &mut add),
-            None => std::mem::take(&mut self.rows).into_iter().for_each(&mut add),
+        match rows {
+            Rows::Held(rows) => rows.into_iter().for_each(&mut add),
+            Rows::FromAggregate(reader) => {
+                reader(aggregate, &mut add);
+                self.rows = Rows::FromAggregate(reader);
+            }
         }
         if let Some(e) = failed {
             return Err(e);
         }
-        let rows = writer.written + writer.pending.len();
+        let rows = writer.rows();
         Ok((writer.finish()?, rows))
     }
 }
@@ -256,6 +271,11 @@ impl<'a> ParquetTable<'a> {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// Rows added so far.
+    pub fn rows(&self) -> usize {
+        self.written + self.pending.len()
     }
 
     /// Writes the rows held as one row group.
@@ -389,7 +409,7 @@ mod tests {
             &["id"],
             vec![row(["a", "3", "0.25", "x y", "2026-11-27T15:00:00.123456Z"]), row(["", "", "null", "", ""])],
         );
-        let (bytes, rows) = table.take_parquet(b"", &mut |_| {}).expect("written");
+        let (bytes, rows) = table.take_parquet(b"", &mut |_, _| {}).expect("written");
         assert_eq!(rows, 2);
         let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).expect("a Parquet file");
         assert_eq!(reader.metadata().file_metadata().num_rows(), 2);
@@ -404,7 +424,7 @@ mod tests {
     #[test]
     fn a_cell_that_is_not_its_type_names_table_column_and_row() {
         let mut table = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], vec![row(["a", "3.5", "", "", ""])]);
-        let e = table.take_parquet(b"", &mut |_| {}).expect_err("refused").to_string();
+        let e = table.take_parquet(b"", &mut |_, _| {}).expect_err("refused").to_string();
         assert!(e.contains("`t` column `n` row 1: `3.5` is not a whole number"), "{e}");
     }
 
@@ -419,8 +439,9 @@ mod tests {
     fn many_rows_are_written_in_row_groups() {
         let rows: Vec<Vec<String>> =
             (0..ROW_GROUP + 5).map(|i| row([&i.to_string(), "1", "1", "a", "2026-01-01T00:00:00Z"])).collect();
-        let (bytes, n) =
-            ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], rows).take_parquet(b"", &mut |_| {}).expect("written");
+        let (bytes, n) = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &[], rows)
+            .take_parquet(b"", &mut |_, _| {})
+            .expect("written");
         let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).expect("a Parquet file");
         assert_eq!(reader.metadata().num_row_groups(), 2);
         assert_eq!(reader.metadata().file_metadata().num_rows() as usize, ROW_GROUP + 5);
@@ -441,9 +462,9 @@ mod tests {
         line_rows(text, &mut |r| held.push(r));
         let mut read = ReleaseTable::from_aggregate("t", "t", COLUMNS.to_vec(), &["id"], line_rows);
         let mut whole = ReleaseTable::new("t", "t", COLUMNS.to_vec(), &["id"], held);
-        let upper = |row: &mut [String]| row[0] = row[0].to_uppercase();
-        let (read_bytes, read_rows) = read.take_parquet(text, &mut |r| upper(r)).expect("written");
-        let (whole_bytes, whole_rows) = whole.take_parquet(b"", &mut |r| upper(r)).expect("written");
+        let upper = |_: &[Column], row: &mut [String]| row[0] = row[0].to_uppercase();
+        let (read_bytes, read_rows) = read.take_parquet(text, &mut |c, r| upper(c, r)).expect("written");
+        let (whole_bytes, whole_rows) = whole.take_parquet(b"", &mut |c, r| upper(c, r)).expect("written");
         assert_eq!((read_bytes.as_slice(), read_rows), (whole_bytes.as_slice(), 3));
         assert_eq!(whole_rows, 3);
         let reader = SerializedFileReader::new(bytes::Bytes::from(read_bytes)).expect("a Parquet file");
