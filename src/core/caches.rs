@@ -1,7 +1,6 @@
 //! What one service keeps in memory between requests: the ground truths it
 //! computed and the small results derived from them (see
-//! [`super::aggregate_cache`]), the assignments' presentations (see
-//! [`super::own_task`]), and the counts and computations in flight
+//! [`super::aggregate_cache`]) and the counts and computations in flight
 //! that concurrent views share (see [`super::coalesce`]). Owned by the
 //! service (its `AppState`), so two services in one process, as in the
 //! tests, share nothing; the command line makes its own.
@@ -26,6 +25,4 @@ pub struct Caches {
     pub(super) progress: Coalesced<Uuid, CampaignProgress, super::Error>,
     /// Per-annotator rows being counted, by campaign and row limit.
     pub(super) per_annotator: Coalesced<(Uuid, Option<i64>), Arc<Vec<AnnotatorProgress>>, super::Error>,
-    /// Each assignment's presentation, as its task page read it first.
-    pub(super) presentations: super::own_task::Presentations,
 }

@@ -8,9 +8,9 @@
 //! anything once the assignment's owner and kind are known (they never
 //! change, so they are remembered). Both statements go through a [`Batcher`],
 //! so concurrent answers share statements (group commit), on connections
-//! held for them ([`Held`]: no round trip to test a connection on every
-//! return to the pool); each is acknowledged only after its statement
-//! returned. Retries and changed answers (rare) take the full path in
+//! held for them ([`crate::db::held::Held`]: no round trip to test a
+//! connection on every return to the pool); each is acknowledged only after
+//! its statement returned. Retries and changed answers (rare) take the full path in
 //! [`super::responses::submit`], with the same rules.
 
 use super::assignments;
@@ -22,7 +22,6 @@ use super::states::AssignmentState;
 use super::{Error, Registry, Result};
 use crate::core::Code;
 use crate::db::batcher::{in_input_order, Batcher};
-use crate::db::held::Held;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -125,28 +124,14 @@ impl Recorder {
     /// `statements`, a pool that never holds a transaction (its batching
     /// tasks start with the first answer).
     pub fn new(pool: PgPool, statements: PgPool) -> Self {
-        let (read_on, write_on) =
-            (Arc::new(Held::new(statements.clone(), IN_FLIGHT)), Arc::new(Held::new(statements, WRITES_IN_FLIGHT)));
         Self {
             pool,
-            reads: Batcher::new(
-                "answer context",
-                MAX_BATCH,
-                IN_FLIGHT,
-                Arc::new(move |keys| {
-                    let held = read_on.clone();
-                    Box::pin(async move { Ok(held.run(async move |conn| read(conn, &keys).await).await?) })
-                }),
-            ),
-            writes: Batcher::new(
-                "answer insert",
-                MAX_BATCH,
-                WRITES_IN_FLIGHT,
-                Arc::new(move |writes| {
-                    let held = write_on.clone();
-                    Box::pin(async move { Ok(held.run(async move |conn| write(conn, writes).await).await?) })
-                }),
-            ),
+            reads: Batcher::on_held("answer context", MAX_BATCH, IN_FLIGHT, statements.clone(), |conn, keys| {
+                Box::pin(async move { read(conn, &keys).await })
+            }),
+            writes: Batcher::on_held("answer insert", MAX_BATCH, WRITES_IN_FLIGHT, statements, |conn, writes| {
+                Box::pin(write(conn, writes))
+            }),
             owners: Kept::new(OWNERS_KEPT),
             items: Kept::new(OWNERS_KEPT),
         }

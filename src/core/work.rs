@@ -120,16 +120,14 @@ pub type TaskShown = super::own_task::TaskRows<PublicItem>;
 /// first when the questionnaire `ran_out` of time. `NotFound` when it is not
 /// theirs.
 pub async fn own_task(
-    pool: &PgPool,
-    caches: &super::Caches,
+    reads: &super::own_task::TaskReads,
     kinds: &Registry,
     id: Uuid,
     annotator_id: Uuid,
     wanted: super::own_task::Wanted,
     ran_out: bool,
 ) -> Result<(Campaign, TaskShown)> {
-    let (campaign, rows) =
-        super::own_task::read(pool, &caches.presentations, id, annotator_id, wanted, ran_out).await?;
+    let (campaign, rows) = reads.read(id, annotator_id, wanted, ran_out).await?;
     let (kind, handles) = (kinds.of(&campaign)?, campaign.settings.crowd());
     let public = |task: super::own_task::StoredTask| PublicItem {
         id: if handles { super::handles::handle(id, task.item) } else { task.item },

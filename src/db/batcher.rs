@@ -5,7 +5,9 @@
 //! earlier ones are in flight. A caller is answered only after its batch's
 //! statement has returned, so an acknowledged write is committed.
 
+use super::held::Held;
 use futures_util::future::BoxFuture;
+use sqlx::{PgConnection, PgPool};
 use std::sync::{Arc, OnceLock};
 use tokio::sync::{mpsc, oneshot, Semaphore};
 
@@ -15,6 +17,10 @@ pub type BatchError = Box<dyn std::error::Error + Send + Sync>;
 /// Runs one batch: the inputs in arrival order, their outputs in the same
 /// order, or why the batch failed as a whole.
 pub type RunBatch<I, O> = Arc<dyn Fn(Vec<I>) -> BoxFuture<'static, Result<Vec<O>, BatchError>> + Send + Sync>;
+
+/// One statement over a batch's inputs on a connection: their outputs in
+/// input order.
+pub type Statement<I, O, E> = for<'c> fn(&'c mut PgConnection, Vec<I>) -> BoxFuture<'c, Result<Vec<O>, E>>;
 
 type Job<I, O> = (I, oneshot::Sender<Option<O>>);
 
@@ -34,6 +40,27 @@ impl<I: Send + 'static, O: Send + 'static> Batcher<I, O> {
     /// requests per statement, with at most `in_flight` running at once.
     pub fn new(name: &'static str, max_batch: usize, in_flight: usize, run: RunBatch<I, O>) -> Self {
         Self { name, run, max_batch: max_batch.max(1), in_flight: in_flight.max(1), sender: OnceLock::new() }
+    }
+
+    /// A batcher running `statement` on `in_flight` connections held from
+    /// `statements` (see [`Held`]): a hot statement skips the pool's check
+    /// of every connection returned to it.
+    pub fn on_held<E>(
+        name: &'static str,
+        max_batch: usize,
+        in_flight: usize,
+        statements: PgPool,
+        statement: Statement<I, O, E>,
+    ) -> Self
+    where
+        E: From<sqlx::Error> + Into<BatchError> + 'static,
+    {
+        let held = Arc::new(Held::new(statements, in_flight));
+        let run: RunBatch<I, O> = Arc::new(move |inputs| {
+            let held = held.clone();
+            Box::pin(async move { held.run(async move |conn| statement(conn, inputs).await).await.map_err(Into::into) })
+        });
+        Self::new(name, max_batch, in_flight, run)
     }
 
     /// This request's output once its batch has run; `None` when the batch

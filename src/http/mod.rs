@@ -119,6 +119,8 @@ pub struct Shared {
     pub users: user_cache::UserCache,
     /// Stores answers, gathering concurrent ones into shared statements.
     pub recorder: Arc<crate::core::record::Recorder>,
+    /// Reads task pages, gathering concurrent ones into shared statements.
+    pub task_reads: crate::core::own_task::TaskReads,
     /// This service's ground truths and shared counts (see [`crate::core::Caches`]).
     pub caches: Arc<crate::core::Caches>,
     /// A pool for single statements only (see [`crate::db::statement_pool`]).
@@ -143,6 +145,7 @@ impl AppState {
             users: Default::default(),
             recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone())),
             caches: Arc::default(),
+            task_reads: crate::core::own_task::TaskReads::new(statements.clone()),
             statements,
             pool,
             sessions: Default::default(),

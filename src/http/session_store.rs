@@ -40,17 +40,9 @@ impl SessionStoreWithBatchedLoads {
     pub fn new(pool: PgPool, statements: PgPool, cache: Arc<SessionCache>) -> Self {
         let store = PostgresStore::new(pool.clone());
         cache.listen(pool.clone());
-        let held = Arc::new(crate::db::held::Held::new(statements, IN_FLIGHT));
-        let loads = Batcher::new(
-            "session lookup",
-            MAX_BATCH,
-            IN_FLIGHT,
-            Arc::new(move |ids: Vec<String>| {
-                let held = held.clone();
-                Box::pin(async move { Ok(held.run(async move |conn| load_many(conn, &ids).await).await?) })
-                    as futures_util::future::BoxFuture<'static, _>
-            }),
-        );
+        let loads = Batcher::on_held("session lookup", MAX_BATCH, IN_FLIGHT, statements, |conn, ids| {
+            Box::pin(async move { load_many(conn, &ids).await })
+        });
         Self { store, pool, loads: Arc::new(loads), cache }
     }
 

@@ -779,3 +779,59 @@ async fn the_task_page_shows_the_first_task_without_an_answer_whatever_order_the
     assert!(all.contains("You have answered all 4 tasks"), "the page to submit: {all}");
     shows(&page("?pos=2").await, 2, 4);
 }
+
+/// Task pages asked for at once share their statements: each still shows
+/// its own worker's task, progress and answer, never another's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn task_pages_asked_for_at_once_each_show_their_own_worker_s_task_and_answer() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        96,
+        1,
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1}),
+    )
+    .await;
+    // Worker n answered its first n % 4 tasks with the rating n % 3 + 1.
+    let mut workers = Vec::new();
+    for n in 0..24usize {
+        let w = join(&app, &invitation, &format!("page-{n}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+        let items: Vec<String> =
+            view["items"].as_array().expect("items").iter().map(|i| i["id"].as_str().expect("id").to_owned()).collect();
+        let responses = format!("/api/v1/work/assignments/{assignment}/responses");
+        for item in &items[..n % 4] {
+            let (status, body) =
+                w.post(&app, &responses, json!({"item_id": item, "answer": {"rating": n % 3 + 1}})).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+        workers.push((n, std::sync::Arc::new(w), assignment, items));
+    }
+    let mut pages = Vec::new();
+    for round in 0..3 {
+        for (n, w, assignment, items) in &workers {
+            let query = if round == 1 { "?pos=1" } else { "" };
+            let (url, client) = (app.at(&format!("/work/a/{assignment}{query}")), w.client.clone());
+            let (n, items, first) = (*n, items.clone(), round == 1);
+            pages.push(tokio::spawn(async move {
+                let response = client.get(url).send().await.expect("page");
+                assert_eq!(response.status(), StatusCode::OK);
+                (n, items, first, response.text().await.expect("html"))
+            }));
+        }
+    }
+    for page in pages {
+        let (n, items, first, html) = page.await.expect("task");
+        let (answered, position) = (n % 4, if first { 1 } else { n % 4 + 1 });
+        assert!(html.contains(&format!("<title>Task {position} of 4")), "worker {n}, task {position}: {html}");
+        assert_eq!(crate::fixtures::item_on_page(&html), items[position - 1], "worker {n}'s item");
+        assert!(html.contains(&format!("aria-valuenow=\"{answered}\"")), "worker {n}: {answered} answered");
+        let rating = n % 3 + 1;
+        let chosen = format!("value=\"{rating}\" data-key=\"{rating}\"\n          class=\"choice selected\"");
+        assert_eq!(html.contains(&chosen), first && answered > 0, "worker {n}'s own answer, on its task only");
+        assert_eq!(html.matches("class=\"choice selected\"").count(), usize::from(first && answered > 0));
+    }
+}

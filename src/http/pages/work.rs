@@ -489,7 +489,7 @@ async fn show_task(
         }
     };
     let ran_out = matches!(shown, Shown::Expired { .. });
-    let (campaign, task) = work::own_task(&s.statements, &s.caches, &s.kinds, id, user.id, wanted, ran_out).await?;
+    let (campaign, task) = work::own_task(&s.task_reads, &s.kinds, id, user.id, wanted, ran_out).await?;
     let state = task.state;
     if state == AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
