@@ -15,7 +15,7 @@ use crate::db::batcher::{in_input_order, Batcher};
 use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::PgPool;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -83,20 +83,26 @@ impl<T> TaskRows<T> {
         }
     }
 }
-
-/// The assignment's row: the campaign's columns as [`Campaign`] reads them,
-/// then the assignment's under `t_` names, numbered by its request in the
-/// batch (`n`).
+/// A page's row: the campaign's columns as [`Campaign`] reads them, then
+/// the assignment's and the shown tasks' under `t_` names, numbered by its
+/// request in the batch (`n`).
 #[derive(sqlx::FromRow)]
-struct Head {
+struct PageRow {
     n: i64,
     #[sqlx(flatten)]
     campaign: Campaign,
     t_state: AssignmentState,
-    /// `NULL` when it was not asked for (this service knows it).
+    /// `NULL` when it was not asked for (this service keeps it).
     t_presentation: Option<Json<Presentation>>,
-    t_review_of: Option<Uuid>,
-    t_answered: Vec<Uuid>,
+    /// `NULL` when the count of answers is the one the service sent.
+    t_answered: Option<Vec<Uuid>>,
+    /// The shown task's payload (`NULL`: none asked for, or gone), the
+    /// annotator's answer to it and the answer under review.
+    t_payload: Option<Value>,
+    t_answer: Option<Value>,
+    t_under_review: Option<Value>,
+    /// The next task's payload.
+    t_next_payload: Option<Value>,
 }
 
 /// An assignment's stored presentation: its items in the annotator's order.
@@ -113,72 +119,91 @@ struct Entry {
     presentation: Value,
 }
 
-/// Assignments whose presentation is kept at most (~0.8 kB each when items
-/// have no presentation of their own, as VTON's); past it, all are
-/// forgotten and read again.
-const PRESENTATIONS_KEPT: usize = 20_000;
+/// Assignments whose presentation and answered items are kept at most
+/// (~0.8 kB each when items have no presentation of their own, as VTON's,
+/// and up to 0.8 kB of answered items); past it, all are forgotten and read
+/// again.
+const KEPT: usize = 20_000;
 /// Page reads per statement at most.
 const MAX_BATCH: usize = 128;
-/// Statements of each of the two reads running at once.
+/// Statements running at once.
 const IN_FLIGHT: usize = 2;
 
-/// Which assignment a page asks for, by whom, and whether its presentation
-/// must be read.
+/// The items of each assignment known to have an answer, as this service
+/// last saw them: read with a task page, and grown by every answer stored
+/// here ([`Self::stored`]). Answers are never deleted and never move (the
+/// schema refuses both), so what is kept is always a subset of the answered
+/// items; as large as the assignment's count of answers, it is all of them.
+pub struct AnsweredItems(Kept<Arc<[Uuid]>>);
+
+impl Default for AnsweredItems {
+    fn default() -> Self {
+        Self(Kept::new(KEPT))
+    }
+}
+
+impl AnsweredItems {
+    /// Notes an answer just stored (committed) for `item` in `assignment`,
+    /// when the assignment's answered items are kept. Two at once may keep
+    /// only one of them: the kept items then fall short of the count, and
+    /// the next page reads them again.
+    pub fn stored(&self, assignment: Uuid, item: Uuid) {
+        if let Some(known) = self.0.get(assignment).filter(|known| !known.contains(&item)) {
+            let mut grown = known.to_vec();
+            grown.push(item);
+            self.0.keep(assignment, grown.into());
+        }
+    }
+}
+
+/// What one page asks of the database.
 #[derive(Clone, Copy)]
-struct HeadKey {
+struct PageKey {
     id: Uuid,
     annotator_id: Uuid,
+    /// Whether the presentation must be read (the service does not keep it).
     presentation: bool,
-}
-
-/// The tasks a page shows (the task and the next), in their assignment,
-/// with the assignment under review if any.
-struct ShownKey {
-    items: Vec<Uuid>,
-    assignment_id: Uuid,
-    review_of: Option<Uuid>,
-}
-
-/// One shown task as read: its request in the batch, the item, its
-/// payload, the annotator's answer and the answer under review.
-#[derive(sqlx::FromRow)]
-struct ShownRow {
-    n: i64,
-    id: Uuid,
-    payload: Value,
-    answer: Option<Value>,
-    reviewed: Option<Value>,
+    /// How many answered items the service keeps (-1: none); the answered
+    /// items are read only when the assignment's count differs.
+    answered: i32,
+    /// The task to show and the next, as far as the service can tell.
+    task: Option<Uuid>,
+    next: Option<Uuid>,
 }
 
 /// Reads task pages, the page a browser is sent to after every answer; one
-/// per service. Its two statements go through [`Batcher`]s on held
-/// connections, as the answers do (see [`super::record`]): at 64
-/// connections the pages' own statements, one per page, were what kept a
-/// browser's vote cycle from scaling with the answers. Each assignment's
-/// presentation is kept from its first page ([`Kept`]): reading it (a
-/// TOASTed JSON of every item) on every page was a third of the page's first
-/// statement, and it never changes.
+/// per service. In the common case a page is one statement, shared with the
+/// pages asked for at the same time (a [`Batcher`] on held connections, as
+/// the answers are; see [`super::record`]): the service keeps each
+/// assignment's presentation (it never changes) and its answered items
+/// ([`AnsweredItems`]), picks the task from them, and reads the assignment
+/// with that task and the next, and the answered items only when the
+/// assignment's count of answers shows the kept ones are out of date. When
+/// the task picked then differs (the first page of an assignment here, an
+/// answer stored by another instance, a questionnaire that ran out of time),
+/// a second statement reads the right one. Two statements on every page, one
+/// of them reading every answer's item, kept the browser's vote cycle from
+/// scaling with the answers at 64 connections.
 pub struct TaskReads {
     pool: PgPool,
-    heads: Batcher<HeadKey, Option<Head>>,
-    shown: Batcher<ShownKey, Vec<ShownRow>>,
+    pages: Batcher<PageKey, Option<PageRow>>,
     presentations: Kept<Arc<[Entry]>>,
+    answered: Arc<AnsweredItems>,
 }
 
 impl TaskReads {
     /// Page reads on `statements`, a pool that never holds a transaction
-    /// (see [`crate::db::statement_pool`]); the batching tasks start with
-    /// the first page.
-    pub fn new(statements: PgPool) -> Self {
+    /// (see [`crate::db::statement_pool`]), told of stored answers through
+    /// `answered` (the recorder's); the batching task starts with the first
+    /// page.
+    pub fn new(statements: PgPool, answered: Arc<AnsweredItems>) -> Self {
         Self {
-            heads: Batcher::on_held("task page assignment", MAX_BATCH, IN_FLIGHT, statements.clone(), |conn, keys| {
-                Box::pin(async move { read_heads(conn, &keys).await })
-            }),
-            shown: Batcher::on_held("task page tasks", MAX_BATCH, IN_FLIGHT, statements.clone(), |conn, keys| {
-                Box::pin(async move { read_shown(conn, &keys).await })
+            pages: Batcher::on_held("task page", MAX_BATCH, IN_FLIGHT, statements.clone(), |conn, keys| {
+                Box::pin(async move { read_pages(conn, &keys).await })
             }),
             pool: statements,
-            presentations: Kept::new(PRESENTATIONS_KEPT),
+            presentations: Kept::new(KEPT),
+            answered,
         }
     }
 
@@ -187,12 +212,6 @@ impl TaskReads {
     /// assignment (or one that `ran_out` of time just now) with every task
     /// answered shows its first task: it takes no more answers, and the page
     /// says so beside it.
-    ///
-    /// Two small statements: the assignment with its campaign and which
-    /// items have an answer (and its presentation, unless kept here), then
-    /// the payloads and answers of the task shown and the next. One
-    /// statement picking the task in SQL cost PostgreSQL twice their work
-    /// together (its plan re-ran the pick for every use of it).
     #[tracing::instrument(level = "debug", skip(self))]
     pub async fn read(
         &self,
@@ -201,16 +220,21 @@ impl TaskReads {
         wanted: Wanted,
         ran_out: bool,
     ) -> Result<(Campaign, TaskRows)> {
-        let known = self.presentations.get(id);
-        let key = HeadKey { id, annotator_id, presentation: known.is_none() };
-        let head = match self.heads.call(key).await {
-            Some(head) => head,
-            // The batch failed (or the service is stopping): alone, with the real error.
-            None => read_heads(&self.pool, &[key]).await?.pop().flatten(),
+        let (known, kept) = (self.presentations.get(id), self.answered.0.get(id));
+        // The task nothing new would leave on the page.
+        let guess = match (&known, &kept) {
+            (Some(items), Some(answered)) => pick(items, answered, wanted, ran_out),
+            _ => None,
         };
-        let Head { campaign, t_state: state, t_presentation, t_review_of, t_answered, .. } =
-            head.ok_or(Error::NotFound("assignment"))?;
-        let items = match (known, t_presentation) {
+        let shown = |items: &[Entry], position: Option<usize>| {
+            let mut shown = position.map_or(&[][..], |p| &items[p - 1..]).iter().map(|e| e.item);
+            (shown.next(), shown.next())
+        };
+        let (task, next) = known.as_deref().map_or((None, None), |items| shown(items, guess));
+        let answered = kept.as_ref().map_or(-1, |a| i32::try_from(a.len()).unwrap_or(i32::MAX));
+        let key = PageKey { id, annotator_id, presentation: known.is_none(), answered, task, next };
+        let mut row = self.page(key).await?.ok_or(Error::NotFound("assignment"))?;
+        let items = match (known, row.t_presentation.take()) {
             (Some(items), _) => items,
             (None, Some(Json(Presentation { items }))) => {
                 let items: Arc<[Entry]> = items.into();
@@ -219,110 +243,102 @@ impl TaskReads {
             }
             (None, None) => return Err(Error::unexpected("an assignment's presentation was not read")),
         };
-        let total = items.len();
-        let answered: HashSet<Uuid> = t_answered.into_iter().collect();
-        let asked = match wanted {
-            Wanted::FirstOpen => None,
-            Wanted::At(position) => (1..=total).contains(&position).then_some(position),
-            Wanted::Item(item) => items.iter().position(|e| e.item == item).map(|i| i + 1),
+        let answered = match (row.t_answered.take(), kept) {
+            (Some(read), _) => {
+                let read: Arc<[Uuid]> = read.into();
+                self.answered.0.keep(id, read.clone());
+                read
+            }
+            (None, Some(kept)) => kept,
+            (None, None) => return Err(Error::unexpected("an assignment's answered items were not read")),
         };
-        let first_open = || items.iter().position(|e| !answered.contains(&e.item)).map(|i| i + 1);
-        let expired = ran_out || state == AssignmentState::Expired;
-        let position = asked.or_else(first_open).or((expired && total > 0).then_some(1));
-        let mut rows = TaskRows {
-            state,
-            total,
+        let position = pick(&items, &answered, wanted, ran_out || row.t_state == AssignmentState::Expired);
+        let (task, next) = shown(&items, position);
+        if (task, next) != (key.task, key.next) {
+            // Read again with the task now known; the rest of the page stays
+            // as first read (an answer stored meanwhile shows on the next).
+            let again = PageKey { presentation: false, answered: i32::MAX, task, next, ..key };
+            let shown = self.page(again).await?.ok_or(Error::NotFound("assignment"))?;
+            (row.t_payload, row.t_answer, row.t_under_review, row.t_next_payload) =
+                (shown.t_payload, shown.t_answer, shown.t_under_review, shown.t_next_payload);
+        }
+        let mut entries = position.map_or(&[][..], |p| &items[p - 1..]).iter();
+        // An item gone from the database is shown without its payload.
+        let stored = |entry: &Entry, payload: Option<Value>| StoredTask {
+            item: entry.item,
+            presentation: entry.presentation.clone(),
+            payload: payload.unwrap_or(Value::Null),
+        };
+        let task = entries.next().map(|entry| stored(entry, row.t_payload));
+        let next = entries.next().map(|entry| stored(entry, row.t_next_payload));
+        let rows = TaskRows {
+            state: row.t_state,
+            total: items.len(),
             answered: answered.len(),
             position,
-            task: None,
-            next: None,
-            answer: None,
-            under_review: None,
+            answer: task.as_ref().and(row.t_answer),
+            under_review: task.as_ref().and(row.t_under_review),
+            task,
+            next,
         };
-        let Some(position) = position else { return Ok((campaign, rows)) };
-        let key = || ShownKey {
-            items: items[position - 1..].iter().take(2).map(|e| e.item).collect(),
-            assignment_id: id,
-            review_of: t_review_of,
-        };
-        let stored = match self.shown.call(key()).await {
-            Some(stored) => stored,
-            None => read_shown(&self.pool, &[key()]).await?.pop().unwrap_or_default(),
-        };
-        let mut stored: HashMap<Uuid, ShownRow> = stored.into_iter().map(|row| (row.id, row)).collect();
-        let mut entries = items.iter().skip(position - 1);
-        if let Some(Entry { item, presentation }) = entries.next() {
-            // An item gone from the database is shown without its payload.
-            let (payload, answer, reviewed) =
-                stored.remove(item).map_or((Value::Null, None, None), |r| (r.payload, r.answer, r.reviewed));
-            rows.task = Some(StoredTask { item: *item, presentation: presentation.clone(), payload });
-            (rows.answer, rows.under_review) = (answer, reviewed);
+        Ok((row.campaign, rows))
+    }
+
+    /// One page's row, through the batch; alone, with the real error, when
+    /// the batch failed (or the service is stopping).
+    async fn page(&self, key: PageKey) -> Result<Option<PageRow>> {
+        match self.pages.call(key).await {
+            Some(row) => Ok(row),
+            None => Ok(read_pages(&self.pool, &[key]).await?.pop().flatten()),
         }
-        rows.next = entries.next().map(|Entry { item, presentation }| StoredTask {
-            item: *item,
-            presentation: presentation.clone(),
-            payload: stored.remove(item).map_or(Value::Null, |row| row.payload),
-        });
-        Ok((campaign, rows))
     }
 }
 
-/// The assignments pages ask for, with their campaigns and answered items,
-/// in one statement; one slot per key in key order (`None`: not that
-/// annotator's, or gone).
+/// The 1-based position of the task a page shows: the one `wanted`, else
+/// the first without an answer; with every task answered, none (the page
+/// offers to submit), or the first when the assignment is `expired`.
+fn pick(items: &[Entry], answered: &[Uuid], wanted: Wanted, expired: bool) -> Option<usize> {
+    let total = items.len();
+    let asked = match wanted {
+        Wanted::FirstOpen => None,
+        Wanted::At(position) => (1..=total).contains(&position).then_some(position),
+        Wanted::Item(item) => items.iter().position(|e| e.item == item).map(|i| i + 1),
+    };
+    let answered: HashSet<&Uuid> = answered.iter().collect();
+    let first_open = || items.iter().position(|e| !answered.contains(&e.item)).map(|i| i + 1);
+    asked.or_else(first_open).or((expired && total > 0).then_some(1))
+}
+
+/// The pages asked for, in one statement: each assignment with its
+/// campaign, its answered items when their count is not the one sent, and
+/// the payloads and answers of the tasks named; one slot per key in key
+/// order (`None`: not that annotator's, or gone).
 #[tracing::instrument(level = "debug", skip_all, fields(pages = keys.len()))]
-async fn read_heads<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[HeadKey]) -> Result<Vec<Option<Head>>> {
-    let rows: Vec<Head> = sqlx::query_as(
+async fn read_pages<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[PageKey]) -> Result<Vec<Option<PageRow>>> {
+    let rows: Vec<PageRow> = sqlx::query_as(
         "SELECT k.n, c.*, a.state AS t_state, CASE WHEN k.presentation THEN a.presentation END AS t_presentation,
-                b.review_of AS t_review_of,
-                (SELECT coalesce(array_agg(r.item_id), '{}')
-                   FROM responses r WHERE r.assignment_id = a.id) AS t_answered
-           FROM unnest($1::uuid[], $2::uuid[], $3::bool[]) WITH ORDINALITY AS k(id, annotator_id, presentation, n)
+                CASE WHEN a.answered <> k.answered THEN
+                    (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id)
+                END AS t_answered,
+                t.payload AS t_payload, mine.answer AS t_answer, reviewed.answer AS t_under_review,
+                nx.payload AS t_next_payload
+           FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::int[], $5::uuid[], $6::uuid[])
+                    WITH ORDINALITY AS k(id, annotator_id, presentation, answered, task, next, n)
            JOIN assignments a ON a.id = k.id AND a.annotator_id = k.annotator_id
            JOIN campaigns c ON c.id = a.campaign_id
-           JOIN batches b ON b.id = a.batch_id",
+           JOIN batches b ON b.id = a.batch_id
+           LEFT JOIN items t ON t.id = k.task
+           LEFT JOIN responses mine ON mine.assignment_id = a.id AND mine.item_id = k.task
+           LEFT JOIN responses reviewed ON reviewed.assignment_id = b.review_of AND reviewed.item_id = k.task
+           LEFT JOIN items nx ON nx.id = k.next",
     )
     .bind(keys.iter().map(|k| k.id).collect::<Vec<_>>())
     .bind(keys.iter().map(|k| k.annotator_id).collect::<Vec<_>>())
     .bind(keys.iter().map(|k| k.presentation).collect::<Vec<_>>())
+    .bind(keys.iter().map(|k| k.answered).collect::<Vec<_>>())
+    .bind(keys.iter().map(|k| k.task).collect::<Vec<_>>())
+    .bind(keys.iter().map(|k| k.next).collect::<Vec<_>>())
     .fetch_all(db)
     .await?;
     Ok(in_input_order(keys.len(), rows.into_iter().map(|r| (r.n, r))))
-}
-
-/// The payloads and answers of the tasks pages show, in one statement; the
-/// rows of each key in key order (none for an item gone from the database).
-#[tracing::instrument(level = "debug", skip_all, fields(pages = keys.len()))]
-async fn read_shown<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[ShownKey]) -> Result<Vec<Vec<ShownRow>>> {
-    // One input row per task: its item, its page's assignment and the one
-    // under review, and its page's number.
-    let (mut items, mut assignments, mut reviews, mut pages) = (vec![], vec![], vec![], vec![]);
-    for (n, key) in (1i64..).zip(keys) {
-        for item in &key.items {
-            items.push(*item);
-            assignments.push(key.assignment_id);
-            reviews.push(key.review_of);
-            pages.push(n);
-        }
-    }
-    let rows: Vec<ShownRow> = sqlx::query_as(
-        "SELECT k.n, i.id, i.payload, mine.answer, reviewed.answer AS reviewed
-           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int8[]) AS k(item_id, assignment_id, review_of, n)
-           JOIN items i ON i.id = k.item_id
-           LEFT JOIN responses mine ON mine.assignment_id = k.assignment_id AND mine.item_id = i.id
-           LEFT JOIN responses reviewed ON reviewed.assignment_id = k.review_of AND reviewed.item_id = i.id",
-    )
-    .bind(items)
-    .bind(assignments)
-    .bind(reviews)
-    .bind(pages)
-    .fetch_all(db)
-    .await?;
-    let mut out: Vec<Vec<ShownRow>> = keys.iter().map(|_| Vec::new()).collect();
-    for row in rows {
-        if let Some(page) = usize::try_from(row.n - 1).ok().and_then(|i| out.get_mut(i)) {
-            page.push(row);
-        }
-    }
-    Ok(out)
 }

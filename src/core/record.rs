@@ -16,6 +16,7 @@
 use super::assignments;
 use super::kept::Kept;
 use super::kind::TaskKind;
+use super::own_task::AnsweredItems;
 use super::progress::AssignmentProgress;
 use super::responses::{self, Outcome, Response, Submission};
 use super::states::AssignmentState;
@@ -117,13 +118,17 @@ pub struct Recorder {
     /// and by id took ~4 kB an assignment, ~40 MB held for good at
     /// VTON-QBench size; this takes 1.6 kB.)
     items: Kept<ItemsByHandle>,
+    /// Told of every answer stored here, for the task pages (see
+    /// [`super::own_task::TaskReads`]).
+    answered: Arc<AnsweredItems>,
 }
 
 impl Recorder {
     /// A recorder on this pool; its single statements go through
     /// `statements`, a pool that never holds a transaction (its batching
-    /// tasks start with the first answer).
-    pub fn new(pool: PgPool, statements: PgPool) -> Self {
+    /// tasks start with the first answer); each answer stored is noted in
+    /// `answered`.
+    pub fn new(pool: PgPool, statements: PgPool, answered: Arc<AnsweredItems>) -> Self {
         Self {
             pool,
             reads: Batcher::on_held("answer context", MAX_BATCH, IN_FLIGHT, statements.clone(), |conn, keys| {
@@ -134,6 +139,7 @@ impl Recorder {
             }),
             owners: Kept::new(OWNERS_KEPT),
             items: Kept::new(OWNERS_KEPT),
+            answered,
         }
     }
 
@@ -205,6 +211,7 @@ impl Recorder {
         match (written.inserted, written.state) {
             (Some(response), _) => {
                 metrics::counter!("atelier_responses_stored_total").increment(1);
+                self.answered.stored(assignment_id, item_id);
                 Ok((response, Outcome::Created, AssignmentProgress { answered: written.answered, total }))
             }
             (None, AssignmentState::Expired) => Err(Error::lease_expired()),
@@ -215,6 +222,9 @@ impl Recorder {
                 // The full path gets the item by its id (a rare path: the copy is fine).
                 let sub = Submission { item_id, ..sub.clone() };
                 let (response, outcome) = responses::submit(&self.pool, kinds, &assignment, &sub).await?;
+                if outcome == Outcome::Created {
+                    self.answered.stored(assignment_id, item_id);
+                }
                 let progress = super::progress::of_assignment(&self.pool, assignment_id, assignment.batch_id).await?;
                 Ok((response, outcome, progress))
             }

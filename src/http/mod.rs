@@ -136,6 +136,8 @@ impl AppState {
     /// limiter and task tracker.
     pub fn new(pool: PgPool, config: HttpConfig, kinds: crate::core::Registry, pages: task_pages::KindPages) -> Self {
         let statements = crate::db::statement_pool(&pool);
+        // Answers stored, as the task pages need to know them.
+        let answered = Arc::<crate::core::own_task::AnsweredItems>::default();
         Self(Arc::new(Shared {
             limiter: LoginLimiter,
             config: Arc::new(config),
@@ -143,9 +145,9 @@ impl AppState {
             kinds,
             pages,
             users: Default::default(),
-            recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone())),
+            recorder: Arc::new(crate::core::record::Recorder::new(pool.clone(), statements.clone(), answered.clone())),
             caches: Arc::default(),
-            task_reads: crate::core::own_task::TaskReads::new(statements.clone()),
+            task_reads: crate::core::own_task::TaskReads::new(statements.clone(), answered),
             statements,
             pool,
             sessions: Default::default(),

@@ -144,3 +144,54 @@ async fn a_session_ended_on_one_instance_is_refused_by_the_other_that_remembered
     let status = vote_on_b(2).await.expect("vote").status();
     assert!(matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN), "{status}");
 }
+
+/// Each instance keeps what it saw of an assignment for its task pages:
+/// an answer sent through the other instance still moves its page on, and
+/// an answer shows on either.
+#[tokio::test]
+async fn task_pages_on_two_instances_follow_answers_sent_through_either() {
+    let (app, other, _admin, campaign, invitation) = two_instances_and_a_campaign().await;
+    let w = join(&app, &invitation, "two-tabs").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+    let page = async |base: &str, query: &str| {
+        let response = w.client.get(format!("{base}/work/a/{assignment}{query}")).send().await.expect("page");
+        assert_eq!(response.status(), StatusCode::OK);
+        response.text().await.expect("html")
+    };
+    let answer = async |base: &str, html: &str, rating: &str| {
+        let item = crate::fixtures::item_on_page(html);
+        let response = w
+            .client
+            .post(format!("{base}/work/a/{assignment}/answer"))
+            .form(&[("csrf_token", w.csrf.as_str()), ("item_id", item.as_str()), ("rating", rating)])
+            .send()
+            .await
+            .expect("answer");
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{}", response.text().await.unwrap_or_default());
+        item
+    };
+    let shows = |html: &str, position: usize, answered: usize| {
+        assert!(html.contains(&format!("<title>Task {position} of 3")), "task {position}: {html}");
+        assert!(html.contains(&format!("aria-valuenow=\"{answered}\"")), "{answered} answered: {html}");
+    };
+    let a = app.url.clone();
+    let first = page(&a, "").await;
+    shows(&first, 1, 0);
+    let one = answer(&a, &first, "1").await;
+    let second = page(&a, "").await;
+    shows(&second, 2, 1);
+    assert_ne!(crate::fixtures::item_on_page(&second), one);
+    // The second task answered through B: A's page moves on all the same.
+    answer(&other, &second, "3").await;
+    let third = page(&a, "").await;
+    shows(&third, 3, 2);
+    shows(&page(&other, "").await, 3, 2);
+    // The answer given through B shows on A's page of that task.
+    let back = page(&a, "?pos=2").await;
+    shows(&back, 2, 2);
+    assert!(back.contains("value=\"3\" data-key=\"3\"\n          class=\"choice selected\""), "{back}");
+    answer(&a, &third, "2").await;
+    assert!(page(&a, "").await.contains("You have answered all 3 tasks"));
+    assert!(page(&other, "").await.contains("You have answered all 3 tasks"));
+}
