@@ -1,11 +1,12 @@
 //! One task of an annotator's own assignment, as the task page shows it:
-//! the page a browser is sent to after every answer. It reads which items
-//! have an answer (not the answers), picks the task (the one asked for, else
-//! the first without an answer), then reads only what the page shows of it:
-//! that task and the next one, the answer given and the answer under review.
-//! Reading every answer and every payload of the questionnaire in one
-//! statement (as [`super::own_view`] does for the API) cost PostgreSQL four
-//! times the work. Concurrent pages share their statements ([`TaskReads`]).
+//! the page a browser is sent to after every answer. The service picks the
+//! task (the one asked for, else the first without an answer) from what it
+//! keeps of the assignment, then reads only what the page shows: the
+//! assignment, that task and the next one, the answer given and the answer
+//! under review, in one statement shared by concurrent pages
+//! ([`TaskReads`]). Reading every answer and every payload of the
+//! questionnaire (as [`super::own_view`] does for the API) cost PostgreSQL
+//! four times the work.
 
 use super::campaigns::Campaign;
 use super::kept::Kept;
