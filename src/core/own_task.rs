@@ -223,15 +223,10 @@ impl TaskReads {
     ) -> Result<(Campaign, TaskRows)> {
         let (known, kept) = (self.presentations.get(id), self.answered.0.get(id));
         // The task nothing new would leave on the page.
-        let guess = match (&known, &kept) {
-            (Some(items), Some(answered)) => pick(items, answered, wanted, ran_out),
-            _ => None,
+        let (task, next) = match (&known, &kept) {
+            (Some(items), Some(answered)) => shown_at(items, pick(items, answered, wanted, ran_out)),
+            _ => (None, None),
         };
-        let shown = |items: &[Entry], position: Option<usize>| {
-            let mut shown = position.map_or(&[][..], |p| &items[p - 1..]).iter().map(|e| e.item);
-            (shown.next(), shown.next())
-        };
-        let (task, next) = known.as_deref().map_or((None, None), |items| shown(items, guess));
         let answered = kept.as_ref().map_or(-1, |a| i32::try_from(a.len()).unwrap_or(i32::MAX));
         let key = PageKey { id, annotator_id, presentation: known.is_none(), answered, task, next };
         let mut row = self.page(key).await?.ok_or(Error::NotFound("assignment"))?;
@@ -254,7 +249,7 @@ impl TaskReads {
             (None, None) => return Err(Error::unexpected("an assignment's answered items were not read")),
         };
         let position = pick(&items, &answered, wanted, ran_out || row.t_state == AssignmentState::Expired);
-        let (task, next) = shown(&items, position);
+        let (task, next) = shown_at(&items, position);
         if (task, next) != (key.task, key.next) {
             // Read again with the task now known; the rest of the page stays
             // as first read (an answer stored meanwhile shows on the next).
@@ -263,26 +258,7 @@ impl TaskReads {
             (row.t_payload, row.t_answer, row.t_under_review, row.t_next_payload) =
                 (shown.t_payload, shown.t_answer, shown.t_under_review, shown.t_next_payload);
         }
-        let mut entries = position.map_or(&[][..], |p| &items[p - 1..]).iter();
-        // An item gone from the database is shown without its payload.
-        let stored = |entry: &Entry, payload: Option<Value>| StoredTask {
-            item: entry.item,
-            presentation: entry.presentation.clone(),
-            payload: payload.unwrap_or(Value::Null),
-        };
-        let task = entries.next().map(|entry| stored(entry, row.t_payload));
-        let next = entries.next().map(|entry| stored(entry, row.t_next_payload));
-        let rows = TaskRows {
-            state: row.t_state,
-            total: items.len(),
-            answered: answered.len(),
-            position,
-            answer: task.as_ref().and(row.t_answer),
-            under_review: task.as_ref().and(row.t_under_review),
-            task,
-            next,
-        };
-        Ok((row.campaign, rows))
+        Ok(page_rows(&items, position, answered.len(), row))
     }
 
     /// One page's row, through the batch; alone, with the real error, when
@@ -293,6 +269,37 @@ impl TaskReads {
             None => Ok(read_pages(&self.pool, &[key]).await?.pop().flatten()),
         }
     }
+}
+
+/// The items of the task at `position` and the next, if any.
+fn shown_at(items: &[Entry], position: Option<usize>) -> (Option<Uuid>, Option<Uuid>) {
+    let mut shown = position.map_or(&[][..], |p| &items[p - 1..]).iter().map(|e| e.item);
+    (shown.next(), shown.next())
+}
+
+/// The page's campaign and rows from its row as read, showing the task at
+/// `position` of `items`, with `answered` of them answered.
+fn page_rows(items: &[Entry], position: Option<usize>, answered: usize, row: PageRow) -> (Campaign, TaskRows) {
+    let mut entries = position.map_or(&[][..], |p| &items[p - 1..]).iter();
+    // An item gone from the database is shown without its payload.
+    let stored = |entry: &Entry, payload: Option<Value>| StoredTask {
+        item: entry.item,
+        presentation: entry.presentation.clone(),
+        payload: payload.unwrap_or(Value::Null),
+    };
+    let task = entries.next().map(|entry| stored(entry, row.t_payload));
+    let next = entries.next().map(|entry| stored(entry, row.t_next_payload));
+    let rows = TaskRows {
+        state: row.t_state,
+        total: items.len(),
+        answered,
+        position,
+        answer: task.as_ref().and(row.t_answer),
+        under_review: task.as_ref().and(row.t_under_review),
+        task,
+        next,
+    };
+    (row.campaign, rows)
 }
 
 /// The 1-based position of the task a page shows: the one `wanted`, else
@@ -342,4 +349,31 @@ async fn read_pages<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[PageKey]) -> Resu
     .fetch_all(db)
     .await?;
     Ok(in_input_order(keys.len(), rows.into_iter().map(|r| (r.n, r))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(n: usize) -> Vec<Entry> {
+        (0..n).map(|_| Entry { item: Uuid::new_v4(), presentation: Value::Null }).collect()
+    }
+
+    #[test]
+    fn a_page_shows_the_task_asked_for_else_the_first_open_else_none_or_the_first_when_expired() {
+        let items = entries(4);
+        let answered = [items[0].item, items[2].item];
+        assert_eq!(pick(&items, &answered, Wanted::FirstOpen, false), Some(2));
+        assert_eq!(pick(&items, &answered, Wanted::At(3), false), Some(3), "an answered task, asked for");
+        assert_eq!(pick(&items, &answered, Wanted::At(9), false), Some(2), "out of range: the first open");
+        assert_eq!(pick(&items, &answered, Wanted::Item(items[3].item), false), Some(4));
+        assert_eq!(pick(&items, &answered, Wanted::Item(Uuid::new_v4()), false), Some(2), "not in it");
+        let all: Vec<Uuid> = items.iter().map(|e| e.item).collect();
+        assert_eq!(pick(&items, &all, Wanted::FirstOpen, false), None, "all answered: the page to submit");
+        assert_eq!(pick(&items, &all, Wanted::FirstOpen, true), Some(1), "expired: its first task");
+        assert_eq!(pick(&[], &[], Wanted::FirstOpen, true), None);
+        assert_eq!(shown_at(&items, Some(4)), (Some(items[3].item), None));
+        assert_eq!(shown_at(&items, Some(1)), (Some(items[0].item), Some(items[1].item)));
+        assert_eq!(shown_at(&items, None), (None, None));
+    }
 }
