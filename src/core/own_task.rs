@@ -84,6 +84,7 @@ impl<T> TaskRows<T> {
         }
     }
 }
+
 /// A page's row: the campaign's columns as [`Campaign`] reads them, then
 /// the assignment's and the shown tasks' under `t_` names, numbered by its
 /// request in the batch (`n`).
@@ -125,6 +126,12 @@ struct Entry {
 /// and up to 0.8 kB of answered items); past it, all are forgotten and read
 /// again.
 const KEPT: usize = 20_000;
+/// A page key's count of answered items when the service keeps none: no
+/// assignment's count is negative, so they are read.
+const NONE_KEPT: i32 = -1;
+/// A page key's count of answered items when they are not wanted (a second
+/// read, for the task only): no assignment holds that many answers.
+const NOT_WANTED: i32 = i32::MAX;
 /// Page reads per statement at most.
 const MAX_BATCH: usize = 128;
 /// Statements running at once.
@@ -164,8 +171,9 @@ struct PageKey {
     annotator_id: Uuid,
     /// Whether the presentation must be read (the service does not keep it).
     presentation: bool,
-    /// How many answered items the service keeps (-1: none); the answered
-    /// items are read only when the assignment's count differs.
+    /// How many answered items the service keeps; the answered items are
+    /// read only when the assignment's count differs ([`NONE_KEPT`]: always,
+    /// [`NOT_WANTED`]: never).
     answered: i32,
     /// The task to show and the next, as far as the service can tell.
     task: Option<Uuid>,
@@ -227,8 +235,8 @@ impl TaskReads {
             (Some(items), Some(answered)) => shown_at(items, pick(items, answered, wanted, ran_out)),
             _ => (None, None),
         };
-        let answered = kept.as_ref().map_or(-1, |a| i32::try_from(a.len()).unwrap_or(i32::MAX));
-        let key = PageKey { id, annotator_id, presentation: known.is_none(), answered, task, next };
+        let kept_count = kept.as_ref().map_or(NONE_KEPT, |a| i32::try_from(a.len()).unwrap_or(NONE_KEPT));
+        let key = PageKey { id, annotator_id, presentation: known.is_none(), answered: kept_count, task, next };
         let mut row = self.page(key).await?.ok_or(Error::NotFound("assignment"))?;
         let items = match (known, row.t_presentation.take()) {
             (Some(items), _) => items,
@@ -253,7 +261,7 @@ impl TaskReads {
         if (task, next) != (key.task, key.next) {
             // Read again with the task now known; the rest of the page stays
             // as first read (an answer stored meanwhile shows on the next).
-            let again = PageKey { presentation: false, answered: i32::MAX, task, next, ..key };
+            let again = PageKey { presentation: false, answered: NOT_WANTED, task, next, ..key };
             let shown = self.page(again).await?.ok_or(Error::NotFound("assignment"))?;
             (row.t_payload, row.t_answer, row.t_under_review, row.t_next_payload) =
                 (shown.t_payload, shown.t_answer, shown.t_under_review, shown.t_next_payload);
@@ -271,16 +279,21 @@ impl TaskReads {
     }
 }
 
+/// The entries from the task at `position` on (none without a position).
+fn from_position(items: &[Entry], position: Option<usize>) -> &[Entry] {
+    position.map_or(&[], |p| &items[p - 1..])
+}
+
 /// The items of the task at `position` and the next, if any.
 fn shown_at(items: &[Entry], position: Option<usize>) -> (Option<Uuid>, Option<Uuid>) {
-    let mut shown = position.map_or(&[][..], |p| &items[p - 1..]).iter().map(|e| e.item);
+    let mut shown = from_position(items, position).iter().map(|e| e.item);
     (shown.next(), shown.next())
 }
 
 /// The page's campaign and rows from its row as read, showing the task at
 /// `position` of `items`, with `answered` of them answered.
 fn page_rows(items: &[Entry], position: Option<usize>, answered: usize, row: PageRow) -> (Campaign, TaskRows) {
-    let mut entries = position.map_or(&[][..], |p| &items[p - 1..]).iter();
+    let mut entries = from_position(items, position).iter();
     // An item gone from the database is shown without its payload.
     let stored = |entry: &Entry, payload: Option<Value>| StoredTask {
         item: entry.item,

@@ -10,8 +10,8 @@
 //! so concurrent answers share statements (group commit), on connections
 //! held for them ([`crate::db::held::Held`]: no round trip to test a
 //! connection on every return to the pool); each is acknowledged only after
-//! its statement returned. Retries and changed answers (rare) take the full path in
-//! [`super::responses::submit`], with the same rules.
+//! its statement returned. Retries and changed answers (rare) take the full
+//! path in [`super::responses::submit`], with the same rules.
 
 use super::assignments;
 use super::kept::Kept;

@@ -116,9 +116,9 @@ pub type TaskShown = super::own_task::TaskRows<PublicItem>;
 
 /// The task `wanted` of the annotator's own assignment `id` with its
 /// campaign, read in one statement shared by concurrent pages (see
-/// [`super::own_task`]): the page a browser is sent to after every answer; with every task answered, the
-/// first when the questionnaire `ran_out` of time. `NotFound` when it is not
-/// theirs.
+/// [`super::own_task`]): the page a browser is sent to after every answer;
+/// with every task answered, the first when the questionnaire `ran_out` of
+/// time. `NotFound` when it is not theirs.
 pub async fn own_task(
     reads: &super::own_task::TaskReads,
     kinds: &Registry,
