@@ -37,6 +37,10 @@ pub struct Campaign {
     pub created_at: DateTime<Utc>,
     /// When it was archived (read-only, hidden from the default list).
     pub archived_at: Option<DateTime<Utc>>,
+    /// Bumped by every change to the row (a trigger, 0037): what a copy a
+    /// service keeps is checked against.
+    #[serde(skip)]
+    pub version: i64,
 }
 
 /// Minutes a new campaign's assignments are leased unless the kind says otherwise.

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use uuid::Uuid;
 
-/// Values kept by assignment, at most `limit` of them.
+/// Values kept by id (an assignment's; a campaign's, checked against its
+/// version by its user), at most `limit` of them.
 pub struct Kept<V> {
     limit: usize,
     values: Mutex<HashMap<Uuid, V>>,

@@ -85,14 +85,15 @@ impl<T> TaskRows<T> {
     }
 }
 
-/// A page's row: the campaign's columns as [`Campaign`] reads them, then
-/// the assignment's and the shown tasks' under `t_` names, numbered by its
-/// request in the batch (`n`).
+/// A page's row: the assignment's campaign and that campaign's version (the
+/// service keeps campaigns, see [`TaskReads::campaign`]), then the
+/// assignment's and the shown tasks' columns, under `t_` names, numbered by
+/// its request in the batch (`n`).
 #[derive(sqlx::FromRow)]
 struct PageRow {
     n: i64,
-    #[sqlx(flatten)]
-    campaign: Campaign,
+    t_campaign: Uuid,
+    t_campaign_version: i64,
     t_state: AssignmentState,
     /// `NULL` when it was not asked for (this service keeps it).
     t_presentation: Option<Json<Presentation>>,
@@ -132,6 +133,8 @@ const NONE_KEPT: i32 = -1;
 /// A page key's count of answered items when they are not wanted (a second
 /// read, for the task only): no assignment holds that many answers.
 const NOT_WANTED: i32 = i32::MAX;
+/// Campaigns kept at most (a few hundred bytes each, and a configuration).
+const KEPT_CAMPAIGNS: usize = 1_000;
 /// Page reads per statement at most.
 const MAX_BATCH: usize = 128;
 /// Statements running at once.
@@ -192,12 +195,16 @@ struct PageKey {
 /// answer stored by another instance, a questionnaire that ran out of time),
 /// a second statement reads the right one. Two statements on every page, one
 /// of them reading every answer's item, kept the browser's vote cycle from
-/// scaling with the answers at 64 connections.
+/// scaling with the answers at 64 connections. The page's campaign is kept
+/// too, and read again when its version (bumped by every change to the
+/// row) is past the kept one's: decoding the campaign's row and
+/// configuration on every page was ~4 % of the cycle.
 pub struct TaskReads {
     pool: PgPool,
     pages: Batcher<PageKey, Option<PageRow>>,
     presentations: Kept<Arc<[Entry]>>,
     answered: Arc<AnsweredItems>,
+    campaigns: Kept<Arc<Campaign>>,
 }
 
 impl TaskReads {
@@ -213,6 +220,7 @@ impl TaskReads {
             pool: statements,
             presentations: Kept::new(KEPT),
             answered,
+            campaigns: Kept::new(KEPT_CAMPAIGNS),
         }
     }
 
@@ -228,7 +236,7 @@ impl TaskReads {
         annotator_id: Uuid,
         wanted: Wanted,
         ran_out: bool,
-    ) -> Result<(Campaign, TaskRows)> {
+    ) -> Result<(Arc<Campaign>, TaskRows)> {
         let (known, kept) = (self.presentations.get(id), self.answered.0.get(id));
         // The task nothing new would leave on the page.
         let (task, next) = match (&known, &kept) {
@@ -266,7 +274,20 @@ impl TaskReads {
             (row.t_payload, row.t_answer, row.t_under_review, row.t_next_payload) =
                 (shown.t_payload, shown.t_answer, shown.t_under_review, shown.t_next_payload);
         }
-        Ok(page_rows(&items, position, answered.len(), row))
+        let campaign = self.campaign(row.t_campaign, row.t_campaign_version).await?;
+        Ok((campaign, page_rows(&items, position, answered.len(), row)))
+    }
+
+    /// Campaign `id` as of `version` or later: the kept copy, else read (and
+    /// kept). Versions only grow, so a kept copy at least as new as the
+    /// page's row is as current as the page.
+    async fn campaign(&self, id: Uuid, version: i64) -> Result<Arc<Campaign>> {
+        if let Some(kept) = self.campaigns.get(id).filter(|kept| kept.version >= version) {
+            return Ok(kept);
+        }
+        let read = Arc::new(super::campaigns::get(&self.pool, id).await?);
+        self.campaigns.keep(id, read.clone());
+        Ok(read)
     }
 
     /// One page's row, through the batch; alone, with the real error, when
@@ -290,9 +311,9 @@ fn shown_at(items: &[Entry], position: Option<usize>) -> (Option<Uuid>, Option<U
     (shown.next(), shown.next())
 }
 
-/// The page's campaign and rows from its row as read, showing the task at
-/// `position` of `items`, with `answered` of them answered.
-fn page_rows(items: &[Entry], position: Option<usize>, answered: usize, row: PageRow) -> (Campaign, TaskRows) {
+/// The page's rows from its row as read, showing the task at `position` of
+/// `items`, with `answered` of them answered.
+fn page_rows(items: &[Entry], position: Option<usize>, answered: usize, row: PageRow) -> TaskRows {
     let mut entries = from_position(items, position).iter();
     // An item gone from the database is shown without its payload.
     let stored = |entry: &Entry, payload: Option<Value>| StoredTask {
@@ -302,7 +323,7 @@ fn page_rows(items: &[Entry], position: Option<usize>, answered: usize, row: Pag
     };
     let task = entries.next().map(|entry| stored(entry, row.t_payload));
     let next = entries.next().map(|entry| stored(entry, row.t_next_payload));
-    let rows = TaskRows {
+    TaskRows {
         state: row.t_state,
         total: items.len(),
         answered,
@@ -311,8 +332,7 @@ fn page_rows(items: &[Entry], position: Option<usize>, answered: usize, row: Pag
         under_review: task.as_ref().and(row.t_under_review),
         task,
         next,
-    };
-    (row.campaign, rows)
+    }
 }
 
 /// The 1-based position of the task a page shows: the one `wanted`, else
@@ -331,13 +351,13 @@ fn pick(items: &[Entry], answered: &[Uuid], wanted: Wanted, expired: bool) -> Op
 }
 
 /// The pages asked for, in one statement: each assignment with its
-/// campaign, its answered items when their count is not the one sent, and
+/// campaign's id and version, its answered items when their count is not the one sent, and
 /// the payloads and answers of the tasks named; one slot per key in key
 /// order (`None`: not that annotator's, or gone).
 #[tracing::instrument(level = "debug", skip_all, fields(pages = keys.len()))]
 async fn read_pages<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[PageKey]) -> Result<Vec<Option<PageRow>>> {
     let rows: Vec<PageRow> = sqlx::query_as(
-        "SELECT k.n, c.*, a.state AS t_state, CASE WHEN k.presentation THEN a.presentation END AS t_presentation,
+        "SELECT k.n, c.id AS t_campaign, c.version AS t_campaign_version, a.state AS t_state, CASE WHEN k.presentation THEN a.presentation END AS t_presentation,
                 CASE WHEN a.answered <> k.answered THEN
                     (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id)
                 END AS t_answered,

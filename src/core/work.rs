@@ -126,7 +126,7 @@ pub async fn own_task(
     annotator_id: Uuid,
     wanted: super::own_task::Wanted,
     ran_out: bool,
-) -> Result<(Campaign, TaskShown)> {
+) -> Result<(std::sync::Arc<Campaign>, TaskShown)> {
     let (campaign, rows) = reads.read(id, annotator_id, wanted, ran_out).await?;
     let (kind, handles) = (kinds.of(&campaign)?, campaign.settings.crowd());
     let public = |task: super::own_task::StoredTask| PublicItem {

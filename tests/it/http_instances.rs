@@ -195,3 +195,34 @@ async fn task_pages_on_two_instances_follow_answers_sent_through_either() {
     assert!(page(&a, "").await.contains("You have answered all 3 tasks"));
     assert!(page(&other, "").await.contains("You have answered all 3 tasks"));
 }
+
+#[tokio::test]
+async fn task_pages_show_a_campaign_s_settings_as_changed_through_another_instance() {
+    let (app, other, admin, campaign, invitation) = two_instances_and_a_campaign().await;
+    let w = join(&app, &invitation, "settings-change").await;
+    let (_, view) = w.next(&app, &campaign).await;
+    let assignment = view["assignment"]["id"].as_str().expect("id").to_owned();
+    let page = async || {
+        let response = w.client.get(app.at(&format!("/work/a/{assignment}"))).send().await.expect("page");
+        assert_eq!(response.status(), StatusCode::OK);
+        response.text().await.expect("html")
+    };
+    let participants = async |who: &str| {
+        let response = reqwest::Client::new()
+            .put(format!("{other}/api/v1/admin/campaigns/{campaign}/settings"))
+            .bearer_auth(&admin)
+            .json(&json!({"participants": who}))
+            .send()
+            .await
+            .expect("settings on B");
+        assert_eq!(response.status(), StatusCode::OK, "{}", response.text().await.unwrap_or_default());
+    };
+    // A keeps the campaign after its first page; a change made through B
+    // shows on A's next page all the same (experts get the campaign header).
+    let header = "<a href=\"/expert\">Your campaigns</a>";
+    assert!(!page().await.contains(header), "a crowd campaign's page has no expert header");
+    participants("experts").await;
+    assert!(page().await.contains(header), "the change made through B shows on A");
+    participants("crowd").await;
+    assert!(!page().await.contains(header), "and so does the change back");
+}

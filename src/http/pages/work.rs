@@ -506,7 +506,7 @@ async fn show_task(
     let total = task.total;
     let csrf_token = csrf::token(session).await?;
     let (Some(position), Some(item)) = (task.position, task.task.as_ref()) else {
-        return render(&ReviewPage { campaign_name: campaign.name, assignment_id: id, total, csrf_token });
+        return render(&ReviewPage { campaign_name: campaign.name.clone(), assignment_id: id, total, csrf_token });
     };
     let index = position - 1;
     let stored = task.answer.as_ref();
@@ -534,7 +534,7 @@ async fn show_task(
         refusal,
         restart: expired.then_some(campaign.id),
         expert_header: (!campaign.settings.crowd()).then(|| csrf_token.clone()),
-        campaign_name: campaign.name,
+        campaign_name: campaign.name.clone(),
         assignment_id: id,
         position: index + 1,
         total,
