@@ -22,6 +22,7 @@ use atelier::db::embedded::EmbeddedCluster;
 use atelier::http::{app, AppState, HttpConfig};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The allocator the `atelier` binary runs with, so that the service here
@@ -261,18 +262,22 @@ enum Cycle {
 }
 
 /// Cycles from `clients` concurrent connections for `seconds`; (cycles/s,
-/// p50 ms, p99 ms of a cycle).
+/// p50 ms, p99 ms of a cycle). The clients take workers from one queue, so
+/// all of them stay busy until it is empty: with a share each, the clients
+/// with one worker fewer stopped early, and a run that ran out of work
+/// ended at fewer connections than it names.
 async fn cycles(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u64, cycle: Cycle) -> (f64, f64, f64) {
     let batch: Vec<Worker> = workers.drain(..FORM_WORKERS_PER_RUN.max(clients).min(workers.len())).collect();
-    let queues = spread(batch, clients);
+    let queue = Arc::new(std::sync::Mutex::new(batch));
     let started = Instant::now();
     let deadline = started + Duration::from_secs(seconds);
     let mut tasks = tokio::task::JoinSet::new();
-    for queue in queues {
-        let url = url.to_owned();
+    for _ in 0..clients {
+        let (url, queue) = (url.to_owned(), queue.clone());
         tasks.spawn(async move {
             let mut latencies = Vec::new();
-            'outer: for w in queue {
+            let take = || queue.lock().ok().and_then(|mut q| q.pop());
+            'outer: while let Some(w) = take() {
                 for item in &w.items {
                     if Instant::now() >= deadline {
                         break 'outer;
