@@ -140,8 +140,9 @@ fn detail(what: &str) -> String {
     steps.into_iter().find(|(w, ..)| w == what).map(|(.., d)| d).unwrap_or_default()
 }
 
-/// The table rows of a run (see `figures`).
-fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec<figures::Row> {
+/// The table rows of a run (see `figures`); `cut_rss`: the service's RSS
+/// (MB) before the cut and two seconds after it.
+fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64), cut_rss: (f64, f64)) -> Vec<figures::Row> {
     let command = "`cargo bench --bench scale`".to_owned();
     let row = |what: &str, figure: String, target: String| figures::Row {
         what: what.to_owned(),
@@ -220,7 +221,10 @@ fn rows(stored: u64, clients: usize, archive_mb: f64, verify: (f64, f64)) -> Vec
         ),
         row(
             "a release at VTON-QBench size, with the `hf/` folder (Parquet, card, Croissant)",
-            format!("{cut:.2} s, service peak {cut_peak:.0} MB, archive {archive_mb:.1} MB"),
+            format!(
+                "{cut:.2} s, service {:.0} MB before, peak {cut_peak:.0} MB, {:.0} MB 2 s after; archive {archive_mb:.1} MB",
+                cut_rss.0, cut_rss.1
+            ),
             format!("< 5 s ({}), RSS < 300 MB ({})", figures::met(cut < 5.0), figures::met(cut_peak < 300.0)),
         ),
         row(
@@ -384,7 +388,9 @@ async fn main() {
             report(&format!("{what}, {view} view"), s, &format!(", {:.1} kB", bytes as f64 / 1e3), pid);
         }
     }
-    // A release (the snapshot, every derived file, the archive stored) and its download.
+    // A release (the snapshot, every derived file, the archive stored) and its
+    // download; the service's memory before and two seconds after the cut.
+    let before_cut = rss_mb(pid).0;
     reset_peak(pid);
     let start = Instant::now();
     let release =
@@ -396,6 +402,9 @@ async fn main() {
         &format!(", archive {:.1} MB", release["size"].as_f64().unwrap_or(0.0) / 1e6),
         pid,
     );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after_cut = rss_mb(pid).0;
+    println!("RESULT service RSS around the cut: {before_cut:.0} MB before, {after_cut:.0} MB 2 s after");
     reset_peak(pid);
     let url = h.url(&format!("/api/v1/admin/campaigns/{campaign}/releases/{}/archive", release["number"]));
     let (s, bytes) = timed_get(&http, &url, Some(&token)).await;
@@ -426,7 +435,7 @@ async fn main() {
     println!("RESULT release verify (command line): {verified:.3} s, peak {peak:.0} MB; {}", said.trim());
     let archive_mb = release["size"].as_f64().unwrap_or(0.0) / 1e6;
     let full_run = ["SCALE", "SCALE_ANNOTATORS"].iter().all(|v| std::env::var_os(v).is_none());
-    figures::record(&rows(stored, CLIENTS, archive_mb, (verified, peak)), full_run);
+    figures::record(&rows(stored, CLIENTS, archive_mb, (verified, peak), (before_cut, after_cut)), full_run);
     if std::env::var_os("SCALE_KEEP").is_some() {
         // For looking at the data afterwards: the service keeps running.
         println!("kept: {} (service pid {pid}, port {})", dir.keep().display(), h.port);
