@@ -9,9 +9,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
-/// How often the idle thread returns freed memory after a computation, and
-/// how many times.
+/// How often the idle thread returns freed memory after a computation.
 const IDLE_TIDY: Duration = Duration::from_secs(1);
+/// How many times: a job's result is dropped by its waiter within moments.
 const IDLE_TIDIES: u32 = 10;
 
 type Job = Box<dyn FnOnce() + Send>;

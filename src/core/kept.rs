@@ -1,8 +1,9 @@
 //! What a service remembers of each assignment that never changes once the
 //! assignment exists (its owner and kind, its items by handle, its
 //! presentation), so that every instance may keep its own copy without
-//! invalidation. Bounded: past the limit, everything is forgotten and read
-//! again as it is next needed.
+//! invalidation; a user keeping something that does change checks it
+//! itself (the task page's campaigns, against their version). Bounded: past
+//! the limit, everything is forgotten and read again as it is next needed.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

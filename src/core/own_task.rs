@@ -198,7 +198,7 @@ struct PageKey {
 /// scaling with the answers at 64 connections. The page's campaign is kept
 /// too, and read again when its version (bumped by every change to the
 /// row) is past the kept one's: decoding the campaign's row and
-/// configuration on every page was ~4 % of the cycle.
+/// configuration on every page was ~4 % of the service's work.
 pub struct TaskReads {
     pool: PgPool,
     pages: Batcher<PageKey, Option<PageRow>>,
@@ -351,13 +351,14 @@ fn pick(items: &[Entry], answered: &[Uuid], wanted: Wanted, expired: bool) -> Op
 }
 
 /// The pages asked for, in one statement: each assignment with its
-/// campaign's id and version, its answered items when their count is not the one sent, and
-/// the payloads and answers of the tasks named; one slot per key in key
-/// order (`None`: not that annotator's, or gone).
+/// campaign's id and version, its answered items when their count is not
+/// the one sent, and the payloads and answers of the tasks named; one slot
+/// per key in key order (`None`: not that annotator's, or gone).
 #[tracing::instrument(level = "debug", skip_all, fields(pages = keys.len()))]
 async fn read_pages<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[PageKey]) -> Result<Vec<Option<PageRow>>> {
     let rows: Vec<PageRow> = sqlx::query_as(
-        "SELECT k.n, c.id AS t_campaign, c.version AS t_campaign_version, a.state AS t_state, CASE WHEN k.presentation THEN a.presentation END AS t_presentation,
+        "SELECT k.n, c.id AS t_campaign, c.version AS t_campaign_version, a.state AS t_state,
+                CASE WHEN k.presentation THEN a.presentation END AS t_presentation,
                 CASE WHEN a.answered <> k.answered THEN
                     (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id)
                 END AS t_answered,
