@@ -9,11 +9,18 @@
 //! release-sized ground truth back each time. The last derived result
 //! outlives a change, for views that would rather show it, marked as such,
 //! than wait seconds for the new one (see [`super::ground_truth::summary`]).
+//!
+//! A big ground truth is kept deflated: at VTON-QBench size its 51 MB of
+//! text were a third of the service's memory before a release cut, and
+//! deflated they are a tenth of that. It is deflated on the heavy-work
+//! thread once its first reader has it, and inflated there for each later
+//! one (exports, mostly: pages read their derived results).
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use std::any::Any;
+use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
@@ -21,15 +28,68 @@ use uuid::Uuid;
 const KEEP: usize = 4;
 /// Derived results kept (campaign and name; the most recently used).
 const KEEP_DERIVED: usize = 32;
+/// Ground truths of this many bytes of text or more are kept deflated
+/// (inflating one costs its reader ~0.1 s at 50 MB; smaller ones, read by
+/// every view of an expert campaign's page, stay as they are).
+const DEFLATE_FROM: usize = 16 << 20;
+
+/// Kept ground truths by campaign: the fingerprint each was computed at.
+type Computed = Arc<Mutex<Vec<(Uuid, String, KeptText)>>>;
 
 /// The ground truths one service keeps (see [`super::Caches`]), and the
 /// results derived from them.
-#[derive(Default)]
 pub struct GroundTruths {
     // Compact JSON text, shared and not copied: a release-sized ground truth
     // is tens of MB as text (hundreds as a `Value`).
-    computed: Mutex<Vec<(Uuid, String, Bytes)>>,
+    computed: Computed,
     derived: Mutex<Vec<((Uuid, &'static str), Derived)>>,
+    /// From what size a ground truth is kept deflated.
+    deflate_from: usize,
+}
+
+impl Default for GroundTruths {
+    fn default() -> Self {
+        Self { computed: Computed::default(), derived: Mutex::default(), deflate_from: DEFLATE_FROM }
+    }
+}
+
+/// A kept ground truth: its compact JSON text, or that text deflated.
+#[derive(Clone)]
+pub enum KeptText {
+    /// As computed.
+    Text(Bytes),
+    /// Deflated (raw DEFLATE, fastest level), with the text's length.
+    Deflated(Bytes, usize),
+}
+
+impl KeptText {
+    /// The text, inflated on the heavy-work thread if it is kept deflated
+    /// (one big piece of work at a time, as the computation itself).
+    pub async fn text(self) -> super::Result<Bytes> {
+        match self {
+            Self::Text(text) => Ok(text),
+            Self::Deflated(deflated, len) => super::heavy::run(move || inflate(&deflated, len)).await?,
+        }
+    }
+}
+
+/// `text` deflated at the fastest level (~1/10 of JSON text).
+fn deflate(text: &[u8]) -> std::io::Result<Bytes> {
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(text)?;
+    // Without the room the buffer grew into (up to as much again).
+    let mut deflated = encoder.finish()?;
+    deflated.shrink_to_fit();
+    Ok(deflated.into())
+}
+
+/// The text [`deflate`] deflated, `len` bytes long.
+fn inflate(deflated: &[u8], len: usize) -> super::Result<Bytes> {
+    let mut text = Vec::with_capacity(len);
+    flate2::read::DeflateDecoder::new(deflated)
+        .read_to_end(&mut text)
+        .map_err(|e| super::Error::internal("inflating a kept ground truth", e))?;
+    Ok(text.into())
 }
 
 /// A result derived from a ground truth, of whatever type its reader chose.
@@ -73,7 +133,7 @@ pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> super::Result<Stri
 
 impl GroundTruths {
     /// The cached ground truth for this fingerprint, if any.
-    pub fn get(&self, campaign_id: Uuid, fingerprint: &str) -> Option<Bytes> {
+    pub fn get(&self, campaign_id: Uuid, fingerprint: &str) -> Option<KeptText> {
         let mut cache = self.computed.lock().ok()?;
         let at = cache.iter().position(|(id, f, _)| *id == campaign_id && f == fingerprint)?;
         // Most recently used last.
@@ -83,15 +143,32 @@ impl GroundTruths {
         Some(value)
     }
 
-    /// Keeps a computed ground truth.
+    /// Keeps a computed ground truth; a big one is deflated afterwards on
+    /// the heavy-work thread (call from within the runtime), kept as text
+    /// meanwhile.
     pub fn put(&self, campaign_id: Uuid, fingerprint: String, value: &Bytes) {
         if let Ok(mut cache) = self.computed.lock() {
             cache.retain(|(id, _, _)| *id != campaign_id);
             if cache.len() >= KEEP {
                 cache.remove(0);
             }
-            cache.push((campaign_id, fingerprint, value.clone()));
+            cache.push((campaign_id, fingerprint.clone(), KeptText::Text(value.clone())));
         }
+        if value.len() < self.deflate_from {
+            return;
+        }
+        let (computed, text) = (self.computed.clone(), value.clone());
+        super::heavy::spawn(move || {
+            let deflated = match deflate(&text) {
+                Ok(deflated) => KeptText::Deflated(deflated, text.len()),
+                Err(e) => return tracing::warn!(error = %e, "a ground truth is kept as text: deflating it failed"),
+            };
+            let Ok(mut cache) = computed.lock() else { return };
+            // Unless it was replaced meanwhile.
+            if let Some(kept) = cache.iter_mut().find(|(id, f, _)| *id == campaign_id && *f == fingerprint) {
+                kept.2 = deflated;
+            }
+        });
     }
 
     /// The last result derived under `name` for the campaign, whatever data it
@@ -126,11 +203,11 @@ mod tests {
         let (one, other) = (GroundTruths::default(), GroundTruths::default());
         let campaign = Uuid::new_v4();
         one.put(campaign, "f1".into(), &Bytes::from_static(b"{}"));
-        assert_eq!(one.get(campaign, "f1"), Some(Bytes::from_static(b"{}")));
-        assert_eq!(other.get(campaign, "f1"), None, "another service's cache is its own");
-        assert_eq!(one.get(campaign, "f0"), None, "another fingerprint is another ground truth");
+        assert!(matches!(one.get(campaign, "f1"), Some(KeptText::Text(t)) if t == "{}"));
+        assert!(other.get(campaign, "f1").is_none(), "another service's cache is its own");
+        assert!(one.get(campaign, "f0").is_none(), "another fingerprint is another ground truth");
         one.put(campaign, "f2".into(), &Bytes::from_static(b"[]"));
-        assert_eq!(one.get(campaign, "f1"), None, "a campaign keeps its latest only");
+        assert!(one.get(campaign, "f1").is_none(), "a campaign keeps its latest only");
         let derived = Derived { fingerprint: "f2".into(), at: Utc::now(), value: Arc::new(7_u32) };
         one.put_derived(campaign, "page", derived);
         let kept = one.derived(campaign, "page").expect("kept");
@@ -139,6 +216,22 @@ mod tests {
         for _ in 0..=KEEP {
             one.put(Uuid::new_v4(), "f".into(), &Bytes::new());
         }
-        assert_eq!(one.get(campaign, "f2"), None, "at most KEEP campaigns");
+        assert!(one.get(campaign, "f2").is_none(), "at most KEEP campaigns");
+    }
+
+    #[tokio::test]
+    async fn a_big_ground_truth_is_kept_deflated_and_read_back_as_it_was() {
+        let truths = GroundTruths { deflate_from: 1_000, ..GroundTruths::default() };
+        let (small, big) = (Uuid::new_v4(), Uuid::new_v4());
+        let text: Bytes = format!("[{}0]", "{\"image\":\"a.jpg\",\"votes\":[1,2,3]},".repeat(200)).into();
+        truths.put(small, "f".into(), &Bytes::from_static(b"[]"));
+        truths.put(big, "f".into(), &text);
+        // Deflated on the heavy-work thread: this waits behind it.
+        crate::core::heavy::run(|| ()).await.expect("the heavy-work thread");
+        let Some(KeptText::Deflated(deflated, len)) = truths.get(big, "f") else { panic!("kept deflated") };
+        assert!(deflated.len() * 10 < text.len(), "{} bytes deflated from {len}", deflated.len());
+        let kept = truths.get(big, "f").expect("kept").text().await.expect("inflated");
+        assert_eq!(kept, text);
+        assert!(matches!(truths.get(small, "f"), Some(KeptText::Text(t)) if t == "[]"), "a small one stays text");
     }
 }

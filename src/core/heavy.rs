@@ -43,18 +43,21 @@ static QUEUE: LazyLock<Mutex<Option<mpsc::Sender<Job>>>> = LazyLock::new(|| {
     Mutex::new(started.ok().map(|_| send))
 });
 
-/// Gives the memory this thread freed back to the system now. mimalloc
-/// (the service's allocator) returns freed memory lazily, on the thread's
-/// later allocations, and this thread sleeps between computations: a
-/// release cut's few hundred MB stayed resident until the next computation
-/// (at VTON-QBench size the service held 546 MB after a cut and 565 MB
-/// after a second; returned after each job and on the idle seconds after
-/// it, 80 MB a second after each cut).
+/// Gives the memory the calling thread freed back to the system now, with
+/// what exited threads left to be purged. mimalloc (the service's
+/// allocator) returns freed memory lazily, on a thread's later allocations
+/// and after a delay, and this thread sleeps between computations: a release
+/// cut's few hundred MB stayed resident until the next computation (at
+/// VTON-QBench size the service held 546 MB after a cut and 565 MB after a
+/// second; returned after each job and on the idle seconds after it, 80 MB a
+/// second after each cut). Big computations call it too where they have just
+/// freed a large part of their working memory (a cut's peak: 350 → 315 MB).
 #[allow(unsafe_code)]
-fn return_freed_memory() {
+pub fn return_freed_memory() {
     // SAFETY: `mi_collect` takes no pointers and only trims the calling
-    // thread's own heap; it may be called at any time, and does nothing
-    // harmful when mimalloc is not the global allocator (as in tests).
+    // thread's own heap and the shared arenas' pending purges; it may be
+    // called at any time, and does nothing harmful when mimalloc is not the
+    // global allocator (as in tests).
     unsafe { libmimalloc_sys::mi_collect(true) }
 }
 
@@ -68,20 +71,34 @@ pub async fn run<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -
         // The waiter may have gone (its request dropped): nothing to tell.
         let _ = done.send(span.in_scope(work));
     });
-    let queued = match QUEUE.lock() {
-        Ok(queue) => match queue.as_ref() {
-            Some(send) => send.send(job).map_err(|refused| refused.0),
-            None => Err(job),
-        },
-        Err(_) => Err(job),
-    };
-    if let Err(job) = queued {
-        // No heavy-work thread (it could not start or panicked): the blocking pool.
+    if let Err(job) = queue(job) {
         tokio::task::spawn_blocking(job)
             .await
             .map_err(|e| super::Error::internal("a computation off the async workers", e))?;
     }
     result.await.map_err(|_| super::Error::unexpected("the computation was abandoned"))
+}
+
+/// Queues `work` on the heavy-work thread without waiting for it: tidying
+/// up after a request has its answer (on the blocking pool if that thread
+/// is gone). Call from within the runtime.
+pub fn spawn(work: impl FnOnce() + Send + 'static) {
+    let span = tracing::debug_span!(parent: tracing::Span::current(), "heavy, not waited for");
+    if let Err(job) = queue(Box::new(move || span.in_scope(work))) {
+        drop(tokio::task::spawn_blocking(job));
+    }
+}
+
+/// Hands `job` to the heavy-work thread; back if there is none (it could
+/// not start, or panicked).
+fn queue(job: Job) -> Result<(), Job> {
+    match QUEUE.lock() {
+        Ok(queue) => match queue.as_ref() {
+            Some(send) => send.send(job).map_err(|refused| refused.0),
+            None => Err(job),
+        },
+        Err(_) => Err(job),
+    }
 }
 
 #[cfg(test)]
@@ -99,6 +116,13 @@ mod tests {
         tokio::time::sleep(super::IDLE_TIDY * 2 + std::time::Duration::from_millis(200)).await;
         let (value, name) = super::run(|| (2, std::thread::current().name().map(str::to_owned))).await.expect("ran");
         assert_eq!((value, name.as_deref()), (2, Some("atelier-heavy")), "the same thread, still serving");
+    }
+
+    #[tokio::test]
+    async fn work_not_waited_for_runs_on_the_same_thread() {
+        let (tell, told) = tokio::sync::oneshot::channel();
+        super::spawn(move || drop(tell.send(std::thread::current().name().map(str::to_owned))));
+        assert_eq!(told.await.expect("ran").as_deref(), Some("atelier-heavy"));
     }
 
     #[tokio::test]

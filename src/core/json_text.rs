@@ -6,9 +6,21 @@
 
 /// The compact JSON text of `value`, sized exactly.
 pub fn exact(value: &impl serde::Serialize) -> serde_json::Result<String> {
+    written(length(value)?, value)
+}
+
+/// The length of `value`'s compact JSON text, nothing kept.
+pub fn length(value: &impl serde::Serialize) -> serde_json::Result<usize> {
     let mut length = Length(0);
     serde_json::to_writer(&mut length, value)?;
-    let mut text = Vec::with_capacity(length.0);
+    Ok(length.0)
+}
+
+/// The compact JSON text of `value` in a buffer of `length` bytes (its
+/// [`length`], measured on the same document, perhaps before it was handed
+/// over to be consumed as it is written).
+pub fn written(length: usize, value: &impl serde::Serialize) -> serde_json::Result<String> {
+    let mut text = Vec::with_capacity(length);
     serde_json::to_writer(&mut text, value)?;
     String::from_utf8(text).map_err(serde::ser::Error::custom)
 }

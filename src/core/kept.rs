@@ -37,6 +37,14 @@ impl<V: Clone> Kept<V> {
             values.insert(assignment, value);
         }
     }
+
+    /// Forgets what is kept for `id` (a submitted assignment: nothing more
+    /// is answered in it, and its values would only hold memory).
+    pub fn forget(&self, id: Uuid) {
+        if let Ok(mut values) = self.values.lock() {
+            values.remove(&id);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -52,5 +60,7 @@ mod tests {
         assert_eq!((kept.get(a), kept.get(b)), (Some(1), Some(2)));
         kept.keep(c, 3);
         assert_eq!((kept.get(a), kept.get(b), kept.get(c)), (None, None, Some(3)));
+        kept.forget(c);
+        assert_eq!(kept.get(c), None, "forgotten");
     }
 }

@@ -154,6 +154,11 @@ impl Default for AnsweredItems {
 }
 
 impl AnsweredItems {
+    /// Forgets a submitted assignment's answered items.
+    pub fn forget(&self, assignment: Uuid) {
+        self.0.forget(assignment);
+    }
+
     /// Notes an answer just stored (committed) for `item` in `assignment`,
     /// when the assignment's answered items are kept. Two at once may keep
     /// only one of them: the kept items then fall short of the count, and
@@ -222,6 +227,16 @@ impl TaskReads {
             answered,
             campaigns: Kept::new(KEPT_CAMPAIGNS),
         }
+    }
+
+    /// Forgets what is kept of a submitted assignment: its pages are not
+    /// shown again as tasks, and after a crowd campaign's rating (~10,000
+    /// questionnaires at VTON-QBench size) the kept presentations and answered
+    /// items held ~30 MB for good. The presentation is read again should a
+    /// page of it be asked for.
+    pub fn forget(&self, assignment: Uuid) {
+        self.presentations.forget(assignment);
+        self.answered.forget(assignment);
     }
 
     /// The task `wanted` of the annotator's own assignment `id`, with its

@@ -153,6 +153,13 @@ impl AppState {
             sessions: Default::default(),
         }))
     }
+
+    /// Forgets what the answer path and the task pages kept of an
+    /// assignment just submitted: nothing more is answered in it.
+    pub fn forget_submitted(&self, assignment: uuid::Uuid) {
+        self.recorder.forget(assignment);
+        self.task_reads.forget(assignment);
+    }
 }
 
 /// The whole application, as the binary serves it and the tests drive it,

@@ -80,6 +80,23 @@ async fn a_worker_joins_resumes_and_gets_a_completion_code() {
         .expect("html");
     assert!(page.contains(&code));
     assert_eq!(count(&app, "SELECT count(*) FROM users WHERE role = 'worker'").await, 1);
+
+    // What the service kept of the assignment is forgotten on submission;
+    // an answer sent afterwards is still refused, and changes nothing.
+    let late = again
+        .post(
+            &app,
+            &format!("/api/v1/work/assignments/{assignment}/responses"),
+            json!({"item_id": item, "answer": {"rating": 3}, "change": true}),
+        )
+        .await;
+    assert_eq!(late.0, StatusCode::CONFLICT, "{}", late.1);
+    assert_eq!(late.1["error"]["code"], "already_submitted");
+    assert_eq!(count(&app, "SELECT count(*) FROM responses").await, 4);
+    assert_eq!(
+        count(&app, "SELECT count(*) FROM responses WHERE answer->>'rating' = '3' AND updated_at > created_at").await,
+        0
+    );
 }
 
 #[tokio::test]

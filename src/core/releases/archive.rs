@@ -157,11 +157,24 @@ pub fn release_files<T: Send>(
     lanes: Lanes,
     make: Make<'_, T>,
 ) -> Result<Vec<(String, T)>> {
-    let one = |name: &str, write: WriteFile<'_>| -> Result<(String, T)> { Ok((name.to_owned(), make(name, write)?)) };
+    // Each file's working memory goes back to the system once it is made,
+    // before the next one's (at VTON-QBench size, with the returns after the
+    // aggregation and after each part, a cut's peak went from ~340 to ~315 MB
+    // for ~0.1 s).
+    let one = |name: &str, write: WriteFile<'_>| -> Result<(String, T)> {
+        let made = make(name, write)?;
+        crate::core::heavy::return_freed_memory();
+        Ok((name.to_owned(), made))
+    };
     let with_hf = !EARLIER_FORMATS.contains(&format);
     // The ground truth as the live views have it, its compact text (a
     // `Value` of a crowd campaign's ground truth is several hundred MB).
-    let aggregate = || crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+    let aggregate = || {
+        let aggregate = crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+        // Its thread ends here: what it freed is not left for later.
+        crate::core::heavy::return_freed_memory();
+        aggregate
+    };
     let early = || -> Result<_> {
         let mut raw_files = Vec::new();
         if raw {
@@ -176,6 +189,7 @@ pub fn release_files<T: Send>(
             csv.finish().map(drop)
         })?;
         let tables = if with_hf { super::hf::snapshot_tables(snapshot, None)? } else { Default::default() };
+        crate::core::heavy::return_freed_memory();
         Ok((raw_files, responses, tables))
     };
     let (aggregate, early) = lanes.run(aggregate, early);
@@ -209,6 +223,7 @@ pub fn release_files<T: Send>(
         Ok(rest)
     };
     let (truth, rest) = lanes.run(truth, rest);
+    crate::core::heavy::return_freed_memory();
     files.extend(truth.map_err(|_| crate::core::Error::unexpected("writing the ground truth panicked"))??);
     files.push(responses);
     files.extend(rest?);

@@ -173,7 +173,9 @@ async fn complete<R: Annotator>(
     if R::CROWD {
         ensure_reaches::<R>(session, &assignments::get_own(&s.statements, id, role.user().id).await?).await?;
     }
-    Ok(axum::Json(work::complete(&s.pool, &s.kinds, id, role.user().id).await?))
+    let completed = work::complete(&s.pool, &s.kinds, id, role.user().id).await?;
+    s.forget_submitted(id);
+    Ok(axum::Json(completed))
 }
 
 /// Get (or resume) the worker's assignment in a campaign; `null` when none is left.

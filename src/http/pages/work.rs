@@ -619,6 +619,7 @@ async fn chosen_answer(s: &AppState, id: Uuid, user: Uuid, fields: &[(String, St
 async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
     let user = annotator(user)?;
     let completed = work::complete(&s.pool, &s.kinds, id, user.id).await?;
+    s.forget_submitted(id);
     // An MTurk HIT is submitted from the thank-you page; else the
     // platform's completion address, when the campaign has one, takes the
     // worker back to be paid; else the code is shown.

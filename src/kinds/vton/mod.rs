@@ -298,8 +298,7 @@ impl TypedKind for Vton {
         // (tested).
         let scored = tracing::debug_span!("score").in_scope(|| ground_truth::score_owned_input(input, &c.curation));
         let ranked = tracing::debug_span!("rank models").in_scope(|| ground_truth::rank_models(scored));
-        tracing::debug_span!("to JSON")
-            .in_scope(|| crate::core::json_text::exact(&ranked).unwrap_or_else(|_| "null".to_owned()))
+        tracing::debug_span!("to JSON").in_scope(|| ranked.into_text().unwrap_or_else(|_| "null".to_owned()))
     }
 
     fn export_table(&self, aggregate: &[u8]) -> Table {
