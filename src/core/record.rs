@@ -143,15 +143,15 @@ impl Recorder {
         }
     }
 
-    /// Forgets what is kept of a submitted assignment (its owner, items and
-    /// answered items): nothing more is stored in it, and kept for every
-    /// questionnaire of a crowd campaign they held ~20 MB for good at
-    /// VTON-QBench size. An answer sent after all is refused as before,
-    /// with the assignment read again.
+    /// Forgets what is kept of a submitted assignment (its owner and items;
+    /// its answered items are the task pages' to forget, see
+    /// [`super::own_task::TaskReads::forget`]): nothing more is stored in
+    /// it, and kept for every questionnaire of a crowd campaign they held
+    /// ~20 MB for good at VTON-QBench size. An answer sent after all is
+    /// refused as before, with the assignment read again.
     pub fn forget(&self, assignment: Uuid) {
         self.owners.forget(assignment);
         self.items.forget(assignment);
-        self.answered.forget(assignment);
     }
 
     /// The item an answer names: by its handle in the assignment (what
