@@ -8,8 +8,25 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    // The async workers return what they freed when they fall idle (see
+    // `tidy_idle_thread`): otherwise it stays resident until they next work.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_park(|| {
+            atelier::core::heavy::tidy_idle_thread();
+        })
+        .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("error: no async runtime: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+async fn run() -> std::process::ExitCode {
     atelier::logging::init();
     let cli = atelier::cli::Cli::parse();
     let stdout = std::io::stdout();

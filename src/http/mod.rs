@@ -7,6 +7,7 @@ pub mod csrf;
 pub mod detach;
 pub mod error;
 pub mod error_shape;
+pub mod expiring;
 pub mod extract;
 pub mod flash;
 pub mod kind_routes;

@@ -5,12 +5,12 @@
 //! only while the listener is connected (a change announced while it was not
 //! could be missed), and it is emptied whenever the listener connects again.
 
+use super::expiring::Expiring;
 use sqlx::postgres::PgListener;
 use sqlx::PgPool;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tower_sessions::session::Record;
 
 /// The channel sessions' changes are announced on (payload: the session id).
@@ -25,15 +25,24 @@ const LONGEST: Duration = Duration::from_secs(30);
 const TICK: Duration = Duration::from_secs(1);
 
 /// The remembered sessions, shared by a store's clones.
-#[derive(Default)]
 pub struct SessionCache {
-    entries: Mutex<HashMap<String, (Instant, Record)>>,
+    entries: Mutex<Expiring<String, Record>>,
     /// Counts forgettings: a session read before a change and remembered
     /// after it would be stale, so a read is remembered only if no session
     /// was forgotten while it ran.
     changes: AtomicU64,
     /// Whether the listener is connected and listening now.
     listening: AtomicBool,
+}
+
+impl Default for SessionCache {
+    fn default() -> Self {
+        Self {
+            entries: Mutex::new(Expiring::new(LONGEST, CAPACITY)),
+            changes: AtomicU64::default(),
+            listening: AtomicBool::default(),
+        }
+    }
 }
 
 /// Taken before reading a session from the database; see [`SessionCache::remember`].
@@ -46,9 +55,9 @@ impl SessionCache {
             return None;
         }
         let entries = self.entries.lock().ok()?;
-        let (at, record) = entries.get(id)?;
+        let record = entries.get(id)?;
         let live = record.expiry_date > tower_sessions::cookie::time::OffsetDateTime::now_utc();
-        (live && at.elapsed() < LONGEST).then(|| record.clone())
+        live.then(|| record.clone())
     }
 
     /// A ticket for a read about to start.
@@ -67,10 +76,7 @@ impl SessionCache {
         if self.changes.load(Ordering::Acquire) != ticket.0 {
             return;
         }
-        if entries.len() >= CAPACITY {
-            entries.clear();
-        }
-        entries.insert(record.id.to_string(), (Instant::now(), record.clone()));
+        entries.insert(record.id.to_string(), record.clone());
     }
 
     /// Forgets one session (it changed or ended).
@@ -86,6 +92,14 @@ impl SessionCache {
         if let Ok(mut entries) = self.entries.lock() {
             self.changes.fetch_add(1, Ordering::AcqRel);
             entries.clear();
+        }
+    }
+
+    /// Lets go of sessions too old to be used (when a sweep is due): an
+    /// idle service does not hold a finished crowd's sessions.
+    fn sweep(&self) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.sweep();
         }
     }
 
@@ -130,8 +144,10 @@ async fn hear(cache: &Weak<SessionCache>, listener: &mut PgListener) -> bool {
             },
             // The connection was lost: announcements may have been missed.
             Ok(Ok(None)) | Ok(Err(_)) => return true,
-            Err(_) if cache.strong_count() == 0 => return false,
-            Err(_) => {}
+            Err(_) => match cache.upgrade() {
+                Some(c) => c.sweep(),
+                None => return false,
+            },
         }
     }
 }

@@ -3,10 +3,10 @@
 //! seconds (accounts change rarely: never their role), so several instances
 //! never disagree for longer than that.
 
+use super::expiring::Expiring;
 use crate::auth::users::User;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use uuid::Uuid;
 
 /// How long a looked-up account is reused.
@@ -15,27 +15,26 @@ const TTL: Duration = Duration::from_secs(5);
 const CAPACITY: usize = 50_000;
 
 /// The cache, shared by the handlers.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct UserCache {
-    inner: Arc<Mutex<HashMap<Uuid, (Instant, User)>>>,
+    inner: Arc<Mutex<Expiring<Uuid, User>>>,
+}
+
+impl Default for UserCache {
+    fn default() -> Self {
+        Self { inner: Arc::new(Mutex::new(Expiring::new(TTL, CAPACITY))) }
+    }
 }
 
 impl UserCache {
     /// The account, from memory when looked up in the last few seconds.
     pub async fn get(&self, pool: &sqlx::PgPool, id: Uuid) -> crate::core::Result<Option<User>> {
-        if let Ok(map) = self.inner.lock() {
-            if let Some((at, user)) = map.get(&id) {
-                if at.elapsed() < TTL {
-                    return Ok(Some(user.clone()));
-                }
-            }
+        if let Some(user) = self.inner.lock().ok().and_then(|map| map.get(&id).cloned()) {
+            return Ok(Some(user));
         }
         let user = crate::auth::users::get(pool, id).await?;
         if let (Some(u), Ok(mut map)) = (&user, self.inner.lock()) {
-            if map.len() >= CAPACITY {
-                map.clear();
-            }
-            map.insert(id, (Instant::now(), u.clone()));
+            map.insert(id, u.clone());
         }
         Ok(user)
     }

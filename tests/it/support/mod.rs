@@ -168,6 +168,9 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         let options = server().options.clone();
         let database = self.database.clone();
+        // Uploads go to a directory named after the database: it goes with it
+        // (a full run left ~200 of them in the temporary directory).
+        let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("atelier-uploads-{database}")));
         // Dropping needs async; do it on a thread with its own runtime.
         let _ = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
