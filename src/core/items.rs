@@ -216,12 +216,20 @@ pub async fn ensure_in_campaign(db: impl sqlx::PgExecutor<'_>, campaign_id: Uuid
     }
 }
 
+/// A campaign's items in import order.
+const IN_ORDER: &str =
+    "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id";
+
 /// All items of a campaign (with gold; for admins and batch formation).
 pub async fn list<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Result<Vec<Item>> {
-    Ok(sqlx::query_as::<_, Item>(
-        "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",
-    )
-    .bind(campaign_id)
-    .fetch_all(db)
-    .await?)
+    Ok(sqlx::query_as::<_, Item>(IN_ORDER).bind(campaign_id).fetch_all(db).await?)
+}
+
+/// The same items as [`list`], one at a time as they are read, for a reader
+/// that keeps less of each than the row.
+pub fn each<'e>(
+    db: impl sqlx::PgExecutor<'e> + 'e,
+    campaign_id: Uuid,
+) -> impl futures_util::Stream<Item = std::result::Result<Item, sqlx::Error>> + 'e {
+    sqlx::query_as::<_, Item>(IN_ORDER).bind(campaign_id).fetch(db)
 }

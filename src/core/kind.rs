@@ -298,8 +298,8 @@ pub struct ItemRecord {
     pub id: Uuid,
     /// The importer's id.
     pub external_id: String,
-    /// Payload (shared with the snapshot it may come from).
-    pub payload: std::sync::Arc<Value>,
+    /// Payload, as text: each kind parses what it reads, when it reads it.
+    pub payload: crate::core::payload::Payload,
     /// Gold answer, if any.
     pub gold: Option<Value>,
 }

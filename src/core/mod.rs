@@ -29,6 +29,7 @@ pub mod kind;
 pub mod model_scores;
 pub mod own_task;
 pub mod own_view;
+pub mod payload;
 pub mod payouts;
 pub mod profiles;
 pub mod progress;

@@ -3,6 +3,7 @@
 //! repeats are computed from a snapshot too, so both come from one code path.
 
 use crate::core::kind::{AggregationInput, ItemRecord, ResponseRecord};
+pub use crate::core::payload::Payload;
 use crate::core::states::{AssignmentState, CampaignState};
 use crate::core::{campaigns, Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -38,8 +39,8 @@ pub struct SnapItem {
     pub id: Uuid,
     /// The importer's id.
     pub external_id: String,
-    /// Payload (shared with the aggregation input made from the snapshot).
-    pub payload: std::sync::Arc<Value>,
+    /// Payload.
+    pub payload: Payload,
     /// Gold answer, if any.
     pub gold: Option<Value>,
 }
@@ -206,6 +207,19 @@ impl Reasons {
     }
 }
 
+/// The campaign's items in import order, read as a stream: each payload is
+/// parsed and kept as text as it comes (read whole, the rows and their
+/// parsed payloads were held at once).
+async fn load_items(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<SnapItem>> {
+    use futures_util::TryStreamExt;
+    let mut rows = crate::core::items::each(&mut *db, campaign_id);
+    let mut items = Vec::new();
+    while let Some(i) = rows.try_next().await? {
+        items.push(SnapItem { id: i.id, external_id: i.external_id, payload: Payload::of(&i.payload), gold: i.gold });
+    }
+    Ok(items)
+}
+
 /// The campaign's responses, oldest first, annotators named by `name`,
 /// read as a stream with one shared copy of each distinct answer: at crowd
 /// scale half a million parsed answers (and the rows holding them all at
@@ -282,15 +296,7 @@ impl Snapshot {
 
     async fn read(db: &mut sqlx::PgConnection, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
         let c = campaigns::get(&mut *db, campaign_id).await?;
-        let items = if parts.items {
-            crate::core::items::list(&mut *db, campaign_id)
-                .await?
-                .into_iter()
-                .map(|i| SnapItem { id: i.id, external_id: i.external_id, payload: i.payload.into(), gold: i.gold })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let items = if parts.items { load_items(&mut *db, campaign_id).await? } else { Vec::new() };
         type BatchRow = (Uuid, Option<String>, i32, Vec<Uuid>, Option<Uuid>);
         let batches: Vec<BatchRow> = sqlx::query_as(
             "SELECT b.id, b.external_id, b.position,
@@ -651,7 +657,7 @@ mod tests {
             items: vec![SnapItem {
                 id: item,
                 external_id: "i1".into(),
-                payload: std::sync::Arc::new(serde_json::json!({"tryon": "/t.jpg"})),
+                payload: Payload::of(&serde_json::json!({"tryon": "/t.jpg"})),
                 gold: None,
             }],
             batches: vec![SnapBatch { id: batch, external_id: None, position: 0, items: vec![item], review_of: None }],
@@ -701,6 +707,24 @@ mod tests {
             raw.read(name, &mut std::io::BufReader::with_capacity(7, bytes.as_slice())).expect("read");
         }
         assert_eq!(raw.snapshot().expect("snapshot"), snapshot);
+    }
+
+    #[test]
+    fn a_payload_kept_as_text_is_written_as_its_value_was_whatever_spacing_it_was_read_with() {
+        let value =
+            serde_json::json!({"tryon": "/t.jpg", "garment": "/g é.jpg", "n": 1.5, "list": [1, {"b": 2, "a": 1}]});
+        let item =
+            SnapItem { id: Uuid::from_u128(1), external_id: "i".into(), payload: Payload::of(&value), gold: None };
+        let written = serde_json::to_string(&item).expect("written");
+        let as_value = format!(r#"{{"id":"{}","external_id":"i","payload":{value},"gold":null}}"#, item.id);
+        assert_eq!(written, as_value, "the raw line, byte for byte");
+        assert_eq!(item.payload.text(), value.to_string());
+        assert_eq!(item.payload.value(), value);
+        let as_value: Value = serde_json::from_str(&written).expect("JSON");
+        let pretty = serde_json::to_string_pretty(&as_value).expect("pretty");
+        let back: SnapItem = serde_json::from_str(&pretty).expect("read back");
+        assert_eq!(back.payload.text(), value.to_string(), "spacing read is not kept");
+        assert_eq!(back, item);
     }
 
     #[test]

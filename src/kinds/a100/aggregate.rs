@@ -28,7 +28,7 @@ pub fn aggregate(input: &AggregationInput, aat: bool) -> A100Result {
     let votes = tally(input);
     let mut questions = Vec::new();
     for item in &input.items {
-        let Ok(q) = from_item(&item.payload, item.gold.as_ref()) else { continue };
+        let Ok(q) = from_item(&item.payload.value(), item.gold.as_ref()) else { continue };
         if q.attention_check {
             continue;
         }

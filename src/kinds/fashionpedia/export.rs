@@ -140,8 +140,8 @@ fn annotation(p: &Value, mask: Option<&MaskResult>, partial: bool) -> Value {
 pub fn coco_of_release(snapshot: &crate::core::releases::Snapshot, aggregate: &[u8]) -> Result<Vec<u8>> {
     let gt = FpResult::from_json(aggregate)?;
     let masks: HashMap<u64, &MaskResult> = gt.annotations.iter().map(|a| (a.annotation_id, a)).collect();
-    let payloads: Vec<&Value> = snapshot.items.iter().map(|i| &*i.payload).collect();
-    let ontology = ontology_of(payloads.iter().copied());
+    let payloads: Vec<Value> = snapshot.items.iter().map(|i| i.payload.value()).collect();
+    let ontology = ontology_of(payloads.iter());
     let internal = |e: serde_json::Error| crate::core::Error::internal("writing the COCO export", e);
     let categories = serde_json::to_string(&ontology.categories).map_err(internal)?;
     let attributes = serde_json::to_string(&ontology.attributes).map_err(internal)?;
@@ -158,7 +158,7 @@ pub fn coco_of_release(snapshot: &crate::core::releases::Snapshot, aggregate: &[
     out.push_str(&images.values().map(Value::to_string).collect::<Vec<_>>().join(","));
     out.push_str("], \"annotations\": [");
     let annotations: std::collections::BTreeMap<u64, &Value> =
-        payloads.iter().filter_map(|p| Some((p["annotation_id"].as_u64()?, *p))).collect();
+        payloads.iter().filter_map(|p| Some((p["annotation_id"].as_u64()?, p))).collect();
     let rows: Vec<String> =
         annotations.iter().map(|(id, p)| annotation(p, masks.get(id).copied(), false).to_string()).collect();
     out.push_str(&rows.join(","));

@@ -193,7 +193,7 @@ pub fn aggregate(config: &super::FpConfig, input: &AggregationInput) -> FpResult
     let mut presence: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
     let attribute_names = &config.attribute_names;
     for item in &input.items {
-        let p = &item.payload;
+        let p = &item.payload.value();
         let (Some(annotation_id), Some(sc)) = (p["annotation_id"].as_u64(), p["supercategory"].as_str()) else {
             continue;
         };

@@ -184,7 +184,7 @@ pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
     let mut suspect_votes: BTreeMap<Pair, Vec<Vote>> = BTreeMap::new();
     let mut unsure_only = 0;
     for item in &input.items {
-        let p = &item.payload;
+        let p = &item.payload.value();
         let (Some(q), Some(c)) = (p["query"].as_str(), p["candidate"].as_str()) else { continue };
         let given = answers.remove(&item.id).unwrap_or_default();
         let mut votes = BTreeMap::new();
@@ -254,7 +254,8 @@ fn estimate(
     sample: &[PairResult],
     votes: &BTreeMap<Pair, Vec<Vote>>,
 ) -> EstimateView {
-    let suspects = super::pool::suspects_of_items(config.k, input.items.iter().map(|i| &*i.payload));
+    let payloads: Vec<Value> = input.items.iter().map(|i| i.payload.value()).collect();
+    let suspects = super::pool::suspects_of_items(config.k, payloads.iter());
     let labels: BTreeMap<Pair, Option<bool>> = pairs
         .iter()
         .filter(|p| p.complete)

@@ -6,6 +6,7 @@
 use super::curation::{curate_named, kept_answers, Answer, SanityTasks, Thresholds};
 use super::result::{ImageScore, ModelRank, VtonGroundTruth};
 use crate::core::kind::{AggregationInput, Table};
+use crate::core::payload::Payload;
 use crate::stats::aggregate::normalize_score;
 use crate::stats::bootstrap::mean_cis;
 use crate::stats::split_half::{split_half, Rating};
@@ -63,14 +64,14 @@ fn form_names(input: &AggregationInput) -> HashMap<String, String> {
 }
 
 /// The ratings curation keeps, each with its image's comparison group.
-fn ratings_of(kept: &[&Answer], payloads: &HashMap<&str, &Value>) -> Vec<Rating> {
+fn ratings_of(kept: &[&Answer], payloads: &HashMap<&str, &Payload>) -> Vec<Rating> {
     let mut groups: HashMap<&str, Arc<str>> = HashMap::new();
     kept.iter()
         .map(|a| Rating {
             image: a.task.clone(),
             group: groups
                 .entry(&*a.task)
-                .or_insert_with(|| payloads.get(&*a.task).map(|p| group(p)).unwrap_or_default().into())
+                .or_insert_with(|| payloads.get(&*a.task).map(|p| group(&p.value())).unwrap_or_default().into())
                 .clone(),
             annotator: a.annotator.clone(),
             value: f64::from(a.rating),
@@ -85,7 +86,7 @@ pub fn curated_ratings(input: &AggregationInput, thresholds: &Thresholds) -> Vec
     let names = form_names(input);
     let curation =
         curate_named(&answers, &sanity, thresholds, &names.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect());
-    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &*i.payload)).collect();
+    let payloads: HashMap<&str, &Payload> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
     ratings_of(&kept_answers(&answers, &sanity, &curation), &payloads)
 }
 
@@ -125,7 +126,7 @@ fn score_answers(
     let curation =
         curate_named(&answers, &sanity, thresholds, &names.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect());
     let kept = kept_answers(&answers, &sanity, &curation);
-    let payloads: HashMap<&str, &Value> = input.items.iter().map(|i| (i.external_id.as_str(), &*i.payload)).collect();
+    let payloads: HashMap<&str, &Payload> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
     // The ceiling first: its ratings are gone before the images are built.
     let human_ceiling = split_half(&ratings_of(&kept, &payloads), SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED);
     let mut annotators_of: HashMap<Arc<str>, Vec<Arc<str>>> = HashMap::new();
@@ -142,7 +143,8 @@ fn score_answers(
         .scores
         .iter()
         .map(|s| {
-            let p = payloads.get(s.task.as_str()).copied().unwrap_or(&Value::Null);
+            // Parsed one image at a time: all at once they were ~58 MB.
+            let p = &payloads.get(s.task.as_str()).map_or(Value::Null, |p| p.value());
             ImageScore {
                 image: s.task.clone(),
                 vton_model_id: field(p, "model"),

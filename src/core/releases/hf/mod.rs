@@ -185,7 +185,7 @@ fn items_parquet(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<(R
     for i in &snapshot.items {
         let mut row = vec![
             i.external_id.clone(),
-            i.payload.to_string(),
+            i.payload.text().to_owned(),
             i.gold.as_ref().map(ToString::to_string).unwrap_or_default(),
         ];
         rewrite_row(&table.columns, &mut row, rewrite);
