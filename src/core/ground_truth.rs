@@ -22,22 +22,24 @@ pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput>
 /// does not aggregate, e.g. masks' polygons), so big campaigns fit in memory.
 #[tracing::instrument(level = "debug", skip(pool, skip))]
 pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> Result<AggregationInput> {
+    use futures_util::TryStreamExt;
     let campaign = campaigns::get(pool, campaign_id).await?;
     // One snapshot for items, responses and workers, and room to sort the
     // responses in memory (PostgreSQL's default 4 MB sends a crowd
     // campaign's sort to disk).
     let mut tx = crate::db::one_moment(pool).await?;
     sqlx::query("SET LOCAL work_mem = '64MB'").execute(&mut *tx).await?;
+    // Read as a stream, each payload kept as text as it comes: read whole,
+    // every row's parsed payload was held at once.
     let items = sqlx::query_as::<_, (Uuid, String, Value, Option<Value>)>(
         "SELECT id, external_id, payload - $2::text[], gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",
     )
     .bind(campaign_id)
     .bind(skip)
-    .fetch_all(&mut *tx)
-    .await?
-    .into_iter()
-    .map(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload: payload.into(), gold })
-    .collect();
+    .fetch(&mut *tx)
+    .map_ok(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload: payload.into(), gold })
+    .try_collect()
+    .await?;
     let responses = responses(&mut tx, campaign_id).await?;
     let worker_ids = worker_ids(&mut *tx, campaign_id).await?;
     let batch_names = sqlx::query_as::<_, (Uuid, String)>(
