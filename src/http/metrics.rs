@@ -5,16 +5,12 @@ use axum::extract::{MatchedPath, Request};
 use axum::middleware::Next;
 use axum::response::Response;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// How often the recorder's pending histogram samples are folded into
 /// their summaries (the exporter's own default).
 const UPKEEP_EVERY: Duration = Duration::from_secs(5);
-
-/// Times the recorder's upkeep has run in this process.
-static UPKEEP_RUNS: AtomicU64 = AtomicU64::new(0);
 
 /// The process-wide recorder (metrics are global; tests start many apps),
 /// kept up by a thread of its own from the first call.
@@ -27,22 +23,22 @@ pub fn handle() -> PrometheusHandle {
                 // Another recorder is installed: render from a detached one.
                 Err(_) => PrometheusBuilder::new().build_recorder().handle(),
             };
-            keep_up(handle.clone(), UPKEEP_EVERY);
+            let kept = handle.clone();
+            keep_up(UPKEEP_EVERY, move || kept.run_upkeep());
             handle
         })
         .clone()
 }
 
-/// Runs the recorder's upkeep every `every`, for the life of the process.
-/// A recorder installed without the exporter's own listener keeps every
-/// histogram sample until something drains it: unscraped, each request's
-/// latency stayed in memory for good (~8 bytes a request, growing without
-/// bound under a crowd's load).
-fn keep_up(handle: PrometheusHandle, every: Duration) {
+/// Runs `upkeep` (the recorder's) every `every`, for the life of the
+/// process. A recorder installed without the exporter's own listener keeps
+/// every histogram sample until something drains it: unscraped, each
+/// request's latency stayed in memory for good (~8 bytes a request, growing
+/// without bound under a crowd's load).
+fn keep_up(every: Duration, mut upkeep: impl FnMut() + Send + 'static) {
     let spawned = std::thread::Builder::new().name("metrics-upkeep".to_owned()).spawn(move || loop {
         std::thread::sleep(every);
-        handle.run_upkeep();
-        UPKEEP_RUNS.fetch_add(1, Ordering::Relaxed);
+        upkeep();
     });
     if let Err(e) = spawned {
         tracing::warn!(error = %e, "no thread for the metrics' upkeep: samples are drained only when scraped");
@@ -112,14 +108,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_recorder_is_kept_up_without_being_scraped() {
-        let handle = PrometheusBuilder::new().build_recorder().handle();
-        let before = UPKEEP_RUNS.load(Ordering::Relaxed);
-        keep_up(handle, Duration::from_millis(5));
+    fn the_upkeep_runs_again_and_again_without_being_scraped() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::Arc;
+        let runs = Arc::new(AtomicU64::new(0));
+        let counted = runs.clone();
+        keep_up(Duration::from_millis(5), move || {
+            counted.fetch_add(1, Ordering::Relaxed);
+        });
         let deadline = Instant::now() + Duration::from_secs(10);
-        while UPKEEP_RUNS.load(Ordering::Relaxed) < before + 2 && Instant::now() < deadline {
+        while runs.load(Ordering::Relaxed) < 2 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
-        assert!(UPKEEP_RUNS.load(Ordering::Relaxed) >= before + 2, "the upkeep ran again and again");
+        assert!(runs.load(Ordering::Relaxed) >= 2, "the upkeep ran again and again");
     }
 }

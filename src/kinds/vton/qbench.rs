@@ -15,6 +15,7 @@ use super::curation::SanityTask;
 use crate::core::csv_chunks::{CsvChunks, CsvRows};
 use crate::core::history::{PastBatch, PastSubmission};
 use crate::core::items::NewItem;
+use crate::core::payload::Payload;
 use crate::core::releases::snapshot::{Parts, SnapBatch, Snapshot};
 use crate::core::Code;
 use crate::core::{Error, Result};
@@ -124,8 +125,7 @@ pub fn write_answers<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
 pub fn write_images<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
     // Each row's payload is parsed as it is written: all of them at once as
     // `Value`s were ~58 MB at VTON-QBench size, in the middle of a cut.
-    let items: HashMap<Uuid, &crate::core::releases::snapshot::Payload> =
-        s.items.iter().map(|i| (i.id, &i.payload)).collect();
+    let items: HashMap<Uuid, &Payload> = s.items.iter().map(|i| (i.id, &i.payload)).collect();
     let field = |p: &Value, k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let mut row: Vec<String> = IMAGE_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
     csv.row(&row);
