@@ -4,6 +4,9 @@
 //! [`super::packing`]'s.
 
 use super::datasheet;
+use super::hf::SnapshotTables;
+pub use super::lanes::Lanes;
+use super::lanes::{Job, Slot};
 use super::packing::{packing, Packed};
 use super::snapshot::{pretty_json, Snapshot};
 use crate::core::csv_chunks::CsvRows;
@@ -13,6 +16,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 /// Writes one release file into the writer it is given.
 pub type WriteFile<'a> = &'a mut dyn FnMut(&mut dyn Write) -> Result<()>;
@@ -98,42 +102,6 @@ pub fn parameters(kind: &dyn TaskKind, snapshot: &Snapshot) -> Value {
 /// an archive, or digests it for verification. Called from two threads.
 pub type Make<'a, T> = &'a (dyn Fn(&str, WriteFile<'_>) -> Result<T> + Sync);
 
-/// How [`release_files`] spends the machine: cutting a release is waited
-/// for in the browser; verifying one runs on a reader's laptop, where its
-/// peak memory matters more than a second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lanes {
-    /// Two threads: the aggregation beside the files of the snapshot alone,
-    /// then the ground truth's files beside the rest.
-    Two,
-    /// One thread, one part after the other: the aggregation's working
-    /// memory is gone before the Parquet tables are built (at VTON-QBench
-    /// size ~50 MB off the peak, ~1 s more).
-    One,
-}
-
-impl Lanes {
-    /// Runs `first` (on its own thread with [`Lanes::Two`]; `Err` if it
-    /// panicked) and `second`.
-    fn run<A: Send, B>(
-        self,
-        first: impl FnOnce() -> A + Send,
-        second: impl FnOnce() -> B,
-    ) -> (std::thread::Result<A>, B) {
-        match self {
-            Lanes::Two => std::thread::scope(|lanes| {
-                let first = lanes.spawn(first);
-                let second = second();
-                (first.join(), second)
-            }),
-            Lanes::One => {
-                let first = first();
-                (Ok(first), second())
-            }
-        }
-    }
-}
-
 /// A release's files made by `make`, in archive order: the raw files (with
 /// `raw`), then every derived file, computed from the snapshot alone
 /// (deterministic: stable ordering, serde's float formatting, seeded
@@ -141,13 +109,13 @@ impl Lanes {
 /// `format` is the release's: the files of an earlier format are those it
 /// had.
 ///
-/// With [`Lanes::Two`], two lanes run side by side, one a core: while the
-/// kind aggregates, the files of the snapshot alone are made (the raw
-/// files, `responses.csv`, the responses' and items' Parquet tables); then
-/// the ground truth's two files beside the kind's files, the datasheet and
-/// the rest of `hf/`. At VTON-QBench size one lane spent 1.9 s aggregating,
-/// 1.2 s on the raw files and 3 s on the rest. [`Lanes::One`] makes the
-/// same files one after the other.
+/// The work is a queue of jobs that the lanes take as they come free: the
+/// aggregation first, then the files of the snapshot alone (the biggest
+/// first), then those that need the ground truth (which wait for it). At
+/// VTON-QBench size the aggregation took 1.9 s of one lane while the other
+/// made 3.1 s of snapshot files; with a fixed split (the aggregation beside
+/// the snapshot's files, then the ground truth's beside the rest) one lane
+/// waited for the other for over a second.
 pub fn release_files<T: Send>(
     kind: &dyn TaskKind,
     snapshot: &Snapshot,
@@ -167,66 +135,108 @@ pub fn release_files<T: Send>(
         Ok((name.to_owned(), made))
     };
     let with_hf = !EARLIER_FORMATS.contains(&format);
-    // The ground truth as the live views have it, its compact text (a
-    // `Value` of a crowd campaign's ground truth is several hundred MB).
-    let aggregate = || {
-        let aggregate = crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
-        // Its thread ends here: what it freed is not left for later.
-        crate::core::heavy::return_freed_memory();
-        aggregate
+    let raw_files = if raw { snapshot.raw_files() } else { Vec::new() };
+    // What the jobs make, each in its slot.
+    let aggregate: Slot<Arc<String>> = Slot::default();
+    let raw_made: Vec<Slot<(String, T)>> = raw_files.iter().map(|_| Slot::default()).collect();
+    let (responses, truth_json, truth_csv) = (Slot::default(), Slot::default(), Slot::default());
+    let (responses_table, items_table) = (Slot::default(), Slot::default());
+    let datasheet: Slot<Arc<String>> = Slot::default();
+    let rest: Slot<Vec<(String, T)>> = Slot::default();
+    let raw_job = |at: usize| -> Job<'_> {
+        let (name, write) = &raw_files[at];
+        let slot = &raw_made[at];
+        Box::new(move || slot.fill(|| one(name, &mut |out| write(out))))
     };
-    let early = || -> Result<_> {
-        let mut raw_files = Vec::new();
-        if raw {
-            snapshot.each_raw_file(&mut |name, write| {
-                raw_files.push(one(name, write)?);
-                Ok(())
-            })?;
-        }
-        let responses = one(RESPONSES_CSV, &mut |out| {
-            let mut csv = CsvRows::new(out);
-            ground_truth::each_response_row(snapshot, &mut |row| csv.row(&row));
-            csv.finish().map(drop)
-        })?;
-        let tables = if with_hf { super::hf::snapshot_tables(snapshot, None)? } else { Default::default() };
-        crate::core::heavy::return_freed_memory();
-        Ok((raw_files, responses, tables))
-    };
-    let (aggregate, early) = lanes.run(aggregate, early);
-    let aggregate = aggregate.map_err(|_| crate::core::Error::unexpected("the aggregation panicked"))?;
-    let (mut files, responses, tables) = early?;
-    let aggregate = aggregate.as_bytes();
-    let datasheet = datasheet::render(kind, snapshot, aggregate, info, &counts(snapshot));
-    let truth = || -> Result<Vec<(String, T)>> {
-        Ok(vec![
-            one(GROUND_TRUTH_JSON, &mut |out| pretty_from_text(out, aggregate))?,
+    let big = |name: &str| name == "raw/responses.jsonl";
+    let (big_raw, small_raw): (Vec<usize>, Vec<usize>) = (0..raw_files.len()).partition(|&at| big(raw_files[at].0));
+    let mut jobs: Vec<Job<'_>> = vec![Box::new(|| {
+        // The ground truth as the live views have it, its compact text (a
+        // `Value` of a crowd campaign's ground truth is several hundred MB).
+        aggregate.fill(|| {
+            let text = crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+            // What the aggregation freed is not left for the next job.
+            crate::core::heavy::return_freed_memory();
+            Ok(Arc::new(text))
+        })
+    })];
+    // The snapshot's own files, the biggest first: the lanes end together.
+    jobs.extend(big_raw.iter().map(|&at| raw_job(at)));
+    jobs.push(Box::new(|| {
+        responses.fill(|| {
+            one(RESPONSES_CSV, &mut |out| {
+                let mut csv = CsvRows::new(out);
+                ground_truth::each_response_row(snapshot, &mut |row| csv.row(&row));
+                csv.finish().map(drop)
+            })
+        })
+    }));
+    if with_hf {
+        jobs.push(Box::new(|| responses_table.fill(|| super::hf::responses_table(snapshot))));
+        jobs.push(Box::new(|| items_table.fill(|| super::hf::items_table(snapshot, None))));
+    }
+    jobs.extend(small_raw.iter().map(|&at| raw_job(at)));
+    // Then what needs the ground truth, the longest first (the rest
+    // needs the datasheet, which is quick).
+    jobs.push(Box::new(|| {
+        datasheet.fill(|| {
+            let aggregate = aggregate.get()?;
+            Ok(Arc::new(datasheet::render(kind, snapshot, aggregate.as_bytes(), info, &counts(snapshot))))
+        })
+    }));
+    jobs.push(Box::new(|| {
+        rest.fill(|| {
+            let (aggregate, datasheet) = (aggregate.get()?, datasheet.get()?);
+            let aggregate = aggregate.as_bytes();
+            let mut rest = Vec::new();
+            for (name, bytes) in kind.release_files(snapshot, aggregate)? {
+                rest.push(one(&name, &mut |out| out.write_all(&bytes).map_err(packing))?);
+            }
+            rest.push(one(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))?);
+            if with_hf {
+                let tables = SnapshotTables::of(responses_table.take()?, items_table.take()?);
+                let mut each = |name: &str, write: WriteFile<'_>| {
+                    rest.push(one(name, write)?);
+                    Ok(())
+                };
+                super::hf::each_file_with(kind, snapshot, aggregate, info, &datasheet, None, tables, &mut each)?;
+            }
+            Ok(rest)
+        })
+    }));
+    jobs.push(Box::new(|| {
+        truth_json.fill(|| {
+            let aggregate = aggregate.get()?;
+            one(GROUND_TRUTH_JSON, &mut |out| pretty_from_text(out, aggregate.as_bytes()))
+        })
+    }));
+    jobs.push(Box::new(|| {
+        truth_csv.fill(|| {
+            let aggregate = aggregate.get()?;
             one(GROUND_TRUTH_CSV, &mut |out| {
                 let mut csv = CsvRows::new(out);
-                kind.export_rows(aggregate, &mut |row| csv.row(row));
+                kind.export_rows(aggregate.as_bytes(), &mut |row| csv.row(row));
                 csv.finish().map(drop)
-            })?,
-        ])
-    };
-    let rest = || -> Result<Vec<(String, T)>> {
-        let mut rest = Vec::new();
-        for (name, bytes) in kind.release_files(snapshot, aggregate)? {
-            rest.push(one(&name, &mut |out| out.write_all(&bytes).map_err(packing))?);
-        }
-        rest.push(one(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))?);
-        if with_hf {
-            let mut each = |name: &str, write: WriteFile<'_>| {
-                rest.push(one(name, write)?);
-                Ok(())
-            };
-            super::hf::each_file_with(kind, snapshot, aggregate, info, &datasheet, None, tables, &mut each)?;
-        }
-        Ok(rest)
-    };
-    let (truth, rest) = lanes.run(truth, rest);
+            })
+        })
+    }));
+    lanes.share(jobs);
     crate::core::heavy::return_freed_memory();
-    files.extend(truth.map_err(|_| crate::core::Error::unexpected("writing the ground truth panicked"))??);
-    files.push(responses);
-    files.extend(rest?);
+    // Gathered in archive order; the first failure in that order is the one
+    // reported (a job that needed it says only that an earlier part failed).
+    aggregate.finish()?;
+    let mut files = Vec::new();
+    for made in raw_made {
+        files.extend(made.finish()?);
+    }
+    for made in [truth_json, truth_csv, responses] {
+        files.extend(made.finish()?);
+    }
+    for made in [responses_table, items_table] {
+        made.finish()?;
+    }
+    datasheet.finish()?;
+    files.extend(rest.finish()?.into_iter().flatten());
     Ok(files)
 }
 

@@ -8,6 +8,7 @@ pub mod archive;
 pub mod datasheet;
 pub mod diff;
 pub mod hf;
+pub mod lanes;
 pub mod packing;
 pub mod snapshot;
 

@@ -32,6 +32,9 @@ pub struct SnapCampaign {
     pub settings: Option<crate::core::settings::CoreSettings>,
 }
 
+/// Writes one raw file of a snapshot.
+pub type RawWrite<'a> = Box<dyn Fn(&mut dyn std::io::Write) -> Result<()> + Send + Sync + 'a>;
+
 /// An item with its hidden answer.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SnapItem {
@@ -440,19 +443,31 @@ impl Snapshot {
         self.responses.iter().map(|r| r.annotator).collect::<std::collections::BTreeSet<_>>().len()
     }
 
-    /// The raw files of a release, the snapshot split by table: `each` gets
-    /// each file's name and a function that writes it.
-    pub fn each_raw_file(&self, each: super::archive::EachFile<'_>) -> Result<()> {
-        each("raw/campaign.json", &mut |out| write_pretty_json(out, &self.campaign))?;
-        each("raw/items.jsonl", &mut |out| write_json_lines(out, &self.items))?;
-        each("raw/batches.jsonl", &mut |out| write_json_lines(out, &self.batches))?;
-        each("raw/assignments.jsonl", &mut |out| write_json_lines(out, &self.assignments))?;
-        each("raw/responses.jsonl", &mut |out| write_json_lines(out, &self.responses))?;
-        each("raw/background.jsonl", &mut |out| write_json_lines(out, &self.profiles))?;
-        if self.model_scores.is_empty() {
-            return Ok(());
+    /// The raw files of a release, the snapshot split by table: each
+    /// file's name and what writes it (each on its own, so that lanes can
+    /// share them out).
+    pub fn raw_files(&self) -> Vec<(&'static str, RawWrite<'_>)> {
+        let mut files: Vec<(&'static str, RawWrite<'_>)> = vec![
+            ("raw/campaign.json", Box::new(|out| write_pretty_json(out, &self.campaign))),
+            ("raw/items.jsonl", Box::new(|out| write_json_lines(out, &self.items))),
+            ("raw/batches.jsonl", Box::new(|out| write_json_lines(out, &self.batches))),
+            ("raw/assignments.jsonl", Box::new(|out| write_json_lines(out, &self.assignments))),
+            ("raw/responses.jsonl", Box::new(|out| write_json_lines(out, &self.responses))),
+            ("raw/background.jsonl", Box::new(|out| write_json_lines(out, &self.profiles))),
+        ];
+        if !self.model_scores.is_empty() {
+            files.push(("raw/model_scores.jsonl", Box::new(|out| write_json_lines(out, &self.model_scores))));
         }
-        each("raw/model_scores.jsonl", &mut |out| write_json_lines(out, &self.model_scores))
+        files
+    }
+
+    /// [`raw_files`](Self::raw_files) one after the other: `each` gets each
+    /// file's name and a function that writes it.
+    pub fn each_raw_file(&self, each: super::archive::EachFile<'_>) -> Result<()> {
+        for (name, write) in self.raw_files() {
+            each(name, &mut |out| write(out))?;
+        }
+        Ok(())
     }
 
     /// Reads the raw files back (as [`each_raw_file`](Self::each_raw_file) wrote them).

@@ -84,11 +84,22 @@ pub fn each_file_rewritten(
 /// The tables made from the snapshot alone (responses, then items), as
 /// Parquet: they can be made before the ground truth is known.
 #[derive(Default)]
-pub struct SnapshotTables(Vec<(ReleaseTable, Vec<u8>, usize)>);
+pub struct SnapshotTables(Vec<SnapshotTable>);
+
+impl SnapshotTables {
+    /// The two tables, each made on its own ([`responses_table`],
+    /// [`items_table`]).
+    pub fn of(responses: SnapshotTable, items: SnapshotTable) -> Self {
+        Self(vec![responses, items])
+    }
+}
+
+/// One of the [`SnapshotTables`]: the table, its Parquet bytes and rows.
+pub struct SnapshotTable(ReleaseTable, Vec<u8>, usize);
 
 /// Makes the [`SnapshotTables`], `items`' text cells passed through `rewrite`.
 pub fn snapshot_tables(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<SnapshotTables> {
-    Ok(SnapshotTables(vec![responses_parquet(snapshot)?, items_parquet(snapshot, rewrite)?]))
+    Ok(SnapshotTables::of(responses_table(snapshot)?, items_table(snapshot, rewrite)?))
 }
 
 /// A row's text cells passed through `rewrite`, if there is one.
@@ -134,7 +145,7 @@ pub fn each_file_with(
         let (bytes, rows) = table.take_parquet(aggregate, &mut |columns, row| rewrite_row(columns, row, rewrite))?;
         emit(table, bytes, rows)?;
     }
-    for (table, bytes, rows) in tables.0 {
+    for SnapshotTable(table, bytes, rows) in tables.0 {
         emit(table, bytes, rows)?;
     }
     let card = card::render(kind, snapshot, info, &written, &empty, datasheet);
@@ -144,7 +155,7 @@ pub fn each_file_with(
 }
 
 /// The responses table, written row by row as `responses.csv` is.
-fn responses_parquet(snapshot: &Snapshot) -> Result<(ReleaseTable, Vec<u8>, usize)> {
+pub fn responses_table(snapshot: &Snapshot) -> Result<SnapshotTable> {
     let mut table = ReleaseTable::new(
         "responses",
         "One row per response, excluded ones with the reason (the release's `responses.csv`).",
@@ -168,12 +179,12 @@ fn responses_parquet(snapshot: &Snapshot) -> Result<(ReleaseTable, Vec<u8>, usiz
     }
     let rows = parquet.rows();
     let bytes = parquet.finish()?;
-    Ok((table, bytes, rows))
+    Ok(SnapshotTable(table, bytes, rows))
 }
 
 /// The items table: every item with its payload and hidden answer, written
 /// row by row (held as text, a crowd campaign's payloads were ~25 MB).
-fn items_parquet(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<(ReleaseTable, Vec<u8>, usize)> {
+pub fn items_table(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<SnapshotTable> {
     let table = ReleaseTable::new(
         "items",
         "One row per item as imported, with its known answer if any.",
@@ -192,7 +203,7 @@ fn items_parquet(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<(R
         parquet.row(row)?;
     }
     let bytes = parquet.finish()?;
-    Ok((table, bytes, snapshot.items.len()))
+    Ok(SnapshotTable(table, bytes, snapshot.items.len()))
 }
 
 /// The folder's files (paths inside it) from a release's unpacked files:
