@@ -127,7 +127,7 @@ pub fn release_files<T: Send>(
 ) -> Result<Vec<(String, T)>> {
     // Each file's working memory goes back to the system once it is made,
     // before the next one's (at VTON-QBench size, with the returns after the
-    // aggregation and after each part, a cut's peak went from ~340 to ~315 MB
+    // aggregation and after each file, a cut's peak went from ~340 to ~315 MB
     // for ~0.1 s).
     let one = |name: &str, write: WriteFile<'_>| -> Result<(String, T)> {
         let made = make(name, write)?;
@@ -141,15 +141,15 @@ pub fn release_files<T: Send>(
     let raw_made: Vec<Slot<(String, T)>> = raw_files.iter().map(|_| Slot::default()).collect();
     let (responses, truth_json, truth_csv) = (Slot::default(), Slot::default(), Slot::default());
     let (responses_table, items_table) = (Slot::default(), Slot::default());
-    let datasheet: Slot<Arc<String>> = Slot::default();
     let rest: Slot<Vec<(String, T)>> = Slot::default();
     let raw_job = |at: usize| -> Job<'_> {
         let (name, write) = &raw_files[at];
         let slot = &raw_made[at];
         Box::new(move || slot.fill(|| one(name, &mut |out| write(out))))
     };
-    let big = |name: &str| name == "raw/responses.jsonl";
-    let (big_raw, small_raw): (Vec<usize>, Vec<usize>) = (0..raw_files.len()).partition(|&at| big(raw_files[at].0));
+    // The raw responses are the one big raw file.
+    let (big_raw, small_raw): (Vec<usize>, Vec<usize>) =
+        (0..raw_files.len()).partition(|&at| raw_files[at].0 == "raw/responses.jsonl");
     let mut jobs: Vec<Job<'_>> = vec![Box::new(|| {
         // The ground truth as the live views have it, its compact text (a
         // `Value` of a crowd campaign's ground truth is several hundred MB).
@@ -176,18 +176,12 @@ pub fn release_files<T: Send>(
         jobs.push(Box::new(|| items_table.fill(|| super::hf::items_table(snapshot, None))));
     }
     jobs.extend(small_raw.iter().map(|&at| raw_job(at)));
-    // Then what needs the ground truth, the longest first (the rest
-    // needs the datasheet, which is quick).
-    jobs.push(Box::new(|| {
-        datasheet.fill(|| {
-            let aggregate = aggregate.get()?;
-            Ok(Arc::new(datasheet::render(kind, snapshot, aggregate.as_bytes(), info, &counts(snapshot))))
-        })
-    }));
+    // Then what needs the ground truth, the longest first.
     jobs.push(Box::new(|| {
         rest.fill(|| {
-            let (aggregate, datasheet) = (aggregate.get()?, datasheet.get()?);
+            let aggregate = aggregate.get()?;
             let aggregate = aggregate.as_bytes();
+            let datasheet = datasheet::render(kind, snapshot, aggregate, info, &counts(snapshot));
             let mut rest = Vec::new();
             for (name, bytes) in kind.release_files(snapshot, aggregate)? {
                 rest.push(one(&name, &mut |out| out.write_all(&bytes).map_err(packing))?);
@@ -235,7 +229,6 @@ pub fn release_files<T: Send>(
     for made in [responses_table, items_table] {
         made.finish()?;
     }
-    datasheet.finish()?;
     files.extend(rest.finish()?.into_iter().flatten());
     Ok(files)
 }

@@ -461,16 +461,7 @@ impl Snapshot {
         files
     }
 
-    /// [`raw_files`](Self::raw_files) one after the other: `each` gets each
-    /// file's name and a function that writes it.
-    pub fn each_raw_file(&self, each: super::archive::EachFile<'_>) -> Result<()> {
-        for (name, write) in self.raw_files() {
-            each(name, &mut |out| write(out))?;
-        }
-        Ok(())
-    }
-
-    /// Reads the raw files back (as [`each_raw_file`](Self::each_raw_file) wrote them).
+    /// Reads the raw files back (as [`raw_files`](Self::raw_files) wrote them).
     pub fn from_raw_files(files: &BTreeMap<String, Vec<u8>>) -> std::result::Result<Self, String> {
         let mut raw = RawFiles::default();
         for (name, bytes) in files.iter().filter(|(name, _)| RawFiles::reads(name)) {
@@ -692,16 +683,12 @@ mod tests {
     }
 
     fn raw_files(snapshot: &Snapshot) -> BTreeMap<String, Vec<u8>> {
-        let mut files = BTreeMap::new();
-        snapshot
-            .each_raw_file(&mut |name, write| {
-                let mut bytes = Vec::new();
-                write(&mut bytes)?;
-                files.insert(name.to_owned(), bytes);
-                Ok(())
-            })
-            .expect("written");
-        files
+        let write = |(name, write): (&str, RawWrite<'_>)| {
+            let mut bytes = Vec::new();
+            write(&mut bytes).expect("written");
+            (name.to_owned(), bytes)
+        };
+        snapshot.raw_files().into_iter().map(write).collect()
     }
 
     #[test]
