@@ -97,6 +97,9 @@ struct PageRow {
     t_state: AssignmentState,
     /// `NULL` when it was not asked for (this service keeps it).
     t_presentation: Option<Json<Presentation>>,
+    /// In a review assignment, the assignment under review; read with the
+    /// presentation.
+    t_review_of: Option<Uuid>,
     /// `NULL` when the count of answers is the one the service sent.
     t_answered: Option<Vec<Uuid>>,
     /// The shown task's payload (`NULL`: none asked for, or gone), the
@@ -120,6 +123,14 @@ struct Entry {
     item: Uuid,
     #[serde(default)]
     presentation: Value,
+}
+
+/// What never changes of an assignment, kept by the service: its items in
+/// the annotator's order and, in a review assignment, the assignment under
+/// review (a batch's `review_of` is set when the batch is made).
+struct Layout {
+    items: Arc<[Entry]>,
+    review_of: Option<Uuid>,
 }
 
 /// Assignments whose presentation and answered items are kept at most
@@ -186,19 +197,29 @@ struct PageKey {
     /// The task to show and the next, as far as the service can tell.
     task: Option<Uuid>,
     next: Option<Uuid>,
+    /// The assignment under review, when the service knows the assignment
+    /// is a review (its answer to the task is read).
+    review_of: Option<Uuid>,
+    /// Whether the annotator's own answer to the task is read: only when the
+    /// task is known to have one, so a page of a task not yet answered (the
+    /// common case) looks up no answer.
+    mine: bool,
 }
 
 /// Reads task pages, the page a browser is sent to after every answer; one
 /// per service. In the common case a page is one statement, shared with the
 /// pages asked for at the same time (a [`Batcher`] on held connections, as
-/// the answers are; see [`super::record`]): the service keeps each
-/// assignment's presentation (it never changes) and its answered items
-/// ([`AnsweredItems`]), picks the task from them, and reads the assignment
-/// with that task and the next, and the answered items only when the
+/// the answers are; see [`super::record`]): the service keeps what never
+/// changes of each assignment (its presentation and the assignment under
+/// review, a `Layout`) and its answered items ([`AnsweredItems`]), picks
+/// the task from them, and reads the assignment with that task and the next,
+/// the annotator's answer to it only when the task has one, the answer under
+/// review only in a review, and the answered items only when the
 /// assignment's count of answers shows the kept ones are out of date. When
-/// the task picked then differs (the first page of an assignment here, an
-/// answer stored by another instance, a questionnaire that ran out of time),
-/// a second statement reads the right one. Two statements on every page, one
+/// the task picked then differs, or turns out to be answered (the first page
+/// of an assignment here, an answer stored by another instance, a
+/// questionnaire that ran out of time), a second statement reads the right
+/// one. Two statements on every page, one
 /// of them reading every answer's item, kept the browser's vote cycle from
 /// scaling with the answers at 64 connections. The page's campaign is kept
 /// too, and read again when its version (bumped by every change to the
@@ -207,7 +228,7 @@ struct PageKey {
 pub struct TaskReads {
     pool: PgPool,
     pages: Batcher<PageKey, Option<PageRow>>,
-    presentations: Kept<Arc<[Entry]>>,
+    presentations: Kept<Arc<Layout>>,
     answered: Arc<AnsweredItems>,
     campaigns: Kept<Arc<Campaign>>,
 }
@@ -254,22 +275,36 @@ impl TaskReads {
     ) -> Result<(Arc<Campaign>, TaskRows)> {
         let (known, kept) = (self.presentations.get(id), self.answered.0.get(id));
         // The task nothing new would leave on the page.
-        let (task, next) = match (&known, &kept) {
-            (Some(items), Some(answered)) => shown_at(items, pick(items, answered, wanted, ran_out)),
-            _ => (None, None),
+        let (task, next, mine) = match (&known, &kept) {
+            (Some(layout), Some(answered)) => {
+                let (task, next) = shown_at(&layout.items, pick(&layout.items, answered, wanted, ran_out));
+                (task, next, task.is_some_and(|t| answered.contains(&t)))
+            }
+            _ => (None, None, false),
         };
         let kept_count = kept.as_ref().map_or(NONE_KEPT, |a| i32::try_from(a.len()).unwrap_or(NONE_KEPT));
-        let key = PageKey { id, annotator_id, presentation: known.is_none(), answered: kept_count, task, next };
+        let review_of = known.as_ref().and_then(|layout| layout.review_of);
+        let key = PageKey {
+            id,
+            annotator_id,
+            presentation: known.is_none(),
+            answered: kept_count,
+            task,
+            next,
+            review_of,
+            mine,
+        };
         let mut row = self.page(key).await?.ok_or(Error::NotFound("assignment"))?;
-        let items = match (known, row.t_presentation.take()) {
-            (Some(items), _) => items,
+        let layout = match (known, row.t_presentation.take()) {
+            (Some(layout), _) => layout,
             (None, Some(Json(Presentation { items }))) => {
-                let items: Arc<[Entry]> = items.into();
-                self.presentations.keep(id, items.clone());
-                items
+                let layout = Arc::new(Layout { items: items.into(), review_of: row.t_review_of });
+                self.presentations.keep(id, layout.clone());
+                layout
             }
             (None, None) => return Err(Error::unexpected("an assignment's presentation was not read")),
         };
+        let items = &layout.items;
         let answered = match (row.t_answered.take(), kept) {
             (Some(read), _) => {
                 let read: Arc<[Uuid]> = read.into();
@@ -279,18 +314,21 @@ impl TaskReads {
             (None, Some(kept)) => kept,
             (None, None) => return Err(Error::unexpected("an assignment's answered items were not read")),
         };
-        let position = pick(&items, &answered, wanted, ran_out || row.t_state == AssignmentState::Expired);
-        let (task, next) = shown_at(&items, position);
-        if (task, next) != (key.task, key.next) {
-            // Read again with the task now known; the rest of the page stays
-            // as first read (an answer stored meanwhile shows on the next).
-            let again = PageKey { presentation: false, answered: NOT_WANTED, task, next, ..key };
+        let position = pick(items, &answered, wanted, ran_out || row.t_state == AssignmentState::Expired);
+        let (task, next) = shown_at(items, position);
+        let mine = task.is_some_and(|t| answered.contains(&t));
+        let review_of = layout.review_of;
+        if (task, next) != (key.task, key.next) || (mine && !key.mine) || review_of != key.review_of {
+            // Read again with the task now known (or known to be answered, or
+            // a review's); the rest of the page stays as first read (an
+            // answer stored meanwhile shows on the next).
+            let again = PageKey { presentation: false, answered: NOT_WANTED, task, next, review_of, mine, ..key };
             let shown = self.page(again).await?.ok_or(Error::NotFound("assignment"))?;
             (row.t_payload, row.t_answer, row.t_under_review, row.t_next_payload) =
                 (shown.t_payload, shown.t_answer, shown.t_under_review, shown.t_next_payload);
         }
         let campaign = self.campaign(row.t_campaign, row.t_campaign_version).await?;
-        Ok((campaign, page_rows(&items, position, answered.len(), row)))
+        Ok((campaign, page_rows(items, position, answered.len(), row)))
     }
 
     /// Campaign `id` as of `version` or later: the kept copy, else read (and
@@ -368,25 +406,34 @@ fn pick(items: &[Entry], answered: &[Uuid], wanted: Wanted, expired: bool) -> Op
 /// The pages asked for, in one statement: each assignment with its
 /// campaign's id and version, its answered items when their count is not
 /// the one sent, and the payloads and answers of the tasks named; one slot
-/// per key in key order (`None`: not that annotator's, or gone).
+/// per key in key order (`None`: not that annotator's, or gone). The answers
+/// are subqueries under a `CASE` on the key (`k.mine`, `k.review_of`), which
+/// PostgreSQL runs only when it holds: pages of a task not yet answered (the
+/// common case) look up no answer. (Lateral joins with the same condition are
+/// flattened into joins that filter after the lookup; that was slower.)
 #[tracing::instrument(level = "debug", skip_all, fields(pages = keys.len()))]
 async fn read_pages<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[PageKey]) -> Result<Vec<Option<PageRow>>> {
     let rows: Vec<PageRow> = sqlx::query_as(
         "SELECT k.n, c.id AS t_campaign, c.version AS t_campaign_version, a.state AS t_state,
                 CASE WHEN k.presentation THEN a.presentation END AS t_presentation,
+                CASE WHEN k.presentation THEN (SELECT b.review_of FROM batches b WHERE b.id = a.batch_id) END
+                    AS t_review_of,
                 CASE WHEN a.answered <> k.answered THEN
                     (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id)
                 END AS t_answered,
-                t.payload AS t_payload, mine.answer AS t_answer, reviewed.answer AS t_under_review,
+                t.payload AS t_payload,
+                CASE WHEN k.mine THEN
+                    (SELECT r.answer FROM responses r WHERE r.assignment_id = a.id AND r.item_id = k.task)
+                END AS t_answer,
+                CASE WHEN k.review_of IS NOT NULL THEN
+                    (SELECT r.answer FROM responses r WHERE r.assignment_id = k.review_of AND r.item_id = k.task)
+                END AS t_under_review,
                 nx.payload AS t_next_payload
-           FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::int[], $5::uuid[], $6::uuid[])
-                    WITH ORDINALITY AS k(id, annotator_id, presentation, answered, task, next, n)
+           FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::int[], $5::uuid[], $6::uuid[], $7::uuid[], $8::bool[])
+                    WITH ORDINALITY AS k(id, annotator_id, presentation, answered, task, next, review_of, mine, n)
            JOIN assignments a ON a.id = k.id AND a.annotator_id = k.annotator_id
            JOIN campaigns c ON c.id = a.campaign_id
-           JOIN batches b ON b.id = a.batch_id
            LEFT JOIN items t ON t.id = k.task
-           LEFT JOIN responses mine ON mine.assignment_id = a.id AND mine.item_id = k.task
-           LEFT JOIN responses reviewed ON reviewed.assignment_id = b.review_of AND reviewed.item_id = k.task
            LEFT JOIN items nx ON nx.id = k.next",
     )
     .bind(keys.iter().map(|k| k.id).collect::<Vec<_>>())
@@ -395,6 +442,8 @@ async fn read_pages<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[PageKey]) -> Resu
     .bind(keys.iter().map(|k| k.answered).collect::<Vec<_>>())
     .bind(keys.iter().map(|k| k.task).collect::<Vec<_>>())
     .bind(keys.iter().map(|k| k.next).collect::<Vec<_>>())
+    .bind(keys.iter().map(|k| k.review_of).collect::<Vec<_>>())
+    .bind(keys.iter().map(|k| k.mine).collect::<Vec<_>>())
     .fetch_all(db)
     .await?;
     Ok(in_input_order(keys.len(), rows.into_iter().map(|r| (r.n, r))))

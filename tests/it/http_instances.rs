@@ -182,8 +182,12 @@ async fn task_pages_on_two_instances_follow_answers_sent_through_either() {
     let second = page(&a, "").await;
     shows(&second, 2, 1);
     assert_ne!(crate::fixtures::item_on_page(&second), one);
-    // The second task answered through B: A's page moves on all the same.
+    // The second task answered through B: A's page of it, asked for before
+    // A has seen the answer, shows it; and A's next page moves on.
     answer(&other, &second, "3").await;
+    let asked = page(&a, "?pos=2").await;
+    shows(&asked, 2, 2);
+    assert!(asked.contains("value=\"3\" data-key=\"3\"\n          class=\"choice selected\""), "{asked}");
     let third = page(&a, "").await;
     shows(&third, 3, 2);
     shows(&page(&other, "").await, 3, 2);
