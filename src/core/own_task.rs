@@ -228,7 +228,7 @@ struct PageKey {
 pub struct TaskReads {
     pool: PgPool,
     pages: Batcher<PageKey, Option<PageRow>>,
-    presentations: Kept<Arc<Layout>>,
+    layouts: Kept<Arc<Layout>>,
     answered: Arc<AnsweredItems>,
     campaigns: Kept<Arc<Campaign>>,
 }
@@ -244,7 +244,7 @@ impl TaskReads {
                 Box::pin(async move { read_pages(conn, &keys).await })
             }),
             pool: statements,
-            presentations: Kept::new(KEPT),
+            layouts: Kept::new(KEPT),
             answered,
             campaigns: Kept::new(KEPT_CAMPAIGNS),
         }
@@ -256,7 +256,7 @@ impl TaskReads {
     /// items held ~30 MB for good. The presentation is read again should a
     /// page of it be asked for.
     pub fn forget(&self, assignment: Uuid) {
-        self.presentations.forget(assignment);
+        self.layouts.forget(assignment);
         self.answered.forget(assignment);
     }
 
@@ -273,7 +273,7 @@ impl TaskReads {
         wanted: Wanted,
         ran_out: bool,
     ) -> Result<(Arc<Campaign>, TaskRows)> {
-        let (known, kept) = (self.presentations.get(id), self.answered.0.get(id));
+        let (known, kept) = (self.layouts.get(id), self.answered.0.get(id));
         // The task nothing new would leave on the page.
         let (task, next, mine) = match (&known, &kept) {
             (Some(layout), Some(answered)) => {
@@ -299,7 +299,7 @@ impl TaskReads {
             (Some(layout), _) => layout,
             (None, Some(Json(Presentation { items }))) => {
                 let layout = Arc::new(Layout { items: items.into(), review_of: row.t_review_of });
-                self.presentations.keep(id, layout.clone());
+                self.layouts.keep(id, layout.clone());
                 layout
             }
             (None, None) => return Err(Error::unexpected("an assignment's presentation was not read")),
