@@ -219,8 +219,8 @@ struct PageKey {
 /// the task picked then differs, or turns out to be answered (the first page
 /// of an assignment here, an answer stored by another instance, a
 /// questionnaire that ran out of time), a second statement reads the right
-/// one. Two statements on every page, one
-/// of them reading every answer's item, kept the browser's vote cycle from
+/// one. Two statements on every page, one of them reading every answer's
+/// item, kept the browser's vote cycle from
 /// scaling with the answers at 64 connections. The page's campaign is kept
 /// too, and read again when its version (bumped by every change to the
 /// row) is past the kept one's: decoding the campaign's row and
@@ -317,11 +317,13 @@ impl TaskReads {
         let position = pick(items, &answered, wanted, ran_out || row.t_state == AssignmentState::Expired);
         let (task, next) = shown_at(items, position);
         let mine = task.is_some_and(|t| answered.contains(&t));
-        let review_of = layout.review_of;
-        if (task, next) != (key.task, key.next) || (mine && !key.mine) || review_of != key.review_of {
-            // Read again with the task now known (or known to be answered, or
-            // a review's); the rest of the page stays as first read (an
-            // answer stored meanwhile shows on the next).
+        // A layout read just now had no task in the key, so a review's first
+        // task always comes here, with the assignment under review now known.
+        if (task, next) != (key.task, key.next) || (mine && !key.mine) {
+            // Read again with the task now known (or known to be answered);
+            // the rest of the page stays as first read (an answer stored
+            // meanwhile shows on the next).
+            let review_of = layout.review_of;
             let again = PageKey { presentation: false, answered: NOT_WANTED, task, next, review_of, mine, ..key };
             let shown = self.page(again).await?.ok_or(Error::NotFound("assignment"))?;
             (row.t_payload, row.t_answer, row.t_under_review, row.t_next_payload) =

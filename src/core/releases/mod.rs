@@ -111,7 +111,7 @@ pub async fn create(
     let (manifest, archive_bytes) = super::heavy::run(move || -> Result<(Value, Vec<u8>)> {
         let root = format!("release-v{}", info.release);
         let mtime = u64::try_from(now.timestamp()).unwrap_or(0);
-        // What each part frees goes back before the next part's grows.
+        // What each job frees goes back before the next job's grows.
         let _prompt = super::heavy::PromptPurge::start();
         let (manifest, files) = archive::build(kind, &snapshot, &info, &root, mtime)?;
         drop(snapshot);
