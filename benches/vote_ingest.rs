@@ -1,9 +1,11 @@
 //! Vote ingest against PostgreSQL's own speed on the same cluster: the real
 //! service (in this process, on the embedded PostgreSQL) takes votes from
 //! crowd workers' sessions over HTTP, and `pgbench` inserts single rows into
-//! the same cluster, alternated A B A B at each concurrency; medians and the
-//! ratio are printed. Run with `cargo bench --bench vote_ingest` (about five
-//! minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
+//! the same cluster; beside the API's votes, a browser's (the task form
+//! posted, then the page it redirects to) and that cycle's floor. Each
+//! concurrency runs in rounds (pgbench, API, form, floor, back to back); the
+//! medians of the rounds' ratios are printed. Run with `cargo bench --bench
+//! vote_ingest` (about twenty minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
 //! the concurrencies, "16,64" by default; `VOTE_BENCH_SQL` runs statements on
 //! the database after its migrations, for experiments; `VOTE_BENCH_LOG=1` logs as
 //! the binary does, a line per request on standard error; `VOTE_BENCH_KEEP=1` keeps the
@@ -36,8 +38,11 @@ const ITEMS_PER_WORKER: usize = 49;
 const PGBENCH_MAX_CLIENTS: usize = 150;
 /// Workers (each with 49 fresh tasks) given to each ingest run.
 const WORKERS_PER_RUN: usize = 4_000;
-/// Workers given to each run of the browser's form cycle (slower per vote).
-const FORM_WORKERS_PER_RUN: usize = 1_000;
+/// Workers given to each run of the browser's form cycle and of its floor:
+/// enough for 8 s of the floor at 64 connections on a fast day (11,200
+/// cycles/s, 1,830 workers), so that no run ends early with its connections
+/// falling idle one by one (1,000 ran out after 4.5 s, which lowered the rate).
+const FORM_WORKERS_PER_RUN: usize = 2_500;
 
 /// Workers whose answers are sent again in each run of retries or changes
 /// (9,800 tasks; the run goes round them again when it is through).
@@ -482,6 +487,54 @@ async fn transactions(pool: &sqlx::PgPool) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Rounds at each concurrency (pgbench, the API vote, the form cycle and its
+/// floor, back to back); three, so that the median of the rounds' ratios
+/// leaves out one run slowed or sped up by the machine.
+const ROUNDS: usize = 3;
+
+/// One round's figures: pgbench's transactions/s, the API vote's and the
+/// form cycle's (rate/s, p50 ms, p99 ms), the floor's cycles/s.
+struct Round {
+    pg: f64,
+    api: (f64, f64, f64),
+    form: (f64, f64, f64),
+    floor: f64,
+}
+
+/// One run of API votes ([`ingest`]), with what the service and the
+/// database did for them printed beside it.
+async fn api_votes(
+    pool: &sqlx::PgPool,
+    url: &str,
+    workers: &mut Vec<Worker>,
+    clients: usize,
+    seconds: u64,
+) -> (f64, f64, f64) {
+    let (before, wal_before, timed_before) = (storing_statements(), wal(pool).await, vote_requests());
+    let (v, p50, p99) = ingest(url, workers, clients, seconds).await;
+    let (after, wal_after, timed_after) = (storing_statements(), wal(pool).await, vote_requests());
+    let (timed, timed_secs) = (timed_after.0 - timed_before.0, timed_after.1 - timed_before.1);
+    println!(
+        "  inside the service: {:.2} ms a vote on average ({timed:.0} votes timed by its middleware)",
+        timed_secs / timed * 1e3
+    );
+    let (n, size, secs) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
+    println!(
+        "  storing statements: {n:.0}, {:.1} answers each, {:.2} ms each, busy {:.0} % of the run",
+        size / n,
+        secs / n * 1e3,
+        secs / seconds as f64 * 100.0
+    );
+    let votes_sent = v * seconds as f64;
+    println!(
+        "  WAL per vote: {:.0} bytes, {:.1} records, {:.3} full-page images",
+        (wal_after.2 - wal_before.2) / votes_sent,
+        (wal_after.0 - wal_before.0) / votes_sent,
+        (wal_after.1 - wal_before.1) / votes_sent
+    );
+    (v, p50, p99)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -522,7 +575,7 @@ async fn main() {
         .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![16, 64]);
     let workers_needed =
-        2 * concurrencies.len() * (WORKERS_PER_RUN + 2 * FORM_WORKERS_PER_RUN) + 2 * RESEND_WORKERS + 16;
+        ROUNDS * concurrencies.len() * (WORKERS_PER_RUN + 2 * FORM_WORKERS_PER_RUN) + 2 * RESEND_WORKERS + 16;
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
     let campaign = atelier::core::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
         .await
@@ -592,7 +645,7 @@ async fn main() {
         setup_started.elapsed().as_secs_f64() * 1e3 / workers.len() as f64
     );
     println!(
-        "vote ingest vs pgbench, {seconds} s per run, A B A B, this machine ({} cores), votes from {}",
+        "vote ingest vs pgbench, {seconds} s per run, in rounds (pgbench, API, form, floor) x {ROUNDS}, this machine ({} cores), votes from {}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         if wrk().is_some() { "wrk" } else { "reqwest in this process" }
     );
@@ -601,97 +654,79 @@ async fn main() {
     let mut rows = Vec::new();
     let mut first_votes_16 = f64::NAN;
     for &clients in &concurrencies {
-        let (mut pg, mut votes, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let pg_clients = clients.min(PGBENCH_MAX_CLIENTS);
         if pg_clients < clients {
             println!("  pgbench at {pg_clients} clients (the cluster's connections), votes at {clients}");
         }
-        for _ in 0..2 {
-            pg.push(pgbench(&cluster, database, pg_clients, seconds));
-            let (before, wal_before, timed_before) = (storing_statements(), wal(&pool).await, vote_requests());
-            let (v, p50, p99) = ingest(&url, &mut workers, clients, seconds).await;
-            let (after, wal_after, timed_after) = (storing_statements(), wal(&pool).await, vote_requests());
-            let (timed, timed_secs) = (timed_after.0 - timed_before.0, timed_after.1 - timed_before.1);
+        // Each round runs pgbench, the API vote, the browser's cycle and its
+        // floor back to back, so that each ratio compares runs a few seconds
+        // apart (the machine's speed drifts over minutes); the figures are
+        // the medians of the rounds' ratios.
+        let mut rounds = Vec::new();
+        for round in 1..=ROUNDS {
+            let pg = pgbench(&cluster, database, pg_clients, seconds);
+            let api = api_votes(&pool, &url, &mut workers, clients, seconds).await;
+            let before = transactions(&pool).await;
+            let form = cycles(&url, &mut workers, clients, seconds, Cycle::Form).await;
+            let during = transactions(&pool).await;
+            let floor = cycles(&url, &mut workers, clients, seconds, Cycle::Floor).await.0;
+            let after = transactions(&pool).await;
             println!(
-                "  inside the service: {:.2} ms a vote on average ({timed:.0} votes timed by its middleware)",
-                timed_secs / timed * 1e3
+                "  round {round}: pgbench {pg:.0}/s, API {:.0} votes/s ({:.3} of pgbench), form {:.0} cycles/s ({:.3} of \
+                 the API), floor {floor:.0} cycles/s; transactions per cycle: form {:.2}, floor {:.2}",
+                api.0,
+                api.0 / pg,
+                form.0,
+                form.0 / api.0,
+                (during - before) / (form.0 * seconds as f64),
+                (after - during) / (floor * seconds as f64)
             );
-            let (n, size, secs) = (after.0 - before.0, after.1 - before.1, after.2 - before.2);
-            println!(
-                "  storing statements: {n:.0}, {:.1} answers each, {:.2} ms each, busy {:.0} % of the run",
-                size / n,
-                secs / n * 1e3,
-                secs / seconds as f64 * 100.0
-            );
-            let votes_sent = v * seconds as f64;
-            println!(
-                "  WAL per vote: {:.0} bytes, {:.1} records, {:.3} full-page images",
-                (wal_after.2 - wal_before.2) / votes_sent,
-                (wal_after.0 - wal_before.0) / votes_sent,
-                (wal_after.1 - wal_before.1) / votes_sent
-            );
-            votes.push(v);
-            p50s.push(p50);
-            p99s.push(p99);
+            rounds.push(Round { pg, api, form, floor });
         }
-        let (pg, votes, p99) = (median(pg), median(votes), median(p99s));
+        let of = |f: fn(&Round) -> f64| median(rounds.iter().map(f).collect());
+        let spread = |f: fn(&Round) -> f64| {
+            let all: Vec<f64> = rounds.iter().map(f).collect();
+            (all.iter().copied().fold(f64::INFINITY, f64::min), all.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+        };
+        let (pg, votes, p99) = (of(|r| r.pg), of(|r| r.api.0), of(|r| r.api.2));
+        let ratio = of(|r| r.api.0 / r.pg);
         if clients == 16 {
             first_votes_16 = votes;
         }
         println!(
-            "RESULT clients={clients} pgbench_tps={pg:.0} votes_per_s={votes:.0} ratio={:.3} p50_ms={:.1} p99_ms={p99:.1}",
-            votes / pg,
-            median(p50s),
+            "RESULT clients={clients} pgbench_tps={pg:.0} votes_per_s={votes:.0} ratio={ratio:.3} p50_ms={:.1} p99_ms={p99:.1}",
+            of(|r| r.api.1),
         );
         rows.push(figures::Row {
             what: format!("votes through the API, {clients} connections ({sender})"),
             figure: format!("{}/s, p99 {p99:.1} ms", figures::thousands(votes as u64)),
-            baseline: format!("pgbench {}/s: **{:.3}**", figures::thousands(pg as u64), votes / pg),
-            target: format!("≥ 0.6 of pgbench; p99 < 50 ms ({})", figures::met(votes / pg >= 0.6 && p99 < 50.0)),
+            baseline: format!("pgbench {}/s: **{ratio:.3}**", figures::thousands(pg as u64)),
+            target: format!("≥ 0.6 of pgbench; p99 < 50 ms ({})", figures::met(ratio >= 0.6 && p99 < 50.0)),
             command: command.to_owned(),
         });
         // The browser's path beside the API's (form post + redirect + next
-        // page), and its floor (the API vote + the cheapest signed-in read),
-        // alternated.
-        let (mut form, mut floor, mut p50s, mut p99s) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..2 {
-            let before = transactions(&pool).await;
-            let (c, p50, p99) = cycles(&url, &mut workers, clients, seconds, Cycle::Form).await;
-            let during = transactions(&pool).await;
-            let f = cycles(&url, &mut workers, clients, seconds, Cycle::Floor).await.0;
-            let after = transactions(&pool).await;
-            println!(
-                "  transactions per cycle: form {:.2}, floor {:.2}",
-                (during - before) / (c * seconds as f64),
-                (after - during) / (f * seconds as f64)
-            );
-            form.push(c);
-            p50s.push(p50);
-            p99s.push(p99);
-            floor.push(f);
-        }
-        let (form, floor, p99) = (median(form), median(floor), median(p99s));
+        // page), and its floor (the API vote + the cheapest signed-in read).
+        let (form, floor, p99) = (of(|r| r.form.0), of(|r| r.floor), of(|r| r.form.2));
+        let (of_api, floor_of_api, of_floor) =
+            (of(|r| r.form.0 / r.api.0), of(|r| r.floor / r.api.0), of(|r| r.form.0 / r.floor));
+        let (lowest, highest) = spread(|r| r.form.0 / r.api.0);
         println!(
-            "RESULT form_cycle clients={clients} cycles_per_s={form:.0} of_api_votes={:.3} floor_cycles_per_s={floor:.0} \
-             floor_of_api_votes={:.3} of_floor={:.3} p50_ms={:.1} p99_ms={p99:.1}",
-            form / votes,
-            floor / votes,
-            form / floor,
-            median(p50s),
+            "RESULT form_cycle clients={clients} cycles_per_s={form:.0} of_api_votes={of_api:.3} \
+             of_api_votes_range={lowest:.3}-{highest:.3} floor_cycles_per_s={floor:.0} \
+             floor_of_api_votes={floor_of_api:.3} of_floor={of_floor:.3} p50_ms={:.1} p99_ms={p99:.1}",
+            of(|r| r.form.1),
         );
         rows.push(figures::Row {
             what: format!("a browser's vote: task form post + redirect + next task page, {clients} connections"),
             figure: format!("{} cycles/s, p99 {p99:.1} ms", figures::thousands(form as u64)),
             baseline: format!(
-                "the API vote in the same run {}/s: **{:.3}**; the floor (API vote + `/api/v1/me`, same session) {} \
-                 cycles/s: {:.3} of the API, the form cycle **{:.3}** of it",
+                "the API vote in the same rounds {}/s: **{of_api:.3}** (rounds {lowest:.3}–{highest:.3}); the floor \
+                 (API vote + `/api/v1/me`, same session) {} cycles/s: {floor_of_api:.3} of the API, the form cycle \
+                 **{of_floor:.3}** of it",
                 figures::thousands(votes as u64),
-                form / votes,
                 figures::thousands(floor as u64),
-                floor / votes,
-                form / floor,
             ),
-            target: format!("≥ 0.5 of the API; p99 < 50 ms ({})", figures::met(form / votes >= 0.5 && p99 < 50.0)),
+            target: format!("≥ 0.5 of the API; p99 < 50 ms ({})", figures::met(of_api >= 0.5 && p99 < 50.0)),
             command: format!("{command} (`form_cycle` lines)"),
         });
     }
