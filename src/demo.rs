@@ -127,24 +127,14 @@ async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaig
     Ok(())
 }
 
-/// Draws a demo image: a garment, a person, a try-on (person wearing the
-/// garment), a reference, or a visibly broken try-on for sanity tasks.
+/// Draws a demo picture of a garment category (`tops`, `pants`, `shoes`,
+/// `bags`, `watches`), coloured by `n`: the pictures every kind's demo
+/// items may link to (`/demo/images/{role}/{n}.svg`); a kind draws its own
+/// roles first (`TaskKind::demo_picture`).
 pub fn svg(role: &str, n: usize) -> Option<String> {
-    const COLORS: [&str; 6] = ["#c0392b", "#2874a6", "#229954", "#b7950b", "#7d3c98", "#d35400"];
-    let color = COLORS[n % COLORS.len()];
-    let shirt = format!(
-        r#"<path d="M70 60 L100 45 Q120 60 140 45 L170 60 L190 100 L165 110 L160 90 L160 190 L80 190 L80 90 L75 110 L50 100 Z" fill="{color}"/>"#
-    );
-    let person = r##"<circle cx="120" cy="30" r="18" fill="#e0b894"/><rect x="85" y="50" width="70" height="140" rx="20" fill="#d5d8dc"/><rect x="90" y="190" width="25" height="60" fill="#566573"/><rect x="125" y="190" width="25" height="60" fill="#566573"/>"##;
+    let color = color(n);
     let body = match role {
-        "garment" => shirt,
-        "person" => person.to_owned(),
-        // The VTON demo's sanity try-ons 8 and 10 are visibly broken (answer: Unnatural).
-        "tryon" if n == 8 || n == 10 => {
-            format!(r#"{person}<g transform="rotate(35 120 120) translate(30 -20)">{shirt}</g>"#)
-        }
-        "tryon" | "reference" => format!("{person}{shirt}"),
-        "tops" => shirt,
+        "tops" => shirt(n),
         "pants" => {
             format!(r#"<path d="M80 30 L160 30 L170 240 L130 240 L120 110 L110 240 L70 240 Z" fill="{color}"/>"#)
         }
@@ -157,7 +147,29 @@ pub fn svg(role: &str, n: usize) -> Option<String> {
         ),
         _ => return None,
     };
-    Some(format!(
+    Some(picture(&body))
+}
+
+/// The colour of picture `n`.
+fn color(n: usize) -> &'static str {
+    const COLORS: [&str; 6] = ["#c0392b", "#2874a6", "#229954", "#b7950b", "#7d3c98", "#d35400"];
+    COLORS[n % COLORS.len()]
+}
+
+/// A shirt in the colour of picture `n` (SVG elements, not a picture).
+pub fn shirt(n: usize) -> String {
+    format!(
+        r#"<path d="M70 60 L100 45 Q120 60 140 45 L170 60 L190 100 L165 110 L160 90 L160 190 L80 190 L80 90 L75 110 L50 100 Z" fill="{}"/>"#,
+        color(n)
+    )
+}
+
+/// A standing person, facing out (SVG elements, not a picture).
+pub const PERSON: &str = r##"<circle cx="120" cy="30" r="18" fill="#e0b894"/><rect x="85" y="50" width="70" height="140" rx="20" fill="#d5d8dc"/><rect x="90" y="190" width="25" height="60" fill="#566573"/><rect x="125" y="190" width="25" height="60" fill="#566573"/>"##;
+
+/// A whole demo picture (240 x 260, a light background) around `body`.
+pub fn picture(body: &str) -> String {
+    format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 240 260" width="240" height="260"><rect width="240" height="260" fill="#f4f1ec"/>{body}</svg>"##
-    ))
+    )
 }

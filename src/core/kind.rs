@@ -241,6 +241,10 @@ pub trait TaskKind: Send + Sync + 'static {
     /// batched and opened by the core), or `None`.
     fn demo(&self) -> Option<DemoCampaign>;
 
+    /// A picture the kind's demo items link to (`/demo/images/{role}/{n}.svg`),
+    /// as SVG, or `None`.
+    fn demo_picture(&self, role: &str, n: usize) -> Option<String>;
+
     /// Whether the annotator (their account name or worker id) may take a
     /// batch of this group (e.g. experts assigned to a super-category).
     fn may_take(&self, _config: &Value, _group: Option<&str>, _annotator: &str) -> bool;

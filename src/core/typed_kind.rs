@@ -72,6 +72,13 @@ pub trait TypedKind: Send + Sync + 'static {
         None
     }
 
+    /// A picture the kind's demo items link to
+    /// (`/demo/images/{role}/{n}.svg`), as SVG; `None` leaves the role to the
+    /// shared pictures ([`crate::demo::svg`]).
+    fn demo_picture(&self, _role: &str, _n: usize) -> Option<String> {
+        None
+    }
+
     // Items and answers.
 
     /// Validates an item's payload and optional gold answer.
@@ -443,6 +450,9 @@ impl<K: TypedKind> TaskKind for K {
     }
     fn demo(&self) -> Option<DemoCampaign> {
         TypedKind::demo(self)
+    }
+    fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
+        TypedKind::demo_picture(self, role, n)
     }
     fn may_take(&self, c: &Value, group: Option<&str>, annotator: &str) -> bool {
         TypedKind::may_take(self, &config(self, c), group, annotator)

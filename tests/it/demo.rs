@@ -64,6 +64,56 @@ async fn the_vton_demos_sanity_tasks_look_like_any_other_to_a_worker() {
     assert!(rows.iter().any(|(sanity, _)| *sanity), "the demo has sanity tasks");
 }
 
+/// Every picture a demo item links to is drawn, the VTON demo's own by the
+/// VTON kind: its sanity try-ons expected Unnatural are visibly broken (the
+/// garment tilted off the person), every other try-on is not.
+#[tokio::test]
+async fn every_picture_the_demo_items_link_to_is_drawn() {
+    let app = TestApp::spawn().await;
+    atelier::demo::seed(&app.pool, &atelier::kinds::registry(), &app.url).await.expect("seed");
+    let links: Vec<String> = sqlx::query_scalar(
+        r"SELECT DISTINCT m[1] FROM items, regexp_matches(payload::text, '(/demo/images/[a-z]+/[0-9]+\.svg)', 'g') AS m
+          ORDER BY 1",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .expect("links");
+    for role in ["garment", "person", "tryon", "reference", "tops", "pants"] {
+        assert!(links.iter().any(|l| l.contains(&format!("/{role}/"))), "no {role} among {links:?}");
+    }
+    let client = reqwest::Client::new();
+    let draw = |path: String| {
+        let client = client.clone();
+        let url = format!("{}{path}", app.url);
+        async move {
+            let response = client.get(&url).send().await.expect("get");
+            assert_eq!(response.status(), StatusCode::OK, "{url}");
+            assert_eq!(response.headers()["content-type"], "image/svg+xml", "{url}");
+            let svg = response.text().await.expect("body");
+            assert!(svg.starts_with("<svg"), "{url}: {svg}");
+            svg
+        }
+    };
+    for link in &links {
+        draw(link.clone()).await;
+    }
+    let tryons: Vec<(String, Option<serde_json::Value>)> = sqlx::query_as(
+        "SELECT i.payload->>'tryon', i.gold FROM items i JOIN campaigns c ON c.id = i.campaign_id
+         WHERE c.kind = 'vton' AND c.name NOT LIKE '%simulated%'",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .expect("try-ons");
+    assert!(tryons.len() > 3, "{tryons:?}");
+    for (path, gold) in tryons {
+        let broken = gold.is_some_and(|g| g["rating"] == 1);
+        let svg = draw(path.clone()).await;
+        assert_eq!(svg.contains("rotate("), broken, "{path} (gold Unnatural: {broken})");
+    }
+    let missing = client.get(format!("{}/demo/images/unknown/1.svg", app.url)).send().await.expect("get");
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+}
+
 /// The answered copies give an admin trying the demo something to read:
 /// the VTON one has a worker curated out for failing the sanity tasks and
 /// is reported for payment so, ranks model A above model B, and says it

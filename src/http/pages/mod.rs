@@ -192,10 +192,16 @@ impl Refusal {
     }
 }
 
-/// Demo images, drawn on request (see [`crate::demo::svg`]).
-pub async fn demo_image(Path((role, file)): Path<(String, String)>) -> Response {
+/// Demo images, drawn on request: a kind's own (see
+/// `TaskKind::demo_picture`), else the shared ones ([`crate::demo::svg`]).
+pub async fn demo_image(
+    axum::extract::State(s): axum::extract::State<AppState>,
+    Path((role, file)): Path<(String, String)>,
+) -> Response {
     let n = file.strip_suffix(".svg").and_then(|n| n.parse::<usize>().ok());
-    match n.and_then(|n| crate::demo::svg(&role, n)) {
+    let drawn =
+        n.and_then(|n| s.kinds.all().find_map(|k| k.demo_picture(&role, n)).or_else(|| crate::demo::svg(&role, n)));
+    match drawn {
         Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "public, max-age=86400")], svg)
             .into_response(),
         None => StatusCode::NOT_FOUND.into_response(),

@@ -1,5 +1,5 @@
 //! The VTON demo campaign: eight try-ons of two models and three sanity
-//! tasks, drawn by [`crate::demo::svg`].
+//! tasks, drawn by [`picture`] from the shared demo shapes.
 
 use crate::core::items::NewItem;
 use crate::core::kind::{DemoCampaign, Simulated};
@@ -18,7 +18,7 @@ pub fn campaign() -> DemoCampaign {
             gold: None,
         })
         .collect();
-    for (n, expected) in [(8, 1), (9, 3), (10, 1)] {
+    for (n, expected) in [(BROKEN[0], 1), (9, 3), (BROKEN[1], 1)] {
         // Sanity tasks must look like any other task to the worker: their
         // images are numbered on from the others'.
         items.push(NewItem {
@@ -52,4 +52,26 @@ fn simulated_rating(worker: usize, payload: &Value, gold: Option<&Value>) -> Val
         None => seen,
     };
     json!({ "rating": rating })
+}
+
+/// The try-ons drawn visibly broken: the sanity tasks whose expected answer
+/// is Unnatural. Their addresses are numbered as any other's, so nothing in
+/// a task's payload tells a worker it is a sanity task.
+const BROKEN: [usize; 2] = [8, 10];
+
+/// Draws a picture of the demo's items (`/demo/images/{role}/{n}.svg`): a
+/// garment, a person, a try-on (the person wearing the garment; broken for
+/// the sanity tasks in [`BROKEN`]) or a reference; `None` for other roles.
+pub fn picture(role: &str, n: usize) -> Option<String> {
+    use crate::demo::{shirt, PERSON};
+    let body = match role {
+        "garment" => shirt(n),
+        "person" => PERSON.to_owned(),
+        "tryon" if BROKEN.contains(&n) => {
+            format!(r#"{PERSON}<g transform="rotate(35 120 120) translate(30 -20)">{}</g>"#, shirt(n))
+        }
+        "tryon" | "reference" => format!("{PERSON}{}", shirt(n)),
+        _ => return None,
+    };
+    Some(crate::demo::picture(&body))
 }

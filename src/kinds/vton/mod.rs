@@ -345,6 +345,10 @@ impl TypedKind for Vton {
         Some(demo::campaign())
     }
 
+    fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
+        demo::picture(role, n)
+    }
+
     fn thumbnails(&self, _config: &VtonConfig, payload: &Value) -> Vec<crate::core::thumbnails::Thumbnail> {
         // The try-on first, as the task shows it.
         IMAGE_FIELDS
