@@ -5,8 +5,8 @@
 //! posted, then the page it redirects to) and that cycle's floor. Each
 //! concurrency runs in rounds (pgbench, API, form, floor, back to back); the
 //! medians of the rounds' ratios are printed. Run with `cargo bench --bench
-//! vote_ingest` (about twenty minutes; `VOTE_BENCH_SECONDS` sets each run's length, `VOTE_BENCH_CONNECTIONS`
-//! the concurrencies, "16,64" by default; `VOTE_BENCH_SQL` runs statements on
+//! vote_ingest` (about twenty minutes; `VOTE_BENCH_SECONDS` sets each run's
+//! length, `VOTE_BENCH_CONNECTIONS` the concurrencies, "16,64" by default; `VOTE_BENCH_SQL` runs statements on
 //! the database after its migrations, for experiments; `VOTE_BENCH_LOG=1` logs as
 //! the binary does, a line per request on standard error; `VOTE_BENCH_KEEP=1` keeps the
 //! cluster running at the end, its socket printed for `psql`, until Ctrl-C).
