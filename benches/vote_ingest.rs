@@ -2,7 +2,9 @@
 //! service (in this process, on the embedded PostgreSQL) takes votes from
 //! crowd workers' sessions over HTTP, and `pgbench` inserts single rows into
 //! the same cluster; beside the API's votes, a browser's (the task form
-//! posted, then the page it redirects to) and that cycle's floor. Each
+//! posted, then the page it redirects to) and that cycle's floor (the API
+//! vote, then the least a page that reads the database can be on this
+//! stack, served by a route this bench adds to the service). Each
 //! concurrency runs in rounds (pgbench, API, form, floor, back to back); the
 //! medians of the rounds' ratios are printed. Run with `cargo bench --bench
 //! vote_ingest` (about twenty minutes; `VOTE_BENCH_SECONDS` sets each run's
@@ -39,9 +41,10 @@ const PGBENCH_MAX_CLIENTS: usize = 150;
 /// Workers (each with 49 fresh tasks) given to each ingest run.
 const WORKERS_PER_RUN: usize = 4_000;
 /// Workers given to each run of the browser's form cycle and of its floor:
-/// enough for 8 s of the floor at 64 connections on a fast day (11,200
-/// cycles/s, 1,830 workers), so that no run ends early with its connections
-/// falling idle one by one (1,000 ran out after 4.5 s, which lowered the rate).
+/// enough for 8 s of either at 64 connections on a fast day (an earlier,
+/// cheaper floor made 11,200 cycles/s: 1,830 workers), so that no run ends
+/// early with its connections falling idle one by one (1,000 ran out after
+/// 4.5 s, which lowered the rate).
 const FORM_WORKERS_PER_RUN: usize = 2_500;
 
 /// Workers whose answers are sent again in each run of retries or changes
@@ -261,8 +264,7 @@ enum Cycle {
     /// it redirects to, as a browser does.
     Form,
     /// The floor under it: two requests of the same session, the API vote
-    /// and the cheapest signed-in read (`/api/v1/me`: the session and user,
-    /// both remembered, and a small JSON body).
+    /// and the least a task page can be on this stack ([`least_page`]).
     Floor,
 }
 
@@ -305,7 +307,7 @@ async fn cycles(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u
                             .await
                             .ok()
                             .filter(|r| r.status().is_success())
-                            .map(|_| "/api/v1/me".to_owned()),
+                            .map(|_| format!("{LEAST_PAGE}/{}/{item}", w.assignment)),
                     };
                     let Some(next) = next else { continue };
                     let page =
@@ -535,6 +537,47 @@ async fn api_votes(
     (v, p50, p99)
 }
 
+/// Where the service in this bench answers [`least_page`].
+const LEAST_PAGE: &str = "/bench/least-page";
+
+/// The least a task page can be on this stack, the page under the floor of
+/// the browser's cycle: the page routes' whole middleware (session, CSRF,
+/// flash, metrics), the signed-in account as every page takes it, the
+/// task's item from its handle (remembered since the vote), one statement
+/// reading its payload, and an HTML page of the real task page's size
+/// (measured in the setup). The task page reads more (the assignment, the
+/// next task) but shares its statements between concurrent pages.
+async fn least_page(
+    _user: atelier::http::extract::CurrentUser,
+    axum::extract::State(s): axum::extract::State<AppState>,
+    axum::Extension(size): axum::Extension<PageSize>,
+    axum::extract::Path((assignment, handle)): axum::extract::Path<(uuid::Uuid, uuid::Uuid)>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let Ok(item) = s.recorder.item_named(assignment, handle).await else {
+        return axum::http::StatusCode::NOT_FOUND.into_response();
+    };
+    let payload: Option<Value> = sqlx::query_scalar("SELECT payload FROM items WHERE id = $1")
+        .bind(item)
+        .fetch_optional(&s.statements)
+        .await
+        .ok()
+        .flatten();
+    let Some(payload) = payload else { return axum::http::StatusCode::NOT_FOUND.into_response() };
+    let mut page = format!("<!doctype html><html lang=\"en\"><body><main><pre>{payload}</pre>");
+    let size = size.0.load(std::sync::atomic::Ordering::Relaxed);
+    while page.len() < size {
+        page.push_str("<p>The least a task page can be.</p>");
+    }
+    page.push_str("</main></body></html>");
+    axum::response::Html(page).into_response()
+}
+
+/// The size of a real task page (bytes), which [`least_page`] matches: set
+/// once a worker has joined, from their first task page.
+#[derive(Clone, Default)]
+struct PageSize(Arc<std::sync::atomic::AtomicUsize>);
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -619,8 +662,18 @@ async fn main() {
         kinds.clone(),
         atelier::kinds::pages(),
     );
+    // The service as the binary serves it, with the floor's page beside the
+    // kinds' routes (under the same middleware as every page).
+    let page_size = PageSize::default();
+    let mut routes = atelier::kinds::routes();
+    routes.push(atelier::http::kind_routes::KindRoutes {
+        pages: axum::Router::new()
+            .route(&format!("{LEAST_PAGE}/{{assignment}}/{{handle}}"), axum::routing::get(least_page))
+            .layer(axum::Extension(page_size.clone())),
+        ..Default::default()
+    });
     tokio::spawn(async move {
-        atelier::http::listen::serve(listener, app(state, atelier::kinds::routes()), std::future::pending()).await;
+        atelier::http::listen::serve(listener, app(state, routes), std::future::pending()).await;
     });
     // Sessions and questionnaires for every worker, 32 at a time.
     let campaign_id = campaign.id.to_string();
@@ -632,6 +685,18 @@ async fn main() {
         .collect()
         .await;
     workers.sort_by_key(|w| w.assignment.clone());
+    // A task page as the form's runs get it (a spare worker's: it only reads).
+    let spare = workers.last().expect("workers");
+    let task_page = spare
+        .client
+        .get(format!("{url}/work/a/{}", spare.assignment))
+        .header(reqwest::header::COOKIE, &spare.cookie)
+        .send()
+        .await
+        .expect("task page");
+    assert!(task_page.status().is_success(), "task page: {}", task_page.status());
+    let task_page_bytes = task_page.bytes().await.expect("task page").len();
+    page_size.0.store(task_page_bytes, std::sync::atomic::Ordering::Relaxed);
     // The setup grew the session and assignment tables from nothing within a
     // minute, faster than autovacuum's analyze follows; plans the service
     // made while they were small (a sequential scan of the sessions for each
@@ -705,15 +770,17 @@ async fn main() {
             command: command.to_owned(),
         });
         // The browser's path beside the API's (form post + redirect + next
-        // page), and its floor (the API vote + the cheapest signed-in read).
+        // page), and its floor (the API vote + the least task page).
         let (form, floor, p99) = (of(|r| r.form.0), of(|r| r.floor), of(|r| r.form.2));
         let (of_api, floor_of_api, of_floor) =
             (of(|r| r.form.0 / r.api.0), of(|r| r.floor / r.api.0), of(|r| r.form.0 / r.floor));
         let (lowest, highest) = spread(|r| r.form.0 / r.api.0);
+        let (floor_lowest, floor_highest) = spread(|r| r.floor / r.api.0);
         println!(
             "RESULT form_cycle clients={clients} cycles_per_s={form:.0} of_api_votes={of_api:.3} \
              of_api_votes_range={lowest:.3}-{highest:.3} floor_cycles_per_s={floor:.0} \
-             floor_of_api_votes={floor_of_api:.3} of_floor={of_floor:.3} p50_ms={:.1} p99_ms={p99:.1}",
+             floor_of_api_votes={floor_of_api:.3} floor_of_api_votes_range={floor_lowest:.3}-{floor_highest:.3} \
+             of_floor={of_floor:.3} p50_ms={:.1} p99_ms={p99:.1}",
             of(|r| r.form.1),
         );
         rows.push(figures::Row {
@@ -721,8 +788,9 @@ async fn main() {
             figure: format!("{} cycles/s, p99 {p99:.1} ms", figures::thousands(form as u64)),
             baseline: format!(
                 "the API vote in the same rounds {}/s: **{of_api:.3}** (rounds {lowest:.3}–{highest:.3}); the floor \
-                 (API vote + `/api/v1/me`, same session) {} cycles/s: {floor_of_api:.3} of the API, the form cycle \
-                 **{of_floor:.3}** of it",
+                 (the API vote + the least task page: same session, one lookup of the task's payload, a page of the \
+                 same size) {} cycles/s: {floor_of_api:.3} of the API (rounds {floor_lowest:.3}–{floor_highest:.3}), \
+                 the form cycle **{of_floor:.3}** of it",
                 figures::thousands(votes as u64),
                 figures::thousands(floor as u64),
             ),
