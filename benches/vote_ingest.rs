@@ -264,8 +264,9 @@ enum Cycle {
     /// it redirects to, as a browser does.
     Form,
     /// The floor under it: two requests of the same session, the API vote
-    /// and the least a task page can be on this stack ([`least_page`]).
-    Floor,
+    /// and the least a task page can be on this stack ([`least_page`]), of
+    /// the real task page's size.
+    Floor { page_bytes: usize },
 }
 
 /// Cycles from `clients` concurrent connections for `seconds`; (cycles/s,
@@ -301,13 +302,13 @@ async fn cycles(url: &str, workers: &mut Vec<Worker>, clients: usize, seconds: u
                             .ok()
                             .filter(|r| r.status() == reqwest::StatusCode::SEE_OTHER)
                             .and_then(|r| r.headers().get(reqwest::header::LOCATION)?.to_str().ok().map(str::to_owned)),
-                        Cycle::Floor => w
+                        Cycle::Floor { page_bytes } => w
                             .vote(&url, item, 2, false)
                             .send()
                             .await
                             .ok()
                             .filter(|r| r.status().is_success())
-                            .map(|_| format!("{LEAST_PAGE}/{}/{item}", w.assignment)),
+                            .map(|_| format!("{LEAST_PAGE}/{}/{item}?bytes={page_bytes}", w.assignment)),
                     };
                     let Some(next) = next else { continue };
                     let page =
@@ -544,14 +545,15 @@ const LEAST_PAGE: &str = "/bench/least-page";
 /// the browser's cycle: the page routes' whole middleware (session, CSRF,
 /// flash, metrics), the signed-in account as every page takes it, the
 /// task's item from its handle (remembered since the vote), one statement
-/// reading its payload, and an HTML page of the real task page's size
-/// (measured in the setup). The task page reads more (the assignment, the
-/// next task) but shares its statements between concurrent pages.
+/// reading its payload, and an HTML page of the size the client asks for
+/// (the real task page's, measured in the setup). The task page reads more
+/// (the assignment, the next task) but shares its statements between
+/// concurrent pages.
 async fn least_page(
     _user: atelier::http::extract::CurrentUser,
     axum::extract::State(s): axum::extract::State<AppState>,
-    axum::Extension(size): axum::Extension<PageSize>,
     axum::extract::Path((assignment, handle)): axum::extract::Path<(uuid::Uuid, uuid::Uuid)>,
+    axum::extract::Query(size): axum::extract::Query<PageSize>,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let Ok(item) = s.recorder.item_named(assignment, handle).await else {
@@ -565,18 +567,18 @@ async fn least_page(
         .flatten();
     let Some(payload) = payload else { return axum::http::StatusCode::NOT_FOUND.into_response() };
     let mut page = format!("<!doctype html><html lang=\"en\"><body><main><pre>{payload}</pre>");
-    let size = size.0.load(std::sync::atomic::Ordering::Relaxed);
-    while page.len() < size {
+    while page.len() < size.bytes {
         page.push_str("<p>The least a task page can be.</p>");
     }
     page.push_str("</main></body></html>");
     axum::response::Html(page).into_response()
 }
 
-/// The size of a real task page (bytes), which [`least_page`] matches: set
-/// once a worker has joined, from their first task page.
-#[derive(Clone, Default)]
-struct PageSize(Arc<std::sync::atomic::AtomicUsize>);
+/// The size [`least_page`] makes its page (`?bytes=`).
+#[derive(serde::Deserialize)]
+struct PageSize {
+    bytes: usize,
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -664,12 +666,10 @@ async fn main() {
     );
     // The service as the binary serves it, with the floor's page beside the
     // kinds' routes (under the same middleware as every page).
-    let page_size = PageSize::default();
     let mut routes = atelier::kinds::routes();
     routes.push(atelier::http::kind_routes::KindRoutes {
         pages: axum::Router::new()
-            .route(&format!("{LEAST_PAGE}/{{assignment}}/{{handle}}"), axum::routing::get(least_page))
-            .layer(axum::Extension(page_size.clone())),
+            .route(&format!("{LEAST_PAGE}/{{assignment}}/{{handle}}"), axum::routing::get(least_page)),
         ..Default::default()
     });
     tokio::spawn(async move {
@@ -695,8 +695,7 @@ async fn main() {
         .await
         .expect("task page");
     assert!(task_page.status().is_success(), "task page: {}", task_page.status());
-    let task_page_bytes = task_page.bytes().await.expect("task page").len();
-    page_size.0.store(task_page_bytes, std::sync::atomic::Ordering::Relaxed);
+    let page_bytes = task_page.bytes().await.expect("task page").len();
     // The setup grew the session and assignment tables from nothing within a
     // minute, faster than autovacuum's analyze follows; plans the service
     // made while they were small (a sequential scan of the sessions for each
@@ -734,7 +733,7 @@ async fn main() {
             let before = transactions(&pool).await;
             let form = cycles(&url, &mut workers, clients, seconds, Cycle::Form).await;
             let during = transactions(&pool).await;
-            let floor = cycles(&url, &mut workers, clients, seconds, Cycle::Floor).await.0;
+            let floor = cycles(&url, &mut workers, clients, seconds, Cycle::Floor { page_bytes }).await.0;
             let after = transactions(&pool).await;
             println!(
                 "  round {round}: pgbench {pg:.0}/s, API {:.0} votes/s ({:.3} of pgbench), form {:.0} cycles/s ({:.3} of \
