@@ -87,10 +87,15 @@ pub async fn start(
     if let Some(current) = assignments::resume_in(pool, campaign, annotator_id).await? {
         return Ok(Some(current));
     }
-    super::intro::ensure_consent(pool, campaign.id, annotator_id, consented).await?;
+    // The background answers are checked before the consent is stored: a
+    // refused start stores nothing.
     let questions = kinds.of(campaign)?.background(&campaign.config);
-    if !questions.is_empty() && !super::profiles::exists(pool, campaign.id, annotator_id).await? {
-        let answers = super::profiles::validate(&questions, background)?;
+    let answers = match questions.is_empty() || super::profiles::exists(pool, campaign.id, annotator_id).await? {
+        true => None,
+        false => Some(super::profiles::validate(&questions, background)?),
+    };
+    super::intro::ensure_consent(pool, campaign.id, annotator_id, consented).await?;
+    if let Some(answers) = answers {
         super::profiles::save(pool, campaign.id, annotator_id, &answers).await?;
     }
     assignments::next_in(pool, kinds, campaign, annotator_id).await

@@ -354,6 +354,71 @@ async fn workers_read_the_intro_and_agree_to_the_consent_before_their_first_ques
 }
 
 #[tokio::test]
+async fn a_refused_start_shows_why_beside_the_form_keeps_the_choices_and_stores_nothing() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let background = json!([
+        {"id": "fashion", "question": "Fashion background?", "options": ["none", "some", "professional"]},
+        {"id": "age", "question": "Your age?", "options": ["18-34", "35+"]}
+    ]);
+    let config = json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1,
+                        "annotators_per_questionnaire": 2, "background": background});
+    let (campaign, invitation) = open_vton_campaign(&app, &admin, 3, 1, config).await;
+    let path = format!("/api/v1/admin/campaigns/{campaign}/intro");
+    let intro = json!({"text": "Rate each try-on.", "consent": "Your ratings are published under a pseudonym."});
+    let (status, saved) = crate::fixtures::api(&app, &admin, reqwest::Method::PUT, &path, Some(intro)).await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    let worker = crate::fixtures::join(&app, &invitation, "hasty").await;
+    let landing = worker.client.get(app.at(&format!("/work/{campaign}"))).send().await.expect("landing");
+    let csrf = csrf_in(&landing.text().await.expect("html"));
+
+    // One question left out (a browser without `required`, or a script): the
+    // landing page again, the reason beside the form, what was chosen kept.
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[("bg_fashion", "some"), ("consent", "yes")]).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = resp.text().await.expect("html");
+    let form = &html[html.find("id=\"start\"").expect("the start form")..];
+    assert!(form.contains("role=\"alert\">please answer: Your age?"), "{form}");
+    assert!(form.contains("name=\"bg_fashion\" value=\"some\" required checked"), "{form}");
+    assert!(!form.contains("value=\"none\" required checked"), "{form}");
+    assert!(form.contains("name=\"consent\" value=\"yes\" required checked"), "{form}");
+    assert!(!form.contains("csrf_token\" value=\"\""), "a fresh token in the form: {form}");
+    let stored: (i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM consents), (SELECT count(*) FROM participant_profiles),
+                (SELECT count(*) FROM assignments)",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("counts");
+    assert_eq!(stored, (0, 0, 0), "a refused start stores neither the consent nor the answers");
+
+    // An answer that is not an option: refused the same way.
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[("bg_fashion", "a lot"), ("bg_age", "35+")]).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = resp.text().await.expect("html");
+    assert!(
+        html.contains("`a lot` is not an answer to &#34;Fashion background?&#34;")
+            || html.contains("`a lot` is not an answer to &quot;Fashion background?&quot;"),
+        "{html}"
+    );
+    assert!(html.contains("name=\"bg_age\" value=\"35+\" required checked"), "{html}");
+
+    // All answered, the box not ticked: the consent is what is missing.
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &[("bg_fashion", "none"), ("bg_age", "35+")]).await;
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = resp.text().await.expect("html");
+    assert!(html.contains("role=\"alert\">please read the consent text"), "{html}");
+    assert!(html.contains("name=\"consent\" value=\"yes\" required>"), "not ticked: {html}");
+
+    let fields = [("bg_fashion", "none"), ("bg_age", "35+"), ("consent", "yes")];
+    let resp = press_start(&app, &worker.client, &campaign, &csrf, &fields).await;
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let answers: Value =
+        sqlx::query_scalar("SELECT answers FROM participant_profiles").fetch_one(&app.pool).await.expect("stored");
+    assert_eq!(answers, json!({"fashion": "none", "age": "35+"}));
+}
+
+#[tokio::test]
 async fn two_questionnaires_share_no_item_id_although_they_share_the_sanity_task() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;

@@ -2,7 +2,7 @@
 //! task at a time, review and submit, and the thank-you page with the
 //! completion code.
 
-use super::{render, render_with, OnPage, PageResult};
+use super::{render, render_with, OnPage, PageResult, Refusal};
 use crate::auth::{invitations, users, Role};
 use crate::core::assignments;
 use crate::core::own_task::Wanted;
@@ -307,7 +307,32 @@ struct Landing {
     /// The consent text to agree to before the first questionnaire, if the
     /// worker has not started yet.
     consent: Option<String>,
+    /// The start form as last sent, when it was refused (a background
+    /// question left out, consent not given): the reason is shown beside
+    /// it, the answers chosen stay chosen.
+    refused: Option<Refusal>,
 }
+
+impl Landing {
+    /// The start form's refusal, in words.
+    fn refusal(&self) -> Option<String> {
+        Refusal::of_form(&self.refused, START_FORM)
+    }
+
+    /// Whether `option` was chosen for background question `question` in
+    /// the refused form.
+    fn chosen(&self, question: &str, option: &str) -> bool {
+        Refusal::kept_in(&self.refused, START_FORM, &format!("bg_{question}")) == option
+    }
+
+    /// Whether the consent box was ticked in the refused form.
+    fn consent_ticked(&self) -> bool {
+        Refusal::kept_in(&self.refused, START_FORM, "consent") == "yes"
+    }
+}
+
+/// The landing page's start form (its section id).
+const START_FORM: &str = "start";
 
 async fn landing(
     OnPage(user): OnPage<CurrentUser>,
@@ -317,6 +342,19 @@ async fn landing(
 ) -> PageResult {
     let user = annotator(user)?;
     let campaign = annotate::check_access(&s, &user, campaign_id, Some(&session)).await?;
+    landing_page(&s, &user, &session, campaign, None).await
+}
+
+/// The landing page of `campaign`, with the start form `refused` shown
+/// again beside its reason.
+async fn landing_page(
+    s: &AppState,
+    user: &users::User,
+    session: &Session,
+    campaign: campaigns::Campaign,
+    refused: Option<Refusal>,
+) -> PageResult {
+    let campaign_id = campaign.id;
     let kind = s.kinds.of(&campaign)?;
     let current = match assignments::active_of(&s.pool, campaign_id, user.id).await? {
         Some(a) => {
@@ -347,7 +385,7 @@ async fn landing(
         && !invitations::may_start_new(&s.pool, campaign_id, user.id).await?;
     let intro = crate::core::intro::get(&s.pool, campaign_id).await?;
     let consent = intro.consent.clone().filter(|_| current.is_none() && finished == 0);
-    render(&Landing {
+    let page = Landing {
         intro_blocks: intro.blocks(),
         intro,
         consent,
@@ -356,13 +394,18 @@ async fn landing(
         completion_code,
         campaign,
         kind_title: kind.title(),
-        csrf_token: csrf::token(&session).await?,
+        csrf_token: csrf::token(session).await?,
         current,
         finished,
         background,
         instructions: kind.instructions(),
         mine,
-    })
+        refused,
+    };
+    match &page.refused {
+        Some(r) => render_with(r.status, &page),
+        None => render(&page),
+    }
 }
 
 #[derive(Template)]
@@ -386,7 +429,16 @@ async fn start(
     let campaign = annotate::check_access(&s, &user, campaign_id, Some(&session)).await?;
     annotate::ensure_may_start(&s, &user, campaign_id).await?;
     let consented = fields.iter().any(|(k, v)| k == "consent" && v == "yes");
-    match work::start(&s.pool, &s.kinds, &campaign, user.id, &fields, consented).await? {
+    let started = match work::start(&s.pool, &s.kinds, &campaign, user.id, &fields, consented).await {
+        Ok(started) => started,
+        Err(e) => {
+            // The token is the session's; it is not kept as a field.
+            let kept = fields.into_iter().filter(|(k, _)| k != "csrf_token").collect();
+            let refused = Refusal::of(START_FORM, kept, e)?;
+            return landing_page(&s, &user, &session, campaign, Some(refused)).await;
+        }
+    };
+    match started {
         Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
         None => {
             let finished = progress::submitted_by(&s.pool, campaign_id, user.id).await?;
