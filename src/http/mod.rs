@@ -225,7 +225,7 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
         .layer(middleware::from_fn(bound_request_id))
         .layer(middleware::from_fn(error_shape::shape_errors))
         .layer(SetResponseHeaderLayer::if_not_present(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP)))
-        .layer(SetResponseHeaderLayer::overriding(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")))
+        .layer(middleware::from_fn(deny_framing))
         .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
         // Invitation links carry a token: never leak it in a Referer.
         .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
@@ -268,6 +268,23 @@ pub fn cookie(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
         let (k, v) = pair.trim().split_once('=')?;
         (k == name).then(|| v.to_owned())
     })
+}
+
+/// Middleware: `X-Frame-Options: DENY` for browsers that predate CSP's
+/// `frame-ancestors`, on every response whose policy lets no one frame it.
+/// Worker pages let MTurk's HIT frame show them (their policy names MTurk);
+/// a `DENY` beside that policy would contradict it, and browsers that read
+/// only `X-Frame-Options` would show workers an empty frame.
+async fn deny_framing(req: Request, next: middleware::Next) -> axum::response::Response {
+    let mut resp = next.run(req).await;
+    let framed_by_some =
+        resp.headers().get(header::CONTENT_SECURITY_POLICY).and_then(|csp| csp.to_str().ok()).is_some_and(|csp| {
+            csp.split(';').any(|d| d.trim().starts_with("frame-ancestors") && !d.contains("'none'"))
+        });
+    if !framed_by_some {
+        resp.headers_mut().insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    resp
 }
 
 /// Longest client-sent `X-Request-Id` kept; longer or odd ones are replaced.

@@ -74,6 +74,7 @@ async fn an_mturk_hit_previews_runs_in_its_own_tab_and_is_submitted_to_mturk() {
     assert!(resp.headers().get("set-cookie").is_none(), "a preview sets no cookie");
     let csp = resp.headers()["content-security-policy"].to_str().expect("csp").to_owned();
     assert!(csp.contains("frame-ancestors 'self' https://www.mturk.com https://workersandbox.mturk.com"), "{csp}");
+    assert!(resp.headers().get("x-frame-options").is_none(), "no DENY that would contradict the policy");
     let html = resp.text().await.expect("html");
     assert!(html.contains("This is a preview") && html.contains("<fieldset class=\"preview\" disabled>"), "{html}");
     assert!(html.contains("/img/t/0.png"), "the first ordinary item is the sample: {html}");
