@@ -344,6 +344,17 @@ async fn a_returning_worker_sees_the_code_again_and_a_phone_shows_choices_large_
         .expect("layout");
     let (bottom, viewport) = (fits[0].as_f64().expect("bottom"), fits[1].as_f64().expect("height"));
     assert!(bottom <= viewport, "Confirm at {bottom} px, the screen {viewport} px");
+    // The outfit's captions ("Missing: Shoes" on two lines) sit above the question, not under it.
+    let stacked = browser
+        .execute(
+            "return [Math.max(...[...document.querySelectorAll('.a100-outfit figcaption')].map(c => c.getBoundingClientRect().bottom)),
+                     document.querySelector('legend.question').getBoundingClientRect().top];",
+            vec![],
+        )
+        .await
+        .expect("layout");
+    let (captions, question) = (stacked[0].as_f64().expect("captions"), stacked[1].as_f64().expect("question"));
+    assert!(captions <= question, "the outfit's captions end at {captions} px, the question starts at {question} px");
     browser.find(Locator::Css(".zoom-button")).await.expect("zoom button").click().await.expect("zoom");
     browser.find(Locator::Css(".zoom-overlay")).await.expect("zoomed");
     press_now(&browser, "1").await;
