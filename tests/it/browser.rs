@@ -144,6 +144,17 @@ async fn axe(client: &fantoccini::Client, page: &str) {
     assert!(violations.is_empty(), "axe-core on {page} ({url}):\n{}", violations.join("\n"));
 }
 
+/// Fails when the page is wider than the window: on a phone nothing should
+/// need sideways scrolling (tables that may scroll keep it inside them).
+async fn fits_the_width(client: &fantoccini::Client, page: &str) {
+    let sizes = client
+        .execute("return [document.documentElement.scrollWidth, window.innerWidth];", vec![])
+        .await
+        .expect("layout");
+    let (width, window) = (sizes[0].as_f64().expect("width"), sizes[1].as_f64().expect("window"));
+    assert!(width <= window, "{page} is {width} px wide in a window of {window} px");
+}
+
 /// Logs in through the login page as a person would (name, password,
 /// the button) and waits for the page it leads to, which says `landing`.
 async fn log_in(browser: &fantoccini::Client, app: &TestApp, name: &str, password: &str, landing: &str) {
@@ -465,15 +476,12 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
     browser.set_window_size(390, 844).await.expect("phone size");
     browser.goto(&app.at("/admin")).await.expect("campaign list");
     wait_text(&browser, "browser admin").await;
-    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
-    let viewport = browser.execute("return window.innerWidth", vec![]).await.expect("viewport");
-    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling: {width} > {viewport}");
+    fits_the_width(&browser, "the campaign list").await;
     axe(&browser, "the campaign list at phone size").await;
     // So does the users page, each account a card with its actions.
     browser.goto(&app.at("/admin/users")).await.expect("users page");
     wait_text(&browser, "New account").await;
-    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
-    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling on the users page: {width} > {viewport}");
+    fits_the_width(&browser, "the users page").await;
     axe(&browser, "the users page at phone size").await;
     browser.close().await.expect("close");
 }
@@ -540,7 +548,7 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
     assert!(endless);
     browser.goto(&app.at("/expert")).await.expect("home");
     assert!(
-        browser.source().await.expect("html").contains(r#"<td class="num done">1</td>"#),
+        browser.source().await.expect("html").contains(r#"<td class="num done" data-label="Done">1</td>"#),
         "1 done on the home page"
     );
     browser.find(Locator::LinkText("VSD keys")).await.expect("campaign link").click().await.expect("open");
@@ -908,9 +916,7 @@ async fn an_admin_browses_the_data_on_a_phone_with_the_mouse_alone() {
     browser.find(Locator::LinkText("Browse the items")).await.expect("link").click().await.expect("open");
     wait_text(&browser, "7 item(s)").await;
     axe(&browser, "the data browser at phone size").await;
-    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
-    let viewport = browser.execute("return window.innerWidth", vec![]).await.expect("viewport");
-    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling of the page: {width} > {viewport}");
+    fits_the_width(&browser, "the data browser").await;
     // Filter with the mouse: items with a known answer.
     browser
         .find(Locator::Css("select[name=known] option[value=yes]"))
@@ -933,8 +939,7 @@ async fn an_admin_browses_the_data_on_a_phone_with_the_mouse_alone() {
     wait_text(&browser, "1 answer(s)").await;
     wait_text(&browser, "Slightly unnatural").await;
     axe(&browser, "an item of the data browser at phone size").await;
-    let width = browser.execute("return document.documentElement.scrollWidth", vec![]).await.expect("width");
-    assert!(width.as_f64() <= viewport.as_f64(), "no sideways scrolling of the item: {width} > {viewport}");
+    fits_the_width(&browser, "an item of the data browser").await;
     // Exclude the answer with the mouse: the form asks first, then says what changed.
     browser
         .find(Locator::XPath("//summary[normalize-space(.)='Exclude…']"))
@@ -960,5 +965,47 @@ async fn an_admin_browses_the_data_on_a_phone_with_the_mouse_alone() {
     wait_text(&browser, "The answer is excluded: tapped at random.").await;
     wait_text(&browser, "excluded: tapped at random").await;
     axe(&browser, "an item with an excluded answer at phone size").await;
+    browser.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn long_image_names_and_the_expert_home_need_no_sideways_scrolling_on_a_phone() {
+    let Some((_driver, port)) = chromedriver() else { return };
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // VSD items are named by their two images, which are long addresses in real rankings.
+    let long = |n: &str| format!("https://images.example.com/street2shop/retrieval/{n}_front_view_1024px.jpg");
+    let rankings = format!(
+        "model,query,candidate,rank\nm1,{q},{a},0\nm1,{q},{b},1\n",
+        q = long("q1"),
+        a = long("a"),
+        b = long("b")
+    );
+    let id = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "Street-to-shop suspects, spring collection", "config": {"k": 2}}),
+        &rankings,
+    )
+    .await;
+    atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, "phone-expert", "expert-password-1")
+        .await
+        .expect("expert");
+
+    let browser = connect(port).await;
+    browser.set_window_size(390, 844).await.expect("phone size");
+    log_in(&browser, &app, "phone-expert", "expert-password-1", "Your campaigns").await;
+    fits_the_width(&browser, "the expert home").await;
+    axe(&browser, "the expert home at phone size").await;
+    browser.find(Locator::Css("form[action='/logout'] button")).await.expect("log out").click().await.expect("out");
+
+    log_in(&browser, &app, "root-admin", crate::fixtures::ADMIN_PASSWORD, "Campaigns").await;
+    browser.goto(&app.at(&format!("/admin/campaigns/{id}/data"))).await.expect("data browser");
+    wait_text(&browser, "2 item(s)").await;
+    fits_the_width(&browser, "the data browser of long names").await;
+    browser.find(Locator::Css("a[href*='/data/']")).await.expect("an item").click().await.expect("open item");
+    wait_text(&browser, "answer(s)").await;
+    fits_the_width(&browser, "an item named by two long addresses").await;
+    axe(&browser, "an item named by two long addresses at phone size").await;
     browser.close().await.expect("close");
 }

@@ -129,7 +129,10 @@ async fn a_reviewer_on_the_page_starts_from_the_answer_and_accepts_it_in_one_ste
     users::create(&app.pool, Role::Expert, "fp-reviewer", "expert-password-1").await.expect("expert");
     let (browser, csrf) = crate::fixtures::logged_in(&app, "fp-reviewer", "expert-password-1").await;
     let home = browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
-    assert!(home.contains(r#"<td class="num reviews">2</td>"#), "two batches to review: {home}");
+    assert!(
+        home.contains(r#"<td class="num reviews" data-label="Reviews waiting for you">2</td>"#),
+        "two batches to review: {home}"
+    );
     let resp = browser
         .post(app.at(&format!("/work/{id}/start")))
         .form(&[("csrf_token", csrf.as_str())])
@@ -170,7 +173,10 @@ async fn a_reviewer_on_the_page_starts_from_the_answer_and_accepts_it_in_one_ste
         .expect("complete");
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     let home = browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
-    assert!(home.contains(r#"<td class="num reviews">1</td>"#), "one review left: {home}");
+    assert!(
+        home.contains(r#"<td class="num reviews" data-label="Reviews waiting for you">1</td>"#),
+        "one review left: {home}"
+    );
     let (_, gt) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{id}/ground-truth"), None).await;
     assert_eq!(
         gt["stats"]["review_acceptance"]["fp-author"],
@@ -544,8 +550,8 @@ async fn super_categories_assigned_to_experts_go_to_them_and_the_page_shows_tabl
     let open_batches = async |name: &str| {
         let (client, _) = crate::fixtures::logged_in(&app, name, crate::fixtures::EXPERT_PASSWORD).await;
         let home = client.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
-        let marker = "<td class=\"num open\">";
-        let at = home.find(marker).unwrap_or_else(|| panic!("{home}")) + marker.len();
+        let cell = home.find("<td class=\"num open\"").unwrap_or_else(|| panic!("{home}"));
+        let at = cell + home[cell..].find('>').expect("the cell's tag ends") + 1;
         home[at..].split('<').next().expect("count").parse::<i64>().expect("number")
     };
     assert_eq!((open_batches("fp-other").await, open_batches("fp-len").await), (1, 2));
@@ -711,8 +717,8 @@ async fn the_expert_home_counts_what_the_expert_could_start_by_the_rules_that_ha
     expert_token(&app, "fp-home").await;
     let (client, _) = crate::fixtures::logged_in(&app, "fp-home", crate::fixtures::EXPERT_PASSWORD).await;
     let cell = |html: &str, class: &str| -> i64 {
-        let marker = format!("<td class=\"num {class}\">");
-        let at = html.find(&marker).unwrap_or_else(|| panic!("{class} in {html}")) + marker.len();
+        let cell = html.find(&format!("<td class=\"num {class}\"")).unwrap_or_else(|| panic!("{class} in {html}"));
+        let at = cell + html[cell..].find('>').expect("the cell's tag ends") + 1;
         html[at..].split('<').next().and_then(|n| n.trim().parse().ok()).expect("a number")
     };
     let home = client.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");

@@ -473,7 +473,12 @@ async fn an_expert_who_pauses_past_the_lease_resumes_and_every_label_counts() {
     assert_eq!(progress("busy-c"), (4, 0));
     assert_eq!(progress("paused"), (1, 3));
     let home = paused.browser.get(app.at("/expert")).send().await.expect("home").text().await.expect("html");
-    assert!(home.contains(r#"<td class="num done">1</td><td class="num remaining">3</td>"#), "{home}");
+    assert!(
+        home.contains(
+            r#"<td class="num done" data-label="Done">1</td><td class="num remaining" data-label="Remaining">3</td>"#
+        ),
+        "{home}"
+    );
 
     // Work that expired before leases became endless is given back, its label counted again.
     sqlx::query(
