@@ -333,6 +333,8 @@ async fn workers_read_the_intro_and_agree_to_the_consent_before_their_first_ques
     assert!(html.contains("<img src=\"/images/example.png\""), "{html}");
     assert!(html.contains("About <strong>12 minutes</strong>") && html.contains("Pay: <strong>£1.50</strong>"));
     assert!(html.contains("name=\"consent\" value=\"yes\" required"), "{html}");
+    // Keys are mentioned only where a keyboard is likely (the hint hides on touch screens).
+    assert!(html.contains("(<span class=\"key-hint\">Backspace or </span>the “Previous” link)"), "{html}");
     let csrf = csrf_in(&html);
     // Without the box ticked nothing starts.
     let resp = press_start(&app, &worker.client, &campaign, &csrf, &[]).await;
