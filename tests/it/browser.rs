@@ -969,7 +969,7 @@ async fn an_admin_browses_the_data_on_a_phone_with_the_mouse_alone() {
 }
 
 #[tokio::test]
-async fn long_image_names_and_the_expert_home_need_no_sideways_scrolling_on_a_phone() {
+async fn long_names_and_an_expert_s_counts_fit_a_phone_with_nothing_cut_off() {
     let Some((_driver, port)) = chromedriver() else { return };
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
@@ -997,6 +997,26 @@ async fn long_image_names_and_the_expert_home_need_no_sideways_scrolling_on_a_ph
     log_in(&browser, &app, "phone-expert", "expert-password-1", "Your campaigns").await;
     fits_the_width(&browser, "the expert home").await;
     axe(&browser, "the expert home at phone size").await;
+    // A task: the progress line with the expert's counts wraps inside its pill, none of its text cut off.
+    browser.find(Locator::Css("a[href^='/work/']")).await.expect("campaign link").click().await.expect("open");
+    wait_text(&browser, "How it works").await;
+    press(&browser, ENTER).await;
+    wait_text(&browser, "remaining in this campaign").await;
+    let clipped = browser
+        .execute(
+            "const pill = document.querySelector('.progress').getBoundingClientRect();
+             const text = document.createRange();
+             text.selectNodeContents(document.querySelector('.progress .label'));
+             const label = text.getBoundingClientRect();
+             return [label.bottom, pill.bottom, label.right, pill.right];",
+            vec![],
+        )
+        .await
+        .expect("layout");
+    let edge = |i: usize| clipped[i].as_f64().expect("px");
+    assert!(edge(0) <= edge(1) && edge(2) <= edge(3), "the progress line runs out of its pill: {clipped}");
+    fits_the_width(&browser, "a VSD task").await;
+    browser.goto(&app.at("/expert")).await.expect("home");
     browser.find(Locator::Css("form[action='/logout'] button")).await.expect("log out").click().await.expect("out");
 
     log_in(&browser, &app, "root-admin", crate::fixtures::ADMIN_PASSWORD, "Campaigns").await;
