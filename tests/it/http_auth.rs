@@ -275,6 +275,12 @@ async fn campaign_settings_are_edited_on_the_page_with_defaults_shown_and_valida
     let (_, c) = api(&app, &token, reqwest::Method::GET, &format!("/api/v1/admin/campaigns/{id}"), None).await;
     assert_eq!(c["campaign"]["config"]["tasks_per_questionnaire"], 4);
 
+    // The new-campaign address without a kind leads to the form that picks one.
+    let resp = client.get(app.at("/admin/new")).send().await.expect("new");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    assert_eq!(resp.headers()["location"], "/admin#new-campaign");
+    let list = client.get(app.at("/admin")).send().await.expect("list").text().await.expect("html");
+    assert!(list.contains("id=\"new-campaign\"") && list.contains("<select name=\"kind\">"), "{list}");
     // The new-campaign form shows every setting with its default and creates with the ones given.
     let html =
         client.get(app.at("/admin/new?kind=vton&name=Second")).send().await.expect("new").text().await.expect("html");

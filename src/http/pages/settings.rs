@@ -14,6 +14,7 @@ use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
 use askama::Template;
 use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Redirect};
 use axum::Form;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -237,9 +238,12 @@ pub async fn save_settings(
     super::admin::act(&s, &session, id, "settings", fields, outcome).await
 }
 
+/// The new-campaign form's address: the kind chosen and the name typed on
+/// the campaign list.
 #[derive(serde::Deserialize)]
 pub struct NewQuery {
-    kind: String,
+    /// Absent when the address was typed or kept without the form's choice.
+    kind: Option<String>,
     #[serde(default)]
     name: String,
 }
@@ -261,12 +265,14 @@ pub async fn new_campaign(
     session: Session,
     Query(q): Query<NewQuery>,
 ) -> PageResult {
-    let kind = s.kinds.get(&q.kind)?;
+    // Without a kind, the form that picks one (on the campaign list).
+    let Some(kind_name) = q.kind else { return Ok(Redirect::to("/admin#new-campaign").into_response()) };
+    let kind = s.kinds.get(&kind_name)?;
     let defaults = kind.default_settings();
     let mut settings = core_rows(&defaults, &defaults);
-    settings.extend(rows(campaigns::settings_of(&s.kinds, &q.kind, &Value::Null)?));
+    settings.extend(rows(campaigns::settings_of(&s.kinds, &kind_name, &Value::Null)?));
     let kind_title = kind.title();
-    render(&NewPage { kind: q.kind, kind_title, name: q.name, settings, csrf_token: csrf::token(&session).await? })
+    render(&NewPage { kind: kind_name, kind_title, name: q.name, settings, csrf_token: csrf::token(&session).await? })
 }
 
 /// Creates a campaign from the new-campaign form (settings optional: what
