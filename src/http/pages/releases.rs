@@ -10,6 +10,7 @@ use crate::http::extract::{Admin, Path, Query};
 use crate::http::AppState;
 use askama::Template;
 use axum::extract::State;
+use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde_json::Value;
@@ -44,10 +45,12 @@ async fn cut(
     super::admin::act(&s, &session, id, "releases", kept, outcome).await
 }
 
+/// The two releases to compare, as the campaign page's form sends them
+/// (absent when the address was typed or kept without them).
 #[derive(serde::Deserialize)]
 struct DiffQuery {
-    from: i32,
-    to: i32,
+    from: Option<i32>,
+    to: Option<i32>,
 }
 
 #[derive(Template)]
@@ -82,10 +85,14 @@ async fn diff_page(
     query: axum::extract::RawQuery,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    if q.from == q.to {
+    // Without both, the form that picks them (on the campaign page).
+    let (Some(from), Some(to)) = (q.from, q.to) else {
+        return Ok(Redirect::to(&format!("/admin/campaigns/{id}#releases")).into_response());
+    };
+    if from == to {
         return Err(Error::invalid(Code::SameRelease, "choose two different releases to compare").into());
     }
-    let mut diff = releases::diff(&s.pool, &s.kinds, id, q.from, q.to).await?;
+    let mut diff = releases::diff(&s.pool, &s.kinds, id, from, to).await?;
     let query = PageQuery::parse(query.0.as_deref());
     let labels_pager = Pager::new(diff.labels_changed.len(), &query, "labels", "labels");
     let labels = labels_pager.keep(std::mem::take(&mut diff.labels_changed));
