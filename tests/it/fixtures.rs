@@ -292,6 +292,13 @@ pub async fn open_vsd_campaign(app: &TestApp, token: &str, campaign: Value, rank
     id
 }
 
+/// The response to a GET of `path` with the API token, redirects not
+/// followed (the test reads where they lead).
+pub async fn get_unfollowed(app: &TestApp, token: &str, path: &str) -> reqwest::Response {
+    let client = Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    client.get(app.at(path)).bearer_auth(token).send().await.expect("get")
+}
+
 /// GETs a text document (CSV, HTML) with a bearer token.
 pub async fn get_text(app: &TestApp, token: &str, path: &str) -> String {
     reqwest::Client::new().get(app.at(path)).bearer_auth(token).send().await.expect("get").text().await.expect("text")

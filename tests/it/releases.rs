@@ -156,15 +156,8 @@ async fn an_a100_release_is_verifiable_pseudonymous_and_diffable() {
             .await;
     assert!(page.contains("<td>q1</td><td>q1-c1</td><td>q1-c2</td>"), "{page}");
     // Without the two releases, the comparison's address leads to the form that picks them.
-    let resp = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
-        .get(app.at(&format!("/admin/campaigns/{campaign}/releases/diff?from=1")))
-        .bearer_auth(&admin)
-        .send()
-        .await
-        .expect("diff");
+    let path = format!("/admin/campaigns/{campaign}/releases/diff?from=1");
+    let resp = crate::fixtures::get_unfollowed(&app, &admin, &path).await;
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
     assert_eq!(resp.headers()["location"].to_str().expect("location"), format!("/admin/campaigns/{campaign}#releases"));
 
