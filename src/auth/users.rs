@@ -207,7 +207,9 @@ pub async fn set_disabled(pool: &PgPool, by: Uuid, id: Uuid, disabled: bool) -> 
 /// resetting it); the caller ends the account's sessions.
 pub async fn reset_password(pool: &PgPool, by: Uuid, id: Uuid, password: &str) -> Result<String> {
     if by == id {
-        return Err(Error::Forbidden("reset another account's password; your own is changed by another admin".into()));
+        return Err(Error::Forbidden(
+            "reset another account's password; change your own on Your account (/account), with the current one".into(),
+        ));
     }
     let hash = passwords::hash(password).await?;
     sqlx::query_scalar("UPDATE users SET password_hash = $2 WHERE id = $1 AND role <> 'worker' RETURNING name")
@@ -216,6 +218,39 @@ pub async fn reset_password(pool: &PgPool, by: Uuid, id: Uuid, password: &str) -
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("account"))
+}
+
+/// Changes an admin's or expert's own password: `current` must be the one
+/// stored (checked in the caller's turn at the hasher, as a login is) and
+/// `new` follows the rules of every password. `Ok(false)`, and nothing
+/// changed, when `current` does not match; the caller ends the account's
+/// other sessions after a change.
+pub async fn change_own_password(
+    pool: &PgPool,
+    turn: passwords::Turn,
+    id: Uuid,
+    current: &str,
+    new: &str,
+) -> Result<bool> {
+    // The new password's rules first: nothing is hashed for one refused anyway.
+    if new.chars().count() < passwords::MIN_LENGTH {
+        return Err(Error::invalid(
+            Code::WeakPassword,
+            format!("passwords need at least {} characters", passwords::MIN_LENGTH),
+        ));
+    }
+    let stored: Option<Option<String>> = sqlx::query_scalar(
+        "SELECT password_hash FROM users WHERE id = $1 AND role <> 'worker' AND disabled_at IS NULL",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    if !passwords::verify(turn, current, stored.flatten()).await? {
+        return Ok(false);
+    }
+    let hash = passwords::hash(new).await?;
+    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1").bind(id).bind(hash).execute(pool).await?;
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -214,6 +214,8 @@ pub enum Code {
     NoScores,
     /// `no_workers`.
     NoWorkers,
+    /// `passwords_differ`.
+    PasswordsDiffer,
     /// `review_needs_experts`.
     ReviewNeedsExperts,
     /// `same_release`.
@@ -232,6 +234,8 @@ pub enum Code {
     UnsupportedImage,
     /// `weak_password`.
     WeakPassword,
+    /// `wrong_password`.
+    WrongPassword,
     /// `wrong_kind`.
     WrongKind,
     // 429 Too Many Requests
@@ -362,6 +366,8 @@ impl Code {
             Self::UnsupportedImage => "unsupported_image",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::WeakPassword => "weak_password",
+            Self::WrongPassword => "wrong_password",
+            Self::PasswordsDiffer => "passwords_differ",
             Self::WrongKind => "wrong_kind",
         }
     }
@@ -475,7 +481,9 @@ impl Code {
             | Self::UnknownKind
             | Self::UnknownQuestion
             | Self::UnsupportedImage
-            | Self::WeakPassword => StatusCode::UNPROCESSABLE_ENTITY,
+            | Self::WeakPassword
+            | Self::WrongPassword
+            | Self::PasswordsDiffer => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -1,6 +1,7 @@
 //! Users and tokens in the page: an admin creates an expert, hands them a
 //! token (shown once), disables them (signed out, token dead, no login),
 //! enables them again, resets their password; refusals stay beside the form.
+//! An expert changes their own password on their account page.
 
 use crate::fixtures::{admin_token, logged_in, logged_in_admin, ADMIN_PASSWORD};
 use crate::support::TestApp;
@@ -173,4 +174,75 @@ async fn two_admins_disabling_each_other_leave_one_enabled() {
         .await
         .expect("count");
     assert_eq!(enabled, 1);
+}
+
+#[tokio::test]
+async fn an_expert_changes_their_own_password_and_their_other_browsers_are_signed_out() {
+    let app = TestApp::spawn().await;
+    crate::fixtures::expert_token(&app, "self-changer").await;
+    let old = crate::fixtures::EXPERT_PASSWORD;
+    let (laptop, csrf) = logged_in(&app, "self-changer", old).await;
+    let (phone, _) = logged_in(&app, "self-changer", old).await;
+    let (status, home) = page(&app, &laptop, "/expert").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(home.contains("<a href=\"/account\">Your account</a>"), "{home}");
+    let (status, html) = page(&app, &laptop, "/account").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Signed in as <strong>self-changer</strong> (expert)"), "{html}");
+    assert!(html.contains("autocomplete=\"current-password\"") && html.contains("autocomplete=\"new-password\""));
+
+    // Refusals beside the form; the passwords typed are never sent back; nothing changes.
+    let new = "a-brand-new-passphrase";
+    let refusals: [(&[(&str, &str)], &str); 3] = [
+        (
+            &[("current", "not-my-password"), ("new", new), ("repeat", new)],
+            "your current password is not the one typed",
+        ),
+        (
+            &[("current", old), ("new", new), ("repeat", "a-brand-new-passphrasE")],
+            "the new password and its repetition differ",
+        ),
+        (&[("current", old), ("new", "short"), ("repeat", "short")], "passwords need at least 8 characters"),
+    ];
+    for (fields, says) in refusals {
+        let (status, _, body) = post(&app, &laptop, &csrf, "/account/password", fields).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert!(body.contains(&format!("role=\"alert\">{says}")), "{says}: {body}");
+        assert!(!body.contains(new) && !body.contains(old) && !body.contains("not-my-password"), "{body}");
+    }
+    let (third, _) = logged_in(&app, "self-changer", old).await;
+
+    // The change: this browser stays signed in, the two others are signed out.
+    let (status, to, _) =
+        post(&app, &laptop, &csrf, "/account/password", &[("current", old), ("new", new), ("repeat", new)]).await;
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/account"));
+    let (status, html) = page(&app, &laptop, "/account").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("Your password is changed; 2 other session(s) of yours ended."), "{html}");
+    for other in [&phone, &third] {
+        let (status, _) = page(&app, other, "/expert").await;
+        assert_ne!(status, StatusCode::OK, "another browser is signed out");
+    }
+    // The new password logs in, the old one no longer.
+    let (client, login_csrf) = crate::fixtures::login_page(&app).await;
+    let (status, _, _) =
+        post(&app, &client, &login_csrf, "/login", &[("name", "self-changer"), ("password", old)]).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    logged_in(&app, "self-changer", new).await;
+
+    // Without the form's token nothing changes; a crowd worker has no account page.
+    let resp = laptop.post(app.at("/account/password")).form(&[("current", new), ("new", old), ("repeat", old)]).send();
+    assert_eq!(resp.await.expect("post").status(), StatusCode::FORBIDDEN);
+    let admin = admin_token(&app).await;
+    let (_, invitation) = crate::fixtures::open_vton_campaign(
+        &app,
+        &admin,
+        2,
+        1,
+        serde_json::json!({"tasks_per_questionnaire": 3, "sanity_per_questionnaire": 1}),
+    )
+    .await;
+    let worker = crate::fixtures::join(&app, &invitation, "no-account").await;
+    let (status, _) = page(&app, &worker.client, "/account").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 }

@@ -1017,6 +1017,10 @@ async fn long_names_and_an_expert_s_counts_fit_a_phone_with_nothing_cut_off() {
     assert!(edge(0) <= edge(1) && edge(2) <= edge(3), "the progress line runs out of its pill: {clipped}");
     fits_the_width(&browser, "a VSD task").await;
     browser.goto(&app.at("/expert")).await.expect("home");
+    browser.find(Locator::LinkText("Your account")).await.expect("account link").click().await.expect("account");
+    wait_text(&browser, "Change your password").await;
+    fits_the_width(&browser, "the account page").await;
+    axe(&browser, "the account page at phone size").await;
     browser.find(Locator::Css("form[action='/logout'] button")).await.expect("log out").click().await.expect("out");
 
     log_in(&browser, &app, "root-admin", crate::fixtures::ADMIN_PASSWORD, "Campaigns").await;

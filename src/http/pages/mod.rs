@@ -8,6 +8,7 @@ pub mod charts;
 mod data;
 mod expert;
 mod mturk;
+mod own_account;
 pub mod paging;
 mod payouts;
 mod releases;
@@ -35,6 +36,7 @@ pub fn router() -> Router<AppState> {
         .merge(accounts::router())
         .merge(study_preview::router())
         .merge(expert::router())
+        .merge(own_account::router())
         .merge(releases::router())
         .merge(payouts::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
