@@ -37,11 +37,17 @@ pub async fn turn() -> Result<Turn> {
     }
 }
 
-/// Hashes a password into a PHC string, in a turn of its own.
-pub async fn hash(password: &str) -> Result<String> {
+/// Whether `password` follows the rules of every password (its length).
+pub fn check_rules(password: &str) -> Result<()> {
     if password.chars().count() < MIN_LENGTH {
         return Err(Error::invalid(Code::WeakPassword, format!("passwords need at least {MIN_LENGTH} characters")));
     }
+    Ok(())
+}
+
+/// Hashes a password into a PHC string, in a turn of its own.
+pub async fn hash(password: &str) -> Result<String> {
+    check_rules(password)?;
     let turn = turn().await?;
     let password = password.to_owned();
     run(turn, move || hash_now(&password)).await?

@@ -232,13 +232,9 @@ pub async fn change_own_password(
     current: &str,
     new: &str,
 ) -> Result<bool> {
-    // The new password's rules first: nothing is hashed for one refused anyway.
-    if new.chars().count() < passwords::MIN_LENGTH {
-        return Err(Error::invalid(
-            Code::WeakPassword,
-            format!("passwords need at least {} characters", passwords::MIN_LENGTH),
-        ));
-    }
+    // The new password's rules first: the current one is not checked for a
+    // change that would be refused anyway.
+    passwords::check_rules(new)?;
     let stored: Option<Option<String>> = sqlx::query_scalar(
         "SELECT password_hash FROM users WHERE id = $1 AND role <> 'worker' AND disabled_at IS NULL",
     )

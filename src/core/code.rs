@@ -348,6 +348,7 @@ impl Code {
             Self::NotAnExpertCampaign => "not_an_expert_campaign",
             Self::NotFound => "not_found",
             Self::NothingToBatch => "nothing_to_batch",
+            Self::PasswordsDiffer => "passwords_differ",
             Self::RateLimited => "rate_limited",
             Self::ReviewNeedsExperts => "review_needs_experts",
             Self::SameRelease => "same_release",
@@ -367,7 +368,6 @@ impl Code {
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::WeakPassword => "weak_password",
             Self::WrongPassword => "wrong_password",
-            Self::PasswordsDiffer => "passwords_differ",
             Self::WrongKind => "wrong_kind",
         }
     }

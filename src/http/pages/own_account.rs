@@ -2,7 +2,7 @@
 //! password (the current one required; their other sessions end, so a
 //! browser left signed in elsewhere is signed out).
 
-use super::{render, render_with, OnPage, PageResult, Refusal};
+use super::{render_with, OnPage, PageResult, Refusal};
 use crate::auth::{passwords, users, Role};
 use crate::core::{Code, Error};
 use crate::http::extract::{CurrentUser, USER_KEY};
@@ -52,11 +52,8 @@ fn staff(user: CurrentUser) -> Result<users::User, crate::http::error::AppError>
 }
 
 async fn show(session: &Session, user: users::User, refused: Option<Refusal>) -> PageResult {
-    let page = AccountPage { user, csrf_token: csrf::token(session).await?, refused };
-    match &page.refused {
-        Some(r) => render_with(r.status, &page),
-        None => render(&page),
-    }
+    let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
+    render_with(status, &AccountPage { user, csrf_token: csrf::token(session).await?, refused })
 }
 
 async fn account_page(OnPage(user): OnPage<CurrentUser>, session: Session) -> PageResult {

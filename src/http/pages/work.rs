@@ -385,6 +385,7 @@ async fn landing_page(
         && !invitations::may_start_new(&s.pool, campaign_id, user.id).await?;
     let intro = crate::core::intro::get(&s.pool, campaign_id).await?;
     let consent = intro.consent.clone().filter(|_| current.is_none() && finished == 0);
+    let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let page = Landing {
         intro_blocks: intro.blocks(),
         intro,
@@ -402,10 +403,7 @@ async fn landing_page(
         mine,
         refused,
     };
-    match &page.refused {
-        Some(r) => render_with(r.status, &page),
-        None => render(&page),
-    }
+    render_with(status, &page)
 }
 
 #[derive(Template)]
