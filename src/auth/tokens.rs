@@ -15,30 +15,117 @@ fn digest(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// Creates a token for a user; the token is returned once and only its hash is stored.
-pub async fn create(pool: &PgPool, user_id: Uuid) -> Result<String> {
-    Ok(create_expiring(pool, user_id, None).await?.1)
+/// The longest a token lives unless `ATELIER_TOKEN_MAX_DAYS` says
+/// otherwise: a stolen token stops working by itself within a year.
+pub const DEFAULT_MAX_DAYS: u32 = 365;
+
+/// The longest lifetime a token may be given (`ATELIER_TOKEN_MAX_DAYS`, 1
+/// to 3650, read once; [`DEFAULT_MAX_DAYS`] otherwise). Tokens asked for
+/// without a lifetime get this one: no new token lives for ever.
+pub fn max_days() -> u32 {
+    static MAX: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        std::env::var("ATELIER_TOKEN_MAX_DAYS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|d| (1..=3650).contains(d))
+            .unwrap_or(DEFAULT_MAX_DAYS)
+    })
 }
 
-/// Creates a token that stops working after `days` days (never, for `None`);
-/// returns its id (for listing and revoking) and the token, shown once.
-pub async fn create_expiring(pool: &PgPool, user_id: Uuid, days: Option<u32>) -> Result<(Uuid, String)> {
-    if days.is_some_and(|d| d == 0 || d > 3650) {
-        return Err(crate::core::Error::invalid(Code::InvalidExpiry, "a token expires after 1 to 3650 days"));
+/// What made a token, shown to its owner beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `POST /api/v1/login` with the account's password.
+    Login,
+    /// An admin, on the tokens page or through the API.
+    Admin,
+    /// `atelier token create`.
+    CommandLine,
+}
+
+impl Origin {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Login => "login (POST /api/v1/login)",
+            Self::Admin => "made by an admin",
+            Self::CommandLine => "atelier token create",
+        }
+    }
+}
+
+/// Creates a token for a user that lives [`max_days`]; the token is
+/// returned once and only its hash is stored.
+pub async fn create(pool: &PgPool, user_id: Uuid) -> Result<String> {
+    Ok(create_expiring(pool, user_id, None, Origin::CommandLine).await?.1)
+}
+
+/// Creates a token that stops working after `days` days (at most
+/// [`max_days`], which is also what `None` gives); returns its id (for
+/// listing and revoking) and the token, shown once.
+pub async fn create_expiring(
+    pool: &PgPool,
+    user_id: Uuid,
+    days: Option<u32>,
+    origin: Origin,
+) -> Result<(Uuid, String)> {
+    let max = max_days();
+    if days.is_some_and(|d| d == 0 || d > max) {
+        return Err(crate::core::Error::invalid(Code::InvalidExpiry, format!("a token expires after 1 to {max} days")));
     }
     let id = Uuid::new_v4();
     let token = format!("{PREFIX}{}", random_code(40));
     sqlx::query(
-        "INSERT INTO api_tokens (id, user_id, token_hash, expires_at)
-         VALUES ($1, $2, $3, now() + make_interval(days => $4))",
+        "INSERT INTO api_tokens (id, user_id, token_hash, expires_at, name)
+         VALUES ($1, $2, $3, now() + make_interval(days => $4), $5)",
     )
     .bind(id)
     .bind(user_id)
     .bind(digest(&token))
-    .bind(days.map(|d| d as i32))
+    .bind(days.unwrap_or(max) as i32)
+    .bind(origin.name())
     .execute(pool)
     .await?;
     Ok((id, token))
+}
+
+/// Revokes every token of an account that still works (its password was
+/// changed or reset: a token got with the old one must not outlive it);
+/// how many. Run in the same transaction as the password's change.
+pub async fn revoke_all_of(conn: &mut sqlx::PgConnection, user_id: Uuid) -> Result<u64> {
+    Ok(sqlx::query("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL")
+        .bind(user_id)
+        .execute(conn)
+        .await?
+        .rows_affected())
+}
+
+/// A person's own tokens, live ones first, newest first (never the token).
+pub async fn own(pool: &PgPool, user_id: Uuid) -> Result<Vec<TokenInfo>> {
+    Ok(sqlx::query_as::<_, TokenInfo>(
+        "SELECT t.id, coalesce(u.name, u.id::text) AS user, t.name, t.created_at, t.last_used_at, t.expires_at,
+                t.revoked_at
+         FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.user_id = $1
+         ORDER BY t.revoked_at IS NOT NULL OR coalesce(t.expires_at < now(), false), t.created_at DESC",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// Revokes one of a person's own tokens (another's is not found).
+pub async fn revoke_own(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<()> {
+    let found =
+        sqlx::query("UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND user_id = $2")
+            .bind(id)
+            .bind(user_id)
+            .execute(pool)
+            .await?
+            .rows_affected();
+    if found == 0 {
+        return Err(crate::core::Error::NotFound("token"));
+    }
+    Ok(())
 }
 
 /// A token as listed (never the token itself).
@@ -48,6 +135,8 @@ pub struct TokenInfo {
     pub id: Uuid,
     /// The account it acts as.
     pub user: String,
+    /// What made it (none for tokens made before names were kept).
+    pub name: Option<String>,
     /// Created.
     pub created_at: chrono::DateTime<chrono::Utc>,
     /// Last used.
@@ -65,13 +154,14 @@ pub async fn create_for(pool: &PgPool, caller: &User, user: &User, days: Option<
     if user.role == crate::auth::Role::Admin && user.id != caller.id {
         return Err(crate::core::Error::Forbidden("an admin cannot create a token for another admin".into()));
     }
-    create_expiring(pool, user.id, days).await
+    create_expiring(pool, user.id, days, Origin::Admin).await
 }
 
 /// Every token, newest first.
 pub async fn list(pool: &PgPool) -> Result<Vec<TokenInfo>> {
     Ok(sqlx::query_as::<_, TokenInfo>(
-        "SELECT t.id, coalesce(u.name, u.id::text) AS user, t.created_at, t.last_used_at, t.expires_at, t.revoked_at
+        "SELECT t.id, coalesce(u.name, u.id::text) AS user, t.name, t.created_at, t.last_used_at, t.expires_at,
+                t.revoked_at
          FROM api_tokens t JOIN users u ON u.id = t.user_id ORDER BY t.created_at DESC",
     )
     .fetch_all(pool)

@@ -203,35 +203,59 @@ pub async fn set_disabled(pool: &PgPool, by: Uuid, id: Uuid, disabled: bool) -> 
     Ok(account)
 }
 
+/// A password set: the account's name and how many of its API tokens were
+/// revoked with the old password.
+#[derive(Debug, Clone)]
+pub struct PasswordSet {
+    /// The account's login name.
+    pub name: String,
+    /// Its API tokens that stopped working.
+    pub tokens_revoked: u64,
+}
+
+/// Stores a new password hash and revokes every token of the account, in
+/// one transaction: a token got with the old password (a stolen one) must
+/// not outlive it. `None` when there is no such staff account.
+async fn set_password_hash(pool: &PgPool, id: Uuid, hash: String) -> Result<Option<PasswordSet>> {
+    let mut tx = pool.begin().await?;
+    let name: Option<Option<String>> =
+        sqlx::query_scalar("UPDATE users SET password_hash = $2 WHERE id = $1 AND role <> 'worker' RETURNING name")
+            .bind(id)
+            .bind(hash)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some(name) = name else { return Ok(None) };
+    let tokens_revoked = super::tokens::revoke_all_of(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(Some(PasswordSet { name: name.unwrap_or_default(), tokens_revoked }))
+}
+
 /// Sets a new password on another admin's or expert's account (an admin
-/// resetting it); the caller ends the account's sessions.
-pub async fn reset_password(pool: &PgPool, by: Uuid, id: Uuid, password: &str) -> Result<String> {
+/// resetting it) and revokes its API tokens; the caller ends the
+/// account's sessions.
+pub async fn reset_password(pool: &PgPool, by: Uuid, id: Uuid, password: &str) -> Result<PasswordSet> {
     if by == id {
         return Err(Error::Forbidden(
             "reset another account's password; change your own on Your account (/account), with the current one".into(),
         ));
     }
     let hash = passwords::hash(password).await?;
-    sqlx::query_scalar("UPDATE users SET password_hash = $2 WHERE id = $1 AND role <> 'worker' RETURNING name")
-        .bind(id)
-        .bind(hash)
-        .fetch_optional(pool)
-        .await?
-        .ok_or(Error::NotFound("account"))
+    set_password_hash(pool, id, hash).await?.ok_or(Error::NotFound("account"))
 }
 
 /// Changes an admin's or expert's own password: `current` must be the one
 /// stored (checked in the caller's turn at the hasher, as a login is) and
-/// `new` follows the rules of every password. `Ok(false)`, and nothing
-/// changed, when `current` does not match; the caller ends the account's
-/// other sessions after a change.
+/// `new` follows the rules of every password. `Ok(None)`, and nothing
+/// changed, when `current` does not match; after a change the account's
+/// API tokens are revoked (how many is returned) and the caller ends its
+/// other sessions.
 pub async fn change_own_password(
     pool: &PgPool,
     turn: passwords::Turn,
     id: Uuid,
     current: &str,
     new: &str,
-) -> Result<bool> {
+) -> Result<Option<u64>> {
     // The new password's rules first: the current one is not checked for a
     // change that would be refused anyway.
     passwords::check_rules(new)?;
@@ -242,11 +266,10 @@ pub async fn change_own_password(
     .fetch_optional(pool)
     .await?;
     if !passwords::verify(turn, current, stored.flatten()).await? {
-        return Ok(false);
+        return Ok(None);
     }
     let hash = passwords::hash(new).await?;
-    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1").bind(id).bind(hash).execute(pool).await?;
-    Ok(true)
+    Ok(set_password_hash(pool, id, hash).await?.map(|set| set.tokens_revoked))
 }
 
 #[cfg(test)]

@@ -65,12 +65,20 @@ pub async fn run(cmd: BackupCommand, out: &mut dyn Write) -> anyhow::Result<()> 
 }
 
 async fn restore(args: RestoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let file = args.file.clone();
-    // The whole archive is read and checked before anything is touched.
-    let staged = tokio::task::spawn_blocking(move || backup::read(&file)).await??;
+    // The target is checked first, then the whole archive is read and
+    // checked, before anything is written: a refused target or archive
+    // leaves every file as it was.
     let upload_dir = args.upload_dir.clone().unwrap_or_else(|| args.db.default_upload_dir());
     let target = match &args.db.database_url {
-        Some(_) => "the database of DATABASE_URL".to_owned(),
+        Some(_) => {
+            let database = Database::open(&args.db, 2).await?;
+            let empty = backup::is_empty_database(&database.pool).await;
+            database.close().await;
+            if !empty? {
+                return Err(BackupError::NotEmpty("the database of DATABASE_URL".into()).into());
+            }
+            "the database of DATABASE_URL".to_owned()
+        }
         None => {
             // A new data directory: anything there (or where its cluster would go) is refused.
             let fallback = embedded::fallback_cluster_dir(&args.db.data_dir);
@@ -82,6 +90,8 @@ async fn restore(args: RestoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             args.db.data_dir.display().to_string()
         }
     };
+    let file = args.file.clone();
+    let staged = tokio::task::spawn_blocking(move || backup::read(&file)).await??;
     let existed = args.db.data_dir.exists();
     let restored = load(&args.db, staged, &upload_dir).await;
     if restored.is_err() && args.db.database_url.is_none() {

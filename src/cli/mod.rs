@@ -140,7 +140,7 @@ pub enum TokenCommand {
         /// The user's login name.
         #[arg(long)]
         user: String,
-        /// Days until the token stops working by itself (default: never).
+        /// Days until the token stops working by itself (default and most: 365, or `ATELIER_TOKEN_MAX_DAYS`).
         #[arg(long)]
         expires_in_days: Option<u32>,
         /// Database location.
@@ -197,7 +197,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
             let result = async {
                 let u =
                     users::by_name(&db.pool, &user).await?.ok_or_else(|| anyhow::anyhow!("no user named `{user}`"))?;
-                anyhow::Ok(tokens::create_expiring(&db.pool, u.id, expires_in_days).await?)
+                anyhow::Ok(tokens::create_expiring(&db.pool, u.id, expires_in_days, tokens::Origin::CommandLine).await?)
             }
             .await;
             db.close().await;

@@ -130,13 +130,16 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
 fn export(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let ExportFormat::Hf = args.format;
     let archive = args.archive.display();
-    let bytes = std::fs::read(&args.archive).map_err(|e| anyhow::anyhow!("{archive}: {e}"))?;
-    let files = packing::unpack(&bytes).map_err(|e| anyhow::anyhow!("{archive}: {e}"))?;
     let kinds = crate::kinds::registry();
-    let verification = archive::verify(&files, &kinds);
+    // Verified as it streams first (bounded memory), and only then held whole.
+    let file = std::fs::File::open(&args.archive).map_err(|e| anyhow::anyhow!("{archive}: {e}"))?;
+    let read = packing::digests(std::io::BufReader::new(file)).map_err(|e| anyhow::anyhow!("{archive}: {e}"))?;
+    let verification = archive::verify_digests(&read.digests, read.kept, read.snapshot, &kinds);
     if let Some(first) = verification.problems.first() {
         anyhow::bail!("{archive}: does not verify ({first}); run `atelier release verify` for every problem");
     }
+    let bytes = std::fs::read(&args.archive).map_err(|e| anyhow::anyhow!("{archive}: {e}"))?;
+    let files = packing::unpack(&bytes).map_err(|e| anyhow::anyhow!("{archive}: {e}"))?;
     if std::fs::read_dir(&args.dir).is_ok_and(|mut d| d.next().is_some()) {
         anyhow::bail!("{}: exists and is not empty; give a new or empty folder", args.dir.display());
     }

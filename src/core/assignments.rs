@@ -108,7 +108,7 @@ pub async fn resume_in(
     if campaign.state != CampaignState::Open {
         return Ok(None);
     }
-    resume(pool, campaign.id, annotator_id, campaign.settings.lease_minutes).await
+    resume(pool, campaign.id, annotator_id, Lease::of(campaign)).await
 }
 
 /// [`next`] for a campaign already loaded.
@@ -123,7 +123,7 @@ pub async fn next_in(
         return Err(Error::conflict(Code::CampaignNotOpen, "this campaign is not open for annotation"));
     }
     let kind = kinds.of(campaign)?;
-    let lease = campaign.settings.lease_minutes;
+    let lease = Lease::of(campaign);
     // Resuming (the common case) is one statement; only handing out new
     // work needs the annotator's lock, under which resuming is checked again.
     if let Some(current) = resume(pool, campaign_id, annotator_id, lease).await? {
@@ -193,7 +193,7 @@ pub async fn next_in(
     .bind(campaign_id)
     .bind(annotator_id)
     .bind(&presentation)
-    .bind(lease)
+    .bind(lease.until_first_answer())
     .bind(overlap.is_none())
     .fetch_one(&mut *tx)
     .await?;
@@ -246,21 +246,54 @@ async fn with_room(
     .await?)
 }
 
+/// How long a campaign's assignments are leased.
+#[derive(Debug, Clone, Copy)]
+struct Lease {
+    /// The lease, renewed while the annotator works.
+    minutes: i32,
+    /// Minutes for the first answer (crowd campaigns; 0: the lease alone):
+    /// a questionnaire taken and not started goes back to the pool after
+    /// them, so ids that only start cannot hold every place.
+    first_answer: i32,
+}
+
+impl Lease {
+    fn of(campaign: &campaigns::Campaign) -> Self {
+        let first_answer = if campaign.settings.crowd() { campaign.settings.first_answer_within } else { 0 };
+        Self { minutes: campaign.settings.lease_minutes, first_answer }
+    }
+
+    /// The lease of a questionnaire nobody has answered in yet.
+    fn until_first_answer(self) -> i32 {
+        if self.first_answer > 0 {
+            self.first_answer.min(self.minutes)
+        } else {
+            self.minutes
+        }
+    }
+}
+
 /// The annotator's active assignment in the campaign, its lease renewed
-/// (never shortened: "every annotator" work is leased forever).
+/// (never shortened: "every annotator" work is leased forever); one not
+/// answered in yet is renewed only up to its first-answer limit after it
+/// was taken, so coming back without answering does not hold the place.
 async fn resume<'e>(
     executor: impl sqlx::PgExecutor<'e>,
     campaign_id: Uuid,
     annotator_id: Uuid,
-    lease_minutes: i32,
+    lease: Lease,
 ) -> Result<Option<Assignment>> {
     Ok(sqlx::query_as::<_, Assignment>(
-        "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $3::int))
+        "UPDATE assignments SET leased_until = greatest(leased_until, CASE
+                WHEN answered = 0 AND $4::int > 0
+                    THEN least(now() + make_interval(mins => $3::int), created_at + make_interval(mins => $4::int))
+                ELSE now() + make_interval(mins => $3::int) END)
          WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
     )
     .bind(campaign_id)
     .bind(annotator_id)
-    .bind(lease_minutes)
+    .bind(lease.minutes)
+    .bind(lease.first_answer)
     .fetch_optional(executor)
     .await?)
 }
@@ -457,6 +490,9 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
         .bind(reason)
         .execute(&mut *tx)
         .await?;
+    }
+    if campaign.settings.ground_truth_from == super::settings::GroundTruthFrom::Reconciled {
+        super::reconciliation::mark_assignment(&mut tx, id).await?;
     }
     tx.commit().await?;
     Ok(done)

@@ -133,8 +133,9 @@ pub async fn create(
     let (settings, config) = validated(plugin, plugin.default_settings(), config, settings)?;
     let code = crate::random::completion_code();
     let campaign = sqlx::query_as::<_, Campaign>(
-        "INSERT INTO campaigns (id, kind, name, config, completion_code, participants, lease_minutes, annotators_per_batch, review)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *",
+        "INSERT INTO campaigns (id, kind, name, config, completion_code, participants, lease_minutes, annotators_per_batch, review,
+                                joins_per_address, first_answer_within, ground_truth_from)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *",
     )
     .bind(Uuid::new_v4())
     .bind(plugin.name())
@@ -145,6 +146,9 @@ pub async fn create(
     .bind(settings.lease_minutes)
     .bind(settings.annotators_per_batch.to_column())
     .bind(settings.review)
+    .bind(settings.joins_per_address)
+    .bind(settings.first_answer_within)
+    .bind(settings.ground_truth_from.as_str())
     .fetch_one(pool)
     .await?;
     Ok(campaign)
@@ -278,8 +282,9 @@ pub async fn update(
     let campaign = ensure_writable(pool, id).await?;
     let plugin = kinds.of(&campaign)?;
     let (settings, config) = validated(plugin, campaign.settings, kind_config.unwrap_or(&campaign.config), changes)?;
-    Ok(sqlx::query_as::<_, Campaign>(
-        "UPDATE campaigns SET config = $2, participants = $3, lease_minutes = $4, annotators_per_batch = $5, review = $6
+    let updated = sqlx::query_as::<_, Campaign>(
+        "UPDATE campaigns SET config = $2, participants = $3, lease_minutes = $4, annotators_per_batch = $5, review = $6,
+                joins_per_address = $7, first_answer_within = $8, ground_truth_from = $9
          WHERE id = $1 RETURNING *",
     )
     .bind(id)
@@ -288,8 +293,16 @@ pub async fn update(
     .bind(settings.lease_minutes)
     .bind(settings.annotators_per_batch.to_column())
     .bind(settings.review)
+    .bind(settings.joins_per_address)
+    .bind(settings.first_answer_within)
+    .bind(settings.ground_truth_from.as_str())
     .fetch_one(pool)
-    .await?)
+    .await?;
+    // Whose work counts changed: the platform's exclusions follow.
+    if updated.settings.ground_truth_from != campaign.settings.ground_truth_from {
+        super::reconciliation::remark(pool, id).await?;
+    }
+    Ok(updated)
 }
 
 /// Moves a campaign to another state. Opening needs at least one batch.
@@ -334,7 +347,9 @@ pub async fn set_completion(pool: &PgPool, id: Uuid, code: Option<&str>, url: Op
     };
     let url = url.map(str::trim).filter(|u| !u.is_empty());
     if let Some(u) = url {
-        if !(u.starts_with("https://") || u.starts_with("http://")) || u.len() > 2000 {
+        // https only: the code in its query string would otherwise cross the network in the clear.
+        let host = u.strip_prefix("https://").and_then(|rest| rest.split(['/', '?', '#']).next());
+        if host.is_none_or(|h| h.is_empty() || h.contains(char::is_whitespace)) || u.len() > 2000 {
             return Err(Error::invalid(Code::InvalidCompletionUrl, "the completion address must start with https://"));
         }
     }

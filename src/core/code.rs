@@ -71,6 +71,8 @@ pub enum Code {
     InvitationEnded,
     /// `invitation_full`.
     InvitationFull,
+    /// `platform_session_required`.
+    PlatformSessionRequired,
     /// `invitation_revoked`.
     InvitationRevoked,
     /// `last_admin`.
@@ -238,9 +240,15 @@ pub enum Code {
     WrongPassword,
     /// `wrong_kind`.
     WrongKind,
+    /// `invalid_platform_id`.
+    InvalidPlatformId,
+    /// `invalid_platform_list`.
+    InvalidPlatformList,
     // 429 Too Many Requests
     /// `rate_limited`.
     RateLimited,
+    /// `too_many_joins`.
+    TooManyJoins,
     // 500 Internal Server Error
     /// `internal`.
     Internal,
@@ -325,6 +333,10 @@ impl Code {
             Self::InvalidWorkerId => "invalid_worker_id",
             Self::InvitationEnded => "invitation_ended",
             Self::InvitationFull => "invitation_full",
+            Self::PlatformSessionRequired => "platform_session_required",
+            Self::InvalidPlatformId => "invalid_platform_id",
+            Self::InvalidPlatformList => "invalid_platform_list",
+            Self::TooManyJoins => "too_many_joins",
             Self::InvitationRevoked => "invitation_revoked",
             Self::ItemNotInBatch => "item_not_in_batch",
             Self::ItemNotInCampaign => "item_not_in_campaign",
@@ -404,6 +416,7 @@ impl Code {
             | Self::Incomplete
             | Self::InvitationEnded
             | Self::InvitationFull
+            | Self::PlatformSessionRequired
             | Self::InvitationRevoked
             | Self::LastAdmin
             | Self::LeaseExpired
@@ -483,8 +496,10 @@ impl Code {
             | Self::UnsupportedImage
             | Self::WeakPassword
             | Self::WrongPassword
+            | Self::InvalidPlatformId
+            | Self::InvalidPlatformList
             | Self::PasswordsDiffer => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited | Self::TooManyJoins => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         }

@@ -33,6 +33,7 @@ pub mod payload;
 pub mod payouts;
 pub mod profiles;
 pub mod progress;
+pub mod reconciliation;
 pub mod record;
 pub mod registry;
 pub mod releases;

@@ -50,6 +50,15 @@ pub struct Payout {
     /// Other worker ids of the campaign that look like this one (the same
     /// Unicode confusable skeleton): one may pose as the other.
     pub confusable_with: Vec<String>,
+    /// Against the platform's uploaded list of submissions: `on_platform`,
+    /// `not_on_platform`, or `no_list` (none uploaded yet).
+    pub reconciliation: String,
+    /// The platform's status for the worker, when the list has them.
+    pub platform_status: Option<String>,
+    /// Whether the worker's work counts under the campaign's
+    /// `ground_truth_from` (always, under `all`): the platform files list
+    /// only those who count.
+    pub counts: bool,
 }
 
 impl Payout {
@@ -57,6 +66,19 @@ impl Payout {
     /// else the recommendation.
     pub fn approved(&self) -> bool {
         self.decision.as_deref().unwrap_or(&self.recommendation) == "approve"
+    }
+
+    /// Whether the worker id can be written into a platform's bulk file as
+    /// it is: letters, digits, `_` and `-`, starting with a letter or digit
+    /// (a Prolific id is 24 hexadecimal characters, an MTurk id 12–14
+    /// capitals and digits). Anything else (a comma that shifts columns, a
+    /// leading `=` a spreadsheet runs) is never written: the payouts page
+    /// lists it as needing attention.
+    pub fn writable_in_platform_files(&self) -> bool {
+        let mut chars = self.worker_id.chars();
+        self.worker_id.len() <= 64
+            && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
     }
 
     /// The reason the platform files give a rejected worker.
@@ -189,6 +211,9 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
             *exclusions.entry(*annotator).or_default().entry(reason.clone()).or_default() += 1;
         }
     }
+    let statuses = super::reconciliation::statuses(pool, campaign_id).await?;
+    let has_list = !statuses.is_empty();
+    let reconciled = campaign.settings.ground_truth_from == super::settings::GroundTruthFrom::Reconciled;
     // Ids that look alike (the same skeleton) are flagged on each other.
     let mut by_skeleton: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (_, worker_id, ..) in &workers {
@@ -204,6 +229,14 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
                 .collect();
             let (passed, failed) = checks.get(&id).copied().unwrap_or_default();
             let reject = failed > 0;
+            let listed = statuses.get(&worker_id);
+            let reconciliation = match (has_list, listed) {
+                (false, _) => "no_list",
+                (true, Some(_)) => "on_platform",
+                (true, None) => "not_on_platform",
+            };
+            let counts = !(reconciled && has_list) || listed.is_some_and(|(_, ok)| *ok);
+            let platform_status = listed.map(|(status, _)| status.clone());
             Payout {
                 worker_id,
                 annotator_id: id,
@@ -220,6 +253,9 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
                 paid_at,
                 platform_ids: platform.remove(&id).unwrap_or_default(),
                 confusable_with,
+                reconciliation: reconciliation.to_owned(),
+                platform_status,
+                counts,
             }
         })
         .collect())
@@ -306,7 +342,8 @@ pub fn check_amount(amount: &str) -> Result<()> {
 pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<&str>) -> Result<String> {
     let unpaid_only = unpaid_only && format != Format::Full;
     let rows: Vec<&Payout> = rows.iter().filter(|p| !unpaid_only || p.paid_at.is_none()).collect();
-    let approved = || rows.iter().filter(|p| p.approved());
+    // The platforms' own files hold only ids written as they are (no quoting a platform would keep).
+    let approved = || rows.iter().filter(|p| p.approved() && p.counts && p.writable_in_platform_files());
     let table = match format {
         Format::ProlificApprove => {
             return Ok(approved().map(|p| format!("{}\n", p.worker_id)).collect());
@@ -326,6 +363,7 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
             header: ["WorkerId", "Approve", "Reject"].iter().map(|h| (*h).to_owned()).collect(),
             rows: rows
                 .iter()
+                .filter(|p| p.counts)
                 .map(|p| match (p.approved(), p.rejection_reason()) {
                     (false, reason) => {
                         vec![p.worker_id.clone(), String::new(), reason.unwrap_or("Rejected").to_owned()]
@@ -350,6 +388,9 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                 "decision",
                 "decision_reason",
                 "bonus",
+                "reconciliation",
+                "platform_status",
+                "counts",
             ]
             .iter()
             .chain(PLATFORM_COLUMNS.iter())
@@ -373,6 +414,9 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                         p.decision.clone().unwrap_or_default(),
                         p.decision_reason.clone().unwrap_or_default(),
                         p.bonus.clone().unwrap_or_default(),
+                        p.reconciliation.clone(),
+                        p.platform_status.clone().unwrap_or_default(),
+                        p.counts.to_string(),
                     ]
                     .into_iter()
                     .chain(PLATFORM_COLUMNS.iter().map(|c| p.platform_ids.get(*c).cloned().unwrap_or_default()))

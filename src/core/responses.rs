@@ -213,6 +213,12 @@ pub fn admin_reason(reason: &str) -> Result<&str> {
     if reason.starts_with("curation:") {
         return Err(Error::invalid(Code::Invalid, "reasons starting with `curation:` are curation's own"));
     }
+    if reason.starts_with(super::reconciliation::REASON_PREFIX) {
+        return Err(Error::invalid(
+            Code::Invalid,
+            "reasons starting with `platform:` are the platform reconciliation's own",
+        ));
+    }
     Ok(reason)
 }
 

@@ -118,6 +118,51 @@ fn parse_annotators(v: &Value) -> std::result::Result<AnnotatorsPerBatch, String
     }
 }
 
+/// Whose work counts in a crowd campaign's ground truth, curation, alpha
+/// and payouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GroundTruthFrom {
+    /// Every worker who joined through a link (the default until the
+    /// platform's list of submissions is uploaded).
+    #[default]
+    All,
+    /// Only workers on the platform's own list of submissions and not
+    /// rejected there (see `core::reconciliation`).
+    Reconciled,
+}
+
+impl GroundTruthFrom {
+    /// As stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Reconciled => "reconciled",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "all" => Some(Self::All),
+            "reconciled" => Some(Self::Reconciled),
+            _ => None,
+        }
+    }
+}
+
+impl TryFrom<String> for GroundTruthFrom {
+    type Error = String;
+    fn try_from(text: String) -> std::result::Result<Self, String> {
+        Self::parse(&text).ok_or_else(|| format!("ground_truth_from `{text}` is neither all nor reconciled"))
+    }
+}
+
+/// New worker ids a study link admits per client address per ten minutes
+/// unless set otherwise.
+pub const DEFAULT_JOINS_PER_ADDRESS: i32 = 10;
+/// Minutes a crowd worker has for their first answer unless set otherwise.
+pub const DEFAULT_FIRST_ANSWER_WITHIN: i32 = 10;
+
 /// The core's settings of one campaign.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct CoreSettings {
@@ -132,16 +177,57 @@ pub struct CoreSettings {
     /// Every submitted assignment is reviewed by a second expert (expert
     /// campaigns only: a crowd worker must never see another's answers).
     pub review: bool,
+    /// New worker ids a study link admits per client address per ten
+    /// minutes (0: no limit, for in-lab sessions behind one address).
+    #[serde(default = "default_joins_per_address")]
+    pub joins_per_address: i32,
+    /// Minutes a crowd worker has for their first answer before the
+    /// questionnaire goes back to the pool, as an expired lease does (0: the
+    /// lease alone).
+    #[serde(default = "default_first_answer_within")]
+    pub first_answer_within: i32,
+    /// Whose work counts: `all`, or only workers the platform's uploaded
+    /// list of submissions has and did not reject (`reconciled`).
+    #[serde(default)]
+    #[sqlx(try_from = "String")]
+    pub ground_truth_from: GroundTruthFrom,
+}
+
+fn default_joins_per_address() -> i32 {
+    DEFAULT_JOINS_PER_ADDRESS
+}
+
+fn default_first_answer_within() -> i32 {
+    DEFAULT_FIRST_ANSWER_WITHIN
 }
 
 impl CoreSettings {
+    /// Settings with these four and the link and reconciliation rules at
+    /// their defaults: what a kind's `default_settings` returns.
+    pub const fn of(
+        participants: Participants,
+        lease_minutes: i32,
+        annotators_per_batch: AnnotatorsPerBatch,
+        review: bool,
+    ) -> Self {
+        Self {
+            participants,
+            lease_minutes,
+            annotators_per_batch,
+            review,
+            joins_per_address: DEFAULT_JOINS_PER_ADDRESS,
+            first_answer_within: DEFAULT_FIRST_ANSWER_WITHIN,
+            ground_truth_from: GroundTruthFrom::All,
+        }
+    }
+
     /// Whether crowd workers (not experts) work on the campaign.
     pub fn crowd(&self) -> bool {
         self.participants == Participants::Crowd
     }
 
     /// The settings with those given in `changes` (a JSON object holding any
-    /// of the four keys) applied, checked.
+    /// of the keys of [`Self::help`]) applied, checked.
     pub fn with_changes(mut self, changes: &serde_json::Map<String, Value>) -> Result<Self> {
         let invalid = |m: String| Error::invalid(Code::InvalidSettings, m);
         for (key, v) in changes {
@@ -167,6 +253,22 @@ impl CoreSettings {
                         .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
                         .ok_or_else(|| invalid("review must be true or false".into()))?
                 }
+                "joins_per_address" => {
+                    self.joins_per_address = whole(v, 0, 10_000).ok_or_else(|| {
+                        invalid("joins_per_address must be a whole number from 0 (no limit) to 10000".into())
+                    })?
+                }
+                "first_answer_within" => {
+                    self.first_answer_within = whole(v, 0, 1440).ok_or_else(|| {
+                        invalid("first_answer_within must be a whole number of minutes from 0 (off) to 1440".into())
+                    })?
+                }
+                "ground_truth_from" => {
+                    self.ground_truth_from = v
+                        .as_str()
+                        .and_then(GroundTruthFrom::parse)
+                        .ok_or_else(|| invalid("ground_truth_from must be \"all\" or \"reconciled\"".into()))?
+                }
                 other => return Err(invalid(format!("unknown setting `{other}`"))),
             }
         }
@@ -186,12 +288,41 @@ impl CoreSettings {
     }
 
     /// Each setting with what it means, for the settings form.
-    pub fn help() -> [(&'static str, &'static str); 4] {
+    pub fn help() -> [(&'static str, &'static str); 7] {
         [
             ("participants", "crowd (invitation links, completion code) or experts (accounts)"),
             ("lease_minutes", "minutes before an unfinished batch returns to the pool (never for \"every\" batches)"),
             ("annotators_per_batch", "empty: as the task kind plans; a number; or \"every\" annotator with access"),
             ("review", "a second expert reviews every submitted batch (expert campaigns only)"),
+            (
+                "joins_per_address",
+                "new worker ids a study link admits from one address per 10 minutes (more get \"too many\"); 0 \
+                 turns the limit off, for in-lab sessions where everyone shares one address",
+            ),
+            (
+                "first_answer_within",
+                "minutes a worker has for their first answer; a questionnaire taken but not started goes back to \
+                 the pool after them, as an expired lease does (0: off)",
+            ),
+            (
+                "ground_truth_from",
+                "all: every worker who joined; reconciled: only workers on the platform's uploaded list of \
+                 submissions and not rejected there count in ground truth, curation, alpha and payouts",
+            ),
         ]
     }
+
+    /// Whether the setting `key` is about crowd workers (links, platforms):
+    /// not shown for expert campaigns.
+    pub fn crowd_only(key: &str) -> bool {
+        matches!(key, "joins_per_address" | "first_answer_within" | "ground_truth_from")
+    }
+}
+
+/// A whole number from a JSON number or a form's text, within `min..=max`.
+fn whole(v: &Value, min: i64, max: i64) -> Option<i32> {
+    v.as_i64()
+        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        .filter(|n| (min..=max).contains(n))
+        .and_then(|n| i32::try_from(n).ok())
 }

@@ -236,10 +236,57 @@ impl Staged {
     }
 }
 
+/// The largest manifest a restore reads (its header's size is checked first).
+const MANIFEST_LIMIT: u64 = 16 * 1024 * 1024;
+
 /// Reads a backup into a staging directory, checking the manifest and
-/// every file's size and checksum; nothing outside the staging directory
-/// is written.
+/// every file's name, type, size and checksum.
+///
+/// The archive is hostile until proven otherwise: a first pass checks every
+/// name (the manifest's and the tar entries': only `database.dump` and
+/// `uploads/<plain name>`, compared byte for byte, so absolute paths, `..`,
+/// links, devices and duplicates are refused) and every checksum while
+/// writing nothing at all; only an archive that passes is then copied into
+/// a fresh staging directory (and checked again as it is, in case the file
+/// changed in between). Nothing outside the staging directory is written.
 pub fn read(file: &Path) -> Result<Staged> {
+    let manifest = walk(file, None)?;
+    let dir = tempfile::Builder::new().prefix("atelier-restore-").tempdir().map_err(io(Path::new("temp dir")))?;
+    std::fs::create_dir(dir.path().join(UPLOADS)).map_err(io(dir.path()))?;
+    let staged = walk(file, Some(dir.path()))?;
+    if staged.database.sha256 != manifest.database.sha256 || staged.uploads.len() != manifest.uploads.len() {
+        return Err(BackupError::Damaged {
+            file: file.display().to_string(),
+            entry: MANIFEST.into(),
+            reason: "changed while it was read".into(),
+        });
+    }
+    Ok(Staged { manifest: staged, dir })
+}
+
+/// Checks the manifest's own names: the dump under its one name, images
+/// as `uploads/<plain name>`, none twice.
+fn check_manifest_names(manifest: &Manifest) -> std::result::Result<(), (String, &'static str)> {
+    if manifest.database.path != DUMP {
+        return Err((manifest.database.path.clone(), "is not the database dump's name (`database.dump`)"));
+    }
+    let mut names = std::collections::HashSet::from([DUMP]);
+    for e in &manifest.uploads {
+        let name = e.path.strip_prefix(UPLOADS).and_then(|n| n.strip_prefix('/'));
+        if !name.is_some_and(plain_name) {
+            return Err((e.path.clone(), "is not an image name the manifest may list"));
+        }
+        if !names.insert(e.path.as_str()) {
+            return Err((e.path.clone(), "is listed twice"));
+        }
+    }
+    Ok(())
+}
+
+/// One pass over the archive: checks everything, and copies each file into
+/// `stage` when given (only names checked against the manifest's, which
+/// are checked first). The manifest.
+fn walk(file: &Path, stage: Option<&Path>) -> Result<Manifest> {
     let shown = file.display().to_string();
     let not_a_backup = |reason: String| BackupError::NotABackup { file: shown.clone(), reason };
     let damaged = |entry: &str, reason: &str| BackupError::Damaged {
@@ -248,19 +295,20 @@ pub fn read(file: &Path) -> Result<Staged> {
         reason: reason.into(),
     };
     let archive = std::fs::File::open(file).map_err(io(file))?;
-    let dir = tempfile::Builder::new().prefix("atelier-restore-").tempdir().map_err(io(Path::new("temp dir")))?;
-    std::fs::create_dir(dir.path().join(UPLOADS)).map_err(io(dir.path()))?;
     let mut tar = tar::Archive::new(std::io::BufReader::new(archive));
     let mut entries = tar.entries().map_err(io(file))?;
     let mut first = entries
         .next()
         .ok_or_else(|| not_a_backup("the archive is empty".into()))?
         .map_err(|e| not_a_backup(e.to_string()))?;
-    if first.path().map_err(io(file))?.as_os_str() != MANIFEST {
+    if first.path_bytes().as_ref() != MANIFEST.as_bytes() || first.header().entry_type() != tar::EntryType::Regular {
         return Err(not_a_backup(format!("it does not start with {MANIFEST}")));
     }
+    if first.size() > MANIFEST_LIMIT {
+        return Err(not_a_backup(format!("{MANIFEST} is larger than {MANIFEST_LIMIT} bytes")));
+    }
     let mut json = Vec::new();
-    first.by_ref().take(16 * 1024 * 1024).read_to_end(&mut json).map_err(io(file))?;
+    first.by_ref().take(MANIFEST_LIMIT).read_to_end(&mut json).map_err(io(file))?;
     let manifest: Manifest =
         serde_json::from_slice(&json).map_err(|e| not_a_backup(format!("{MANIFEST} does not parse: {e}")))?;
     if manifest.format != FORMAT || manifest.version != VERSION {
@@ -269,35 +317,45 @@ pub fn read(file: &Path) -> Result<Staged> {
             manifest.format, manifest.version
         )));
     }
-    let wanted: std::collections::HashMap<&str, &Entry> =
-        std::iter::once(&manifest.database).chain(&manifest.uploads).map(|e| (e.path.as_str(), e)).collect();
-    for e in &manifest.uploads {
-        let name = e.path.strip_prefix(UPLOADS).and_then(|n| n.strip_prefix('/'));
-        if !name.is_some_and(plain_name) {
-            return Err(damaged(&e.path, "is not an image name the manifest may list"));
-        }
-    }
+    check_manifest_names(&manifest).map_err(|(entry, reason)| damaged(&entry, reason))?;
+    let wanted: std::collections::HashMap<&[u8], &Entry> =
+        std::iter::once(&manifest.database).chain(&manifest.uploads).map(|e| (e.path.as_bytes(), e)).collect();
     let mut seen = std::collections::HashSet::new();
     for entry in entries {
         let mut entry = entry.map_err(|e| not_a_backup(e.to_string()))?;
-        let path = entry.path().map_err(io(file))?.to_string_lossy().into_owned();
-        let expected = wanted.get(path.as_str()).ok_or_else(|| damaged(&path, "is not in the manifest"))?;
-        if !seen.insert(path.clone()) {
+        let raw = entry.path_bytes().into_owned();
+        let path = String::from_utf8_lossy(&raw).into_owned();
+        let expected = wanted.get(raw.as_slice()).ok_or_else(|| damaged(&path, "is not in the manifest"))?;
+        if entry.header().entry_type() != tar::EntryType::Regular {
+            return Err(damaged(&path, "is not a regular file (links and devices are refused)"));
+        }
+        if !seen.insert(raw) {
             return Err(damaged(&path, "appears twice"));
         }
-        // Only names from the manifest, checked above: nothing escapes the staging directory.
-        let target = dir.path().join(&path);
-        let mut out = std::fs::File::create(&target).map_err(io(&target))?;
+        if entry.size() != expected.bytes {
+            return Err(damaged(&path, "does not match its size in the manifest"));
+        }
+        // Only a name equal to one the manifest lists (checked above): nothing escapes `stage`.
+        let mut out = match stage {
+            Some(dir) => {
+                let target = dir.join(&expected.path);
+                Some((std::fs::File::create(&target).map_err(io(&target))?, target))
+            }
+            None => None,
+        };
         let mut hasher = Sha256::new();
         let mut buffer = vec![0; 64 * 1024];
         let mut bytes = 0u64;
+        let mut limited = entry.by_ref().take(expected.bytes);
         loop {
-            let n = entry.read(&mut buffer).map_err(io(file))?;
+            let n = limited.read(&mut buffer).map_err(io(file))?;
             if n == 0 {
                 break;
             }
             hasher.update(&buffer[..n]);
-            out.write_all(&buffer[..n]).map_err(io(&target))?;
+            if let Some((out, target)) = out.as_mut() {
+                out.write_all(&buffer[..n]).map_err(io(target))?;
+            }
             bytes += n as u64;
         }
         if bytes != expected.bytes || hex::encode(hasher.finalize()) != expected.sha256 {
@@ -305,9 +363,9 @@ pub fn read(file: &Path) -> Result<Staged> {
         }
     }
     if let Some(missing) = wanted.keys().find(|p| !seen.contains(**p)) {
-        return Err(damaged(missing, "is missing"));
+        return Err(damaged(&String::from_utf8_lossy(missing), "is missing"));
     }
-    Ok(Staged { manifest, dir })
+    Ok(manifest)
 }
 
 /// Loads a staged dump into the (empty) database `conninfo` names, in one
@@ -498,6 +556,106 @@ mod tests {
         assert!(traversal.contains("is not an image name"), "{traversal}");
         let unordered = refused(&[(DUMP, b"dump"), (MANIFEST, &ok)]).expect("refused");
         assert!(unordered.contains("not an Atelier backup"), "{unordered}");
+    }
+
+    /// A tar of raw entries (name bytes as given, no checks the `tar`
+    /// crate's builder would make): what an attacker can write.
+    fn crafted(entries: &[(&str, tar::EntryType, &[u8])]) -> tempfile::NamedTempFile {
+        let file = tempfile::NamedTempFile::new().expect("file");
+        let mut tar = tar::Builder::new(file.reopen().expect("reopen"));
+        for (name, kind, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            let gnu = header.as_gnu_mut().expect("gnu");
+            gnu.name[..name.len()].copy_from_slice(name.as_bytes());
+            header.set_entry_type(*kind);
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            if matches!(kind, tar::EntryType::Symlink | tar::EntryType::Link) {
+                header.set_link_name("/etc/passwd").expect("link");
+            }
+            header.set_cksum();
+            tar.append(&header, *data).expect("append");
+        }
+        tar.finish().expect("finish");
+        file
+    }
+
+    /// A manifest whose dump is named `dump_path` and whose images are `uploads`.
+    fn manifest_named(dump_path: &str, dump: &[u8], uploads: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut manifest: Manifest = serde_json::from_slice(&manifest_of(dump, uploads)).expect("manifest");
+        manifest.database.path = dump_path.to_owned();
+        serde_json::to_vec(&manifest).expect("json")
+    }
+
+    #[test]
+    fn a_crafted_archive_is_refused_before_anything_is_written() {
+        use tar::EntryType::{Block, Char, Link, Regular, Symlink};
+        let outside = tempfile::tempdir().expect("dir");
+        let canary = outside.path().join("pwned");
+        let absolute = canary.to_str().expect("utf8").to_owned();
+        // `..` from the staging directory (in the temp dir) up to the root and down again.
+        let dotted = format!("../../../../../../../..{absolute}");
+        let refused = |entries: &[(&str, tar::EntryType, &[u8])]| match read(crafted(entries).path()) {
+            Ok(_) => panic!("accepted: {:?}", entries.iter().map(|e| e.0).collect::<Vec<_>>()),
+            Err(e) => e.to_string(),
+        };
+        let png: &[u8] = b"png";
+        /// (manifest, the entries after it, what the refusal says)
+        type Case<'a> = (Vec<u8>, Vec<(&'a str, tar::EntryType, &'a [u8])>, &'a str);
+        let cases: Vec<Case> = vec![
+            // The manifest names the dump by an absolute path, and the entry follows it (checksum right, then wrong).
+            (manifest_named(&absolute, b"dump", &[]), vec![(&absolute, Regular, b"dump")], "database dump's name"),
+            (manifest_named(&absolute, b"dump", &[]), vec![(&absolute, Regular, b"dumq")], "database dump's name"),
+            (manifest_named(&dotted, b"dump", &[]), vec![(&dotted, Regular, b"dump")], "database dump's name"),
+            // Entries the manifest does not list: absolute and `..` names.
+            (
+                manifest_of(b"dump", &[]),
+                vec![(&absolute, Regular, b"x"), (DUMP, Regular, b"dump")],
+                "not in the manifest",
+            ),
+            (manifest_of(b"dump", &[]), vec![("uploads/../../x", Regular, b"x")], "not in the manifest"),
+            // Listed names whose entries are links or devices.
+            (
+                manifest_of(b"dump", &[("uploads/a.png", png)]),
+                vec![(DUMP, Regular, b"dump"), ("uploads/a.png", Symlink, b"")],
+                "not a regular file",
+            ),
+            (
+                manifest_of(b"dump", &[("uploads/a.png", png)]),
+                vec![(DUMP, Regular, b"dump"), ("uploads/a.png", Link, b"")],
+                "not a regular file",
+            ),
+            (
+                manifest_of(b"dump", &[("uploads/a.png", png)]),
+                vec![(DUMP, Regular, b"dump"), ("uploads/a.png", Char, b"")],
+                "not a regular file",
+            ),
+            (
+                manifest_of(b"dump", &[("uploads/a.png", png)]),
+                vec![(DUMP, Regular, b"dump"), ("uploads/a.png", Block, b"")],
+                "not a regular file",
+            ),
+            // Duplicates, in the archive and in the manifest.
+            (manifest_of(b"dump", &[]), vec![(DUMP, Regular, b"dump"), (DUMP, Regular, b"dump")], "appears twice"),
+            (
+                manifest_of(b"dump", &[("uploads/a.png", png), ("uploads/a.png", png)]),
+                vec![(DUMP, Regular, b"dump")],
+                "listed twice",
+            ),
+            // A size that differs from the manifest's is refused before the entry is read.
+            (manifest_of(b"dump", &[]), vec![(DUMP, Regular, b"dump and more")], "size"),
+        ];
+        for (manifest, rest, expected) in cases {
+            let mut entries = vec![(MANIFEST, Regular, manifest.as_slice())];
+            entries.extend(rest.iter().cloned());
+            let message = refused(&entries);
+            assert!(message.contains(expected), "{message} (wanted: {expected})");
+            assert!(!canary.exists(), "{message}: wrote {}", canary.display());
+        }
+        // A manifest that is itself a link, or too large, is not a backup.
+        let link = refused(&[(MANIFEST, Symlink, b"")]);
+        assert!(link.contains("does not start with manifest.json"), "{link}");
+        assert_eq!(std::fs::read_dir(outside.path()).expect("dir").count(), 0);
     }
 
     #[test]

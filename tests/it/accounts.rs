@@ -91,7 +91,7 @@ async fn an_admin_manages_experts_and_their_tokens_in_the_page() {
     assert!(!page(&app, &admin, "/admin/users").await.1.contains(&token), "shown once");
     let (_, _, html) =
         post(&app, &admin, &csrf, &format!("/admin/users/{ines}/tokens"), &[("expires_in_days", "0")]).await;
-    assert!(html.contains("a whole number from 1 to 3650"), "{html}");
+    assert!(html.contains("a whole number from 1 to 365"), "{html}");
 
     // Disabled: signed out at once, no login, the token refused.
     let (status, _, _) = post(&app, &admin, &csrf, &format!("/admin/users/{ines}/disable"), &[]).await;
@@ -218,7 +218,10 @@ async fn an_expert_changes_their_own_password_and_their_other_browsers_are_signe
     assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/account"));
     let (status, html) = page(&app, &laptop, "/account").await;
     assert_eq!(status, StatusCode::OK);
-    assert!(html.contains("Your password is changed; 2 other session(s) of yours ended."), "{html}");
+    assert!(
+        html.contains("Your password is changed; 2 other session(s) of yours ended and 1 API token(s) revoked."),
+        "{html}"
+    );
     for other in [&phone, &third] {
         let (status, _) = page(&app, other, "/expert").await;
         assert_ne!(status, StatusCode::OK, "another browser is signed out");
@@ -245,4 +248,87 @@ async fn an_expert_changes_their_own_password_and_their_other_browsers_are_signe
     let worker = crate::fixtures::join(&app, &invitation, "no-account").await;
     let (status, _) = page(&app, &worker.client, "/account").await;
     assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+/// `POST /api/v1/login` as a script does it; the status and the token.
+async fn script_login(app: &TestApp, name: &str, password: &str, days: u32) -> (StatusCode, Option<String>) {
+    let resp = Client::new()
+        .post(app.at("/api/v1/login"))
+        .json(&serde_json::json!({"name": name, "password": password, "expires_in_days": days}))
+        .send()
+        .await
+        .expect("login");
+    let status = resp.status();
+    let body: serde_json::Value = resp.json().await.expect("json");
+    (status, body["token"].as_str().map(str::to_owned))
+}
+
+#[tokio::test]
+async fn tokens_got_with_a_password_end_with_it_and_their_owner_sees_and_revokes_them() {
+    let app = TestApp::spawn().await;
+    let first = crate::fixtures::expert_token(&app, "thief-target").await;
+    let old = crate::fixtures::EXPERT_PASSWORD;
+    // No token lives longer than the maximum (365 days unless configured).
+    let (status, _) = script_login(&app, "thief-target", old, 3650).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, stolen) = script_login(&app, "thief-target", old, 365).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let stolen = stolen.expect("token");
+    assert_eq!(me_with_token(&app, &stolen).await, StatusCode::OK);
+    let expiry: chrono::DateTime<chrono::Utc> =
+        sqlx::query_scalar("SELECT max(expires_at) FROM api_tokens").fetch_one(&app.pool).await.expect("expiry");
+    assert!(expiry < chrono::Utc::now() + chrono::Duration::days(366), "{expiry}");
+
+    // The owner sees both tokens on their account page, with what made them.
+    let (laptop, csrf) = logged_in(&app, "thief-target", old).await;
+    let (_, html) = page(&app, &laptop, "/account").await;
+    let section = &html[html.find("id=\"tokens\"").expect("tokens section")..];
+    assert!(section.contains("login (POST /api/v1/login)") && section.contains("atelier token create"), "{section}");
+    assert_eq!(section.matches("/revoke\"").count(), 2, "{section}");
+
+    // Changing the password revokes both, and says so.
+    let new = "a-fresh-passphrase-1";
+    let (status, _, _) =
+        post(&app, &laptop, &csrf, "/account/password", &[("current", old), ("new", new), ("repeat", new)]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (_, html) = page(&app, &laptop, "/account").await;
+    assert!(html.contains("and 2 API token(s) revoked."), "{html}");
+    assert_eq!(me_with_token(&app, &stolen).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(me_with_token(&app, &first).await, StatusCode::UNAUTHORIZED);
+
+    // A reset by an admin does the same.
+    let (_, again) = script_login(&app, "thief-target", new, 30).await;
+    let again = again.expect("token");
+    assert_eq!(me_with_token(&app, &again).await, StatusCode::OK);
+    admin_token(&app).await;
+    let (admin, admin_csrf) = logged_in_admin(&app).await;
+    let id = id_of(&app, "thief-target").await;
+    let (status, _, _) =
+        post(&app, &admin, &admin_csrf, &format!("/admin/users/{id}/password"), &[("password", "reset-by-admin")])
+            .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (_, html) = page(&app, &admin, "/admin/users").await;
+    assert!(html.contains("and 1 API token(s) revoked."), "{html}");
+    assert_eq!(me_with_token(&app, &again).await, StatusCode::UNAUTHORIZED);
+
+    // The owner revokes one token themselves; another person's token is not theirs to revoke.
+    let (_, mine) = script_login(&app, "thief-target", "reset-by-admin", 1).await;
+    let mine = mine.expect("token");
+    let (owner, owner_csrf) = logged_in(&app, "thief-target", "reset-by-admin").await;
+    let mine_id: Uuid = sqlx::query_scalar("SELECT id FROM api_tokens WHERE revoked_at IS NULL AND user_id = $1")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("live token");
+    let admins: Uuid = sqlx::query_scalar(
+        "SELECT t.id FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE u.name = 'root-admin'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .expect("admin token");
+    let (status, _, _) = post(&app, &owner, &owner_csrf, &format!("/account/tokens/{admins}/revoke"), &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, to, _) = post(&app, &owner, &owner_csrf, &format!("/account/tokens/{mine_id}/revoke"), &[]).await;
+    assert_eq!((status, to.as_str()), (StatusCode::SEE_OTHER, "/account#tokens"));
+    assert_eq!(me_with_token(&app, &mine).await, StatusCode::UNAUTHORIZED);
 }

@@ -231,3 +231,60 @@ async fn a_backup_taken_while_votes_arrive_restores_into_a_service_serving_the_s
     assert!(!fresh.exists(), "nothing written");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// A tar whose manifest names the dump by `dump_path` and whose one entry
+/// carries that raw name (as an attacker writes it, past the builder's checks).
+fn archive_naming(dump_path: &str, dump: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    let manifest = json!({
+        "format": "atelier-backup", "version": 1, "created_at": "2026-12-07T00:00:00Z", "atelier_version": "x",
+        "database": {"path": dump_path, "sha256": hex::encode(sha2::Sha256::digest(b"dump")), "bytes": 4},
+        "uploads": [],
+    });
+    let manifest = serde_json::to_vec(&manifest).expect("json");
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, data) in [("manifest.json", manifest.as_slice()), (dump_path, dump)] {
+        let mut header = tar::Header::new_gnu();
+        header.as_gnu_mut().expect("gnu").name[..name.len()].copy_from_slice(name.as_bytes());
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append(&header, data).expect("append");
+    }
+    tar.into_inner().expect("tar")
+}
+
+#[test]
+fn a_restore_of_a_crafted_archive_writes_nothing_anywhere() {
+    let dir = tempfile::tempdir().expect("dir");
+    let canary = dir.path().join("outside").join("pwned");
+    std::fs::create_dir_all(canary.parent().expect("parent")).expect("dir");
+    let absolute = canary.to_str().expect("utf8").to_owned();
+    let dotted = format!("../../../../../../../../..{absolute}");
+    let busy = dir.path().join("busy");
+    std::fs::create_dir_all(&busy).expect("dir");
+    std::fs::write(busy.join("keep"), b"mine").expect("write");
+    for name in [absolute.as_str(), dotted.as_str()] {
+        // Checksum right, then wrong (the audit's "still writes when damaged").
+        for dump in [b"dump".as_slice(), b"dumq"] {
+            let file = dir.path().join("crafted.tar");
+            std::fs::write(&file, archive_naming(name, dump)).expect("write");
+            let fresh = dir.path().join("fresh");
+            for target in [&busy, &fresh] {
+                let (ok, _, err) = cli(&[
+                    "backup",
+                    "restore",
+                    file.to_str().expect("path"),
+                    "--data-dir",
+                    target.to_str().expect("path"),
+                ]);
+                assert!(!ok, "restored a crafted archive into {}", target.display());
+                let wanted = if target == &busy { "is not empty" } else { "database dump's name" };
+                assert!(err.contains(wanted), "{err}");
+                assert!(!canary.exists(), "{name}: wrote {}", canary.display());
+            }
+            assert!(!fresh.exists(), "a refused archive creates no data directory");
+            assert_eq!(std::fs::read(busy.join("keep")).expect("kept"), b"mine");
+        }
+    }
+}

@@ -168,10 +168,24 @@ pub struct WorkerSession {
     pub user_id: String,
 }
 
+/// An address of the test network standing for this worker's own.
+pub fn address_of(worker_id: &str) -> String {
+    let h = worker_id.bytes().fold(2166136261u32, |h, b| (h ^ u32::from(b)).wrapping_mul(16777619));
+    format!("10.{}.{}.{}", (h >> 16) & 0xff, (h >> 8) & 0xff, h & 0xff)
+}
+
 /// Opens the invitation link as a worker and returns their session.
 pub async fn join(app: &TestApp, invitation: &str, worker_id: &str) -> WorkerSession {
     let client = app.client();
-    let resp = client.get(app.at(&format!("/join/{invitation}?worker_id={worker_id}"))).send().await.expect("join");
+    // Each worker from an address of their own (the test server trusts
+    // loopback as a proxy), as real workers are: the per-address join limit
+    // has its own tests.
+    let resp = client
+        .get(app.at(&format!("/join/{invitation}?worker_id={worker_id}")))
+        .header("x-forwarded-for", address_of(worker_id))
+        .send()
+        .await
+        .expect("join");
     assert_eq!(resp.status(), StatusCode::SEE_OTHER, "join redirects to the campaign page");
     let me: Value = client.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
     WorkerSession {

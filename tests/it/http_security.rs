@@ -557,3 +557,74 @@ async fn a_struct_body_sent_as_an_array_is_refused() {
     let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"places": 3}))).await;
     assert!(status.is_success(), "{body}");
 }
+
+/// Every route template in the sources (`.route("...")` and the OpenAPI
+/// `path = "..."`), read from the files that build the router.
+fn route_templates() -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("source");
+                for marker in [".route(\"", "path = \""] {
+                    for (at, _) in text.match_indices(marker) {
+                        let rest = &text[at + marker.len()..];
+                        if let Some(end) = rest.find('"') {
+                            out.push(rest[..end].to_owned());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut out);
+    out.retain(|t| t.starts_with('/'));
+    out
+}
+
+#[test]
+fn every_route_that_takes_a_token_is_redacted_in_the_log() {
+    use atelier::http::redacted_path;
+    let templates = route_templates();
+    assert!(templates.len() > 100, "found only {} routes", templates.len());
+    let with_token: Vec<&String> = templates.iter().filter(|t| t.contains("token}")).collect();
+    assert!(with_token.len() >= 4, "{with_token:?}");
+    for template in with_token {
+        let secret = "Zq9SECRETtokenValue00001";
+        let path = template
+            .split('/')
+            .map(|s| match s {
+                s if s.starts_with('{') && s.contains("token") => secret,
+                s if s.starts_with('{') => "0b7e5a4e-0000-4000-8000-000000000001",
+                s => s,
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        let logged = redacted_path(&path);
+        assert!(!logged.contains(secret), "{template}: logged as {logged}");
+        // Whatever follows (a mistyped tail, a 404) does not bring it back.
+        assert!(!redacted_path(&format!("{path}/x")).contains(secret), "{template}");
+    }
+    let id = "0b7e5a4e-0000-4000-8000-000000000001";
+    assert_eq!(
+        redacted_path(&format!("/admin/campaigns/{id}/invitations/s3cret/end")),
+        format!("/admin/campaigns/{id}/invitations/[redacted]/end")
+    );
+}
+
+#[tokio::test]
+async fn a_service_reached_over_https_tells_browsers_to_stay_on_it() {
+    let app = TestApp::spawn_at("https://annotate.example.org").await;
+    for path in ["/login", "/api/v1/openapi.json", "/static/app.css", "/no-such-page"] {
+        let resp = reqwest::get(app.at(path)).await.expect("get");
+        let hsts = resp.headers().get("strict-transport-security").and_then(|v| v.to_str().ok());
+        assert_eq!(hsts, Some("max-age=31536000; includeSubDomains"), "{path}");
+    }
+    // Over plain http (a laptop, the tests) there is nothing to pin.
+    let plain = TestApp::spawn().await;
+    let resp = reqwest::get(plain.at("/login")).await.expect("get");
+    assert!(resp.headers().get("strict-transport-security").is_none());
+}

@@ -37,6 +37,7 @@ mod http_request_time;
 mod http_roles;
 mod http_security;
 mod http_text_files;
+mod link_guards;
 mod page_weight;
 mod payouts;
 mod plugin_kind;

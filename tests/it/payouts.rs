@@ -208,11 +208,14 @@ async fn the_study_sets_its_completion_code_and_address_and_workers_are_sent_the
     let admin = admin_token(&app).await;
     let (campaign, link) = small_vton_campaign(&app, &admin).await;
     let path = format!("/api/v1/admin/campaigns/{campaign}/completion");
-    let (status, body) = api(&app, &admin, Method::PUT, &path, Some(json!({"url": "javascript:alert(1)"}))).await;
-    assert_eq!(
-        (status, body["error"]["code"].as_str()),
-        (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_completion_url"))
-    );
+    for bad in ["javascript:alert(1)", "http://evil.example/p", "https://", "https:// x", "HTTP://evil.example"] {
+        let (status, body) = api(&app, &admin, Method::PUT, &path, Some(json!({"url": bad}))).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_completion_url")),
+            "{bad}"
+        );
+    }
     let url = "https://app.prolific.com/submissions/complete?cc=C1A2B3C4";
     let (status, body) = api(&app, &admin, Method::PUT, &path, Some(json!({"code": "C1A2B3C4", "url": url}))).await;
     assert_eq!((status, body), (StatusCode::OK, json!({"code": "C1A2B3C4", "url": url})));
@@ -292,4 +295,45 @@ fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|b| if b.is_ascii_alphanumeric() || b == b'-' { (b as char).to_string() } else { format!("%{b:02X}") })
         .collect()
+}
+
+#[tokio::test]
+async fn worker_ids_that_are_formulas_or_shift_columns_never_reach_the_prolific_files() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config = json!({"participants": 4});
+    let (campaign, invitation) = a100_campaign(&app, &admin, "a100-lat", vec![question("q1")], config).await;
+    let forged = ["=HYPERLINK(\"https://evil.example\",\"x\")", "=cmd|' /C calc'!A0", "5f3c0000000000000000aa00,99.00"];
+    for who in forged.iter().copied().chain(["5f3c0000000000000000aa01"]) {
+        let client = app.client();
+        let resp =
+            client.get(app.at(&format!("/join/{invitation}"))).query(&[("worker_id", who)]).send().await.expect("join");
+        assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{who}");
+        let me: Value = client.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+        let w = crate::fixtures::WorkerSession {
+            client,
+            csrf: me["csrf_token"].as_str().expect("csrf").to_owned(),
+            user_id: me["user"]["id"].as_str().expect("id").to_owned(),
+        };
+        let (status, view) = w.post(&app, &format!("/api/v1/work/campaigns/{campaign}/assignment"), json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{view}");
+        w.finish_with(&app, &view, |_| json!({"choice": "q1-c2"})).await;
+    }
+    let base = format!("/api/v1/admin/campaigns/{campaign}/payouts.csv");
+    assert_eq!(get_text(&app, &admin, &format!("{base}?format=prolific-approve")).await, "5f3c0000000000000000aa01\n");
+    assert_eq!(
+        get_text(&app, &admin, &format!("{base}?format=prolific-bonus&amount=0.50")).await,
+        "5f3c0000000000000000aa01,0.50\n"
+    );
+    // The page lists them as needing attention (escaped), instead.
+    let page = get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/payouts")).await;
+    let attention = &page[page.find("id=\"needs-attention\"").expect("a notice")..];
+    let attention = &attention[..attention.find("</div>").expect("end")];
+    assert!(attention.contains("3 approved worker id(s)"), "{attention}");
+    assert!(attention.contains("<code>5f3c0000000000000000aa00,99.00</code>"), "{attention}");
+    assert!(attention.contains("=HYPERLINK(&#34;https://evil.example&#34;,&#34;x&#34;)"), "{attention}");
+    // The full table still has everyone, with formulas neutralised.
+    let full = get_text(&app, &admin, &base).await;
+    assert!(!full.lines().any(|l| l.starts_with('=')), "{full}");
+    assert!(full.contains("\"'=HYPERLINK(") && full.contains("'=cmd|"), "{full}");
 }

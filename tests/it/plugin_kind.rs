@@ -63,12 +63,7 @@ impl TypedKind for Tags {
         "Tags (a test kind)"
     }
     fn default_settings(&self) -> CoreSettings {
-        CoreSettings {
-            participants: Participants::Experts,
-            lease_minutes: 60,
-            annotators_per_batch: AnnotatorsPerBatch::AsPlanned,
-            review: false,
-        }
+        CoreSettings::of(Participants::Experts, 60, AnnotatorsPerBatch::AsPlanned, false)
     }
     fn parse_config(&self, config: &Value) -> Result<TagsConfig, Invalid> {
         Ok(TagsConfig { per_batch: config.get("per_batch").and_then(Value::as_u64).unwrap_or(2) })

@@ -528,3 +528,48 @@ async fn a_configuration_change_after_answers_is_confirmed_merged_and_recorded()
     assert_eq!(history[0]["after"]["curation"]["min_alpha"], 0.1);
     assert!(history[0]["changed_by"].is_string());
 }
+
+/// A gzip bomb as a release: a manifest listing a 10-byte raw file whose tar
+/// header claims 2 GiB (a megabyte of zeros follows, then nothing: a reader
+/// that trusts headers would try to inflate it all).
+fn release_bomb() -> Vec<u8> {
+    use std::io::Write;
+    let header = |name: &str, size: u64| {
+        let mut h = tar::Header::new_gnu();
+        h.set_path(name).expect("path");
+        h.set_size(size);
+        h.set_mode(0o644);
+        h.set_cksum();
+        h.as_bytes().to_vec()
+    };
+    let manifest = br#"{"format": "atelier-release/3", "files": [{"name": "raw/responses.jsonl", "size": 10}]}"#;
+    let mut plain = header("release-v1/manifest.json", manifest.len() as u64);
+    plain.extend_from_slice(manifest);
+    plain.resize(plain.len().div_ceil(512) * 512, 0);
+    plain.extend(header("release-v1/raw/responses.jsonl", 2 << 30));
+    plain.extend(std::iter::repeat_n(0u8, 1 << 20));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(&plain).expect("write");
+    gz.finish().expect("gzip")
+}
+
+#[test]
+fn release_verify_and_export_refuse_a_gzip_bomb_in_bounded_memory() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("bomb.tar.gz");
+    std::fs::write(&path, release_bomb()).expect("write");
+    let (ok, out, err) = crate::cli_stats::atelier(&["release", "verify", path.to_str().expect("path")]);
+    assert!(!ok, "{out}");
+    assert!(err.contains("raw/responses.jsonl: 2147483648 bytes, more than the 10"), "{out}{err}");
+    let folder = dir.path().join("hf");
+    let (ok, _, err) = crate::cli_stats::atelier(&[
+        "release",
+        "export",
+        "--format",
+        "hf",
+        path.to_str().expect("path"),
+        folder.to_str().expect("path"),
+    ]);
+    assert!(!ok && err.contains("damaged"), "{err}");
+    assert!(!folder.exists(), "nothing written");
+}

@@ -90,12 +90,35 @@ pub fn counts(snapshot: &Snapshot) -> Value {
     })
 }
 
-/// The parameters that shaped the result.
+/// The parameters that shaped the result; with the platform's
+/// reconciliation (see `core::reconciliation`), whose work counted and how
+/// many workers each of its rules left out (absent for campaigns that never
+/// used it, whose manifests stay as they were).
 pub fn parameters(kind: &dyn TaskKind, snapshot: &Snapshot) -> Value {
-    json!({
+    use crate::core::reconciliation::{NOT_ON_PLATFORM, REJECTED_ON_PLATFORM};
+    use crate::core::settings::GroundTruthFrom;
+    let mut parameters = json!({
         "config": snapshot.campaign.config,
         "kind": kind.release_parameters(&snapshot.kind_config()),
-    })
+    });
+    let rule = snapshot.campaign.settings.map(|s| s.ground_truth_from).unwrap_or_default();
+    let left_out = |reason: &str| {
+        let workers: std::collections::BTreeSet<uuid::Uuid> = snapshot
+            .responses
+            .iter()
+            .filter(|r| r.excluded_reason.as_deref() == Some(reason))
+            .map(|r| r.annotator)
+            .collect();
+        workers.len()
+    };
+    let (not_on, rejected) = (left_out(NOT_ON_PLATFORM), left_out(REJECTED_ON_PLATFORM));
+    if rule != GroundTruthFrom::All || not_on + rejected > 0 {
+        parameters["ground_truth_from"] = json!({
+            "rule": rule.as_str(),
+            "workers_left_out": {"not_on_platform": not_on, "rejected_on_platform": rejected},
+        });
+    }
+    parameters
 }
 
 /// Makes one release file from its name and what writes it: packs it for

@@ -156,13 +156,24 @@ pub fn join(files: Vec<Packed>) -> Result<Vec<u8>> {
 /// flags, an unknown system (as flate2's `GzEncoder` writes it).
 const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
 
+/// The most a manifest (or its digest, or a file read before the manifest)
+/// may hold: a 30,000-item campaign's manifest is a few kilobytes.
+pub const MANIFEST_LIMIT: u64 = 64 * 1024 * 1024;
+
 /// Calls `each` with every file of a `.tar.gz` as it streams in: its name
 /// (without the top directory) and its content to read.
+///
+/// An archive is hostile until checked: every entry's size (from its tar
+/// header, before a byte of it is read) must be at most the manifest's
+/// size for it, and the manifest itself (always the first file) at most
+/// [`MANIFEST_LIMIT`]; a larger entry is refused as damaged, so a gzip bomb
+/// is stopped at its header, in bounded memory.
 fn each_file(
     archive: impl Read,
     mut each: impl FnMut(String, &mut dyn Read) -> std::result::Result<(), String>,
 ) -> std::result::Result<(), String> {
     let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(archive));
+    let mut sizes: Option<std::collections::HashMap<String, u64>> = None;
     for entry in tar.entries().map_err(|e| format!("not a release archive: {e}"))? {
         let mut entry = entry.map_err(|e| format!("not a release archive: {e}"))?;
         if !entry.header().entry_type().is_file() {
@@ -170,9 +181,46 @@ fn each_file(
         }
         let path = entry.path().map_err(|e| e.to_string())?.to_string_lossy().into_owned();
         let name = path.split_once('/').map_or(path.as_str(), |(_, rest)| rest).to_owned();
-        each(name, &mut entry)?;
+        let is_manifest = name == super::archive::MANIFEST || name == super::archive::MANIFEST_DIGEST;
+        // A file the manifest does not list (verification names it) is held to the manifest's cap.
+        let limit = match &sizes {
+            Some(sizes) if !is_manifest => sizes.get(&name).copied().unwrap_or(MANIFEST_LIMIT),
+            _ => MANIFEST_LIMIT,
+        };
+        if entry.size() > limit {
+            return Err(format!(
+                "{name}: {} bytes, more than the {limit} the manifest allows it: the archive is damaged",
+                entry.size()
+            ));
+        }
+        if name == super::archive::MANIFEST && sizes.is_none() {
+            let mut bytes = Vec::new();
+            entry.by_ref().take(limit).read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
+            sizes = Some(listed_sizes(&bytes));
+            each(name, &mut bytes.as_slice())?;
+            continue;
+        }
+        each(name, &mut entry.by_ref().take(limit))?;
     }
     Ok(())
+}
+
+/// The size the manifest gives each file it lists (a manifest that does
+/// not parse lists none: every file is then held to [`MANIFEST_LIMIT`]).
+fn listed_sizes(manifest: &[u8]) -> std::collections::HashMap<String, u64> {
+    #[derive(serde::Deserialize)]
+    struct Listed {
+        #[serde(default)]
+        files: Vec<File>,
+    }
+    #[derive(serde::Deserialize)]
+    struct File {
+        name: String,
+        size: u64,
+    }
+    serde_json::from_slice::<Listed>(manifest)
+        .map(|l| l.files.into_iter().map(|f| (f.name, f.size)).collect())
+        .unwrap_or_default()
 }
 
 /// What verification reads of an archive ([`digests`]).
@@ -309,6 +357,66 @@ mod tests {
             .expect("tar runs");
         assert!(content.status.success() && content.stderr.is_empty(), "{}", String::from_utf8_lossy(&content.stderr));
         assert_eq!(content.stdout, plain[1].1);
+    }
+
+    /// A `.tar.gz` whose entries have these names and sizes, each filled
+    /// with zeros (or the given bytes): a gzip bomb when a size is large.
+    fn bomb(entries: &[(&str, u64, Option<&[u8]>)]) -> Vec<u8> {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut tar = tar::Builder::new(gz);
+        for (name, size, bytes) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_path(format!("release-v1/{name}")).expect("path");
+            header.set_size(*size);
+            header.set_mode(0o644);
+            header.set_cksum();
+            match bytes {
+                Some(bytes) => tar.append(&header, *bytes).expect("append"),
+                None => tar.append(&header, std::io::repeat(0).take(*size)).expect("append"),
+            }
+        }
+        tar.into_inner().expect("tar").finish().expect("gzip")
+    }
+
+    /// A `.tar.gz` of one tar header claiming `size` bytes and nothing
+    /// after it: what a reader that trusts headers would try to inflate.
+    fn header_only(name: &str, size: u64) -> Vec<u8> {
+        let mut header = tar::Header::new_gnu();
+        header.set_path(format!("release-v1/{name}")).expect("path");
+        header.set_size(size);
+        header.set_mode(0o644);
+        header.set_cksum();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(header.as_bytes()).expect("header");
+        gz.finish().expect("gzip")
+    }
+
+    #[test]
+    fn a_gzip_bomb_is_refused_at_its_header_without_being_inflated() {
+        let big = 32 * 1024 * 1024;
+        let manifest = br#"{"files": [{"name": "raw/responses.jsonl", "size": 10}]}"#;
+        // Larger than the manifest says: refused before a byte of it is read.
+        let archive =
+            bomb(&[("manifest.json", manifest.len() as u64, Some(manifest)), ("raw/responses.jsonl", big, None)]);
+        assert!(archive.len() < big as usize / 50, "a bomb: {} bytes", archive.len());
+        let refused = digests(archive.as_slice()).err().expect("refused");
+        assert!(refused.contains("raw/responses.jsonl: 33554432 bytes, more than the 10"), "{refused}");
+        assert!(unpack(&archive).is_err());
+        // A manifest larger than the cap, or a file before it, is refused the same way.
+        let refused = digests(header_only("manifest.json", MANIFEST_LIMIT + 1).as_slice()).err().expect("refused");
+        assert!(refused.contains("manifest.json") && refused.contains("damaged"), "{refused}");
+        let refused = digests(header_only("raw/items.jsonl", 1 << 40).as_slice()).err().expect("refused");
+        assert!(refused.contains("raw/items.jsonl") && refused.contains("damaged"), "{refused}");
+        // A manifest that lies about the size: the raw parser stops at its record limit (the file is still
+        // hashed, in bounded memory) and verification reports it.
+        let lying = br#"{"files": [{"name": "raw/responses.jsonl", "size": 33554432}]}"#;
+        let read = digests(
+            bomb(&[("manifest.json", lying.len() as u64, Some(lying)), ("raw/responses.jsonl", big, None)]).as_slice(),
+        )
+        .expect("read");
+        let unreadable = read.snapshot.expect_err("unreadable");
+        assert!(unreadable.contains("line 1: longer than"), "{unreadable}");
+        assert_eq!(read.digests.get("raw/responses.jsonl").map(|d| d.0), Some(big));
     }
 
     #[test]

@@ -27,9 +27,55 @@ pub struct SnapCampaign {
     /// The kind's configuration (releases made before the core's settings
     /// had their own place hold `lease_minutes` and `review` here too).
     pub config: Value,
-    /// The core's settings (absent in releases made before they existed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The core's settings (absent in releases made before they existed;
+    /// the link and reconciliation rules only when they differ from their
+    /// defaults, so a campaign that never set them is released as before).
+    #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "settings_as_released")]
     pub settings: Option<crate::core::settings::CoreSettings>,
+}
+
+/// The core's settings as a release writes them: the keys added after
+/// releases existed are left out at their defaults (the others in the
+/// order they always had).
+fn settings_as_released<S: serde::Serializer>(
+    settings: &Option<crate::core::settings::CoreSettings>,
+    out: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    use crate::core::settings::{
+        AnnotatorsPerBatch, GroundTruthFrom, Participants, DEFAULT_FIRST_ANSWER_WITHIN, DEFAULT_JOINS_PER_ADDRESS,
+    };
+    #[derive(serde::Serialize)]
+    struct Released {
+        participants: Participants,
+        lease_minutes: i32,
+        annotators_per_batch: AnnotatorsPerBatch,
+        review: bool,
+        #[serde(skip_serializing_if = "is_default_joins")]
+        joins_per_address: i32,
+        #[serde(skip_serializing_if = "is_default_first_answer")]
+        first_answer_within: i32,
+        #[serde(skip_serializing_if = "is_all")]
+        ground_truth_from: GroundTruthFrom,
+    }
+    fn is_default_joins(n: &i32) -> bool {
+        *n == DEFAULT_JOINS_PER_ADDRESS
+    }
+    fn is_default_first_answer(n: &i32) -> bool {
+        *n == DEFAULT_FIRST_ANSWER_WITHIN
+    }
+    fn is_all(g: &GroundTruthFrom) -> bool {
+        *g == GroundTruthFrom::All
+    }
+    let released = settings.map(|s| Released {
+        participants: s.participants,
+        lease_minutes: s.lease_minutes,
+        annotators_per_batch: s.annotators_per_batch,
+        review: s.review,
+        joins_per_address: s.joins_per_address,
+        first_answer_within: s.first_answer_within,
+        ground_truth_from: s.ground_truth_from,
+    });
+    serde::Serialize::serialize(&released, out)
 }
 
 /// Writes one raw file of a snapshot.
@@ -543,6 +589,10 @@ impl RawFiles {
     }
 }
 
+/// The longest line of a raw JSON Lines table a release is read with (a
+/// record is one response, item or batch: kilobytes at most).
+const RECORD_LIMIT: u64 = 16 * 1024 * 1024;
+
 /// The records of a raw table (`name` says its form: JSON Lines, or one
 /// JSON array), each passed through `keep` as it is read. `T` may read only
 /// some of each record's fields.
@@ -558,8 +608,14 @@ fn rows<T: serde::de::DeserializeOwned>(
     let (mut rows, mut line) = (Vec::new(), Vec::new());
     for number in 1.. {
         line.clear();
-        if content.read_until(b'\n', &mut line).map_err(|e| format!("{name}: {e}"))? == 0 {
+        // A record longer than any the service writes is refused before it is held whole.
+        let mut record = std::io::Read::take(&mut *content, RECORD_LIMIT + 1);
+        let read = std::io::BufRead::read_until(&mut record, b'\n', &mut line).map_err(|e| format!("{name}: {e}"))?;
+        if read == 0 {
             break;
+        }
+        if read as u64 > RECORD_LIMIT {
+            return Err(format!("{name} line {number}: longer than {RECORD_LIMIT} bytes"));
         }
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         if text.is_empty() {

@@ -70,6 +70,34 @@ pub async fn revoke_invitation(
     Ok(axum::Json(invitations::list(&s.pool, id).await?))
 }
 
+/// Workers whose sessions were ended in the campaign (through "end
+/// sessions" on one of its links): kept out through every link.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/ended-workers", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Vec<invitations::EndedWorker>), (status = 404, body = ErrorBody)))]
+pub async fn list_ended_workers(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<Vec<invitations::EndedWorker>>> {
+    campaigns::get(&s.pool, id).await?;
+    Ok(axum::Json(invitations::ended_workers(&s.pool, id).await?))
+}
+
+/// Let a worker whose sessions were ended back in (through a link of the
+/// campaign that is still open).
+#[utoipa::path(delete, path = "/api/v1/admin/campaigns/{id}/ended-workers/{worker_id}", tag = "admin",
+    params(("id" = Uuid, Path), ("worker_id" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)))]
+pub async fn readmit_worker(
+    _: Admin,
+    State(s): State<AppState>,
+    Path((id, worker_id)): Path<(Uuid, String)>,
+) -> AppResult<axum::http::StatusCode> {
+    campaigns::ensure_writable(&s.pool, id).await?;
+    invitations::readmit(&s.pool, id, &worker_id).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
 /// A script's login: an account name and password.
 #[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
 pub struct ScriptLogin {
@@ -77,9 +105,9 @@ pub struct ScriptLogin {
     pub name: String,
     /// Its password.
     pub password: String,
-    /// Days the token works (1 by default; at most 3650).
+    /// Days the token works (1 by default; at most 365, or `ATELIER_TOKEN_MAX_DAYS`).
     #[serde(default)]
-    #[schema(minimum = 1, maximum = 3650)]
+    #[schema(minimum = 1, maximum = 365)]
     pub expires_in_days: Option<u32>,
 }
 
@@ -109,6 +137,8 @@ pub async fn script_login(
         return Err(Error::Unauthenticated.into());
     };
     s.limiter.succeeded(&s.pool, user.id, &body.name, None).await?;
-    let (id, token) = tokens::create_expiring(&s.pool, user.id, Some(body.expires_in_days.unwrap_or(1))).await?;
+    let (id, token) =
+        tokens::create_expiring(&s.pool, user.id, Some(body.expires_in_days.unwrap_or(1)), tokens::Origin::Login)
+            .await?;
     Ok((axum::http::StatusCode::CREATED, axum::Json(crate::http::api::admin::NewToken { id, token })))
 }

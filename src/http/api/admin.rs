@@ -343,9 +343,9 @@ pub struct TokenRequest {
     /// The user the token acts as (the caller, or an expert); defaults to the caller.
     #[serde(default)]
     pub user: Option<String>,
-    /// Days until the token stops working by itself (default: never).
+    /// Days until the token stops working by itself (default and most: 365, or `ATELIER_TOKEN_MAX_DAYS`).
     #[serde(default)]
-    #[schema(minimum = 1, maximum = 3650)]
+    #[schema(minimum = 1, maximum = 365)]
     pub expires_in_days: Option<u32>,
 }
 

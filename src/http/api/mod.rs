@@ -139,6 +139,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::form_batches))
         .routes(routes!(admin::create_invitation, access::list_invitations))
         .routes(routes!(access::revoke_invitation))
+        .routes(routes!(access::list_ended_workers))
+        .routes(routes!(access::readmit_worker))
         .routes(routes!(access::revoke_token))
         .routes(routes!(admin::list_responses))
         .routes(routes!(admin::responses_csv))
@@ -162,6 +164,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(payouts::mark_paid))
         .routes(routes!(payouts::decide))
         .routes(routes!(payouts::background_csv))
+        .routes(routes!(payouts::upload_platform_list, payouts::platform_list_summary))
         .merge(annotation())
 }
 

@@ -145,3 +145,39 @@ pub async fn background_csv(_: Admin, State(s): State<AppState>, Path(id): Path<
     let body = payouts::background_csv(&payouts::background(&s.pool, id).await?)?;
     Ok(super::attachment("text/csv; charset=utf-8", &super::export_file_name(&campaign, "background", "csv"), body))
 }
+
+/// Upload the crowd platform's own list of submissions: Prolific's
+/// submissions export (CSV with `Participant id` and `Status`) or MTurk's
+/// batch results (`WorkerId`, `AssignmentId`, `AssignmentStatus`). It
+/// replaces the campaign's list (all or nothing) and sets
+/// `ground_truth_from` to `reconciled`: only workers on the list and not
+/// rejected there count in ground truth, curation, alpha and payouts.
+#[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/platform-submissions", tag = "payouts",
+    params(("id" = Uuid, Path)), request_body(content = String, content_type = "text/csv"),
+    responses((status = 200, body = crate::core::reconciliation::Reconciled), (status = 422, body = ErrorBody)))]
+pub async fn upload_platform_list(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+    body: axum::body::Bytes,
+) -> AppResult<axum::Json<crate::core::reconciliation::Reconciled>> {
+    use crate::core::reconciliation;
+    campaigns::get(&s.pool, id).await?;
+    let list = reconciliation::parse(super::body_text(&body)?)?;
+    Ok(axum::Json(reconciliation::upload(&s.pool, id, &list).await?))
+}
+
+/// Where the campaign stands against the platform's list: when it was
+/// uploaded, and how many workers who submitted are on it, not on it, or
+/// rejected there.
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/platform-submissions", tag = "payouts",
+    params(("id" = Uuid, Path)),
+    responses((status = 200, body = crate::core::reconciliation::Summary), (status = 404, body = ErrorBody)))]
+pub async fn platform_list_summary(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<crate::core::reconciliation::Summary>> {
+    campaigns::get(&s.pool, id).await?;
+    Ok(axum::Json(crate::core::reconciliation::summary(&s.pool, id).await?))
+}

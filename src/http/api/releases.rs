@@ -183,7 +183,9 @@ pub async fn config_history(
 }
 
 /// Change some of the core's settings of a campaign (`participants`,
-/// `lease_minutes`, `annotators_per_batch`, `review`); the rest stay.
+/// `lease_minutes`, `annotators_per_batch`, `review`, and for crowd
+/// campaigns `joins_per_address`, `first_answer_within`,
+/// `ground_truth_from`); the rest stay.
 #[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/settings", tag = "admin", params(("id" = Uuid, Path)),
     request_body = Object, responses((status = 200, body = campaigns::Campaign), (status = 422, body = ErrorBody)))]
 pub async fn set_settings(

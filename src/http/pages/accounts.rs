@@ -187,10 +187,14 @@ async fn reset_password(
     Form(form): Form<PasswordForm>,
 ) -> PageResult {
     match users::reset_password(&s.pool, admin.id, id, &form.password).await {
-        Ok(name) => {
+        Ok(set) => {
             s.users.forget(id);
             let ended = session_store::end_sessions_of(&s.pool, &s.sessions, &[id]).await.map_err(Error::from)?;
-            flash::set(&session, format!("New password set for {name}; {ended} session(s) of theirs ended.")).await;
+            let message = format!(
+                "New password set for {}; {ended} session(s) of theirs ended and {} API token(s) revoked.",
+                set.name, set.tokens_revoked
+            );
+            flash::set(&session, message).await;
             Ok(back())
         }
         Err(e) => refused_or(&s, &session, admin.id, id, e).await,
@@ -199,7 +203,7 @@ async fn reset_password(
 
 #[derive(serde::Deserialize)]
 struct TokenForm {
-    /// Days until it stops working; empty for never.
+    /// Days until it stops working; empty for the longest allowed.
     #[serde(default)]
     expires_in_days: String,
 }
@@ -214,10 +218,13 @@ async fn create_token(
 ) -> PageResult {
     let days = match form.expires_in_days.trim() {
         "" => None,
-        d => match d.parse::<u32>().ok().filter(|d| (1..=3650).contains(d)) {
+        d => match d.parse::<u32>().ok().filter(|d| (1..=tokens::max_days()).contains(d)) {
             Some(d) => Some(d),
             None => {
-                let message = "days until it expires: a whole number from 1 to 3650, or empty for never".to_owned();
+                let message = format!(
+                    "days until it expires: a whole number from 1 to {0}, or empty for the longest ({0})",
+                    tokens::max_days()
+                );
                 return show(&s, &session, admin.id, Shown { refused: Some((id, message)), ..Shown::default() }).await;
             }
         },

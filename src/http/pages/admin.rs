@@ -32,6 +32,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/intro", post(save_intro))
         .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
         .route("/admin/campaigns/{id}/invitations/{token}/end", post(end_invitation))
+        .route("/admin/campaigns/{id}/ended-workers/readmit", post(readmit_worker))
         .route(
             "/admin/campaigns/{id}/import",
             post(import).layer(axum::extract::DefaultBodyLimit::max(crate::http::import_limit())),
@@ -85,6 +86,8 @@ struct CampaignPage {
     kind_page: Option<&'static str>,
     progress: CampaignProgress,
     invitations: Vec<LinkRow>,
+    /// Workers kept out of the campaign (their sessions ended through a link).
+    ended_workers: Vec<invitations::EndedWorker>,
     releases: Vec<crate::core::releases::ReleaseSummary>,
     settings: Vec<super::settings::SettingRow>,
     annotators: Vec<progress::AnnotatorProgress>,
@@ -147,8 +150,9 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
     let kind = s.kinds.of(&campaign)?;
     // Independent reads, side by side: on a crowd-sized campaign the counts
     // scan hundreds of thousands of responses.
-    let (invitations, progress, releases, annotators, intro) = tokio::try_join!(
+    let (invitations, ended_workers, progress, releases, annotators, intro) = tokio::try_join!(
         invitations::list(&s.pool, id),
+        invitations::ended_workers(&s.pool, id),
         progress::of_campaign(&s.pool, &s.kinds, &s.caches, &campaign),
         crate::core::releases::list(&s.pool, id),
         progress::per_annotator(&s.pool, &s.caches, id, Some(ANNOTATORS_SHOWN)),
@@ -187,6 +191,7 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
             annotators_shown: ANNOTATORS_SHOWN,
             campaign,
             invitations,
+            ended_workers,
             csrf_token: csrf::token(session).await?,
             intro,
             refused,
@@ -335,12 +340,35 @@ async fn end_invitation(
         &session,
         format!(
             "Invitation link revoked and its sessions ended ({ended} session(s) of {} worker(s)): nobody gets in \
-             through it again, not even those who joined through it.",
+             through it again, and those who joined through it are kept out of the campaign through every link \
+             (let one back in below).",
             workers.len()
         ),
     )
     .await;
     Ok(Redirect::to(&format!("/admin/campaigns/{id}")).into_response())
+}
+
+/// The worker a "let back in" form names.
+#[derive(serde::Deserialize)]
+struct ReadmitForm {
+    #[serde(default)]
+    worker_id: String,
+}
+
+/// Lets a worker whose sessions were ended back into the campaign.
+async fn readmit_worker(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Form(form): Form<ReadmitForm>,
+) -> PageResult {
+    campaigns::ensure_writable(&s.pool, id).await?;
+    invitations::readmit(&s.pool, id, &form.worker_id).await?;
+    flash::set(&session, format!("Worker {} may come back through a link that is still open.", form.worker_id.trim()))
+        .await;
+    Ok(Redirect::to(&format!("/admin/campaigns/{id}#invitations")).into_response())
 }
 
 async fn revoke_invitation(

@@ -21,6 +21,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/payouts", get(page))
         .route("/admin/campaigns/{id}/payouts/paid", post(mark_all_paid))
         .route("/admin/campaigns/{id}/payouts/decision", post(decide))
+        .route("/admin/campaigns/{id}/payouts/platform-list", post(upload_platform_list))
 }
 
 #[derive(Template)]
@@ -33,12 +34,18 @@ struct PayoutsPage {
     rows_pager: Pager,
     /// Approved workers not yet marked paid, on every page.
     unpaid_approved: usize,
+    /// Approved worker ids the platforms' files leave out (not writable as they are).
+    needs_attention: Vec<String>,
     questions: Vec<String>,
     /// This page's background answers, one row per worker.
     background: Vec<(String, Vec<String>)>,
     background_pager: Pager,
     /// A refused decision: the worker, why, and the form as filled.
     refused: Option<(String, DecisionForm)>,
+    /// Where the campaign stands against the platform's list.
+    platform: crate::core::reconciliation::Summary,
+    /// A refused platform list: why, and the text pasted (if small).
+    platform_refused: Option<(String, String)>,
 }
 
 impl PayoutsPage {
@@ -91,6 +98,17 @@ async fn show(
     query: &PageQuery,
     refused: Option<(String, DecisionForm)>,
 ) -> PageResult {
+    show_all(s, session, id, query, refused, None).await
+}
+
+async fn show_all(
+    s: &AppState,
+    session: &Session,
+    id: Uuid,
+    query: &PageQuery,
+    refused: Option<(String, DecisionForm)>,
+    platform_refused: Option<(String, String)>,
+) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let rows = payouts::table(&s.pool, &s.kinds, id).await?;
     let answers: Vec<(String, BTreeMap<String, String>)> = payouts::background(&s.pool, id).await?;
@@ -107,9 +125,15 @@ async fn show(
         .map(|(w, a)| (w, questions.iter().map(|q| a.get(q).cloned().unwrap_or_default()).collect()))
         .collect();
     let unpaid_approved = rows.iter().filter(|r| r.approved() && r.paid_at.is_none()).count();
+    let needs_attention =
+        rows.iter().filter(|r| r.approved() && !r.writable_in_platform_files()).map(|r| r.worker_id.clone()).collect();
     let rows_pager = Pager::new(rows.len(), query, "workers", "workers");
-    let status =
-        if refused.is_some() { axum::http::StatusCode::UNPROCESSABLE_ENTITY } else { axum::http::StatusCode::OK };
+    let status = if refused.is_some() || platform_refused.is_some() {
+        axum::http::StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        axum::http::StatusCode::OK
+    };
+    let platform = crate::core::reconciliation::summary(&s.pool, id).await?;
     render_with(
         status,
         &PayoutsPage {
@@ -118,12 +142,55 @@ async fn show(
             rows: rows_pager.keep(rows),
             rows_pager,
             unpaid_approved,
+            needs_attention,
             questions,
             background,
             background_pager,
             refused,
+            platform,
+            platform_refused,
         },
     )
+}
+
+/// Takes the platform's list of submissions (a chosen file or pasted text):
+/// the workers are reconciled with it and the page says how they stand; a
+/// list that does not parse is refused beside its form, nothing changed.
+async fn upload_platform_list(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    req: axum::extract::Request,
+) -> PageResult {
+    use crate::core::reconciliation;
+    campaigns::get(&s.pool, id).await?;
+    let upload = super::upload::read(req).await?;
+    let outcome = match reconciliation::parse(upload.text()) {
+        Ok(list) => reconciliation::upload(&s.pool, id, &list).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
+        Ok(r) => Ok(crate::http::flash::redirect(
+            &session,
+            format!(
+                "The platform's list ({} submissions) is in: {} worker(s) on it, {} not on it, {} rejected there. \
+                 Only workers on it and not rejected count now (ground truth from: reconciled).",
+                r.submissions, r.on_platform, r.not_on_platform, r.rejected_on_platform
+            ),
+            &format!("/admin/campaigns/{id}/payouts#platform"),
+        )
+        .await),
+        Err(crate::core::Error::Rejected { message, .. }) => {
+            let pasted = if upload.file.is_none() && upload.text().len() <= 1 << 20 {
+                upload.text().to_owned()
+            } else {
+                String::new()
+            };
+            show_all(&s, &session, id, &PageQuery::parse(None), None, Some((message, pasted))).await
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Records the admin's decision on one worker and returns to their row; a

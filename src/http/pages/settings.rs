@@ -133,6 +133,9 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
                 AnnotatorsPerBatch::Every => "every".into(),
                 AnnotatorsPerBatch::Exactly(n) => n.to_string(),
             },
+            "joins_per_address" => s.joins_per_address.to_string(),
+            "first_answer_within" => s.first_answer_within.to_string(),
+            "ground_truth_from" => s.ground_truth_from.as_str().to_owned(),
             _ => s.review.to_string(),
         }
     };
@@ -140,13 +143,16 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
     let crowd = current.participants == crate::core::settings::Participants::Crowd;
     CoreSettings::help()
         .into_iter()
-        .filter(|(key, _)| !(crowd && *key == "review"))
+        .filter(|(key, _)| !(crowd && *key == "review") && (crowd || !CoreSettings::crowd_only(key)))
         .map(|(key, help)| SettingRow {
             label: match key {
                 "participants" => Some("Who annotates: crowd workers or experts"),
                 "lease_minutes" => Some("Minutes to finish a questionnaire or batch once taken"),
                 "annotators_per_batch" => Some("Annotators per batch"),
                 "review" => Some("A second expert reviews each batch"),
+                "joins_per_address" => Some("New worker ids per address per 10 minutes on a study link"),
+                "first_answer_within" => Some("Minutes for a worker's first answer"),
+                "ground_truth_from" => Some("Whose work counts"),
                 _ => None,
             },
             key: key.to_owned(),
@@ -154,15 +160,19 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
             id: format!("set-{key}"),
             core: true,
             input: match key {
-                "participants" => "choice",
+                "participants" | "ground_truth_from" => "choice",
                 "review" => "bool",
                 _ => "text",
             },
-            options: if key == "participants" { vec!["crowd", "experts"] } else { Vec::new() },
+            options: match key {
+                "participants" => vec!["crowd", "experts"],
+                "ground_truth_from" => vec!["all", "reconciled"],
+                _ => Vec::new(),
+            },
             value: value(current, key),
             default: value(defaults, key),
             help,
-            unit: (key == "lease_minutes").then_some("minutes"),
+            unit: matches!(key, "lease_minutes" | "first_answer_within").then_some("minutes"),
             source: None,
             format: None,
         })

@@ -59,6 +59,9 @@ struct JoinQuery {
     mturk_hit_id: Option<String>,
     #[serde(rename = "turkSubmitTo")]
     turk_submit_to: Option<String>,
+    /// Every other parameter (a link's own id parameter among them).
+    #[serde(flatten)]
+    others: std::collections::HashMap<String, String>,
 }
 
 impl JoinQuery {
@@ -68,13 +71,19 @@ impl JoinQuery {
     }
 
     /// The worker's id on their platform: under the link's own parameter
-    /// name first (in `all`), then `worker_id`, `PROLIFIC_PID`, `workerId`.
-    fn worker<'a>(&'a self, id_param: &str, all: &'a std::collections::HashMap<String, String>) -> Option<&'a str> {
-        [all.get(id_param), self.worker_id.as_ref(), self.prolific_pid.as_ref(), self.mturk_worker_id.as_ref()]
-            .into_iter()
-            .flatten()
-            .map(|w| w.trim())
-            .find(|w| !w.is_empty())
+    /// name first (in `all`), then `worker_id`, `PROLIFIC_PID`, `workerId`;
+    /// and whether it came as Prolific's `PROLIFIC_PID` (it must then have
+    /// Prolific's shape).
+    fn worker(&self, id_param: &str) -> Option<(&str, bool)> {
+        [
+            (self.others.get(id_param), id_param == "PROLIFIC_PID"),
+            (self.worker_id.as_ref(), false),
+            (self.prolific_pid.as_ref(), true),
+            (self.mturk_worker_id.as_ref(), false),
+        ]
+        .into_iter()
+        .filter_map(|(w, prolific)| Some((w?.trim(), prolific)))
+        .find(|(w, _)| !w.is_empty())
     }
 
     /// The visit's other platform ids, as kept with the join (at most 128
@@ -104,11 +113,11 @@ impl JoinQuery {
 async fn join(
     State(s): State<AppState>,
     session: Session,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
     headers: axum::http::HeaderMap,
     uri: axum::http::Uri,
     Path(token): Path<String>,
     Query(q): Query<JoinQuery>,
-    Query(all): Query<std::collections::HashMap<String, String>>,
 ) -> PageResult {
     // A worker link is for a worker's browser: an API token (staff's) gets
     // no worker session through it.
@@ -121,7 +130,7 @@ async fn join(
     }
     let link = invitations::lookup(&s.pool, &token).await?;
     let (campaign_id, revoked) = (link.campaign_id, link.revoked);
-    let worker = q.worker(&link.id_param, &all);
+    let worker = q.worker(&link.id_param);
     // MTurk's preview and its HIT frame create no session: the preview shows
     // a sample, and the work itself happens in a tab of its own.
     if q.mturk_preview() {
@@ -130,7 +139,7 @@ async fn join(
     if super::mturk::in_frame(&headers) && worker.is_some() {
         return super::mturk::open_in_new_tab(&uri.to_string());
     }
-    let Some(external_id) = worker.map(str::to_owned) else {
+    let Some((external_id, prolific)) = worker.map(|(w, p)| (w.to_owned(), p)) else {
         return Err(Error::invalid(
             Code::MissingWorkerId,
             format!(
@@ -147,6 +156,8 @@ async fn join(
     // link (a page could send a victim's browser to a link with another id
     // and receive their answers and pay): it asks, and only a form post
     // from this browser switches.
+    // Past the check below, a browser working as someone works as this worker.
+    let same_browser = working_as.is_some();
     if let Some(working_as) = working_as {
         let wanted = users::normalize_worker_id(&external_id)?;
         if working_as.external_id.as_deref() != Some(wanted.as_str()) {
@@ -160,10 +171,19 @@ async fn join(
             return render(&page);
         }
     }
+    let address = crate::http::client_ip(peer.ip(), &headers, &s.config.trusted_proxies).to_string();
+    let address_hash = invitations::address_hash(&address, campaign_id);
+    let visit = invitations::Visit {
+        external_id: &external_id,
+        platform_ids: platform_ids.as_ref(),
+        prolific,
+        address_hash: Some(&address_hash),
+        same_browser,
+    };
     if revoked {
-        return come_back(&s, &session, &link, &token, &external_id, current).await;
+        return come_back(&s, &session, &link, &token, visit, current).await;
     }
-    admit(&s, &session, &token, campaign_id, &external_id, platform_ids.as_ref(), current).await
+    admit(&s, &session, &token, campaign_id, visit, current).await
 }
 
 /// A revoked link lets back in only those who joined through it: they may
@@ -173,7 +193,7 @@ async fn come_back(
     session: &Session,
     link: &invitations::Link,
     token: &str,
-    external_id: &str,
+    visit: invitations::Visit<'_>,
     current: Option<Uuid>,
 ) -> PageResult {
     if link.sessions_ended {
@@ -184,8 +204,7 @@ async fn come_back(
         )
         .into());
     }
-    let worker =
-        invitations::returning_worker(&s.pool, token, external_id).await?.ok_or(Error::NotFound("invitation"))?;
+    let worker = invitations::returning_worker(&s.pool, token, visit).await?.ok_or(Error::NotFound("invitation"))?;
     make_theirs(session, link.campaign_id, worker.id, current).await
 }
 
@@ -242,10 +261,19 @@ async fn confirm_join(
     let link = invitations::lookup(&s.pool, &token).await?;
     let (campaign_id, revoked) = (link.campaign_id, link.revoked);
     let (current, _) = worker_of_browser(&s, &session).await?;
+    // A switch confirmed in this browser: the address was counted when the
+    // link was opened (which led here), and the id's shape is checked as then.
+    let visit = invitations::Visit {
+        external_id: &form.worker_id,
+        platform_ids: None,
+        prolific: link.id_param == "PROLIFIC_PID",
+        address_hash: None,
+        same_browser: false,
+    };
     if revoked {
-        return come_back(&s, &session, &link, &token, &form.worker_id, current).await;
+        return come_back(&s, &session, &link, &token, visit, current).await;
     }
-    admit(&s, &session, &token, campaign_id, &form.worker_id, None, current).await
+    admit(&s, &session, &token, campaign_id, visit, current).await
 }
 
 /// Admits the worker through the link and makes this browser theirs.
@@ -254,11 +282,10 @@ async fn admit(
     session: &Session,
     token: &str,
     campaign_id: Uuid,
-    external_id: &str,
-    platform_ids: Option<&serde_json::Value>,
+    visit: invitations::Visit<'_>,
     current: Option<Uuid>,
 ) -> PageResult {
-    let worker = invitations::admit(&s.pool, token, external_id, platform_ids).await?;
+    let worker = invitations::admit(&s.pool, token, visit).await?;
     make_theirs(session, campaign_id, worker.id, current).await
 }
 

@@ -155,12 +155,7 @@ macro_rules! a100_kind {
                 $title
             }
             fn default_settings(&self) -> CoreSettings {
-                CoreSettings {
-                    participants: Participants::Crowd,
-                    lease_minutes: 120,
-                    annotators_per_batch: AnnotatorsPerBatch::AsPlanned,
-                    review: false,
-                }
+                CoreSettings::of(Participants::Crowd, 120, AnnotatorsPerBatch::AsPlanned, false)
             }
             fn parse_config(&self, config: &Value) -> Result<A100Config, Invalid> {
                 parse_config(config)

@@ -143,12 +143,7 @@ impl TypedKind for Fashionpedia {
 
     fn default_settings(&self) -> CoreSettings {
         // One expert annotates each task, a second reviews it.
-        CoreSettings {
-            participants: Participants::Experts,
-            lease_minutes: 240,
-            annotators_per_batch: AnnotatorsPerBatch::Exactly(1),
-            review: true,
-        }
+        CoreSettings::of(Participants::Experts, 240, AnnotatorsPerBatch::Exactly(1), true)
     }
 
     fn parse_config(&self, config: &Value) -> Result<FpConfig, Invalid> {

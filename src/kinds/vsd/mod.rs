@@ -1,6 +1,6 @@
 //! VSD suspect pairs (EDS): several retrieval models propose their top-k
-//! candidates per query image; the union, unordered and deduplicated, is the
-//! pool of suspects; every expert labels every pair similar / not similar /
+//! candidates per query image; the union of the ordered (query, candidate)
+//! pairs is the pool of suspects (a pair proposed both ways is labelled once); every expert labels every pair similar / not similar /
 //! unsure (or flags it broken); the label is the majority, ties negative.
 //! Models are then scored with HR@k, MRR@k and ROC/PR-AUC, with a
 //! leave-one-model-out robustness check.
@@ -194,12 +194,12 @@ impl TypedKind for Vsd {
 
     fn default_settings(&self) -> CoreSettings {
         // Every expert labels every pair, and may stop and resume any time.
-        CoreSettings {
-            participants: Participants::Experts,
-            lease_minutes: crate::core::campaigns::DEFAULT_LEASE_MINUTES,
-            annotators_per_batch: AnnotatorsPerBatch::Every,
-            review: false,
-        }
+        CoreSettings::of(
+            Participants::Experts,
+            crate::core::campaigns::DEFAULT_LEASE_MINUTES,
+            AnnotatorsPerBatch::Every,
+            false,
+        )
     }
 
     fn parse_config(&self, config: &Value) -> Result<VsdConfig, Invalid> {

@@ -244,12 +244,12 @@ impl TypedKind for Vton {
     }
 
     fn default_settings(&self) -> CoreSettings {
-        CoreSettings {
-            participants: Participants::Crowd,
-            lease_minutes: crate::core::campaigns::DEFAULT_LEASE_MINUTES,
-            annotators_per_batch: AnnotatorsPerBatch::AsPlanned,
-            review: false,
-        }
+        CoreSettings::of(
+            Participants::Crowd,
+            crate::core::campaigns::DEFAULT_LEASE_MINUTES,
+            AnnotatorsPerBatch::AsPlanned,
+            false,
+        )
     }
 
     fn parse_config(&self, config: &Value) -> Result<VtonConfig, Invalid> {

@@ -80,6 +80,22 @@ impl TestApp {
         pages: atelier::http::task_pages::KindPages,
         routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
     ) -> Self {
+        Self::spawn_full(kinds, pages, routes, None).await
+    }
+
+    /// As [`spawn`](Self::spawn), telling the service it is reached at
+    /// `public_url` (as behind a TLS proxy).
+    pub async fn spawn_at(public_url: &str) -> Self {
+        let (kinds, pages) = (atelier::kinds::registry(), atelier::kinds::pages());
+        Self::spawn_full(kinds, pages, atelier::kinds::routes, Some(public_url.to_owned())).await
+    }
+
+    async fn spawn_full(
+        kinds: atelier::core::Registry,
+        pages: atelier::http::task_pages::KindPages,
+        routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
+        public_url: Option<String>,
+    ) -> Self {
         let s = server();
         let database = format!("t_{}", uuid::Uuid::new_v4().simple());
         let mut admin = s.options.clone().connect().await.expect("connect");
@@ -88,7 +104,7 @@ impl TestApp {
             .await
             .expect("create test database");
         let db_options = s.options.clone().database(&database);
-        Self::serve_on(database, db_options, kinds, pages, routes).await
+        Self::serve_on(database, db_options, kinds, pages, routes, public_url).await
     }
 
     /// A second service instance on this app's database (as behind a load
@@ -100,6 +116,7 @@ impl TestApp {
             atelier::kinds::registry(),
             atelier::kinds::pages(),
             atelier::kinds::routes,
+            None,
         )
         .await;
         let url = other.url.clone();
@@ -114,6 +131,7 @@ impl TestApp {
         kinds: atelier::core::Registry,
         pages: atelier::http::task_pages::KindPages,
         routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
+        public_url: Option<String>,
     ) -> Self {
         let pool = atelier::db::pool_options(10).connect_with(db_options.clone()).await.expect("pool");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -122,7 +140,7 @@ impl TestApp {
         let state = AppState::new(
             pool.clone(),
             HttpConfig {
-                public_url: url.clone(),
+                public_url: public_url.unwrap_or_else(|| url.clone()),
                 secure_cookies: false,
                 metrics_token: None,
                 upload_dir: std::env::temp_dir().join(format!("atelier-uploads-{database}")),
