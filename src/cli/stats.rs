@@ -4,7 +4,6 @@ use crate::input::{CsvFile, InputError};
 use crate::stats::aggregate::{majority_vote, TieRule};
 use crate::stats::alpha::{alpha, Level, ReliabilityData};
 use crate::stats::dawid_skene::{dawid_skene, Label};
-use crate::stats::retrieval::retrieval_metrics;
 use clap::{Args, Subcommand, ValueEnum};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
@@ -127,6 +126,11 @@ pub struct RetrievalArgs {
     #[arg(long, value_delimiter = ',', default_values_t = vec![5usize, 9],
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub k: Vec<usize>,
+    /// A regex whose one capture group is an image's product id: a model's
+    /// top k then holds one image per product other than the query's (the
+    /// official evaluation's filter, as the service's campaign setting).
+    #[arg(long)]
+    pub same_product: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -407,7 +411,13 @@ fn run_retrieval(args: &RetrievalArgs, out: &mut dyn Write) -> anyhow::Result<()
     let truth = crate::input::retrieval::read_ground_truth(&args.gt)?;
     let scores = crate::input::retrieval::read_scores(&args.scores)?;
     let scores = crate::stats::retrieval::oriented_scores(&truth, &scores);
-    let r = retrieval_metrics(&truth, &scores, &args.k);
+    let products = match &args.same_product {
+        None => None,
+        Some(re) => {
+            Some(crate::stats::retrieval::product_pattern(re).map_err(|m| anyhow::anyhow!("--same-product: {m}"))?)
+        }
+    };
+    let r = crate::stats::retrieval::retrieval_metrics_with(&truth, &scores, &args.k, products.as_ref());
     if args.json {
         let keyed = |m: &std::collections::BTreeMap<usize, f64>| -> serde_json::Map<String, serde_json::Value> {
             m.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect()

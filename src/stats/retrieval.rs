@@ -24,7 +24,8 @@ pub struct RetrievalReport {
     pub roc_auc_macro: Option<f64>,
     /// Average precision over all labelled pairs pooled.
     pub pr_auc_micro: Option<f64>,
-    /// Mean average precision over queries with at least one positive.
+    /// Mean average precision over queries that have both a positive and
+    /// a negative (the same queries as the macro ROC-AUC).
     pub pr_auc_macro: Option<f64>,
     /// HR@k per k.
     pub hr: BTreeMap<usize, f64>,
@@ -38,21 +39,69 @@ pub struct RetrievalReport {
     pub unscored_pairs: usize,
 }
 
-/// Computes the VSD metrics.
-///
-/// * `ground_truth`: labelled (query, candidate) pairs, true = similar.
-/// * `scores`: the model's scores; its top-k for a query are the k
-///   highest-scored candidates of that query (ties broken by candidate id).
-///
-/// HR@k = positives in the top k / (k x queries with a positive);
-/// MRR@k = sum of 1/rank of positives in the top k / (queries with a positive
-/// x sum_{i=1..k} 1/i), so a perfect model scores 1 on both. Candidates in the
-/// top k without a label count as not similar. For the AUCs, a labelled pair
-/// the model did not score ranks below all scored pairs.
+/// Computes the VSD metrics without a product filter (see
+/// [`retrieval_metrics_with`]).
 pub fn retrieval_metrics(
     ground_truth: &[(String, String, bool)],
     scores: &[ScoredPair],
     ks: &[usize],
+) -> RetrievalReport {
+    retrieval_metrics_with(ground_truth, scores, ks, None)
+}
+
+/// A same-product pattern: a regex with exactly one capture group, the
+/// product id of an image id.
+pub fn product_pattern(text: &str) -> Result<regex::Regex, String> {
+    let re = regex::Regex::new(text).map_err(|e| e.to_string())?;
+    if re.captures_len() != 2 {
+        return Err(format!("`{text}` must have exactly one capture group (the product id)"));
+    }
+    Ok(re)
+}
+
+/// The key a ranked list keeps one image of: the image's product (the
+/// first capture group of `products`), or the image itself when it has
+/// none or no pattern is given.
+fn product_key<'a>(products: Option<&regex::Regex>, image: &'a str) -> std::borrow::Cow<'a, str> {
+    match products.and_then(|re| re.captures(image)?.get(1)) {
+        Some(m) => std::borrow::Cow::Owned(format!("product:{}", m.as_str())),
+        None => std::borrow::Cow::Borrowed(image),
+    }
+}
+
+/// A query's ranked candidates as the official evaluation filters them
+/// (vsd-benchmark/vsd `filter_results_unique_ids` with the query's own id
+/// included): walking down the list, a candidate is kept only when no
+/// earlier kept candidate, and not the query itself, shares its product;
+/// so the query never ranks itself, and only the first image of each other
+/// product keeps a place. Without a pattern every image is its own product
+/// (only the query itself is dropped).
+pub fn unique_products<'a>(query: &str, ranked: &[&'a str], products: Option<&regex::Regex>) -> Vec<&'a str> {
+    let mut seen: std::collections::HashSet<std::borrow::Cow<'_, str>> = std::collections::HashSet::new();
+    seen.insert(product_key(products, query));
+    ranked.iter().copied().filter(|c| *c != query && seen.insert(product_key(products, c))).collect()
+}
+
+/// Computes the VSD metrics.
+///
+/// * `ground_truth`: labelled (query, candidate) pairs, true = similar.
+/// * `scores`: the model's scores; its top-k for a query are the k
+///   highest-scored candidates of that query (ties broken by candidate id),
+///   filtered as the official evaluation does ([`unique_products`]: never
+///   the query itself, and with `products` one image per product).
+///
+/// HR@k = positives in the top k / (k x queries with a positive);
+/// MRR@k = sum of 1/rank of positives in the top k / (queries with a positive
+/// x sum_{i=1..k} 1/i), so a perfect model scores 1 on both. Candidates in the
+/// top k without a label count as not similar. For the AUCs (as the official
+/// evaluation, on the unfiltered scores), a labelled pair the model did not
+/// score ranks below all scored pairs; the macro averages (ROC and PR alike)
+/// are over the queries with both a positive and a negative.
+pub fn retrieval_metrics_with(
+    ground_truth: &[(String, String, bool)],
+    scores: &[ScoredPair],
+    ks: &[usize],
+    products: Option<&regex::Regex>,
 ) -> RetrievalReport {
     let mut labels: HashMap<(&str, &str), bool> = HashMap::new();
     let mut by_query: BTreeMap<&str, Vec<(&str, bool)>> = BTreeMap::new();
@@ -83,13 +132,16 @@ pub fn retrieval_metrics(
             s.push(score);
             l.push(label);
         }
+        // Both macro averages over the queries where the ROC-AUC is defined
+        // (a positive and a negative): a query of positives only would add
+        // an AP of 1 for every model.
         if let Some(auc) = roc_auc(&s, &l) {
             roc_sum.0 += auc;
             roc_sum.1 += 1;
-        }
-        if let Some(ap) = average_precision(&s, &l) {
-            ap_sum.0 += ap;
-            ap_sum.1 += 1;
+            if let Some(ap) = average_precision(&s, &l) {
+                ap_sum.0 += ap;
+                ap_sum.1 += 1;
+            }
         }
         all_scores.extend(s);
         all_labels.extend(l);
@@ -97,13 +149,18 @@ pub fn retrieval_metrics(
 
     // Top-k lists from the model's scores.
     // From the scores by pair, so a pair given twice is ranked (and hit) once.
-    let mut ranked: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
+    let mut by_score: HashMap<&str, Vec<(&str, f64)>> = HashMap::new();
     for (&(q, c), &score) in &score_of {
-        ranked.entry(q).or_default().push((c, score));
+        by_score.entry(q).or_default().push((c, score));
     }
-    for list in ranked.values_mut() {
-        list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    }
+    let ranked: HashMap<&str, Vec<&str>> = by_score
+        .into_iter()
+        .map(|(q, mut list)| {
+            list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            let order: Vec<&str> = list.into_iter().map(|(c, _)| c).collect();
+            (q, unique_products(q, &order, products))
+        })
+        .collect();
     let with_positive: Vec<&str> =
         by_query.iter().filter(|(_, p)| p.iter().any(|&(_, l)| l)).map(|(&q, _)| q).collect();
     let mut hr = BTreeMap::new();
@@ -111,7 +168,7 @@ pub fn retrieval_metrics(
     for &k in ks {
         let (mut hits, mut reciprocal) = (0usize, 0.0);
         for &q in &with_positive {
-            for (rank, (c, _)) in ranked.get(q).map(Vec::as_slice).unwrap_or(&[]).iter().take(k).enumerate() {
+            for (rank, c) in ranked.get(q).map(Vec::as_slice).unwrap_or(&[]).iter().take(k).enumerate() {
                 if labels.get(&(q, *c)).copied().unwrap_or(false) {
                     hits += 1;
                     reciprocal += 1.0 / (rank + 1) as f64;
@@ -235,6 +292,42 @@ mod tests {
         assert_eq!(once.hr[&2], 0.5);
         assert_eq!(twice.hr[&2], once.hr[&2]);
         assert_eq!(twice.mrr[&2], once.mrr[&2]);
+    }
+
+    #[test]
+    fn a_models_score_of_the_query_itself_never_takes_a_place() {
+        // q scores itself highest: the official lists never hold the query.
+        let truth = gt(&[("q", "a", true), ("q", "b", false)]);
+        let r = retrieval_metrics(&truth, &scored(&[("q", "q", 1.0), ("q", "b", 0.9), ("q", "a", 0.8)]), &[2]);
+        assert_eq!(r.hr[&2], 0.5, "a at rank 2 of [b, a]: 1 / (2 x 1)");
+        // MRR@2 = (1/2) / (1 + 1/2).
+        assert!((r.mrr[&2] - 1.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_image_per_product_keeps_a_place_as_the_official_filter_does() {
+        // The official `filter_results_unique_ids`, written out: walk the list, keep an image
+        // whose product id was not seen (the query's own product seen first).
+        let re = regex::Regex::new(r"^(p\d+)_").expect("regex");
+        let ranked = ["p1_b", "p2_a", "p2_b", "p3_a", "x", "p1_a"];
+        assert_eq!(unique_products("p1_a", &ranked, Some(&re)), ["p2_a", "p3_a", "x"]);
+        assert_eq!(unique_products("p1_a", &ranked, None), ["p1_b", "p2_a", "p2_b", "p3_a", "x"]);
+        // HR@2 and MRR@2 with p3_a similar: official lists [p2_a, p3_a] hit at rank 2.
+        let truth = gt(&[("p1_a", "p3_a", true), ("p1_a", "p2_a", false)]);
+        let scores = scored(&[("p1_a", "p2_a", 0.9), ("p1_a", "p2_b", 0.8), ("p1_a", "p3_a", 0.7)]);
+        let r = retrieval_metrics_with(&truth, &scores, &[2], Some(&re));
+        assert_eq!(r.hr[&2], 0.5);
+        let unfiltered = retrieval_metrics(&truth, &scores, &[2]);
+        assert_eq!(unfiltered.hr[&2], 0.0, "p2_b would have taken the second place");
+    }
+
+    #[test]
+    fn macro_averages_count_the_queries_with_both_classes_for_roc_and_pr_alike() {
+        // q1: a positive and a negative (AP 1/2 with the negative first); q2: positives only.
+        let truth = gt(&[("q1", "a", true), ("q1", "b", false), ("q2", "c", true)]);
+        let r = retrieval_metrics(&truth, &scored(&[("q1", "b", 0.9), ("q1", "a", 0.1), ("q2", "c", 0.5)]), &[]);
+        assert_eq!(r.roc_auc_macro, Some(0.0));
+        assert_eq!(r.pr_auc_macro, Some(0.5), "q2's AP of 1 is not averaged in");
     }
 
     #[test]

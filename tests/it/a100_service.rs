@@ -337,11 +337,11 @@ async fn aat_ground_truth_keeps_the_key_for_admins_only() {
         crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth.csv")).await;
     assert!(
         csv.starts_with(
-            "question,choice,votes,share,majority,participants,consistency,correct,answer,dimension,sub_dimension\n"
+            "question,choice,votes,share,majority,tied,participants,consistency,correct,answer,dimension,sub_dimension\n"
         ),
         "{csv}"
     );
-    assert!(csv.contains("a1,a1-c2,1,1.0,true,1,1.0,true,a1-c2,Color,Warm Tone"), "{csv}");
+    assert!(csv.contains("a1,a1-c2,1,1.0,true,false,1,1.0,true,a1-c2,Color,Warm Tone"), "{csv}");
     let (_, scored) = api(
         &app,
         &admin,

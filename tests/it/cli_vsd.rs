@@ -186,3 +186,67 @@ fn robustness_matches_a_scipy_reference() {
     let expected: Value = serde_json::from_str(vsd_case::EXPECTED).expect("expected JSON");
     close(&got, &expected, "$");
 }
+
+#[test]
+fn the_robustness_tables_full_row_is_what_stats_retrieval_and_scikit_learn_give() {
+    // q1 and a rank each other; the model scores (a, q1) and (q1, a) differently.
+    // Written out as scikit-learn's roc_auc_score sees the labelled pairs:
+    // positives (q1, a) 0.2 and (a, q1) 0.9, negative (q1, b) 0.5 -> 1 of 2 pairs won: 0.5.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rankings = write(&dir, "r.csv", "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm1,a,q1,0\n");
+    let gt = write(
+        &dir,
+        "gt.json",
+        r#"[{"key": ["q1", "a"], "value": 1}, {"key": ["q1", "b"], "value": 0}, {"key": ["a", "q1"], "value": 1}]"#,
+    );
+    let scores = write(&dir, "s.csv", "query,candidate,score\na,q1,0.9\nq1,a,0.2\nq1,b,0.5\n");
+    let (ok, out, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &scores, "--json"]);
+    assert!(ok, "{err}");
+    let table: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(table["roc_auc_micro"], 0.5);
+    let model = format!("m={scores}");
+    let (ok, out, err) = atelier(&[
+        "vsd",
+        "robustness",
+        "--rankings",
+        &rankings,
+        "--k",
+        "2",
+        "--ground-truth",
+        &gt,
+        "--scores",
+        &model,
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let robustness: Value = serde_json::from_str(&out).expect("JSON");
+    for key in ["roc_auc_micro", "roc_auc_macro"] {
+        let (full, main) = (robustness["full"]["m"][key].as_f64(), table[key].as_f64());
+        assert!(matches!((full, main), (Some(f), Some(m)) if (f - m).abs() < 1e-12), "{key}: {full:?} vs {main:?}");
+    }
+}
+
+#[test]
+fn stats_retrieval_never_ranks_the_query_itself_and_filters_products_as_the_official_code() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gt = write(&dir, "gt.json", r#"[{"key": ["q", "a"], "value": 1}, {"key": ["q", "b"], "value": 0}]"#);
+    let scores = write(&dir, "s.csv", "query,candidate,score\nq,q,1.0\nq,b,0.9\nq,a,0.8\n");
+    let (ok, out, err) = atelier(&["stats", "retrieval", "--gt", &gt, "--scores", &scores, "--k", "2", "--json"]);
+    assert!(ok, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("JSON");
+    // Top 2 = [b, a]: HR@2 = 1 / (2 x 1); MRR@2 = (1/2) / (1 + 1/2).
+    assert_eq!(r["hr"]["2"], 0.5);
+    assert!((r["mrr"]["2"].as_f64().expect("mrr") - 1.0 / 3.0).abs() < 1e-12, "{r}");
+    // One image per product (the official filter_results_unique_ids): p2_b loses its place to p3_a.
+    let gt =
+        write(&dir, "gt2.json", r#"[{"key": ["p1_a", "p3_a"], "value": 1}, {"key": ["p1_a", "p2_a"], "value": 0}]"#);
+    let scores =
+        write(&dir, "s2.csv", "query,candidate,score\np1_a,p1_b,0.99\np1_a,p2_a,0.9\np1_a,p2_b,0.8\np1_a,p3_a,0.7\n");
+    let args =
+        ["stats", "retrieval", "--gt", &gt, "--scores", &scores, "--k", "2", "--json", "--same-product", r"^(p\d+)_"];
+    let (ok, out, err) = atelier(&args);
+    assert!(ok, "{err}");
+    let r: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(r["hr"]["2"], 0.5, "{r}");
+    assert!((r["mrr"]["2"].as_f64().expect("mrr") - 1.0 / 3.0).abs() < 1e-12, "{r}");
+}

@@ -486,6 +486,26 @@ async fn verify_checks_what_the_manifest_itself_says_and_names_the_file_that_dif
     let (code, out, _) = verify(&flipped, "flipped-digest");
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("manifest.json: `release`") && !out.contains("DIFFERS DATASHEET.md"), "{out}");
+    // Any field of the release information alone: the manifest is named, once, and no file that is as cut.
+    let original: Value = serde_json::from_slice(&files["manifest.json"]).expect("json");
+    for (field, value) in [
+        ("note", json!("another note")),
+        ("created_at", json!("2030-01-01T00:00:00Z")),
+        ("created_by", json!("someone-else")),
+        ("release", json!(7)),
+    ] {
+        let mut manifest = original.clone();
+        manifest["release"][field] = value;
+        let text = serde_json::to_vec_pretty(&manifest).expect("json");
+        let mut edited = files.clone();
+        edited.insert("manifest.sha256".into(), digest(&text).into_bytes());
+        edited.insert("manifest.json".into(), text);
+        let (code, out, _) = verify(&edited, &format!("edited-{field}"));
+        assert_eq!(code, 1, "{field}: {out}");
+        let differs: Vec<&str> = out.lines().filter(|l| l.starts_with("DIFFERS")).collect();
+        assert_eq!(differs.len(), 1, "{field}: {out}");
+        assert!(differs[0].starts_with("DIFFERS manifest.json: `release`"), "{field}: {out}");
+    }
 }
 
 #[tokio::test]
@@ -572,4 +592,83 @@ fn release_verify_and_export_refuse_a_gzip_bomb_in_bounded_memory() {
     ]);
     assert!(!ok && err.contains("damaged"), "{err}");
     assert!(!folder.exists(), "nothing written");
+}
+
+/// A release's files rewritten as an archive of an earlier format: format
+/// 2 without the `hf/` folder, format 1 also without the manifest's digest
+/// and with each raw table as one JSON array.
+fn as_earlier_format(files: &BTreeMap<String, Vec<u8>>, format: u8) -> BTreeMap<String, Vec<u8>> {
+    let mut out: BTreeMap<String, Vec<u8>> =
+        files.iter().filter(|(name, _)| !name.starts_with("hf/")).map(|(n, b)| (n.clone(), b.clone())).collect();
+    let mut manifest: Value = serde_json::from_slice(&files["manifest.json"]).expect("manifest");
+    manifest["format"] = json!(format!("atelier-release/{format}"));
+    let listed = manifest["files"].as_array_mut().expect("files");
+    listed.retain(|f| !f["name"].as_str().expect("name").starts_with("hf/"));
+    if format == 1 {
+        out.remove("manifest.sha256");
+        for f in listed.iter_mut() {
+            let name = f["name"].as_str().expect("name").to_owned();
+            let Some(table) = name.strip_prefix("raw/").and_then(|t| t.strip_suffix(".jsonl")) else { continue };
+            let rows: Vec<Value> = String::from_utf8(out.remove(&name).expect("raw"))
+                .expect("utf-8")
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("row"))
+                .collect();
+            let bytes = serde_json::to_vec_pretty(&rows).expect("json");
+            let renamed = format!("raw/{table}.json");
+            f["name"] = json!(renamed);
+            f["size"] = json!(bytes.len());
+            f["sha256"] = json!(hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes)));
+            out.insert(renamed, bytes);
+        }
+    }
+    let text = serde_json::to_vec_pretty(&manifest).expect("json");
+    if format == 2 {
+        out.insert("manifest.sha256".into(), atelier::core::releases::archive::manifest_digest(&text).into_bytes());
+    }
+    out.insert("manifest.json".into(), text);
+    out
+}
+
+#[tokio::test]
+async fn archives_of_every_earlier_format_still_verify_and_export() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, invitation) = open_vton_campaign(
+        &app,
+        &admin,
+        4,
+        1,
+        json!({"tasks_per_questionnaire": 5, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 3}),
+    )
+    .await;
+    for n in 0..3 {
+        let w = join(&app, &invitation, &format!("old-format-{n}")).await;
+        let (_, view) = w.next(&app, &campaign).await;
+        w.finish_with(&app, &view, |_| json!({"rating": 1 + n % 3})).await;
+    }
+    cut(&app, &admin, &campaign, "kept as format 1 and 2").await;
+    let files = packing::unpack(&download(&app, &admin, &campaign, 1).await).expect("unpack");
+    let dir = tempfile::tempdir().expect("tempdir");
+    for format in [1u8, 2] {
+        let earlier = as_earlier_format(&files, format);
+        assert_eq!(earlier.contains_key("manifest.sha256"), format == 2);
+        let path = dir.path().join(format!("format-{format}.tar.gz"));
+        let list: Vec<(String, Vec<u8>)> = earlier.into_iter().collect();
+        std::fs::write(&path, packing::pack("release-v1", &list, 0).expect("pack")).expect("write");
+        let (code, out, err) = atelier(&["release", "verify", path.to_str().expect("path")]);
+        assert_eq!(code, 0, "format {format}: {out}{err}");
+        assert!(out.starts_with("OK "), "{out}");
+        let folder = dir.path().join(format!("hf-{format}"));
+        let (code, out, err) = atelier(&[
+            "release",
+            "export",
+            "--format",
+            "hf",
+            path.to_str().expect("path"),
+            folder.to_str().expect("path"),
+        ]);
+        assert_eq!(code, 0, "format {format}: {out}{err}");
+        assert!(folder.join("README.md").is_file() && folder.join("croissant.json").is_file());
+    }
 }

@@ -543,3 +543,68 @@ async fn refused_forms_on_the_vsd_page_stay_beside_the_form_with_what_was_typed(
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(html.contains("Not scored: ") && html.contains(r#"value="my-model""#), "{html}");
 }
+
+#[tokio::test]
+async fn the_p_hat_sample_is_drawn_from_all_of_a_and_counts_only_pairs_every_expert_answered() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    // Four queries, each ranking c1, c2 first (S_k, k = 2: 8 pairs of A's 4 x 8 = 32).
+    let rankings: String = std::iter::once("model,query,candidate,rank\n".to_owned())
+        .chain((1..=4).flat_map(|q| (1..=3).map(move |c| format!("m,q{q},c{c},{}\n", c - 1))))
+        .collect();
+    let id = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "p-hat", "config": {"k": 2, "pairs_per_batch": 40, "image_base_url": "https://img.example/"}}),
+        &rankings,
+    )
+    .await;
+    let catalog: Vec<String> = (1..=8).map(|c| format!("c{c}")).collect();
+    let path = format!("/api/v1/admin/campaigns/{id}/vsd/sample");
+    let (status, added) =
+        api(&app, &admin, Method::POST, &path, Some(json!({"b": 16, "seed": 5, "catalog": catalog}))).await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+    // Uniform over A: about 16 x 8 / 32 = 4 of the draws are suspects (never 0, as drawing from A \ S_k gave).
+    let in_suspects = added["in_suspects"].as_u64().expect("in_suspects");
+    assert!((1..=8).contains(&in_suspects), "{added}");
+    let items: i64 = sqlx::query_scalar("SELECT count(*) FROM items").fetch_one(&app.pool).await.expect("items");
+    assert_eq!(items as u64, 8 + 16 - in_suspects, "a drawn suspect is not labelled twice");
+    let marked: i64 = sqlx::query_scalar("SELECT count(*) FROM items WHERE payload->>'in_sample' = 'true'")
+        .fetch_one(&app.pool)
+        .await
+        .expect("marked");
+    assert_eq!(marked as u64, in_suspects);
+    let (status, body) =
+        api(&app, &admin, Method::POST, &format!("/api/v1/admin/campaigns/{id}/batches"), Some(json!({"seed": 1})))
+            .await;
+    assert!(status.is_success(), "{body}");
+
+    // e1 labels everything (c1 similar); e2 answers one pair and leaves the batch open.
+    let similar = |image: &str| if image.ends_with("/c1") { "1" } else { "0" };
+    let (e1, e2) = (expert_token(&app, "p1").await, expert_token(&app, "p2").await);
+    assert_eq!(label_all(&app, &e1, &id, similar).await, (8 + 16 - in_suspects) as usize);
+    let (_, view) =
+        api(&app, &e2, Method::POST, &format!("/api/v1/expert/campaigns/{id}/assignment"), Some(json!({}))).await;
+    let a = view["assignment"]["id"].as_str().expect("id").to_owned();
+    let body = json!({"item_id": view["items"][0]["id"], "answer": {"label": "1"}});
+    let (status, _) =
+        api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body)).await;
+    assert_eq!(status, StatusCode::OK);
+    let gt_path = format!("/api/v1/admin/campaigns/{id}/ground-truth");
+    let (_, gt) = api(&app, &admin, Method::GET, &gt_path, None).await;
+    let estimate = &gt["estimate"];
+    assert!(estimate["sample"].is_null(), "no sample pair is final while e2 has started: {estimate}");
+    assert_eq!(estimate["sample_incomplete"], 16, "{estimate}");
+    assert_eq!(estimate["sample_in_suspects"], in_suspects, "{estimate}");
+
+    // e2 finishes: every sample pair is final; (b, a) follow the rule written out from the paper:
+    // b labelled sample pairs, a of them positive, p-hat = max(p_LB, a / b).
+    label_all(&app, &e2, &id, similar).await;
+    let (status, _) = api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/complete"), None).await;
+    assert!(status.is_success() || status == StatusCode::CONFLICT);
+    let (_, gt) = api(&app, &admin, Method::GET, &gt_path, None).await;
+    let sample = gt["sample"].as_array().expect("sample");
+    assert_eq!(sample.len(), 16, "{gt}");
+    let expected_a = sample.iter().filter(|p| p["candidate"] == "c1" || p["query"] == "c1").count();
+    assert_eq!(gt["estimate"]["sample"], json!({"b": 16, "a": expected_a}), "{}", gt["estimate"]);
+}

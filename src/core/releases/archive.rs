@@ -249,8 +249,11 @@ pub fn release_files<T: Send>(
     for made in [truth_json, truth_csv, responses] {
         files.extend(made.finish()?);
     }
-    for made in [responses_table, items_table] {
-        made.finish()?;
+    // Releases of earlier formats have no `hf/` folder: their tables are never made.
+    if with_hf {
+        for made in [responses_table, items_table] {
+            made.finish()?;
+        }
     }
     files.extend(rest.finish()?.into_iter().flatten());
     Ok(files)
@@ -468,13 +471,21 @@ pub fn verify_digests(
             return v;
         }
     };
+    // Files that record the manifest's `release` (note, time, author,
+    // version): one of them that is as the manifest lists it, recomputed
+    // differently from intact raw data, differs through the manifest's
+    // `release` alone, which is named once, not the files.
+    let mut release_records = Vec::new();
     for (name, recomputed) in recomputed {
         match digests.get(&name) {
             None => v.problems.push(format!("{name}: missing (recomputed from the raw data)")),
-            Some(archived) if *archived != recomputed && name == DATASHEET && raw_intact && intact.contains(&DATASHEET) => {
-                v.problems.push(format!(
-                    "{MANIFEST}: `release` (note, created_at, created_by or version) differs from what {DATASHEET} records"
-                ))
+            Some(archived)
+                if *archived != recomputed
+                    && records_release(&name)
+                    && raw_intact
+                    && intact.contains(&name.as_str()) =>
+            {
+                release_records.push(name)
             }
             Some(archived) if *archived != recomputed => {
                 v.problems.push(format!("{name}: differs from the file recomputed from the raw data"))
@@ -482,7 +493,21 @@ pub fn verify_digests(
             Some(_) => {}
         }
     }
+    if !release_records.is_empty() {
+        v.problems.push(format!(
+            "{MANIFEST}: `release` (note, created_at, created_by or version) differs from what {} record{}",
+            release_records.join(", "),
+            if release_records.len() == 1 { "s" } else { "" }
+        ));
+    }
     v
+}
+
+/// Whether a release file records the manifest's `release` information:
+/// the datasheet, and the dataset card and Croissant file of `hf/` that
+/// carry it.
+fn records_release(name: &str) -> bool {
+    name == DATASHEET || name == "hf/README.md" || name == "hf/croissant.json"
 }
 
 fn problem(message: String) -> Verification {

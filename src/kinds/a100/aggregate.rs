@@ -69,7 +69,7 @@ pub fn aggregate(input: &AggregationInput, aat: bool) -> A100Result {
 /// Long table: one row per question and choice.
 pub fn table(aggregate: &[u8]) -> Table {
     let Ok(gt) = A100Result::from_json(aggregate) else { return Table::default() };
-    let mut header = vec!["question", "choice", "votes", "share", "majority", "participants", "consistency"];
+    let mut header = vec!["question", "choice", "votes", "share", "majority", "tied", "participants", "consistency"];
     if gt.is_aat() {
         // The AAT's key and what it tests, next to how people answered.
         header.extend(["correct", "answer", "dimension", "sub_dimension"]);
@@ -84,6 +84,7 @@ pub fn table(aggregate: &[u8]) -> Table {
                 q.votes.get(c).copied().unwrap_or(0).to_string(),
                 q.shares.get(c).copied().map_or_else(|| "null".to_owned(), number),
                 q.is_majority(c).to_string(),
+                q.is_tied(c).to_string(),
                 q.participants.to_string(),
                 number(q.consistency),
             ];

@@ -77,8 +77,14 @@ impl A100Result {
 }
 
 impl QuestionResult {
-    /// Whether `choice` is the majority or among the tied majority.
+    /// Whether `choice` is the question's majority: the one choice with the
+    /// most votes (a tied question has none: false for every choice).
     pub fn is_majority(&self, choice: &str) -> bool {
-        self.majority.as_deref() == Some(choice) || self.tied.iter().any(|t| t == choice)
+        self.majority.as_deref() == Some(choice)
+    }
+
+    /// Whether `choice` shares the top vote count with another choice.
+    pub fn is_tied(&self, choice: &str) -> bool {
+        self.tied.iter().any(|t| t == choice)
     }
 }

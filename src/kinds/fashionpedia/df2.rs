@@ -140,6 +140,59 @@ pub fn to_coco(
     Ok(json!({"images": images, "annotations": annotations}))
 }
 
+/// DeepFashion2's 13 categories in its own order (category ids 1 to 13)
+/// with their numbers of landmarks: `deepfashion2_to_coco.py` places each
+/// item's landmarks in one vector of 294 points, the categories' ranges one
+/// after another (short sleeve top at points 0–24, ..., trousers at
+/// 168–181, ..., sling dress at 275–293), zeros elsewhere.
+pub const LANDMARK_SLOTS: [(&str, usize); 13] = [
+    ("short sleeve top", 25),
+    ("long sleeve top", 33),
+    ("short sleeve outwear", 31),
+    ("long sleeve outwear", 39),
+    ("vest", 15),
+    ("sling", 15),
+    ("shorts", 10),
+    ("trousers", 14),
+    ("skirt", 8),
+    ("short sleeve dress", 29),
+    ("long sleeve dress", 37),
+    ("vest dress", 19),
+    ("sling dress", 19),
+];
+
+/// Points in DeepFashion2's landmark vector.
+pub const LANDMARK_POINTS: usize = 294;
+
+/// The first point and the number of points of a DeepFashion2 category's
+/// landmarks in the 294-point vector.
+pub fn landmark_slots(category_name: &str) -> Option<(usize, usize)> {
+    let wanted = category_name.trim().to_lowercase().replace('_', " ");
+    let mut first = 0;
+    for (name, count) in LANDMARK_SLOTS {
+        if name == wanted {
+            return Some((first, count));
+        }
+        first += count;
+    }
+    None
+}
+
+/// An item's landmarks (x, y, visibility per point, in its category's own
+/// order) in DeepFashion2's 294-point layout, as `keypoints` of its COCO
+/// conversion: the item's points at its category's slots, zeros elsewhere.
+/// `None` when the category is not DeepFashion2's or the list is not its
+/// number of points.
+pub fn keypoints_in_layout(category_name: &str, landmarks: &[Value]) -> Option<Vec<Value>> {
+    let (first, count) = landmark_slots(category_name)?;
+    if landmarks.len() != 3 * count {
+        return None;
+    }
+    let mut out = vec![Value::from(0); 3 * LANDMARK_POINTS];
+    out[3 * first..3 * (first + count)].clone_from_slice(landmarks);
+    Some(out)
+}
+
 /// The sleeve length a DeepFashion2 category implies ("short sleeve top":
 /// short; "long sleeve dress": wrist-length; "vest", "sling": sleeveless),
 /// as the ids of the matching options of a task (none when the task's
@@ -182,5 +235,43 @@ mod sleeve_tests {
         assert!(sleeve_suggestion(&df2("trousers"), &length).is_empty());
         assert!(sleeve_suggestion(&df2("short sleeve top"), &[option(115, "symmetrical")]).is_empty(), "not asked");
         assert!(sleeve_suggestion(&serde_json::Map::new(), &length).is_empty(), "not from DeepFashion2");
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    #[test]
+    fn landmarks_sit_at_their_categorys_slots_of_deepfashion2s_294_points() {
+        // DeepFashion2's deepfashion2_to_coco.py, written out: the ranges in category order.
+        let table = [
+            ("short sleeve top", 0, 25),
+            ("long sleeve top", 25, 33),
+            ("short sleeve outwear", 58, 31),
+            ("long sleeve outwear", 89, 39),
+            ("vest", 128, 15),
+            ("sling", 143, 15),
+            ("shorts", 158, 10),
+            ("trousers", 168, 14),
+            ("skirt", 182, 8),
+            ("short sleeve dress", 190, 29),
+            ("long sleeve dress", 219, 37),
+            ("vest dress", 256, 19),
+            ("sling dress", 275, 19),
+        ];
+        for (name, first, count) in table {
+            assert_eq!(landmark_slots(name), Some((first, count)), "{name}");
+        }
+        assert_eq!(LANDMARK_SLOTS.iter().map(|s| s.1).sum::<usize>(), LANDMARK_POINTS);
+        let trousers: Vec<Value> =
+            (0..14).flat_map(|p| [Value::from(p * 10 + 1), Value::from(p * 10 + 2), Value::from(2)]).collect();
+        let full = keypoints_in_layout("trousers", &trousers).expect("a layout");
+        assert_eq!(full.len(), 882);
+        assert_eq!(full[3 * 168], Value::from(1), "the first trousers point at slot 168");
+        assert_eq!(full[3 * 181 + 1], Value::from(132), "the last at slot 181");
+        assert!(full[..3 * 168].iter().chain(&full[3 * 182..]).all(|v| v.as_i64() == Some(0)));
+        assert!(keypoints_in_layout("trousers", &trousers[..40]).is_none(), "not trousers' 14 points");
+        assert!(keypoints_in_layout("hat", &trousers).is_none());
     }
 }

@@ -127,9 +127,19 @@ fn annotation(p: &Value, mask: Option<&MaskResult>, partial: bool) -> Value {
     if partial {
         a["pending_attribute_ids"] = json!(pending);
     }
-    // DeepFashion2's own fields, as imported.
+    // DeepFashion2's own fields, as imported; its landmarks in its COCO
+    // conversion's 294-point layout (what its landmark evaluation reads),
+    // the item's own list kept as `landmarks`.
     for (k, v) in p["deepfashion2"].as_object().into_iter().flatten() {
         a[k] = v.clone();
+    }
+    if let (Some(category), Some(points)) =
+        (a["category_name"].as_str().map(str::to_owned), a["keypoints"].as_array().cloned())
+    {
+        if let Some(full) = super::df2::keypoints_in_layout(&category, &points) {
+            a["landmarks"] = Value::Array(points);
+            a["keypoints"] = Value::Array(full);
+        }
     }
     a
 }

@@ -18,6 +18,9 @@ const TASKS: [Column; 11] = [
     column("reviewer", Text, "Pseudonym of the expert who reviewed."),
 ];
 
+/// How the masks table's list of super-categories is written in its cell.
+const LIST_SEPARATOR: &str = "; ";
+
 /// The masks' columns.
 const MASKS: [Column; 7] = [
     column("annotation_id", Integer, "The mask's id in the imported COCO file."),
@@ -30,7 +33,9 @@ const MASKS: [Column; 7] = [
         IntegerList(" "),
         "Accepted attribute ids (Fashionpedia ontology) over the super-categories done.",
     ),
-    column("done", TextList(" "), "The super-categories whose task is done."),
+    // Super-category names hold spaces ("non-textile material type"): the
+    // cell separates them with "; ", which no name holds.
+    column("done", TextList(LIST_SEPARATOR), "The super-categories whose task is done."),
 ];
 
 /// The tasks (as `ground_truth.csv`) and the masks with their attribute ids
@@ -49,7 +54,7 @@ pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
                         m.category_id.to_string(),
                         m.category.clone(),
                         join(&m.attribute_ids),
-                        m.done.join(" "),
+                        m.done.join(LIST_SEPARATOR),
                     ]
                 })
                 .collect()
@@ -72,4 +77,37 @@ pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
             masks,
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kinds::fashionpedia::result::{MaskResult, Stats};
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    #[test]
+    fn super_category_names_with_spaces_stay_one_list_item_each() {
+        let gt = FpResult {
+            annotations: vec![MaskResult {
+                annotation_id: 7,
+                image_id: 3,
+                file_name: "a.jpg".into(),
+                category_id: 1,
+                category: "shirt, blouse".into(),
+                attribute_ids: vec![115, 136],
+                done: vec!["non-textile material type".into(), "length".into()],
+                pending_attribute_ids: Vec::new(),
+                tasks: std::collections::BTreeMap::new(),
+            }],
+            stats: Stats::default(),
+            attribute_names: std::collections::BTreeMap::new(),
+        };
+        let aggregate = serde_json::to_vec(&gt).expect("json");
+        let mut tables = tables(&aggregate).expect("tables");
+        let masks = tables.iter_mut().find(|t| t.name == "masks").expect("masks");
+        let (bytes, _) = masks.take_parquet(b"", &mut |_, _| {}).expect("parquet");
+        let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).expect("a Parquet file");
+        let row = reader.get_row_iter(None).expect("rows").next().expect("a row").expect("row").to_string();
+        assert!(row.contains("done: [\"non-textile material type\", \"length\"]"), "{row}");
+    }
 }

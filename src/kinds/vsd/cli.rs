@@ -3,7 +3,7 @@
 
 use super::eds::{self, Sample, Suspects};
 use super::files;
-use super::robustness::{pair_scores, robustness, PairScores};
+use super::robustness::robustness;
 use crate::input::InputError;
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -13,8 +13,9 @@ use std::path::PathBuf;
 /// The `vsd` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum VsdCommand {
-    /// The suspects S_k of some model rankings: union of every model's top k,
-    /// unordered and deduplicated, with provenance and overlap.
+    /// The suspects S_k of some model rankings: the union of every model's top k
+    /// as ordered (query, candidate) pairs (the query itself, and with --same-product
+    /// all but the first image of each product, left out first), with provenance and overlap.
     Suspects(SuspectsArgs),
     /// p_k, p_LB, p-hat and the discovery speed-up from expert labels.
     Estimate(EstimateArgs),
@@ -68,7 +69,7 @@ pub struct EstimateArgs {
     /// Queries are not catalog images ("in the wild"): |A| = |Q| x |D|.
     #[arg(long)]
     pub wild: bool,
-    /// A labelled random sample of pairs outside the suspects (same columns as `--labels`).
+    /// A labelled random sample of pairs drawn uniformly from A, suspects included (same columns as `--labels`).
     #[arg(long)]
     pub sample: Option<PathBuf>,
     /// Print JSON.
@@ -164,11 +165,7 @@ fn suspects(args: &RankingArgs) -> anyhow::Result<Suspects> {
 
 /// A `--same-product` regex: it must compile and have exactly one capture group.
 pub fn same_product_regex(text: &str) -> Result<regex::Regex, String> {
-    let re = regex::Regex::new(text).map_err(|e| e.to_string())?;
-    if re.captures_len() != 2 {
-        return Err(format!("`{text}` must have exactly one capture group (the product id)"));
-    }
-    Ok(re)
+    crate::stats::retrieval::product_pattern(text)
 }
 
 fn estimate(args: &EstimateArgs, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -225,9 +222,9 @@ fn run_robustness(args: &RobustnessArgs, out: &mut dyn Write) -> anyhow::Result<
     }
     let s = suspects(&args.ranking)?;
     let gt = files::read_ground_truth(&args.ground_truth)?;
-    let mut scores: BTreeMap<String, PairScores> = BTreeMap::new();
+    let mut scores: BTreeMap<String, Vec<crate::stats::retrieval::ScoredPair>> = BTreeMap::new();
     for (name, path) in &args.scores {
-        if scores.insert(name.clone(), pair_scores(&files::read_scores(path)?)).is_some() {
+        if scores.insert(name.clone(), files::read_scores(path)?).is_some() {
             return Err(InputError::File { path: path.clone(), message: format!("model `{name}` given twice") }.into());
         }
     }

@@ -98,13 +98,15 @@ pub fn ranks_needed(k: u32, same_product: bool) -> u32 {
 }
 
 /// Builds S_k from rankings (read at least to [`ranks_needed`]): per model
-/// and query, the query itself and (with `same_product`, a regex with one
-/// capture group extracting a product id from an image id) the query's
-/// product are dropped, the rest re-ranked, and the first k kept.
+/// and query, the list is filtered as the official evaluation filters it
+/// ([`crate::stats::retrieval::unique_products`]: the query itself is
+/// dropped and, with `same_product`, a regex with one capture group
+/// extracting a product id from an image id, only the first image of each
+/// product other than the query's keeps a place), the rest re-ranked, and
+/// the first k kept.
 pub fn suspects(rankings: &[Ranked], k: u32, same_product: Option<&regex::Regex>) -> Suspects {
     let models: BTreeSet<&str> = rankings.iter().map(|r| r.model.as_str()).collect();
     let queries: BTreeSet<&str> = rankings.iter().map(|r| r.query.as_str()).collect();
-    let product = |id: &str| same_product.and_then(|re| re.captures(id)?.get(1).map(|m| m.as_str().to_owned()));
     let mut lists: BTreeMap<(&str, &str), Vec<&Ranked>> = BTreeMap::new();
     for r in rankings {
         lists.entry((r.model.as_str(), r.query.as_str())).or_default().push(r);
@@ -112,16 +114,11 @@ pub fn suspects(rankings: &[Ranked], k: u32, same_product: Option<&regex::Regex>
     let mut by_pair: BTreeMap<(String, String), BTreeMap<String, u32>> = BTreeMap::new();
     for ((model, query), mut list) in lists {
         list.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.candidate.cmp(&b.candidate)));
-        let own = product(query);
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        let kept = list.into_iter().filter(|r| {
-            r.candidate != query
-                && own.as_ref().is_none_or(|p| product(&r.candidate).as_ref() != Some(p))
-                && seen.insert(r.candidate.as_str())
-        });
-        for (rank, r) in kept.take(k as usize).enumerate() {
+        let ranked: Vec<&str> = list.iter().map(|r| r.candidate.as_str()).collect();
+        let kept = crate::stats::retrieval::unique_products(query, &ranked, same_product);
+        for (rank, candidate) in kept.into_iter().take(k as usize).enumerate() {
             let rank = u32::try_from(rank).unwrap_or(u32::MAX);
-            let best = by_pair.entry((query.to_owned(), r.candidate.clone())).or_default().entry(model.to_owned());
+            let best = by_pair.entry((query.to_owned(), candidate.to_owned())).or_default().entry(model.to_owned());
             let best = best.or_insert(rank);
             *best = (*best).min(rank);
         }
@@ -221,7 +218,7 @@ pub fn labels(votes: &BTreeMap<Pair, Vec<Vote>>) -> BTreeMap<Pair, Option<bool>>
     votes.iter().map(|(p, v)| (p.clone(), label(v))).collect()
 }
 
-/// A random sample of pairs outside the suspects, labelled.
+/// A random sample of pairs drawn uniformly from A (suspects included), labelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     /// Labelled pairs in the sample.
@@ -390,6 +387,21 @@ mod tests {
         let pairs: Vec<&str> = s.pairs.iter().map(|p| p.candidate.as_str()).collect();
         assert_eq!(pairs, vec!["p2_a", "p3_a"]);
         assert!(ranks_needed(2, false) >= 3 && ranks_needed(2, true) >= 4);
+    }
+
+    #[test]
+    fn one_image_of_each_other_product_takes_a_place_as_the_official_code_keeps() {
+        // filter_results_unique_ids: p2_b is dropped after p2_a, so p3_a takes the second place.
+        let re = regex::Regex::new(r"^(p\d+)_").expect("regex");
+        let rankings = vec![
+            r("m", "p1_a", "p2_a", 0),
+            r("m", "p1_a", "p2_b", 1),
+            r("m", "p1_a", "p3_a", 2),
+            r("m", "p1_a", "p4_a", 3),
+        ];
+        let s = suspects(&rankings, 2, Some(&re));
+        let pairs: Vec<&str> = s.pairs.iter().map(|p| p.candidate.as_str()).collect();
+        assert_eq!(pairs, vec!["p2_a", "p3_a"]);
     }
 
     #[test]

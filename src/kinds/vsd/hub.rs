@@ -9,14 +9,15 @@ const PAIRS: [Column; 12] = [
     column(
         "label",
         Integer,
-        "1 similar, 0 not similar (majority of the experts' votes, ties negative); null without votes.",
+        "1 similar, 0 not similar (majority of the experts' votes, ties negative); null when no expert voted similar \
+         or not similar (only unsure).",
     ),
     column("similar", Integer, "Experts who voted similar."),
     column("not_similar", Integer, "Experts who voted not similar."),
     column("unsure", Integer, "Experts who were unsure."),
     column("broken", Integer, "Experts who flagged an image as broken."),
     column("unanimous", Boolean, "Whether every vote agreed."),
-    column("sample", Boolean, "Whether the pair is a sampled negative rather than a model's suspect."),
+    column("sample", Boolean, "Whether the pair was drawn for the p-hat sample only (not a model's suspect)."),
     column("proposed_by", TextList(" "), "The models that proposed the pair, each as `model:rank`."),
     column("votes", TextList(" "), "Each expert's vote as `pseudonym:vote`."),
     column("complete", Boolean, "Whether every expert who started has labelled the pair."),

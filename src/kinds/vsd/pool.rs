@@ -99,8 +99,19 @@ pub fn merge_provenance(existing: &Value, incoming: &Value) -> Value {
         .flat_map(|p| p["from_queries"].as_array().into_iter().flatten().filter_map(Value::as_str))
         .collect();
     merged["from_queries"] = json!(from);
-    // A sampled pair that a model proposes after all becomes a suspect.
+    // A sampled pair that a model proposes after all becomes a suspect; a
+    // suspect drawn into the p-hat sample stays in the sample (its label
+    // counts there too: the sample is uniform over all of A, S_k included).
     merged["sample"] = json!(existing["sample"] == true && incoming["sample"] == true);
+    let drawn = [existing, incoming].iter().any(|p| p["sample"] == true || p["in_sample"] == true);
+    if drawn && merged["sample"] != true {
+        merged["in_sample"] = json!(true);
+    }
+    if merged.get("sample_seed").is_none() {
+        if let Some(seed) = incoming.get("sample_seed") {
+            merged["sample_seed"] = seed.clone();
+        }
+    }
     merged
 }
 
@@ -209,14 +220,19 @@ pub struct SampleAdded {
     pub population: &'static str,
     /// |D| drawn from.
     pub candidates: usize,
+    /// Drawn pairs that are suspects (labelled once, counted in both).
+    pub in_suspects: usize,
 }
 
-/// Adds a random sample of pairs uniform over A \ S_k, seeded, for
-/// estimating p: a query uniformly from the rankings' queries, a candidate
-/// uniformly from D (the catalog given, else the rankings' candidates) other
-/// than the query itself (closed setting: A = Q × (D − 1)) or other than any
-/// query (wild: A = Q × D, queries are not catalog images); pairs already in
-/// the pool or among the suspects are drawn again.
+/// Adds a random sample of pairs, seeded, for estimating p, uniformly from A as the paper samples (§3.3.1, Eq. 2): a
+/// query uniformly from the rankings' queries, a candidate uniformly from D
+/// (the catalog given, else the rankings' candidates) other than the query
+/// itself (closed setting: A = Q × (D − 1)) or other than any query (wild:
+/// A = Q × D, queries are not catalog images), without replacement (a pair
+/// an earlier sample drew is drawn again). A drawn pair that is a suspect
+/// is not labelled twice: it joins the sample with the suspect's label
+/// (`in_sample` on its item; the estimate says how many sample pairs were in
+/// S_k).
 pub async fn add_sample(
     pool: &PgPool,
     kinds: &Registry,
@@ -241,20 +257,22 @@ pub async fn add_sample(
     // In the wild, queries are not catalog images: a query-query pair is not in A.
     let candidates: Vec<&str> = catalog.into_iter().filter(|c| !(config.wild && queries.contains(c))).collect();
     let queries: Vec<&str> = queries.into_iter().collect();
+    // Pairs an earlier sample drew (without replacement); suspects may be drawn.
     let taken: HashSet<Pair> = crate::core::items::list(pool, campaign_id)
         .await?
         .iter()
+        .filter(|i| i.payload["sample"] == true || i.payload["in_sample"] == true)
         .filter_map(|i| Pair::new(i.payload["query"].as_str()?, i.payload["candidate"].as_str()?))
-        .chain(s.pairs.iter().filter_map(|p| Pair::new(&p.query, &p.candidate)))
         .collect();
+    let suspects: HashSet<Pair> = s.pairs.iter().filter_map(|p| Pair::new(&p.query, &p.candidate)).collect();
     let possible = queries.len() * candidates.len();
     if queries.is_empty() || candidates.is_empty() || possible <= taken.len() + b {
-        return Err(Error::conflict(Code::SampleTooLarge, "not enough pairs outside the suspects for that sample"));
+        return Err(Error::conflict(Code::SampleTooLarge, "not enough pairs in A not yet sampled for that sample"));
     }
     let mut rng = StdRng::seed_from_u64(req.seed);
     // Each drawn pair as drawn: the query, then the candidate.
     let mut chosen: BTreeMap<Pair, (&str, &str)> = BTreeMap::new();
-    // Rejection sampling: the pool outside S_k is almost all of A.
+    // Rejection sampling: the pairs not yet sampled are almost all of A.
     let mut attempts = 0usize;
     while chosen.len() < b && attempts < b * 1000 {
         attempts += 1;
@@ -278,8 +296,10 @@ pub async fn add_sample(
     for item in &mut items {
         item.payload["sample_seed"] = json!(req.seed);
     }
+    let in_suspects =
+        sampled.iter().filter(|p| Pair::new(&p.query, &p.candidate).is_some_and(|p| suspects.contains(&p))).count();
     crate::core::items::import(pool, kinds, campaign_id, &items).await?;
-    Ok(SampleAdded { added: items.len(), b, seed: req.seed, population, candidates: candidates.len() })
+    Ok(SampleAdded { added: items.len(), b, seed: req.seed, population, candidates: candidates.len(), in_suspects })
 }
 
 /// A pool item's ordered suspects: the pair under each query it was

@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 pub struct VsdResult {
     /// The suspects with their votes and labels, sorted.
     pub pairs: Vec<PairResult>,
-    /// The random sample outside the suspects, labelled the same way.
+    /// The random sample of A for p-hat, labelled the same way (a sampled
+    /// pair that is a suspect is here too, with the suspect's votes).
     pub sample: Vec<PairResult>,
     /// Pairs an expert flagged as broken, with the reasons.
     pub flagged: Vec<Flag>,
@@ -55,8 +56,16 @@ pub struct EstimateView {
     pub pairs_total: Option<u64>,
     /// positives / |A|.
     pub p_lb: Option<f64>,
-    /// The sample's (b, a).
+    /// The sample's (b, a): its labelled pairs every expert has answered.
     pub sample: Option<Sample>,
+    /// Of the sample's pairs, how many were suspects (in S_k): drawn
+    /// uniformly from A, they take their label from there.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sample_in_suspects: usize,
+    /// Sample pairs not yet answered by every expert: left out of (b, a)
+    /// (the ground truth's `sample` list marks them `complete: false`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sample_incomplete: usize,
     /// max(p_lb, a / b).
     pub p_hat: Option<f64>,
     /// p_k / p_hat.
@@ -95,6 +104,10 @@ pub struct PairResult {
 
 fn yes() -> bool {
     true
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A pair flagged as broken.
@@ -182,7 +195,7 @@ pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
         .collect();
     let (mut pairs, mut sample, mut flagged) = (Vec::new(), Vec::new(), Vec::new());
     let mut suspect_votes: BTreeMap<Pair, Vec<Vote>> = BTreeMap::new();
-    let mut unsure_only = 0;
+    let (mut unsure_only, mut in_suspects) = (0, 0);
     for item in &input.items {
         let p = &item.payload.value();
         let (Some(q), Some(c)) = (p["query"].as_str(), p["candidate"].as_str()) else { continue };
@@ -228,6 +241,11 @@ pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
         if p["sample"] == true {
             sample.extend(oriented.into_iter().take(1).map(result));
         } else {
+            if p["in_sample"] == true {
+                // A suspect drawn into the sample: one labelling, counted in both.
+                sample.push(result(first.clone()));
+                in_suspects += 1;
+            }
             if let Some(pair) = Pair::new(q, c) {
                 suspect_votes.insert(pair, counted);
             }
@@ -237,7 +255,8 @@ pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
     let order = |a: &PairResult, b: &PairResult| (&a.query, &a.candidate).cmp(&(&b.query, &b.candidate));
     pairs.sort_by(order);
     sample.sort_by(order);
-    let estimate = estimate(config, input, &pairs, &sample, &suspect_votes);
+    let mut estimate = estimate(config, input, &pairs, &sample, &suspect_votes);
+    estimate.sample_in_suspects = in_suspects;
     let experts = input
         .responses
         .iter()
@@ -261,7 +280,10 @@ fn estimate(
         .filter(|p| p.complete)
         .filter_map(|p| Some((Pair::new(&p.query, &p.candidate)?, p.label.map(|l| l == 1))))
         .collect();
-    let sampled: Vec<bool> = sample.iter().filter_map(|p| p.label.map(|l| l == 1)).collect();
+    // The completeness rule of every number: only sample pairs every expert
+    // who started has answered in a submitted batch.
+    let sampled: Vec<bool> = sample.iter().filter(|p| p.complete).filter_map(|p| p.label.map(|l| l == 1)).collect();
+    let sample_incomplete = sample.iter().filter(|p| !p.complete).count();
     let sample = (!sampled.is_empty()).then(|| Sample { b: sampled.len(), a: sampled.iter().filter(|l| **l).count() });
     let queries = config.queries.unwrap_or(suspects.queries as u64);
     let total = config.catalog.map(|d| eds::pairs_total(queries, d, config.wild));
@@ -276,6 +298,8 @@ fn estimate(
         pairs_total: total,
         p_lb: known.then_some(e.p_lb),
         sample: e.sample,
+        sample_in_suspects: 0,
+        sample_incomplete,
         p_hat: (known || sample.is_some()).then_some(e.p_hat),
         speedup: if known || sample.is_some() { e.speedup } else { None },
         alpha: e.alpha,
@@ -320,11 +344,19 @@ pub fn table(aggregate: &[u8], partial: bool) -> Table {
             p.complete.to_string(),
         ]
     };
+    // A suspect drawn into the sample is one row, as a suspect.
+    let suspects: std::collections::HashSet<(&str, &str)> =
+        r.pairs.iter().map(|p| (p.query.as_str(), p.candidate.as_str())).collect();
     let rows = r
         .pairs
         .iter()
         .map(|p| (p, false))
-        .chain(r.sample.iter().map(|p| (p, true)))
+        .chain(
+            r.sample
+                .iter()
+                .filter(|p| !suspects.contains(&(p.query.as_str(), p.candidate.as_str())))
+                .map(|p| (p, true)),
+        )
         .filter(|(p, _)| partial || p.complete)
         .map(|(p, sample)| row(p, sample))
         .collect();

@@ -4,9 +4,9 @@
 //! models' order on that subset agrees with their order on the full ground
 //! truth (Spearman, with its p-value as SciPy computes it).
 
-use super::eds::{Pair, Suspects};
+use super::eds::Suspects;
 use crate::stats::correlation::spearman_test;
-use crate::stats::retrieval::{retrieval_metrics, ScoredPair};
+use crate::stats::retrieval::{oriented_scores, retrieval_metrics, ScoredPair};
 use std::collections::{BTreeMap, HashMap};
 
 /// A model's ROC-AUCs on one ground truth.
@@ -46,31 +46,12 @@ pub struct Robustness {
     pub leave_out: Vec<LeaveOut>,
 }
 
-/// A model's scores keyed by unordered pair (either orientation scores the pair).
-pub type PairScores = HashMap<Pair, f64>;
-
-/// Scores in either orientation, keyed by unordered pair (the first score
-/// given for a pair wins).
-pub fn pair_scores(scores: &[ScoredPair]) -> PairScores {
-    let mut out = PairScores::with_capacity(scores.len());
-    for s in scores {
-        if let Some(p) = Pair::new(&s.query, &s.candidate) {
-            out.entry(p).or_insert(s.score);
-        }
-    }
-    out
-}
-
-/// AUCs of one model's scores on a ground truth.
-pub fn auc(ground_truth: &[(String, String, bool)], scores: &PairScores) -> Auc {
-    let scored: Vec<ScoredPair> = ground_truth
-        .iter()
-        .filter_map(|(q, c, _)| {
-            let score = *scores.get(&Pair::new(q, c)?)?;
-            Some(ScoredPair { query: q.clone(), candidate: c.clone(), score })
-        })
-        .collect();
-    let report = retrieval_metrics(ground_truth, &scored, &[]);
+/// AUCs of one model's scores on a ground truth, with the one orientation
+/// rule of every table ([`oriented_scores`]: a pair scored only the other
+/// way round counts for the ground truth's orientation), exactly as the
+/// main table computes them.
+pub fn auc(ground_truth: &[(String, String, bool)], scores: &[ScoredPair]) -> Auc {
+    let report = retrieval_metrics(ground_truth, &oriented_scores(ground_truth, scores), &[]);
     Auc { roc_auc_micro: report.roc_auc_micro, roc_auc_macro: report.roc_auc_macro }
 }
 
@@ -91,11 +72,12 @@ fn agreement(
 }
 
 /// The report: `ground_truth` is the benchmark's labelled pairs, `scores`
-/// each scored model's scores by unordered pair.
+/// each scored model's scores as given; its `full` row is the main table's
+/// AUCs.
 pub fn robustness(
     suspects: &Suspects,
     ground_truth: &[(String, String, bool)],
-    scores: &BTreeMap<String, PairScores>,
+    scores: &BTreeMap<String, Vec<ScoredPair>>,
 ) -> Robustness {
     let aucs = |gt: &[(String, String, bool)]| -> BTreeMap<String, Auc> {
         scores.iter().map(|(m, s)| (m.clone(), auc(gt, s))).collect()

@@ -3,12 +3,12 @@
 //! (the experts' negatives; or negatives drawn from ranks 100–500 of the
 //! generator models, seeded), and the leave-one-model-out table.
 
-use super::result::VsdResult;
-use super::robustness::{pair_scores, robustness, PairScores, Robustness};
+use super::result::{PairResult, VsdResult};
+use super::robustness::{robustness, Robustness};
 use crate::core::Code;
 use crate::core::{campaigns, ground_truth, Error, Registry, Result};
 use crate::input::score_set::ScoreSet;
-use crate::stats::retrieval::{oriented_scores, retrieval_metrics, RetrievalReport, ScoredPair};
+use crate::stats::retrieval::{oriented_scores, retrieval_metrics_with, RetrievalReport, ScoredPair};
 use rand::seq::IndexedRandom;
 use rand::SeedableRng;
 use serde_json::{json, Value};
@@ -129,9 +129,11 @@ pub struct ScoringReport {
 
 /// How HR, MRR and the macro AUCs average, as the reports state it.
 pub const AVERAGES: &str = "HR@k = positives in the top k / (k x queries with a positive); MRR@k = sum of 1/rank of \
-    positives in the top k / (queries with a positive x sum_{i<=k} 1/i); micro AUCs pool every labelled pair; macro \
-    AUCs average over the queries that have both a positive and a negative; a pair scored as (candidate, query) \
-    counts for (query, candidate)";
+    positives in the top k / (queries with a positive x sum_{i<=k} 1/i); a model's top k never holds the query itself \
+    and, with a same-product pattern, holds only the first image of each product other than the query's (the \
+    official evaluation's filter_results_unique_ids); micro AUCs pool every labelled pair (scores unfiltered); macro \
+    ROC-AUC and PR-AUC alike average over the queries that have both a positive and a negative; a pair scored as \
+    (candidate, query) counts for (query, candidate)";
 
 /// The campaign's report for every stored model.
 pub async fn report(
@@ -145,6 +147,9 @@ pub async fn report(
     let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
     let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     let labelled = gt.labelled();
+    // Every pair the pool holds (suspects and the p-hat sample, labelled or
+    // not yet): never drawn as a negative.
+    let in_pool: Vec<(String, String)> = gt.pairs.iter().chain(&gt.sample).map(PairResult::oriented).collect();
     let stored = crate::core::model_scores::answers(pool, campaign_id).await?;
     let generators: BTreeSet<String> = gt.pairs.iter().flat_map(|p| p.proposed_by.keys().cloned()).collect();
     // The second setting: the experts' positives, and per query negatives
@@ -158,20 +163,21 @@ pub async fn report(
         NEGATIVE_RANKS.1,
     )
     .await?;
-    let sampled = sampled_ground_truth(&labelled, &far);
-    let mut scores: BTreeMap<String, PairScores> = BTreeMap::new();
+    let sampled = sampled_ground_truth(&labelled, &in_pool, &far);
+    let mut scores: BTreeMap<String, Vec<ScoredPair>> = BTreeMap::new();
     let mut models = Vec::new();
     for (model, answers) in stored {
-        let pairs = scored_pairs(&answers, same_product.as_ref());
-        let by_pair = pair_scores(&pairs);
-        let oriented = |truth: &[(String, String, bool)]| oriented_scores(truth, &pairs);
+        let pairs = scored_pairs(&answers);
+        let metrics = |truth: &[(String, String, bool)]| {
+            retrieval_metrics_with(truth, &oriented_scores(truth, &pairs), &KS, same_product.as_ref())
+        };
         models.push(ModelReport {
             generator: generators.contains(&model),
-            labelled_negatives: retrieval_metrics(&labelled, &oriented(&labelled), &KS).into(),
-            sampled_negatives: retrieval_metrics(&sampled, &oriented(&sampled), &KS).into(),
+            labelled_negatives: metrics(&labelled).into(),
+            sampled_negatives: metrics(&sampled).into(),
             model: model.clone(),
         });
-        scores.insert(model, by_pair);
+        scores.insert(model, pairs);
     }
     let suspects = suspects_of(&gt);
     Ok(ScoringReport {
@@ -194,21 +200,22 @@ pub async fn report(
 pub fn release_report(gt: &VsdResult, models: &[(String, Value)], same_product: Option<&regex::Regex>) -> Value {
     let labelled = gt.labelled();
     let generators: BTreeSet<String> = gt.pairs.iter().flat_map(|p| p.proposed_by.keys().cloned()).collect();
-    let mut scores: BTreeMap<String, PairScores> = BTreeMap::new();
+    let mut scores: BTreeMap<String, Vec<ScoredPair>> = BTreeMap::new();
     let mut rows = Vec::new();
     for (model, answers) in models {
-        let pairs = scored_pairs(answers, same_product);
-        let metrics: Metrics = retrieval_metrics(&labelled, &oriented_scores(&labelled, &pairs), &KS).into();
+        let pairs = scored_pairs(answers);
+        let metrics: Metrics =
+            retrieval_metrics_with(&labelled, &oriented_scores(&labelled, &pairs), &KS, same_product).into();
         rows.push(json!({"model": model, "generator": generators.contains(model), "labelled_negatives": metrics}));
-        scores.insert(model.clone(), pair_scores(&pairs));
+        scores.insert(model.clone(), pairs);
     }
     let suspects = suspects_of(gt);
     json!({"models": rows, "robustness": robustness(&suspects, &labelled, &scores), "averages": AVERAGES})
 }
 
-/// A model's stored scores as scored pairs, its list filtered as
-/// [`distinct_products`] says.
-fn scored_pairs(answers: &Value, same_product: Option<&regex::Regex>) -> Vec<ScoredPair> {
+/// A model's stored scores as scored pairs, as given (the official filter
+/// applies to its ranked lists, in `stats::retrieval`).
+fn scored_pairs(answers: &Value) -> Vec<ScoredPair> {
     answers
         .as_array()
         .into_iter()
@@ -220,7 +227,6 @@ fn scored_pairs(answers: &Value, same_product: Option<&regex::Regex>) -> Vec<Sco
                 score: r[2].as_f64()?,
             })
         })
-        .filter(|p| distinct_products(same_product, &p.query, &p.candidate))
         .collect()
 }
 
@@ -240,22 +246,22 @@ fn suspects_of(gt: &VsdResult) -> super::eds::Suspects {
     )
 }
 
-/// Whether a scored pair stays in a model's list: never the query itself,
-/// and with the campaign's same-product filter never an image of the
-/// query's product (the official evaluation's `filter_results_unique_ids`),
-/// so the model's top k is re-ranked among the rest.
-fn distinct_products(same_product: Option<&regex::Regex>, query: &str, candidate: &str) -> bool {
-    let product = |id: &str| same_product.and_then(|re| Some(re.captures(id)?.get(1)?.as_str().to_owned()));
-    query != candidate && (product(query).is_none() || product(query) != product(candidate))
-}
-
 /// The experts' positives with, per query, as many negatives drawn
 /// (seeded) from the far ranks as that query has labelled pairs. A pair the
 /// experts labelled keeps its label in every setting: draws never pick a
-/// labelled pair (in either orientation), nor the same pair twice.
-fn sampled_ground_truth(labelled: &[(String, String, bool)], far: &[(String, String)]) -> Vec<(String, String, bool)> {
-    let known: std::collections::HashSet<super::eds::Pair> =
-        labelled.iter().filter_map(|(q, c, _)| super::eds::Pair::new(q, c)).collect();
+/// pair of the pool (`in_pool`: suspects and the p-hat sample, labelled or
+/// not) or a labelled one (in either orientation), nor the same pair twice.
+fn sampled_ground_truth(
+    labelled: &[(String, String, bool)],
+    in_pool: &[(String, String)],
+    far: &[(String, String)],
+) -> Vec<(String, String, bool)> {
+    let known: std::collections::HashSet<super::eds::Pair> = labelled
+        .iter()
+        .map(|(q, c, _)| (q, c))
+        .chain(in_pool.iter().map(|(q, c)| (q, c)))
+        .filter_map(|(q, c)| super::eds::Pair::new(q, c))
+        .collect();
     let mut by_query: BTreeMap<&str, Vec<&(String, String)>> = BTreeMap::new();
     let mut drawable: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
     for pair in far {
@@ -290,7 +296,7 @@ mod tests {
         let own = |q: &str, c: &str| (q.to_owned(), c.to_owned());
         let labelled = vec![(own("q1", "a").0, "a".to_owned(), true), ("q1".to_owned(), "b".to_owned(), false)];
         let far = vec![own("q1", "a"), own("q1", "z"), own("q1", "z"), own("a", "q1")];
-        let sampled = sampled_ground_truth(&labelled, &far);
+        let sampled = sampled_ground_truth(&labelled, &[], &far);
         assert_eq!(
             sampled,
             vec![("q1".to_owned(), "a".to_owned(), true), ("q1".to_owned(), "z".to_owned(), false)],
@@ -301,20 +307,20 @@ mod tests {
             ScoredPair { query: "q1".into(), candidate: "b".into(), score: 0.1 },
             ScoredPair { query: "q1".into(), candidate: "z".into(), score: 0.5 },
         ];
-        let report = retrieval_metrics(&sampled, &scores, &KS);
+        let report = crate::stats::retrieval::retrieval_metrics(&sampled, &scores, &KS);
         let metrics: Metrics = report.into();
         assert_eq!(metrics.hr.get(&5), Some(&0.2), "one positive in the top 5 of one query: 1 / (5 x 1)");
         assert_eq!(metrics.roc_auc_micro, Some(1.0));
     }
 
     #[test]
-    fn scored_lists_drop_the_query_and_its_product() {
-        let re = regex::Regex::new(r"^(p\d+)_").expect("regex");
-        assert!(!distinct_products(None, "q", "q"), "the query itself");
-        assert!(distinct_products(None, "p1_a", "p1_b"), "no filter configured");
-        assert!(!distinct_products(Some(&re), "p1_a", "p1_b"));
-        assert!(distinct_products(Some(&re), "p1_a", "p2_b"));
-        assert!(distinct_products(Some(&re), "x", "p2_b"), "no product id: kept");
+    fn a_pair_the_experts_labelled_in_the_sample_is_never_drawn_as_a_negative() {
+        // (q1, s) was labelled similar in the p-hat sample, not among the suspects.
+        let labelled = vec![("q1".to_owned(), "a".to_owned(), false)];
+        let far = vec![("q1".to_owned(), "s".to_owned()), ("q1".to_owned(), "z".to_owned())];
+        let in_pool = vec![("q1".to_owned(), "a".to_owned()), ("s".to_owned(), "q1".to_owned())];
+        let sampled = sampled_ground_truth(&labelled, &in_pool, &far);
+        assert_eq!(sampled, vec![("q1".to_owned(), "z".to_owned(), false)]);
     }
 
     #[test]

@@ -57,7 +57,8 @@ pub async fn add_to_pool(
     Ok(axum::Json(pool::add_suspects(&s.pool, &s.kinds, id).await?))
 }
 
-/// Add a seeded random sample of pairs uniform over A outside the suspects
+/// Add a seeded random sample of pairs uniform over A (a drawn suspect joins
+/// the sample with its own label, never labelled twice)
 /// (`b` pairs, or ⌈1 / (ε q)⌉ from `epsilon` and `q`; D is `catalog`, else
 /// the candidates the rankings name; the seed is recorded with every pair).
 #[utoipa::path(post, path = "/api/v1/admin/campaigns/{id}/vsd/sample", tag = "vsd", params(("id" = Uuid, Path)),
