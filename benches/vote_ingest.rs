@@ -658,7 +658,7 @@ async fn main() {
             public_url: url.clone(),
             secure_cookies: false,
             metrics_token: None,
-            upload_dir: dir.path().join("uploads"),
+            storage: atelier::storage::Storage::local(dir.path().join("uploads")).expect("store"),
             trusted_proxies: vec![],
         },
         kinds.clone(),

@@ -21,4 +21,5 @@ pub mod logging;
 pub mod random;
 pub mod server;
 pub mod stats;
+pub mod storage;
 pub mod text;

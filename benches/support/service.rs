@@ -52,10 +52,17 @@ impl Harness {
 
     /// Starts `atelier serve`.
     pub fn serve(&self) -> Child {
+        self.serve_with(&[], &[])
+    }
+
+    /// Starts `atelier serve` with more arguments and environment.
+    pub fn serve_with(&self, args: &[&str], env: &[(String, String)]) -> Child {
         let log = std::fs::OpenOptions::new().create(true).append(true).open(&self.log).expect("log");
         Command::new(BIN)
             .args(["serve", "--bind", &format!("127.0.0.1:{}", self.port), "--data-dir"])
             .arg(&self.data_dir)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .env_remove("DATABASE_URL")
             .env("RUST_LOG", "warn")
             .stdout(log.try_clone().expect("log"))

@@ -3,6 +3,7 @@
 pub mod backup;
 pub mod release;
 pub mod stats;
+pub mod storage;
 
 use crate::auth::{tokens, users, Role};
 use crate::db::{Database, DatabaseArgs};
@@ -42,6 +43,9 @@ pub enum Command {
     /// Backups: the database and the uploaded images in one file, and back.
     #[command(subcommand)]
     Backup(backup::BackupCommand),
+    /// The object store: check what it holds, or move everything to another.
+    #[command(subcommand)]
+    Storage(storage::StorageCommand),
     /// The task kinds' own commands (`a100`, `vton`, ...).
     #[command(flatten)]
     Kind(crate::kinds::KindCommand),
@@ -70,9 +74,17 @@ pub struct ServeArgs {
     /// Mark cookies Secure (set when serving over HTTPS).
     #[arg(long, env = "ATELIER_SECURE_COOKIES")]
     pub secure_cookies: bool,
-    /// Directory for uploaded images (default: `uploads/` in the data directory).
+    /// Directory for uploaded images (default: `uploads/` in the data directory; `--storage` wins).
     #[arg(long, env = "ATELIER_UPLOAD_DIR")]
     pub upload_dir: Option<std::path::PathBuf>,
+    /// With an S3 store: answer image requests with a presigned redirect to
+    /// the bucket (15 minutes) instead of streaming them through the
+    /// service. It saves the service's bandwidth and reveals to every
+    /// worker's browser the bucket's address and each image's key (an
+    /// uploaded image's key is its content hash, the same for every worker,
+    /// so a shared sanity image becomes recognisable); off by default.
+    #[arg(long, env = "ATELIER_STORAGE_REDIRECT")]
+    pub storage_redirect: bool,
     /// Reverse proxies (addresses or CIDR ranges, comma-separated) whose
     /// X-Forwarded-For header names the real client; by default none is trusted.
     #[arg(long, env = "ATELIER_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
@@ -171,6 +183,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Kind(cmd) => cmd.run(out).await,
         Command::Release(cmd) => release::run(cmd, out).await,
         Command::Backup(cmd) => backup::run(cmd, out).await,
+        Command::Storage(cmd) => storage::run(cmd, out).await,
         Command::Serve(args) => serve(args, false, out).await,
         Command::Demo(args) => serve(args, true, out).await,
         Command::Migrate(db) => {
@@ -282,11 +295,23 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
     }
     // Served over HTTPS (the public address says so): cookies only travel encrypted.
     let secure_cookies = args.secure_cookies || public_url.starts_with("https://");
+    let storage = match args.db.storage(&db.pool, args.upload_dir.as_deref(), args.storage_redirect).await {
+        Ok(storage) => storage,
+        Err(e) => {
+            db.close().await;
+            return Err(e);
+        }
+    };
+    tracing::info!(storage = %storage.location().url(), redirect = storage.redirects(), "object store");
+    let upload_dir = match storage.location() {
+        crate::storage::Location::File(dir) => Some(dir.clone()),
+        crate::storage::Location::S3 { .. } => None,
+    };
     let config = crate::http::HttpConfig {
         public_url,
         secure_cookies,
         metrics_token: args.metrics_token.clone().filter(|t| !t.is_empty()),
-        upload_dir: args.upload_dir.clone().unwrap_or_else(|| args.db.default_upload_dir()),
+        storage,
         trusted_proxies: args.trusted_proxies,
     };
     if let Some(every) = args.backup_every {
@@ -296,7 +321,10 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
             keep: args.backup_keep as usize,
         };
         tracing::info!(every = %humantime::format_duration(every), dir = %schedule.dir.display(), keep = schedule.keep, "scheduled backups");
-        tokio::spawn(crate::db::backup::run_schedule(schedule, db.conninfo.clone(), config.upload_dir.clone()));
+        // A folder store's images go into the backup; a bucket keeps its own
+        // (the backup holds the database, whose rows name them).
+        let images = upload_dir.unwrap_or_else(|| schedule.dir.join("no-images"));
+        tokio::spawn(crate::db::backup::run_schedule(schedule, db.conninfo.clone(), images));
     }
     crate::server::serve(db, listener, config).await
 }

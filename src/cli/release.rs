@@ -77,9 +77,11 @@ pub async fn run(cmd: ReleaseCommand, out: &mut dyn Write) -> anyhow::Result<()>
             let db = crate::db::Database::open(&args.db, 2).await?;
             let result = async {
                 db.migrate().await?;
+                let storage = args.db.storage(&db.pool, None, false).await?;
                 anyhow::Ok(
                     releases::create(
                         &db.pool,
+                        &storage,
                         &crate::kinds::registry(),
                         args.campaign,
                         &Author::Named(by),

@@ -35,6 +35,10 @@ pub enum Error {
     /// instead, see [`super::constraints`]).
     #[error("database error")]
     Database(#[source] sqlx::Error),
+    /// The object store failed or holds no such object (a store that cannot
+    /// be reached is a 503 with `Retry-After`).
+    #[error(transparent)]
+    Storage(#[from] crate::storage::StorageError),
     /// Something unexpected (hashing, serialisation, files): what was being
     /// done, and the error that stopped it, kept for the log line.
     #[error("internal error: {context}")]
@@ -89,6 +93,12 @@ impl Error {
             Self::Busy => Code::Busy,
             Self::Database(e) if is_unavailable(e) => Code::Unavailable,
             Self::Database(_) | Self::Internal { .. } => Code::Internal,
+            Self::Storage(e) => match e {
+                crate::storage::StorageError::NotFound(_) => Code::NotFound,
+                crate::storage::StorageError::Unavailable(_) => Code::Unavailable,
+                crate::storage::StorageError::Invalid(_) => Code::InvalidImage,
+                crate::storage::StorageError::TooLarge { .. } => Code::ImageTooLarge,
+            },
         }
     }
 }

@@ -40,13 +40,30 @@ pub fn image_address(assignment_id: Uuid, file: &str) -> String {
     format!("/work/a/{assignment_id}/img/{}", image_name(assignment_id, file))
 }
 
-/// Rewrites every uploaded image's address in a payload to its name in
-/// this assignment (other addresses, such as external hosts', stay).
+/// Where images of the lab's bucket are named in items (`s3://bucket/key`).
+pub const IN_BUCKET: &str = "s3://";
+
+/// The address an admin's browser fetches an image at: an image of the
+/// lab's bucket (`s3://bucket/key`) through the admin's own route (the
+/// bucket stays private), any other address as it is.
+pub fn admin_address(address: &str) -> String {
+    match address.strip_prefix(IN_BUCKET).and_then(|rest| rest.split_once('/')) {
+        Some((_, key)) => format!("/admin/bucket/{key}"),
+        None => address.to_owned(),
+    }
+}
+
+/// Rewrites every uploaded image's address, and every image of the lab's
+/// bucket an item names, in a payload to its name in this assignment: a
+/// worker never receives a bucket's address or key (other addresses, such
+/// as external hosts', stay).
 pub fn rename_images(assignment_id: Uuid, payload: &mut serde_json::Value) {
     match payload {
         serde_json::Value::String(s) => {
             if let Some(file) = s.strip_prefix(UPLOADED) {
                 *s = image_address(assignment_id, file);
+            } else if s.starts_with(IN_BUCKET) {
+                *s = image_address(assignment_id, s);
             }
         }
         serde_json::Value::Array(items) => items.iter_mut().for_each(|v| rename_images(assignment_id, v)),
@@ -56,7 +73,8 @@ pub fn rename_images(assignment_id: Uuid, payload: &mut serde_json::Value) {
 }
 
 /// The stored file behind `name` in this assignment, among the uploaded
-/// images its items' payloads show.
+/// images its items' payloads show (an upload's name, or the whole
+/// `s3://bucket/key` reference of an image in the lab's bucket).
 pub fn image_named<'a>(
     assignment_id: Uuid,
     name: &str,
@@ -64,6 +82,7 @@ pub fn image_named<'a>(
 ) -> Option<String> {
     fn files<'v>(value: &'v serde_json::Value, out: &mut Vec<&'v str>) {
         match value {
+            serde_json::Value::String(s) if s.starts_with(IN_BUCKET) => out.push(s),
             serde_json::Value::String(s) => out.extend(s.strip_prefix(UPLOADED)),
             serde_json::Value::Array(items) => items.iter().for_each(|v| files(v, out)),
             serde_json::Value::Object(fields) => fields.values().for_each(|v| files(v, out)),
@@ -74,7 +93,13 @@ pub fn image_named<'a>(
     for payload in payloads {
         files(payload, &mut all);
     }
-    all.into_iter().find(|file| image_name(assignment_id, file) == name).map(str::to_owned)
+    all.into_iter().find(|file| image_name(assignment_id, file) == name).map(|file| {
+        if file.starts_with(IN_BUCKET) {
+            file.to_owned()
+        } else {
+            format!("{UPLOADED}{file}")
+        }
+    })
 }
 
 #[cfg(test)]
@@ -97,8 +122,23 @@ mod tests {
         assert_eq!(payload["other"], "https://cdn.example/x.png", "external addresses stay");
         assert_ne!(image_name(a1, file), image_name(a2, file));
         let name = shown.rsplit('/').next().expect("name");
-        assert_eq!(image_named(a1, name, [&original]).as_deref(), Some(file));
+        assert_eq!(image_named(a1, name, [&original]), Some(format!("/images/{file}")));
         assert_eq!(image_named(a2, name, [&original]), None, "another assignment's name finds nothing");
+    }
+
+    #[test]
+    fn an_image_of_the_labs_bucket_is_named_per_assignment_and_its_key_never_shown() {
+        let (a1, a2) = (Uuid::new_v4(), Uuid::new_v4());
+        let reference = "s3://lab-images/qbench/sanity/broken-17.jpg";
+        let original = serde_json::json!({"tryon": reference});
+        let mut payload = original.clone();
+        rename_images(a1, &mut payload);
+        let shown = payload["tryon"].as_str().expect("address").to_owned();
+        assert!(shown.starts_with(&format!("/work/a/{a1}/img/")) && shown.ends_with(".jpg"), "{shown}");
+        assert!(!shown.contains("lab-images") && !shown.contains("sanity"), "{shown}");
+        let name = shown.rsplit('/').next().expect("name");
+        assert_eq!(image_named(a1, name, [&original]).as_deref(), Some(reference));
+        assert_eq!(image_named(a2, name, [&original]), None);
     }
 
     #[test]

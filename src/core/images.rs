@@ -1,12 +1,14 @@
-//! Uploaded images: content-addressed files under the upload directory,
-//! checked to be the image type they claim to be and decoded, within
-//! limits, by the `image` crate (a 177-byte PNG declaring 65535×65535
-//! pixels is refused, not sent to workers' browsers).
+//! Uploaded images: content-addressed objects in the service's store (the
+//! upload folder, or a bucket), checked to be the image type they claim to
+//! be and decoded, within limits, by the `image` crate (a 177-byte PNG
+//! declaring 65535×65535 pixels is refused, not sent to workers' browsers);
+//! and the images of a lab's own bucket that items name (`s3://bucket/key`),
+//! checked the same way when they are imported.
 
 use super::{Error, Result};
 use crate::core::Code;
+use crate::storage::{Object, Storage};
 use sha2::{Digest, Sha256};
-use std::path::Path;
 
 /// Largest image accepted.
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
@@ -46,7 +48,8 @@ fn sniff(content_type: &str, data: &[u8]) -> Option<&'static str> {
 
 /// The content type of a stored image, by its file name's extension.
 pub fn content_type_of(file: &str) -> &'static str {
-    let ext = file.rsplit_once('.').map_or("", |(_, e)| e);
+    let ext = file.rsplit_once('.').map_or(String::new(), |(_, e)| e.to_ascii_lowercase());
+    let ext = if ext == "jpeg" { "jpg" } else { ext.as_str() };
     FORMATS.iter().find(|(_, e, _)| *e == ext).map_or("application/octet-stream", |(t, _, _)| *t)
 }
 
@@ -79,24 +82,61 @@ pub async fn check<'a>(content_type: &str, data: &'a [u8]) -> Result<CheckedImag
 }
 
 /// Checks and stores an image; storing the same bytes twice is harmless.
-pub async fn store(dir: &Path, content_type: &str, data: &[u8]) -> Result<StoredImage> {
-    store_checked(dir, check(content_type, data).await?).await
+pub async fn store(storage: &Storage, content_type: &str, data: &[u8]) -> Result<StoredImage> {
+    store_checked(storage, check(content_type, data).await?).await
 }
 
-/// Stores an image that passed [`check`] under its content's SHA-256.
-pub async fn store_checked(dir: &Path, image: CheckedImage<'_>) -> Result<StoredImage> {
+/// Stores an image that passed [`check`] under its content's SHA-256 (one
+/// atomic put: a reader never sees half an image).
+pub async fn store_checked(storage: &Storage, image: CheckedImage<'_>) -> Result<StoredImage> {
     let CheckedImage { content_type, ext, data } = image;
     let sha256 = hex::encode(Sha256::digest(data));
     let name = format!("{sha256}.{ext}");
-    tokio::fs::create_dir_all(dir).await.map_err(|e| Error::internal(format!("creating {}", dir.display()), e))?;
-    let path = dir.join(&name);
-    if tokio::fs::metadata(&path).await.is_err() {
-        // Write then rename, so a reader never sees half a file.
-        let tmp = dir.join(format!(".{name}.tmp"));
-        tokio::fs::write(&tmp, data).await.map_err(|e| Error::internal("writing image", e))?;
-        tokio::fs::rename(&tmp, &path).await.map_err(|e| Error::internal("storing image", e))?;
-    }
+    storage.put_if_absent(Object::Upload(&name), bytes::Bytes::copy_from_slice(data)).await?;
     Ok(StoredImage { url: format!("/images/{name}"), sha256, bytes: data.len(), content_type })
+}
+
+/// The prefix of an item's reference to an image in the lab's bucket.
+pub const BUCKET_PREFIX: &str = "s3://";
+
+/// The key in the store's bucket that an `s3://bucket/key` reference names;
+/// refused when it names another bucket (or the store is a folder).
+pub fn bucket_key<'a>(storage: &Storage, reference: &'a str) -> Result<&'a str> {
+    let rest = reference.strip_prefix(BUCKET_PREFIX).unwrap_or(reference);
+    let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+    match storage.bucket_name() {
+        Some(ours) if ours == bucket && !key.is_empty() => Ok(key),
+        Some(ours) => Err(Error::invalid(
+            Code::InvalidImage,
+            format!("`{reference}` is not in this service's bucket (s3://{ours}/...)"),
+        )),
+        None => Err(Error::invalid(
+            Code::InvalidImage,
+            format!("`{reference}` names a bucket, and this service keeps its images in a folder (start it with --storage s3://bucket/prefix)"),
+        )),
+    }
+}
+
+/// Checks an image an item names in the lab's bucket as an upload is
+/// checked (size, type, header and decoding within the pixel limits),
+/// reading it whole only when it is within the size limit.
+pub async fn check_in_bucket(storage: &Storage, reference: &str) -> Result<()> {
+    let key = bucket_key(storage, reference)?;
+    let bytes = storage.get_bytes(Object::InBucket(key), MAX_IMAGE_BYTES as u64).await.map_err(|e| match e {
+        crate::storage::StorageError::NotFound(_) => {
+            Error::invalid(Code::InvalidImage, format!("`{reference}` is not in the bucket"))
+        }
+        crate::storage::StorageError::TooLarge { .. } => Error::invalid(
+            Code::ImageTooLarge,
+            format!("`{reference}`: images may be at most {} MB", MAX_IMAGE_BYTES / 1024 / 1024),
+        ),
+        other => other.into(),
+    })?;
+    check(content_type_of(key), &bytes).await.map_err(|e| match e {
+        Error::Rejected { code, message } => Error::invalid(code, format!("`{reference}`: {message}")),
+        other => other,
+    })?;
+    Ok(())
 }
 
 /// Whether the bytes decode as a whole image within [`MAX_SIDE`] and

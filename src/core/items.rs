@@ -35,12 +35,40 @@ pub struct Item {
 }
 
 /// Imports items all-or-nothing: every item is validated by the kind first,
-/// and the first problem is reported with its index and id.
+/// and the first problem is reported with its index and id. Items may not
+/// name images of a bucket (`s3://...`): see [`import_with_store`].
 pub async fn import(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, items: &[NewItem]) -> Result<usize> {
     let mut importer = Importer::begin(pool, kinds, campaign_id).await?;
     importer.add(items).await?;
     importer.commit().await
 }
+
+/// [`import`], the images the items name in the store's bucket
+/// (`s3://bucket/key`) checked as uploads are.
+pub async fn import_with_store(
+    pool: &PgPool,
+    storage: &crate::storage::Storage,
+    kinds: &super::Registry,
+    campaign_id: Uuid,
+    items: &[NewItem],
+) -> Result<usize> {
+    let mut importer = Importer::begin(pool, kinds, campaign_id).await?.with_store(storage);
+    importer.add(items).await?;
+    importer.commit().await
+}
+
+/// Every `s3://...` string of a payload.
+fn bucket_references<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::String(s) if s.starts_with(super::images::BUCKET_PREFIX) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| bucket_references(v, out)),
+        Value::Object(fields) => fields.values().for_each(|v| bucket_references(v, out)),
+        _ => {}
+    }
+}
+
+/// How many images of a bucket are checked at once during an import.
+const CHECKS_AT_ONCE: usize = 8;
 
 /// An import that arrives in chunks (a file streamed from disk): every
 /// chunk is validated and inserted in one transaction, committed at the
@@ -50,6 +78,10 @@ pub struct Importer {
     kind: &'static dyn super::kind::TaskKind,
     campaign_id: Uuid,
     added: usize,
+    /// The store that `s3://` references are checked against (none: refused).
+    storage: Option<crate::storage::Storage>,
+    /// References already checked in this import.
+    checked: std::collections::HashSet<String>,
 }
 
 impl Importer {
@@ -60,7 +92,66 @@ impl Importer {
         if campaign.state == super::states::CampaignState::Closed {
             return Err(Error::conflict(Code::CampaignClosed, "the campaign is closed"));
         }
-        Ok(Self { tx: pool.begin().await?, kind, campaign_id, added: 0 })
+        Ok(Self {
+            tx: pool.begin().await?,
+            kind,
+            campaign_id,
+            added: 0,
+            storage: None,
+            checked: std::collections::HashSet::new(),
+        })
+    }
+
+    /// Lets items name images of the store's bucket (`s3://bucket/key`),
+    /// each checked as an upload is (size, type, decoding within the pixel
+    /// limits) before anything is inserted.
+    pub fn with_store(mut self, storage: &crate::storage::Storage) -> Self {
+        self.storage = Some(storage.clone());
+        self
+    }
+
+    /// Checks the bucket images a chunk's items name (each once per import).
+    async fn check_bucket_images(&mut self, items: &[NewItem]) -> Result<()> {
+        use futures_util::stream::{StreamExt, TryStreamExt};
+        // Owned: the checks run as futures of their own.
+        let mut named: Vec<(usize, String, String)> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let mut refs = Vec::new();
+            bucket_references(&item.payload, &mut refs);
+            named.extend(
+                refs.into_iter()
+                    .filter(|r| !self.checked.contains(*r))
+                    .map(|r| (self.added + i + 1, item.external_id.trim().to_owned(), r.to_owned())),
+            );
+        }
+        let Some((n, id, first)) = named.first().cloned() else { return Ok(()) };
+        let Some(storage) = self.storage.clone() else {
+            return Err(Error::invalid(
+                Code::InvalidItem,
+                format!(
+                    "item {n} (`{id}`): `{first}` names an image in a bucket; import through the service (the API or \
+                     the campaign page) or a command given --storage, so that it can be checked"
+                ),
+            ));
+        };
+        let references: Vec<String> = named.iter().map(|(_, _, r)| r.clone()).collect();
+        futures_util::stream::iter(named)
+            .map(move |(n, id, reference)| {
+                let storage = storage.clone();
+                async move {
+                    super::images::check_in_bucket(&storage, &reference).await.map_err(|e| match e {
+                        Error::Rejected { code, message } => {
+                            Error::invalid(code, format!("item {n} (`{id}`): {message}"))
+                        }
+                        other => other,
+                    })
+                }
+            })
+            .buffer_unordered(CHECKS_AT_ONCE)
+            .try_collect::<Vec<()>>()
+            .await?;
+        self.checked.extend(references);
+        Ok(())
     }
 
     /// Validates and inserts a chunk (items whose external id exists are
@@ -83,6 +174,7 @@ impl Importer {
                 .validate_item(&item.payload, item.gold.as_ref())
                 .map_err(|e| Error::invalid(Code::InvalidItem, format!("item {n} (`{id}`): {}", e.0)))?;
         }
+        self.check_bucket_images(items).await?;
         // Set-based: thousands of rows per statement, not one round trip per item.
         const CHUNK: usize = 5000;
         for chunk in items.chunks(CHUNK) {

@@ -6,6 +6,7 @@ pub mod batcher;
 pub mod embedded;
 pub mod held;
 pub mod release_guard;
+pub mod storage_location;
 
 use embedded::EmbeddedCluster;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -25,6 +26,13 @@ pub struct DatabaseArgs {
     /// a cluster, the layout of earlier versions, is used as the cluster.)
     #[arg(long, env = "ATELIER_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+    /// Where uploaded images and release archives live: `file://DIR` or
+    /// `s3://bucket/prefix` (configured by the AWS environment:
+    /// AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+    /// AWS_ALLOW_HTTP). Default: the store `storage migrate` switched to,
+    /// else the upload folder (`uploads/` in the data directory).
+    #[arg(long, env = "ATELIER_STORAGE")]
+    pub storage: Option<String>,
 }
 
 impl DatabaseArgs {
@@ -65,6 +73,29 @@ impl DatabaseArgs {
              the database cluster lives under /var/lib/atelier instead; uploads stay in the data directory"
         );
         Ok(fallback)
+    }
+
+    /// The service's store: `--storage`, else the one `storage migrate`
+    /// switched to, else the upload folder (`upload_dir`, or the default).
+    pub async fn storage(
+        &self,
+        pool: &sqlx::PgPool,
+        upload_dir: Option<&std::path::Path>,
+        redirect: bool,
+    ) -> anyhow::Result<crate::storage::Storage> {
+        let address = match &self.storage {
+            Some(address) => Some(address.clone()),
+            None => storage_location::recorded(pool).await?,
+        };
+        let storage = match address {
+            Some(address) => crate::storage::Storage::from_address(&address, redirect),
+            None => crate::storage::Storage::open(
+                &crate::storage::Location::File(upload_dir.map_or_else(|| self.default_upload_dir(), PathBuf::from)),
+                &[],
+                redirect,
+            ),
+        };
+        storage.map_err(|e| anyhow::anyhow!("--storage: {e}"))
     }
 
     /// Where uploaded images go unless configured: `<data-dir>/uploads`, or

@@ -10,6 +10,7 @@ pub mod error_shape;
 pub mod expiring;
 pub mod extract;
 pub mod flash;
+pub mod images;
 pub mod kind_routes;
 pub mod listen;
 pub mod metrics;
@@ -59,8 +60,9 @@ pub struct HttpConfig {
     pub public_url: String,
     /// Mark cookies `Secure` (when served over HTTPS).
     pub secure_cookies: bool,
-    /// Where uploaded images are stored (served under `/images/`).
-    pub upload_dir: std::path::PathBuf,
+    /// Where uploaded images and (in a bucket) release archives are kept;
+    /// uploads are served under `/images/`.
+    pub storage: crate::storage::Storage,
     /// Reverse proxies whose `X-Forwarded-For` is believed (none by default).
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// A bearer token that may read `/metrics` (a scraper's); admins may always.
@@ -196,16 +198,14 @@ pub fn app(state: AppState, kind_routes: Vec<kind_routes::KindRoutes>) -> Router
     );
     // Uploaded images are content-addressed: a name never changes content.
     let images = Router::new()
-        .nest_service("/images", ServeDir::new(&state.config.upload_dir))
-        .layer(SetResponseHeaderLayer::overriding(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("public, max-age=31536000, immutable"),
-        ))
+        .route("/images/{name}", axum::routing::get(images::uploaded))
         .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")));
     Router::new()
         .merge(api)
         .merge(pages::router())
         .merge(kind_pages)
+        // A lab's bucket images, for admins' pages (behind their session).
+        .route("/admin/bucket/{*key}", axum::routing::get(images::in_bucket))
         .route_layer(middleware::from_fn(metrics::track))
         .layer(middleware::from_fn_with_state(state.clone(), csrf::protect))
         .layer(middleware::from_fn(flash::show))

@@ -38,6 +38,7 @@ mod http_roles;
 mod http_security;
 mod http_text_files;
 mod link_guards;
+mod object_storage;
 mod page_weight;
 mod payouts;
 mod plugin_kind;

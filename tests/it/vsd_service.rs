@@ -586,7 +586,11 @@ async fn the_p_hat_sample_is_drawn_from_all_of_a_and_counts_only_pairs_every_exp
     let (_, view) =
         api(&app, &e2, Method::POST, &format!("/api/v1/expert/campaigns/{id}/assignment"), Some(json!({}))).await;
     let a = view["assignment"]["id"].as_str().expect("id").to_owned();
-    let body = json!({"item_id": view["items"][0]["id"], "answer": {"label": "1"}});
+    // As label_all labels it (the pair's non-query image decides), so that e2's later pass agrees.
+    let first = &view["items"][0]["payload"];
+    let images = [&first["query_image"], &first["candidate_image"]];
+    let image = images.iter().filter_map(|i| i.as_str()).find(|i| !i.contains("/q")).expect("image");
+    let body = json!({"item_id": view["items"][0]["id"], "answer": {"label": similar(image)}});
     let (status, _) =
         api(&app, &e2, Method::POST, &format!("/api/v1/expert/assignments/{a}/responses"), Some(body)).await;
     assert_eq!(status, StatusCode::OK);

@@ -2,7 +2,10 @@
 //! the kind's ground-truth files, the raw responses (pseudonymous), a
 //! manifest and a datasheet, stored by the service as one `.tar.gz`.
 //!
-//! Releases are only ever inserted: a trigger refuses updates and deletes.
+//! Releases are only ever inserted: a trigger refuses updates and deletes
+//! (an archive may only move between the database and the object store,
+//! byte for byte). A folder store keeps archives in PostgreSQL as before; a
+//! bucket store takes them, written whole before their row is committed.
 
 pub mod archive;
 pub mod datasheet;
@@ -50,9 +53,10 @@ pub enum Author {
 
 /// Cuts the next release of a campaign: snapshot, derived files, manifest,
 /// archive, stored in one transaction that numbers it.
-#[tracing::instrument(level = "debug", skip(pool, kinds, by, note, license))]
+#[tracing::instrument(level = "debug", skip(pool, storage, kinds, by, note, license))]
 pub async fn create(
     pool: &PgPool,
+    storage: &crate::storage::Storage,
     kinds: &super::Registry,
     campaign_id: Uuid,
     by: &Author,
@@ -119,11 +123,23 @@ pub async fn create(
         Ok((manifest, bytes))
     })
     .await??;
-    let summary = sqlx::query_as::<_, ReleaseSummary>(
-        "INSERT INTO releases (id, campaign_id, number, note, created_at, created_by, campaign_state, manifest, archive)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         RETURNING number, note, created_at, campaign_state, octet_length(archive)::bigint AS size, manifest->'counts' AS counts",
-    )
+    // In a bucket: the archive is written whole (one atomic put) before its
+    // row is committed; a row never names a missing object.
+    let (key, size, sha256, in_table) = if storage.keeps_releases() {
+        let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&archive_bytes));
+        let key = crate::storage::release_key(campaign_id, number, &sha256);
+        let size = i64::try_from(archive_bytes.len()).unwrap_or(i64::MAX);
+        storage.put(crate::storage::Object::Release(&key), bytes::Bytes::from(archive_bytes)).await?;
+        (Some(key), Some(size), Some(sha256), (Vec::new(), false))
+    } else {
+        (None, None, None, (archive_bytes, true))
+    };
+    let summary = sqlx::query_as::<_, ReleaseSummary>(&format!(
+        "INSERT INTO releases (id, campaign_id, number, note, created_at, created_by, campaign_state, manifest, archive,
+                               archive_key, archive_size, archive_sha256)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $13 THEN $9 END, $10, $11, $12)
+         RETURNING {SUMMARY}"
+    ))
     .bind(Uuid::new_v4())
     .bind(campaign_id)
     .bind(number)
@@ -132,7 +148,11 @@ pub async fn create(
     .bind(by)
     .bind(campaign.state.as_str())
     .bind(&manifest)
-    .bind(&archive_bytes)
+    .bind(&in_table.0)
+    .bind(&key)
+    .bind(size)
+    .bind(&sha256)
+    .bind(in_table.1)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -143,25 +163,71 @@ pub async fn create(
     Ok(summary)
 }
 
+/// The columns of a [`ReleaseSummary`], wherever the archive is.
+const SUMMARY: &str =
+    "number, note, created_at, campaign_state, coalesce(octet_length(archive)::bigint, archive_size) AS size,
+                       manifest->'counts' AS counts";
+
 /// A campaign's releases, newest first.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ReleaseSummary>> {
-    Ok(sqlx::query_as::<_, ReleaseSummary>(
-        "SELECT number, note, created_at, campaign_state, octet_length(archive)::bigint AS size, manifest->'counts' AS counts
-         FROM releases WHERE campaign_id = $1 ORDER BY number DESC",
-    )
+    Ok(sqlx::query_as::<_, ReleaseSummary>(&format!(
+        "SELECT {SUMMARY} FROM releases WHERE campaign_id = $1 ORDER BY number DESC"
+    ))
     .bind(campaign_id)
     .fetch_all(pool)
     .await?)
 }
 
-/// The size of a release's archive, or not found.
-pub async fn archive_size(pool: &PgPool, campaign_id: Uuid, number: i32) -> Result<i64> {
-    sqlx::query_scalar("SELECT octet_length(archive)::bigint FROM releases WHERE campaign_id = $1 AND number = $2")
-        .bind(campaign_id)
-        .bind(number)
-        .fetch_optional(pool)
-        .await?
-        .ok_or(Error::NotFound("release"))
+/// Where a release's archive is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchiveAt {
+    /// In the database (a folder store), this many bytes.
+    Table(i64),
+    /// In the object store under this key, this many bytes.
+    Store {
+        /// Its key.
+        key: String,
+        /// Its size.
+        size: i64,
+    },
+}
+
+/// Where a release's archive is, or not found.
+pub async fn archive_at(pool: &PgPool, campaign_id: Uuid, number: i32) -> Result<ArchiveAt> {
+    let row: Option<(Option<i64>, Option<String>, Option<i64>)> = sqlx::query_as(
+        "SELECT octet_length(archive)::bigint, archive_key, archive_size FROM releases
+         WHERE campaign_id = $1 AND number = $2",
+    )
+    .bind(campaign_id)
+    .bind(number)
+    .fetch_optional(pool)
+    .await?;
+    match row {
+        Some((_, Some(key), Some(size))) => Ok(ArchiveAt::Store { key, size }),
+        Some((Some(size), _, _)) => Ok(ArchiveAt::Table(size)),
+        _ => Err(Error::NotFound("release")),
+    }
+}
+
+/// A release's archive read whole (for a diff), wherever it is.
+pub async fn archive_bytes(
+    pool: &PgPool,
+    storage: &crate::storage::Storage,
+    campaign_id: Uuid,
+    number: i32,
+) -> Result<Vec<u8>> {
+    match archive_at(pool, campaign_id, number).await? {
+        ArchiveAt::Store { key, .. } => {
+            Ok(storage.get_bytes(crate::storage::Object::Release(&key), u64::MAX).await?.to_vec())
+        }
+        ArchiveAt::Table(_) => {
+            Ok(sqlx::query_scalar("SELECT archive FROM releases WHERE campaign_id = $1 AND number = $2")
+                .bind(campaign_id)
+                .bind(number)
+                .fetch_one(pool)
+                .await?)
+        }
+    }
 }
 
 /// Bytes `[offset, offset + len)` of a release's archive, for streaming it
@@ -182,15 +248,11 @@ pub async fn archive_chunk(pool: &PgPool, campaign_id: Uuid, number: i32, offset
 /// The files of a stored archive that a diff reads ([`diff::reads`]).
 async fn unpacked_for_diff(
     pool: &PgPool,
+    storage: &crate::storage::Storage,
     campaign_id: Uuid,
     number: i32,
 ) -> Result<std::collections::BTreeMap<String, Vec<u8>>> {
-    let bytes: Vec<u8> = sqlx::query_scalar("SELECT archive FROM releases WHERE campaign_id = $1 AND number = $2")
-        .bind(campaign_id)
-        .bind(number)
-        .fetch_optional(pool)
-        .await?
-        .ok_or(Error::NotFound("release"))?;
+    let bytes = archive_bytes(pool, storage, campaign_id, number).await?;
     packing::unpack_only(&bytes, diff::reads).map_err(|e| Error::internal("unpacking a stored release", e))
 }
 
@@ -198,9 +260,10 @@ async fn unpacked_for_diff(
 /// so the comparison (both archives read: most of a second at 30,000
 /// items) is made once per pair and this Atelier version, and kept
 /// in `release_diffs`; later views (the diff page's pages) read it.
-#[tracing::instrument(level = "debug", skip(pool, kinds))]
+#[tracing::instrument(level = "debug", skip(pool, storage, kinds))]
 pub async fn diff(
     pool: &PgPool,
+    storage: &crate::storage::Storage,
     kinds: &super::Registry,
     campaign_id: Uuid,
     from: i32,
@@ -223,7 +286,10 @@ pub async fn diff(
     if let Some(d) = kept.and_then(|text| serde_json::from_str(&text).ok()) {
         return Ok(d);
     }
-    let (a, b) = (unpacked_for_diff(pool, campaign_id, from).await?, unpacked_for_diff(pool, campaign_id, to).await?);
+    let (a, b) = (
+        unpacked_for_diff(pool, storage, campaign_id, from).await?,
+        unpacked_for_diff(pool, storage, campaign_id, to).await?,
+    );
     let d = diff::diff(kind, &a, &b).map_err(|e| Error::internal("comparing two releases", e))?;
     let json = serde_json::to_value(&d).map_err(|e| Error::internal("keeping a release diff", e))?;
     sqlx::query(

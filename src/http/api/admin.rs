@@ -177,7 +177,7 @@ pub async fn import_items(
     Path(id): Path<Uuid>,
     Json(body): Json<ItemImport>,
 ) -> AppResult<(StatusCode, axum::Json<Imported>)> {
-    let imported = items::import(&s.pool, &s.kinds, id, &body.items).await?;
+    let imported = items::import_with_store(&s.pool, &s.config.storage, &s.kinds, id, &body.items).await?;
     Ok((StatusCode::CREATED, axum::Json(Imported { imported })))
 }
 
@@ -439,7 +439,7 @@ pub async fn upload_image(
     body: axum::body::Bytes,
 ) -> AppResult<(StatusCode, axum::Json<crate::core::images::StoredImage>)> {
     let content_type = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
-    let stored = crate::core::images::store(&s.config.upload_dir, content_type, &body).await?;
+    let stored = crate::core::images::store(&s.config.storage, content_type, &body).await?;
     Ok((StatusCode::CREATED, axum::Json(stored)))
 }
 

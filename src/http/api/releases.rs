@@ -1,9 +1,9 @@
 //! Ground-truth releases: cut, list, download (streamed), compare; and the
 //! campaign's settings, which releases record.
 
-use crate::core::campaigns;
 use crate::core::releases::diff::ReleaseDiff;
 use crate::core::releases::{self, Author, ReleaseSummary};
+use crate::core::{campaigns, Error};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path};
 use crate::http::AppState;
@@ -37,8 +37,16 @@ pub async fn create_release(
     Path(id): Path<Uuid>,
     Json(body): Json<NewRelease>,
 ) -> AppResult<(StatusCode, axum::Json<ReleaseSummary>)> {
-    let release =
-        releases::create(&s.pool, &s.kinds, id, &Author::User(user.id), &body.note, body.license.as_deref()).await?;
+    let release = releases::create(
+        &s.pool,
+        &s.config.storage,
+        &s.kinds,
+        id,
+        &Author::User(user.id),
+        &body.note,
+        body.license.as_deref(),
+    )
+    .await?;
     Ok((StatusCode::CREATED, axum::Json(release)))
 }
 
@@ -81,7 +89,25 @@ pub async fn download_release(
     State(s): State<AppState>,
     Path((id, number)): Path<(Uuid, i32)>,
 ) -> AppResult<Response> {
-    let size = releases::archive_size(&s.pool, id, number).await?;
+    let name = format!("attachment; filename=\"release-{id}-v{number}.tar.gz\"");
+    let size = match releases::archive_at(&s.pool, id, number).await? {
+        releases::ArchiveAt::Table(size) => size,
+        releases::ArchiveAt::Store { key, .. } => {
+            // Streamed from the store as it comes (never held whole here).
+            let fetched = s.config.storage.get(crate::storage::Object::Release(&key)).await.map_err(Error::from)?;
+            let mut response = crate::http::images::stream(
+                fetched,
+                "application/gzip",
+                crate::http::images::Caching::Private,
+                &format!("\"{key}\""),
+            );
+            let disposition = axum::http::HeaderValue::from_str(&name).map_err(|e| Error::internal("naming", e))?;
+            response.headers_mut().insert(header::CONTENT_DISPOSITION, disposition);
+            // Admin data: no cache keeps it.
+            response.headers_mut().insert(header::CACHE_CONTROL, axum::http::HeaderValue::from_static("no-store"));
+            return Ok(response);
+        }
+    };
     let pool = s.pool.clone();
     let chunks = futures_util::stream::unfold(0i64, move |offset| {
         let pool = pool.clone();
@@ -96,7 +122,6 @@ pub async fn download_release(
             Some((chunk, offset + CHUNK))
         }
     });
-    let name = format!("attachment; filename=\"release-{id}-v{number}.tar.gz\"");
     Ok((
         [
             (header::CONTENT_TYPE, "application/gzip".to_owned()),
@@ -120,7 +145,7 @@ pub async fn diff_releases(
     State(s): State<AppState>,
     Path((id, from, to)): Path<(Uuid, i32, i32)>,
 ) -> AppResult<axum::Json<ReleaseDiff>> {
-    Ok(axum::Json(releases::diff(&s.pool, &s.kinds, id, from, to).await?))
+    Ok(axum::Json(releases::diff(&s.pool, &s.config.storage, &s.kinds, id, from, to).await?))
 }
 
 /// Whether a change after answers exist is confirmed.

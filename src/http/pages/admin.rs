@@ -435,7 +435,7 @@ async fn upload_image(
     }
     let mut urls = Vec::with_capacity(checked.len());
     for image in checked {
-        urls.push(crate::core::images::store_checked(&s.config.upload_dir, image).await?.url);
+        urls.push(crate::core::images::store_checked(&s.config.storage, image).await?.url);
     }
     let message = match urls.as_slice() {
         [one] => format!("Image uploaded: use {one} in your items."),
@@ -460,7 +460,7 @@ async fn import(
     let kept = Refusal::keep_pasted(&upload);
     let outcome = async {
         let items = s.kinds.of(&campaign)?.parse_import(upload.text()).map_err(Error::from)?;
-        let n = crate::core::items::import(&s.pool, &s.kinds, id, &items).await?;
+        let n = crate::core::items::import_with_store(&s.pool, &s.config.storage, &s.kinds, id, &items).await?;
         Ok(format!("{n} item(s) imported."))
     }
     .await;

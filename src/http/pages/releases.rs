@@ -38,10 +38,17 @@ async fn cut(
     Form(form): Form<CutForm>,
 ) -> PageResult {
     let kept = vec![("note".to_owned(), form.note.clone()), ("license".to_owned(), form.license.clone())];
-    let outcome =
-        releases::create(&s.pool, &s.kinds, id, &Author::User(admin.id), &form.note, Some(form.license.as_str()))
-            .await
-            .map(|r| format!("Release v{} cut ({} bytes); download it below.", r.number, r.size));
+    let outcome = releases::create(
+        &s.pool,
+        &s.config.storage,
+        &s.kinds,
+        id,
+        &Author::User(admin.id),
+        &form.note,
+        Some(form.license.as_str()),
+    )
+    .await
+    .map(|r| format!("Release v{} cut ({} bytes); download it below.", r.number, r.size));
     super::admin::act(&s, &session, id, "releases", kept, outcome).await
 }
 
@@ -92,7 +99,7 @@ async fn diff_page(
     if from == to {
         return Err(Error::invalid(Code::SameRelease, "choose two different releases to compare").into());
     }
-    let mut diff = releases::diff(&s.pool, &s.kinds, id, from, to).await?;
+    let mut diff = releases::diff(&s.pool, &s.config.storage, &s.kinds, id, from, to).await?;
     let query = PageQuery::parse(query.0.as_deref());
     let labels_pager = Pager::new(diff.labels_changed.len(), &query, "labels", "labels");
     let labels = labels_pager.keep(std::mem::take(&mut diff.labels_changed));

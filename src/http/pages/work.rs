@@ -746,27 +746,26 @@ async fn done(
     })
 }
 
-/// An uploaded image under its name in the annotator's own assignment (see
-/// `core::handles::image_name`): crowd workers never see the content-hash
-/// names, which are the same in every questionnaire.
+/// An image under its name in the annotator's own assignment (see
+/// `core::handles::image_name`): an upload, or an image of the lab's
+/// bucket an item names, streamed from the store; crowd workers never see
+/// the content-hash names or bucket keys, which are the same in every
+/// questionnaire.
 async fn image(
     OnPage(user): OnPage<CurrentUser>,
     State(s): State<AppState>,
     Path((id, name)): Path<(Uuid, String)>,
+    headers: axum::http::HeaderMap,
 ) -> PageResult {
     let user = annotator(user)?;
     let assignment = assignments::get_own(&s.pool, id, user.id).await?;
     let payloads = crate::core::items::payloads(&s.pool, &assignment.item_order()).await?;
     let file = crate::core::handles::image_named(id, &name, payloads.values()).ok_or(Error::NotFound("image"))?;
-    let bytes = tokio::fs::read(s.config.upload_dir.join(&file)).await.map_err(|_| Error::NotFound("image"))?;
     let content_type = crate::core::images::content_type_of(&file);
+    let object = match file.strip_prefix(crate::core::handles::UPLOADED) {
+        Some(upload) => crate::storage::Object::Upload(upload),
+        None => crate::storage::Object::InBucket(crate::core::images::bucket_key(&s.config.storage, &file)?),
+    };
     // Only this worker's browser keeps it (the address is theirs alone).
-    Ok((
-        [
-            (axum::http::header::CONTENT_TYPE, content_type),
-            (axum::http::header::CACHE_CONTROL, "private, max-age=86400, immutable"),
-        ],
-        bytes,
-    )
-        .into_response())
+    Ok(crate::http::images::serve(&s, object, content_type, crate::http::images::Caching::Private, &headers).await?)
 }

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod s3;
 use atelier::db::embedded::EmbeddedCluster;
 use atelier::http::{app, AppState, HttpConfig};
 use sqlx::postgres::PgConnectOptions;
@@ -80,14 +81,20 @@ impl TestApp {
         pages: atelier::http::task_pages::KindPages,
         routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
     ) -> Self {
-        Self::spawn_full(kinds, pages, routes, None).await
+        Self::spawn_full(kinds, pages, routes, None, None).await
     }
 
     /// As [`spawn`](Self::spawn), telling the service it is reached at
     /// `public_url` (as behind a TLS proxy).
     pub async fn spawn_at(public_url: &str) -> Self {
         let (kinds, pages) = (atelier::kinds::registry(), atelier::kinds::pages());
-        Self::spawn_full(kinds, pages, atelier::kinds::routes, Some(public_url.to_owned())).await
+        Self::spawn_full(kinds, pages, atelier::kinds::routes, Some(public_url.to_owned()), None).await
+    }
+
+    /// As [`spawn`](Self::spawn), keeping its blobs in `storage` (a bucket).
+    pub async fn spawn_with_storage(storage: atelier::storage::Storage) -> Self {
+        let (kinds, pages) = (atelier::kinds::registry(), atelier::kinds::pages());
+        Self::spawn_full(kinds, pages, atelier::kinds::routes, None, Some(storage)).await
     }
 
     async fn spawn_full(
@@ -95,6 +102,7 @@ impl TestApp {
         pages: atelier::http::task_pages::KindPages,
         routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
         public_url: Option<String>,
+        storage: Option<atelier::storage::Storage>,
     ) -> Self {
         let s = server();
         let database = format!("t_{}", uuid::Uuid::new_v4().simple());
@@ -104,12 +112,18 @@ impl TestApp {
             .await
             .expect("create test database");
         let db_options = s.options.clone().database(&database);
-        Self::serve_on(database, db_options, kinds, pages, routes, public_url).await
+        Self::serve_on(database, db_options, kinds, pages, routes, public_url, storage).await
     }
 
     /// A second service instance on this app's database (as behind a load
     /// balancer); its URL. Uploads go to the same (shared) directory.
     pub async fn spawn_beside(&self) -> String {
+        self.spawn_beside_with(None).await
+    }
+
+    /// A second instance on this app's database keeping its blobs in
+    /// `storage` (another host's: its own folder, or the shared bucket).
+    pub async fn spawn_beside_with(&self, storage: Option<atelier::storage::Storage>) -> String {
         let other = Self::serve_on(
             self.database.clone(),
             self.db_options.clone(),
@@ -117,6 +131,7 @@ impl TestApp {
             atelier::kinds::pages(),
             atelier::kinds::routes,
             None,
+            storage,
         )
         .await;
         let url = other.url.clone();
@@ -132,7 +147,12 @@ impl TestApp {
         pages: atelier::http::task_pages::KindPages,
         routes: fn() -> Vec<atelier::http::kind_routes::KindRoutes>,
         public_url: Option<String>,
+        storage: Option<atelier::storage::Storage>,
     ) -> Self {
+        let storage = storage.unwrap_or_else(|| {
+            atelier::storage::Storage::local(std::env::temp_dir().join(format!("atelier-uploads-{database}")))
+                .expect("a folder store")
+        });
         let pool = atelier::db::pool_options(10).connect_with(db_options.clone()).await.expect("pool");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
@@ -143,7 +163,7 @@ impl TestApp {
                 public_url: public_url.unwrap_or_else(|| url.clone()),
                 secure_cookies: false,
                 metrics_token: None,
-                upload_dir: std::env::temp_dir().join(format!("atelier-uploads-{database}")),
+                storage,
                 trusted_proxies: vec!["127.0.0.1/32".parse().expect("net")],
             },
             kinds,
@@ -257,7 +277,7 @@ pub fn python_with(packages: &[&str]) -> Option<std::path::PathBuf> {
 
 /// The module a pip requirement is imported as.
 fn import_name(requirement: &str) -> String {
-    let name = requirement.split(['=', '<', '>', '~', '!']).next().unwrap_or(requirement).trim();
+    let name = requirement.split(['=', '<', '>', '~', '!', '[']).next().unwrap_or(requirement).trim();
     match name {
         "PyYAML" | "pyyaml" => "yaml".to_owned(),
         other => other.replace('-', "_"),

@@ -125,7 +125,11 @@ pub(super) async fn show_item(
     render_with(
         status,
         &ItemPage {
-            thumbnails: kind.thumbnails(&campaign.config, &detail.item.payload),
+            thumbnails: kind
+                .thumbnails(&campaign.config, &detail.item.payload)
+                .into_iter()
+                .map(|t| Thumbnail { url: crate::core::handles::admin_address(&t.url), ..t })
+                .collect(),
             batches: detail.batches.words(),
             in_batch: detail.batches.total > 0,
             counts: detail.counts,

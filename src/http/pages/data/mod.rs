@@ -183,7 +183,11 @@ async fn list(
         .rows
         .into_iter()
         .map(|r| {
-            let mut thumbnails = kind.thumbnails(&campaign.config, &r.payload);
+            let mut thumbnails: Vec<Thumbnail> = kind
+                .thumbnails(&campaign.config, &r.payload)
+                .into_iter()
+                .map(|t| Thumbnail { url: crate::core::handles::admin_address(&t.url), ..t })
+                .collect();
             let more_thumbnails = thumbnails.len().saturating_sub(THUMBNAILS_PER_ROW);
             thumbnails.truncate(THUMBNAILS_PER_ROW);
             Row {

@@ -35,7 +35,7 @@ pub async fn import_triplets(
 ) -> AppResult<(StatusCode, axum::Json<Value>)> {
     // The same parser as the campaign page's import box: JSON or CSV by content.
     let new = service::parse_triplets(body_text(&body)?)?;
-    let imported = items::import(&s.pool, &s.kinds, id, &new).await?;
+    let imported = items::import_with_store(&s.pool, &s.config.storage, &s.kinds, id, &new).await?;
     Ok((StatusCode::CREATED, axum::Json(json!({ "imported": imported }))))
 }
 
