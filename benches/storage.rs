@@ -152,7 +152,14 @@ async fn main() {
         names.push(name);
     }
     let urls = |base: &str| Arc::new(names.iter().map(|n| format!("{base}/images/{n}")).collect::<Vec<_>>());
-    let direct = Arc::new(names.iter().map(|n| format!("{endpoint}/{BUCKET}/images/{n}")).collect::<Vec<_>>());
+    // The floor's addresses: presigned, so the S3 server serves them to anyone.
+    let signer = atelier::storage::Storage::open(&location, &vars, true).expect("signer");
+    let mut direct = Vec::with_capacity(names.len());
+    for name in &names {
+        direct
+            .push(signer.presigned(atelier::storage::Object::Upload(name)).await.expect("signed").expect("an address"));
+    }
+    let direct = Arc::new(direct);
 
     let mut file_phases = Vec::new();
     let mut s3_phases = Vec::new();

@@ -72,8 +72,20 @@ pub async fn form(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid, see
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let plans = kind.form_batches(&campaign.config, &refs, &mut rng)?;
     let start = usize::try_from(next_position).unwrap_or(0);
+    let planned = plans.first().and_then(|p| campaign.settings.annotators_per_batch.overlap(p.overlap));
+    if campaign.settings.overlap.rule().is_some() {
+        // What fixed overlap would have given each item, for the saved-ratings figure.
+        sqlx::query("UPDATE campaigns SET planned_overlap = $2 WHERE id = $1")
+            .bind(campaign_id)
+            .bind(planned)
+            .execute(&mut *tx)
+            .await?;
+    }
     for (n, plan) in plans.iter().enumerate() {
-        let overlap = campaign.settings.annotators_per_batch.overlap(plan.overlap);
+        let overlap = super::overlap::first_overlap(
+            campaign.settings.overlap,
+            campaign.settings.annotators_per_batch.overlap(plan.overlap),
+        );
         let batch = insert(&mut tx, campaign_id, start + n, overlap, None, &plan.items).await?;
         if let Some(group) = &plan.group {
             sqlx::query("UPDATE batches SET grouping = $2 WHERE id = $1")

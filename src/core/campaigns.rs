@@ -73,6 +73,12 @@ fn validated(
     let (kind_config, mut changes) = split_legacy(config);
     changes.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
     let settings = base.with_changes(&changes)?;
+    if settings.overlap != super::settings::Overlap::Fixed && !plugin.adaptive_overlap() {
+        return Err(Error::invalid(
+            Code::InvalidSettings,
+            format!("an adaptive overlap needs a decision rule, which `{}` has none of (fixed only)", plugin.name()),
+        ));
+    }
     Ok((settings, plugin.validate_config(&kind_config)?))
 }
 
@@ -134,8 +140,8 @@ pub async fn create(
     let code = crate::random::completion_code();
     let campaign = sqlx::query_as::<_, Campaign>(
         "INSERT INTO campaigns (id, kind, name, config, completion_code, participants, lease_minutes, annotators_per_batch, review,
-                                joins_per_address, first_answer_within, ground_truth_from)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *",
+                                joins_per_address, first_answer_within, ground_truth_from, overlap)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *",
     )
     .bind(Uuid::new_v4())
     .bind(plugin.name())
@@ -149,6 +155,7 @@ pub async fn create(
     .bind(settings.joins_per_address)
     .bind(settings.first_answer_within)
     .bind(settings.ground_truth_from.as_str())
+    .bind(settings.overlap.to_json())
     .fetch_one(pool)
     .await?;
     Ok(campaign)
@@ -284,7 +291,7 @@ pub async fn update(
     let (settings, config) = validated(plugin, campaign.settings, kind_config.unwrap_or(&campaign.config), changes)?;
     let updated = sqlx::query_as::<_, Campaign>(
         "UPDATE campaigns SET config = $2, participants = $3, lease_minutes = $4, annotators_per_batch = $5, review = $6,
-                joins_per_address = $7, first_answer_within = $8, ground_truth_from = $9
+                joins_per_address = $7, first_answer_within = $8, ground_truth_from = $9, overlap = $10
          WHERE id = $1 RETURNING *",
     )
     .bind(id)
@@ -296,6 +303,7 @@ pub async fn update(
     .bind(settings.joins_per_address)
     .bind(settings.first_answer_within)
     .bind(settings.ground_truth_from.as_str())
+    .bind(settings.overlap.to_json())
     .fetch_one(pool)
     .await?;
     // Whose work counts changed: the platform's exclusions follow.

@@ -179,6 +179,13 @@ pub trait TaskKind: Send + Sync + 'static {
     /// task); `None` when the item is not a check. Used for payouts.
     fn check_passed(&self, _payload: &Value, _gold: Option<&Value>, _answer: &Value) -> Option<bool>;
 
+    /// What a stored answer says for deciding its item under an adaptive
+    /// overlap; `None` for kinds without a decision rule.
+    fn adaptive_vote(&self, payload: &Value, answer: &Value) -> Option<crate::stats::adaptive::Vote>;
+
+    /// Whether the kind decides items (an adaptive overlap may be set).
+    fn adaptive_overlap(&self) -> bool;
+
     /// Files a release holds beyond `ground_truth.json` and
     /// `ground_truth.csv` (e.g. a benchmark's own layout), computed from the
     /// snapshot and the ground truth (its compact JSON text, as

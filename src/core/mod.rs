@@ -27,6 +27,7 @@ pub mod json_text;
 pub mod kept;
 pub mod kind;
 pub mod model_scores;
+pub mod overlap;
 pub mod own_task;
 pub mod own_view;
 pub mod payload;

@@ -157,6 +157,127 @@ impl TryFrom<String> for GroundTruthFrom {
     }
 }
 
+/// How many raters each item gets in a crowd campaign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Overlap {
+    /// As the campaign's batches plan (the papers' protocols; the default).
+    #[default]
+    Fixed,
+    /// At least `min` and at most `max` raters an item, rounds of two
+    /// more while its kind's rule leaves it undecided (`stats::adaptive`).
+    Adaptive {
+        /// Raters every item gets.
+        min: u16,
+        /// Raters no item gets more than.
+        max: u16,
+        /// The posterior probability that decides a choice, in thousandths.
+        threshold_permille: u16,
+        /// The Dirichlet prior per choice, in tenths.
+        prior_tenths: u16,
+    },
+}
+
+impl Overlap {
+    /// The rule of an adaptive overlap (`None` when fixed).
+    pub fn rule(self) -> Option<crate::stats::adaptive::Rule> {
+        match self {
+            Self::Fixed => None,
+            Self::Adaptive { min, max, threshold_permille, prior_tenths } => Some(crate::stats::adaptive::Rule {
+                min: u32::from(min),
+                max: u32::from(max),
+                threshold: f64::from(threshold_permille) / 1000.0,
+                prior: f64::from(prior_tenths) / 10.0,
+            }),
+        }
+    }
+
+    /// As the API and the settings form write it.
+    pub fn to_json(self) -> Value {
+        match self.rule() {
+            None => serde_json::json!({"mode": "fixed"}),
+            Some(r) => serde_json::json!({
+                "mode": "adaptive", "min": r.min, "max": r.max, "threshold": r.threshold, "prior": r.prior,
+            }),
+        }
+    }
+
+    /// Parses `{"mode": "fixed"}`, `{"mode": "adaptive", "min": 3, "max": 9,
+    /// "threshold": 0.95, "prior": 1.0}` (the last three optional) or the
+    /// words `fixed` / `adaptive` (min 3, max 9).
+    pub fn parse(v: &Value) -> std::result::Result<Self, String> {
+        let v = match v {
+            Value::String(s) => match s.trim() {
+                "fixed" | "" => return Ok(Self::Fixed),
+                "adaptive" => serde_json::json!({"mode": "adaptive"}),
+                text => serde_json::from_str(text)
+                    .map_err(|_| format!("overlap must be \"fixed\", \"adaptive\" or a JSON object, not `{text}`"))?,
+            },
+            Value::Null => return Ok(Self::Fixed),
+            other => other.clone(),
+        };
+        let bad = |m: &str| format!("overlap: {m}");
+        let obj = v.as_object().ok_or_else(|| bad("an object {\"mode\": \"fixed\" | \"adaptive\", ...}"))?;
+        if let Some(k) = obj.keys().find(|k| !["mode", "min", "max", "threshold", "prior"].contains(&k.as_str())) {
+            return Err(bad(&format!("unknown field `{k}` (mode, min, max, threshold, prior)")));
+        }
+        match obj.get("mode").and_then(Value::as_str) {
+            Some("fixed") if obj.len() == 1 => Ok(Self::Fixed),
+            Some("fixed") => Err(bad("a fixed overlap takes no parameters")),
+            Some("adaptive") => {
+                let int = |k: &str, default: u64| obj.get(k).map_or(Some(default), Value::as_u64);
+                let float = |k: &str, default: f64| obj.get(k).map_or(Some(default), Value::as_f64);
+                let min = int("min", 3).filter(|m| (1..=50).contains(m)).ok_or_else(|| bad("min is 1 to 50"))?;
+                let max = int("max", 9).filter(|m| (min..=100).contains(m)).ok_or_else(|| bad("max is min to 100"))?;
+                let threshold = float("threshold", 0.95)
+                    .filter(|t| (0.5..=0.999).contains(t))
+                    .ok_or_else(|| bad("threshold is 0.5 to 0.999"))?;
+                let prior = float("prior", 1.0)
+                    .filter(|p| (0.1..=10.0).contains(p))
+                    .ok_or_else(|| bad("prior is 0.1 to 10"))?;
+                Ok(Self::Adaptive {
+                    min: min as u16,
+                    max: max as u16,
+                    threshold_permille: (threshold * 1000.0).round() as u16,
+                    prior_tenths: (prior * 10.0).round() as u16,
+                })
+            }
+            _ => Err(bad("mode is \"fixed\" or \"adaptive\"")),
+        }
+    }
+}
+
+impl TryFrom<Value> for Overlap {
+    type Error = String;
+    fn try_from(v: Value) -> std::result::Result<Self, String> {
+        Self::parse(&v)
+    }
+}
+
+impl Serialize for Overlap {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Overlap {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Self::parse(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl utoipa::PartialSchema for Overlap {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .description(Some(
+                "`{\"mode\": \"fixed\"}` (default) or `{\"mode\": \"adaptive\", \"min\": 3, \"max\": 9, \"threshold\": \
+                 0.95, \"prior\": 1.0}`",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Overlap {}
+
 /// New worker ids a study link admits per client address per ten minutes
 /// unless set otherwise.
 pub const DEFAULT_JOINS_PER_ADDRESS: i32 = 10;
@@ -191,6 +312,11 @@ pub struct CoreSettings {
     #[serde(default)]
     #[sqlx(try_from = "String")]
     pub ground_truth_from: GroundTruthFrom,
+    /// Raters per item: as the batches plan (`fixed`), or `adaptive`
+    /// between a minimum and a maximum (crowd kinds with a decision rule).
+    #[serde(default)]
+    #[sqlx(try_from = "Value")]
+    pub overlap: Overlap,
 }
 
 fn default_joins_per_address() -> i32 {
@@ -218,6 +344,7 @@ impl CoreSettings {
             joins_per_address: DEFAULT_JOINS_PER_ADDRESS,
             first_answer_within: DEFAULT_FIRST_ANSWER_WITHIN,
             ground_truth_from: GroundTruthFrom::All,
+            overlap: Overlap::Fixed,
         }
     }
 
@@ -269,6 +396,7 @@ impl CoreSettings {
                         .and_then(GroundTruthFrom::parse)
                         .ok_or_else(|| invalid("ground_truth_from must be \"all\" or \"reconciled\"".into()))?
                 }
+                "overlap" => self.overlap = Overlap::parse(v).map_err(invalid)?,
                 other => return Err(invalid(format!("unknown setting `{other}`"))),
             }
         }
@@ -278,6 +406,12 @@ impl CoreSettings {
 
     /// Refuses combinations that make no sense.
     pub fn check(&self) -> Result<()> {
+        if self.overlap != Overlap::Fixed && !self.crowd() {
+            return Err(Error::invalid(
+                Code::InvalidSettings,
+                "an adaptive overlap is for crowd campaigns (experts label every item of theirs)",
+            ));
+        }
         if self.review && self.crowd() {
             return Err(Error::invalid(
                 Code::ReviewNeedsExperts,
@@ -288,7 +422,7 @@ impl CoreSettings {
     }
 
     /// Each setting with what it means, for the settings form.
-    pub fn help() -> [(&'static str, &'static str); 7] {
+    pub fn help() -> [(&'static str, &'static str); 8] {
         [
             ("participants", "crowd (invitation links, completion code) or experts (accounts)"),
             ("lease_minutes", "minutes before an unfinished batch returns to the pool (never for \"every\" batches)"),
@@ -305,6 +439,15 @@ impl CoreSettings {
                  the pool after them, as an expired lease does (0: off)",
             ),
             (
+                "overlap",
+                "fixed: every item gets the raters its questionnaires plan (the papers' protocols); or adaptive, e.g. \
+                 {\"mode\": \"adaptive\", \"min\": 3, \"max\": 9}: every item gets min raters, then rounds of two more (never \
+                 past max), in questionnaires of undecided items, while its kind's rule leaves it undecided (a choice: its leader could \
+                 still lose, or is the majority with posterior probability below threshold, Dirichlet prior; a rating: \
+                 the 95 % interval of its mean leaves one level's half-width), up to max; raters who fail a check do \
+                 not count. Not for replicating a protocol: use fixed there",
+            ),
+            (
                 "ground_truth_from",
                 "all: every worker who joined; reconciled: only workers on the platform's uploaded list of \
                  submissions and not rejected there count in ground truth, curation, alpha and payouts",
@@ -315,7 +458,7 @@ impl CoreSettings {
     /// Whether the setting `key` is about crowd workers (links, platforms):
     /// not shown for expert campaigns.
     pub fn crowd_only(key: &str) -> bool {
-        matches!(key, "joins_per_address" | "first_answer_within" | "ground_truth_from")
+        matches!(key, "joins_per_address" | "first_answer_within" | "ground_truth_from" | "overlap")
     }
 }
 

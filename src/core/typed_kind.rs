@@ -100,6 +100,19 @@ pub trait TypedKind: Send + Sync + 'static {
         None
     }
 
+    /// What an answer says for deciding its item under an adaptive overlap
+    /// (a choice of so many, a rating); `None` for kinds without a decision
+    /// rule, which keep a fixed overlap.
+    fn adaptive_vote(&self, _payload: &Value, _answer: &Self::Answer) -> Option<crate::stats::adaptive::Vote> {
+        None
+    }
+
+    /// Whether the kind decides items by [`Self::adaptive_vote`] (an
+    /// adaptive overlap may be set).
+    fn adaptive_overlap(&self) -> bool {
+        false
+    }
+
     /// JSON an answer contains when it raises a flag for the admin (a
     /// broken image, "not sure"), each a pattern for PostgreSQL's `@>`.
     fn answer_flags(&self) -> &'static [&'static str] {
@@ -406,6 +419,12 @@ impl<K: TypedKind> TaskKind for K {
     }
     fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Option<bool> {
         TypedKind::check_passed(self, payload, gold, stored_answer::<K>(answer).as_ref())
+    }
+    fn adaptive_vote(&self, payload: &Value, answer: &Value) -> Option<crate::stats::adaptive::Vote> {
+        TypedKind::adaptive_vote(self, payload, &stored_answer::<K>(answer)?)
+    }
+    fn adaptive_overlap(&self) -> bool {
+        TypedKind::adaptive_overlap(self)
     }
     fn release_files(
         &self,

@@ -213,6 +213,12 @@ pub async fn respond(
 pub async fn complete(pool: &PgPool, kinds: &Registry, assignment_id: Uuid, annotator_id: Uuid) -> Result<Completed> {
     let assignment = assignments::complete(pool, kinds, assignment_id, annotator_id).await?;
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
+    if campaign.settings.overlap.rule().is_some() {
+        // The submission stands either way; a failed decision is made at the next one.
+        if let Err(e) = super::overlap::after_submission(pool, kinds, campaign.id, assignment.batch_id).await {
+            tracing::warn!(error = %e, campaign = %campaign.id, "deciding the questionnaire's items failed");
+        }
+    }
     let completion_code = completion_code(&campaign, 1);
     let completion_url = campaign.completion_url.clone().filter(|_| completion_code.is_some());
     Ok(Completed { assignment, completion_code, completion_url })

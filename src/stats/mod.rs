@@ -4,6 +4,7 @@
 //! files, so every function can be verified on its own against published
 //! values. Undefined results are `None` or a typed error, never a silent NaN.
 
+pub mod adaptive;
 pub mod aggregate;
 pub mod agreement;
 pub mod alpha;

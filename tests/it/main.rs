@@ -12,6 +12,7 @@ mod bench_table;
 mod a100_score;
 mod a100_service;
 mod accounts;
+mod adaptive_overlap;
 mod backup;
 mod browser;
 mod cli_service;

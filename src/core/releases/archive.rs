@@ -118,6 +118,32 @@ pub fn parameters(kind: &dyn TaskKind, snapshot: &Snapshot) -> Value {
             "workers_left_out": {"not_on_platform": not_on, "rejected_on_platform": rejected},
         });
     }
+    // An adaptive overlap: its rule, and how many raters the items got.
+    if let Some(overlap) = snapshot.campaign.settings.map(|s| s.overlap).filter(|o| o.rule().is_some()) {
+        let mut raters: BTreeMap<uuid::Uuid, usize> = BTreeMap::new();
+        let submitted: std::collections::HashSet<uuid::Uuid> = snapshot
+            .assignments
+            .iter()
+            .filter(|a| a.state == crate::core::states::AssignmentState::Completed)
+            .map(|a| a.id)
+            .collect();
+        let gold: std::collections::HashSet<uuid::Uuid> =
+            snapshot.items.iter().filter(|i| i.gold.is_some()).map(|i| i.id).collect();
+        for r in
+            snapshot.responses.iter().filter(|r| submitted.contains(&r.assignment_id) && !gold.contains(&r.item_id))
+        {
+            *raters.entry(r.item_id).or_default() += 1;
+        }
+        let mut histogram: BTreeMap<usize, usize> = BTreeMap::new();
+        for n in raters.values() {
+            *histogram.entry(*n).or_default() += 1;
+        }
+        parameters["overlap"] = json!({
+            "rule": overlap.to_json(),
+            "raters_per_item": histogram.into_iter().map(|(n, items)| json!({"raters": n, "items": items})).collect::<Vec<_>>(),
+            "ratings": raters.values().sum::<usize>(),
+        });
+    }
     parameters
 }
 

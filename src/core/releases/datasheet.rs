@@ -80,6 +80,17 @@ pub fn render(
         "{} annotators, {who}. Annotators appear under pseudonyms stable within this release only.\n",
         counts["annotators"]
     );
+    if let Some(rule) = c.settings.and_then(|s| s.overlap.rule()) {
+        let _ = writeln!(
+            md,
+            "Raters per item were adaptive: every item had at least {} and at most {}, further rounds of raters while \
+             its kind's rule left it undecided (a choice: its leader could still lose and its posterior probability of \
+             being the majority, Dirichlet prior {} per choice, was below {}; a rating: the 95 % interval of its \
+             mean left one level's half-width). Raters who failed a check did not count. The manifest's \
+             `parameters.overlap` gives how many items had how many raters.\n",
+            rule.min, rule.max, rule.prior, rule.threshold
+        );
+    }
     let summary = background_summary(snapshot);
     if summary.is_empty() {
         let _ = writeln!(md, "No background questions were asked.\n");

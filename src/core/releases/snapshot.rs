@@ -56,6 +56,11 @@ fn settings_as_released<S: serde::Serializer>(
         first_answer_within: i32,
         #[serde(skip_serializing_if = "is_all")]
         ground_truth_from: GroundTruthFrom,
+        #[serde(skip_serializing_if = "is_fixed")]
+        overlap: crate::core::settings::Overlap,
+    }
+    fn is_fixed(o: &crate::core::settings::Overlap) -> bool {
+        *o == crate::core::settings::Overlap::Fixed
     }
     fn is_default_joins(n: &i32) -> bool {
         *n == DEFAULT_JOINS_PER_ADDRESS
@@ -74,6 +79,7 @@ fn settings_as_released<S: serde::Serializer>(
         joins_per_address: s.joins_per_address,
         first_answer_within: s.first_answer_within,
         ground_truth_from: s.ground_truth_from,
+        overlap: s.overlap,
     });
     serde::Serialize::serialize(&released, out)
 }

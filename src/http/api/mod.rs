@@ -165,6 +165,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(payouts::decide))
         .routes(routes!(payouts::background_csv))
         .routes(routes!(payouts::upload_platform_list, payouts::platform_list_summary))
+        .routes(routes!(payouts::overlap_progress))
         .merge(annotation())
 }
 

@@ -181,3 +181,17 @@ pub async fn platform_list_summary(
     campaigns::get(&s.pool, id).await?;
     Ok(axum::Json(crate::core::reconciliation::summary(&s.pool, id).await?))
 }
+
+/// An adaptive overlap's progress: items decided, at the maximum,
+/// undecided and not yet through their first questionnaire, and ratings
+/// given against what fixed overlap gives (`null` under fixed overlap).
+#[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/overlap", tag = "admin", params(("id" = Uuid, Path)),
+    responses((status = 200, body = Option<crate::core::overlap::AdaptiveProgress>), (status = 404, body = ErrorBody)))]
+pub async fn overlap_progress(
+    _: Admin,
+    State(s): State<AppState>,
+    Path(id): Path<Uuid>,
+) -> AppResult<axum::Json<Option<crate::core::overlap::AdaptiveProgress>>> {
+    let campaign = campaigns::get(&s.pool, id).await?;
+    Ok(axum::Json(crate::core::overlap::progress(&s.pool, &campaign).await?))
+}

@@ -100,6 +100,8 @@ struct CampaignPage {
     /// Before the first batches: how many forming them would make, or what
     /// is missing.
     readiness: Option<Result<usize, String>>,
+    /// An adaptive overlap's progress: decided and undecided items, ratings saved.
+    adaptive: Option<crate::core::overlap::AdaptiveProgress>,
 }
 
 impl CampaignPage {
@@ -177,6 +179,7 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
     }
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let readiness = if progress.batches == 0 { batches::readiness(&s.pool, &s.kinds, &campaign).await? } else { None };
+    let adaptive = crate::core::overlap::progress(&s.pool, &campaign).await?;
     render_with(
         status,
         &CampaignPage {
@@ -196,6 +199,7 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
             intro,
             refused,
             readiness,
+            adaptive,
         },
     )
 }

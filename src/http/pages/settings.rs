@@ -136,6 +136,10 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
             "joins_per_address" => s.joins_per_address.to_string(),
             "first_answer_within" => s.first_answer_within.to_string(),
             "ground_truth_from" => s.ground_truth_from.as_str().to_owned(),
+            "overlap" => match s.overlap {
+                crate::core::settings::Overlap::Fixed => "fixed".to_owned(),
+                adaptive => adaptive.to_json().to_string(),
+            },
             _ => s.review.to_string(),
         }
     };
@@ -153,6 +157,7 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
                 "joins_per_address" => Some("New worker ids per address per 10 minutes on a study link"),
                 "first_answer_within" => Some("Minutes for a worker's first answer"),
                 "ground_truth_from" => Some("Whose work counts"),
+                "overlap" => Some("Raters per item: fixed, or adaptive"),
                 _ => None,
             },
             key: key.to_owned(),

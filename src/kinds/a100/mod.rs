@@ -233,6 +233,15 @@ macro_rules! a100_kind {
             fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>) -> Option<bool> {
                 (payload["attention_check"] == true).then(|| chose_gold(gold, answer))
             }
+            fn adaptive_vote(&self, payload: &Value, answer: &A100Answer) -> Option<crate::stats::adaptive::Vote> {
+                // The LAT's ground truth is the crowd's majority: a choice of the question's five.
+                let options = payload["choices"].as_array().map_or(0, Vec::len);
+                (!$aat).then(|| crate::stats::adaptive::Vote::Choice { picked: answer.choice.clone(), options })
+            }
+            fn adaptive_overlap(&self) -> bool {
+                // The AAT is scored against its key: every participant answers everything.
+                !$aat
+            }
             fn release_parameters(&self, _config: &A100Config) -> Value {
                 release::parameters()
             }

@@ -277,6 +277,14 @@ impl TypedKind for Vton {
         false
     }
 
+    fn adaptive_vote(&self, _payload: &Value, answer: &VtonAnswer) -> Option<crate::stats::adaptive::Vote> {
+        Some(crate::stats::adaptive::Vote::Rating(f64::from(answer.rating)))
+    }
+
+    fn adaptive_overlap(&self) -> bool {
+        true
+    }
+
     fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<VtonAnswer, Invalid> {
         let rating = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
         Ok(VtonAnswer { rating })
