@@ -119,11 +119,19 @@ pub async fn next_in(
     annotator_id: Uuid,
 ) -> Result<Option<Assignment>> {
     let campaign_id = campaign.id;
+    let lease = Lease::of(campaign);
     if campaign.state != CampaignState::Open {
+        // Closing stops new work only: a questionnaire held is resumed until its lease ends.
+        if campaign.state == CampaignState::Closed {
+            if let Some(current) = resume(pool, campaign_id, annotator_id, lease).await? {
+                if current.leased_until > chrono::Utc::now() {
+                    return Ok(Some(current));
+                }
+            }
+        }
         return Err(Error::conflict(Code::CampaignNotOpen, "this campaign is not open for annotation"));
     }
     let kind = kinds.of(campaign)?;
-    let lease = Lease::of(campaign);
     // Resuming (the common case) is one statement; only handing out new
     // work needs the annotator's lock, under which resuming is checked again.
     if let Some(current) = resume(pool, campaign_id, annotator_id, lease).await? {

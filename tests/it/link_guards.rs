@@ -296,3 +296,31 @@ async fn the_platforms_list_decides_whose_votes_count() {
     let (_, gt) = api(&app, &admin, Method::GET, &gt_path, None).await;
     assert_eq!(majority(&gt), "q1-c5", "{gt}");
 }
+
+#[tokio::test]
+async fn closing_a_study_stops_new_questionnaires_but_a_held_one_resumes_through_the_api() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, link) =
+        a100_campaign(&app, &admin, "a100-lat", vec![question("q1")], json!({"participants": 5})).await;
+    let (_, _, holder) = open(&app, &format!("/join/{link}?worker_id=holder"), "198.51.100.60").await;
+    let holder = session_of(holder, &app).await;
+    let (_, held) = holder.next(&app, &campaign).await;
+    let (status, body) = api(
+        &app,
+        &admin,
+        Method::POST,
+        &format!("/api/v1/admin/campaigns/{campaign}/state"),
+        Some(json!({"state": "closed"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, resumed) = holder.next(&app, &campaign).await;
+    assert_eq!(status, StatusCode::OK, "{resumed}");
+    assert_eq!(resumed["assignment"]["id"], held["assignment"]["id"]);
+    holder.finish_with(&app, &resumed, |_| json!({"choice": "q1-c1"})).await;
+    let (_, _, late) = open(&app, &format!("/join/{link}?worker_id=latecomer"), "198.51.100.61").await;
+    let late = session_of(late, &app).await;
+    let (status, body) = late.next(&app, &campaign).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("campaign_not_open")));
+}
