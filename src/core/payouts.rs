@@ -47,6 +47,11 @@ pub struct Payout {
     /// The platform's ids of the worker's last visit through a link
     /// (Prolific: `study_id`, `session_id`; MTurk: `assignment_id`, `hit_id`).
     pub platform_ids: BTreeMap<String, String>,
+    /// The worker's MTurk assignments in this campaign, as `(HITId,
+    /// AssignmentId)`, one per link they came through: MTurk's bulk upload
+    /// matches its rows on the assignment.
+    #[serde(skip)]
+    pub mturk_assignments: Vec<(String, String)>,
     /// Other worker ids of the campaign that look like this one (the same
     /// Unicode confusable skeleton): one may pose as the other.
     pub confusable_with: Vec<String>,
@@ -75,10 +80,7 @@ impl Payout {
     /// leading `=` a spreadsheet runs) is never written: the payouts page
     /// lists it as needing attention.
     pub fn writable_in_platform_files(&self) -> bool {
-        let mut chars = self.worker_id.chars();
-        self.worker_id.len() <= 64
-            && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        id_shaped(&self.worker_id)
     }
 
     /// The reason the platform files give a rejected worker.
@@ -189,6 +191,20 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
     .bind(campaign_id)
     .fetch_all(pool)
     .await?;
+    // Every join's MTurk assignment (the preview's placeholder is none).
+    let assignments: Vec<(Uuid, String, String)> = sqlx::query_as(
+        "SELECT j.worker_id, coalesce(j.platform_ids->>'hit_id', ''), j.platform_ids->>'assignment_id'
+         FROM invitation_joins j JOIN invitations i ON i.token = j.token
+         WHERE i.campaign_id = $1 AND coalesce(j.platform_ids->>'assignment_id', '') NOT IN ('', 'ASSIGNMENT_ID_NOT_AVAILABLE')
+         ORDER BY j.joined_at, 3",
+    )
+    .bind(campaign_id)
+    .fetch_all(pool)
+    .await?;
+    let mut mturk_assignments: BTreeMap<Uuid, Vec<(String, String)>> = BTreeMap::new();
+    for (worker, hit, assignment) in assignments {
+        mturk_assignments.entry(worker).or_default().push((hit, assignment));
+    }
     let mut platform: BTreeMap<Uuid, BTreeMap<String, String>> = platform
         .into_iter()
         .map(|(id, ids)| {
@@ -252,6 +268,7 @@ pub async fn table(pool: &PgPool, kinds: &super::Registry, campaign_id: Uuid) ->
                 bonus,
                 paid_at,
                 platform_ids: platform.remove(&id).unwrap_or_default(),
+                mturk_assignments: mturk_assignments.remove(&id).unwrap_or_default(),
                 confusable_with,
                 reconciliation: reconciliation.to_owned(),
                 platform_status,
@@ -313,11 +330,22 @@ pub enum Format {
     ProlificApprove,
     /// Prolific: `participant_id,amount` bonus lines (no header).
     ProlificBonus,
-    /// MTurk: the batch results columns `WorkerId,Approve,Reject`.
+    /// MTurk: its batch-results columns `HITId,AssignmentId,WorkerId,Approve,Reject`,
+    /// one row per MTurk assignment (MTurk workers only: the upload
+    /// matches rows on `AssignmentId`).
     Mturk,
 }
 
 /// The payout rows in a platform's shape; for the platform formats
+/// Whether a platform's id is safe to write as it is: letters, digits, `_`
+/// and `-`, starting with a letter or digit, at most 64 characters.
+fn id_shaped(id: &str) -> bool {
+    let mut chars = id.chars();
+    id.len() <= 64
+        && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 /// The bonus amounts [`check_amount`] takes, as a regular expression (the
 /// API documents it on the `amount` parameter).
 pub const AMOUNT_PATTERN: &str = r"^([1-9][0-9]?(\.[0-9]{1,2})?|0?\.([1-9][0-9]?|0[1-9]))$";
@@ -360,15 +388,22 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                 .collect());
         }
         Format::Mturk => super::kind::Table {
-            header: ["WorkerId", "Approve", "Reject"].iter().map(|h| (*h).to_owned()).collect(),
+            header: ["HITId", "AssignmentId", "WorkerId", "Approve", "Reject"]
+                .iter()
+                .map(|h| (*h).to_owned())
+                .collect(),
             rows: rows
                 .iter()
-                .filter(|p| p.counts)
-                .map(|p| match (p.approved(), p.rejection_reason()) {
-                    (false, reason) => {
-                        vec![p.worker_id.clone(), String::new(), reason.unwrap_or("Rejected").to_owned()]
-                    }
-                    (true, _) => vec![p.worker_id.clone(), "x".to_owned(), String::new()],
+                .filter(|p| p.counts && p.writable_in_platform_files())
+                .flat_map(|p| {
+                    let (approve, reject) = match (p.approved(), p.rejection_reason()) {
+                        (true, _) => ("x", ""),
+                        (false, reason) => ("", reason.unwrap_or("Rejected")),
+                    };
+                    let shaped = |(hit, assignment): &&(String, String)| id_shaped(hit) && id_shaped(assignment);
+                    p.mturk_assignments.iter().filter(shaped).map(move |(hit, assignment)| {
+                        [hit.as_str(), assignment, &p.worker_id, approve, reject].map(str::to_owned).to_vec()
+                    })
                 })
                 .collect(),
         },
@@ -463,5 +498,51 @@ mod amount_tests {
         for amount in ["0", "0.00", "00.5", "05", "1.", "100", "1e1", "-1", "+1", " 1", "1.234", ".", "", "0.0"] {
             assert!(check_amount(amount).is_err(), "{amount:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod mturk_tests {
+    use super::*;
+
+    fn worker(id: &str, recommendation: &str, assignments: &[(&str, &str)]) -> Payout {
+        Payout {
+            worker_id: id.to_owned(),
+            annotator_id: Uuid::nil(),
+            submitted: 1,
+            seconds: 60,
+            checks_passed: 1,
+            checks_failed: 0,
+            exclusions: BTreeMap::new(),
+            recommendation: recommendation.to_owned(),
+            reason: (recommendation == "reject").then(|| "Failed 1 of 1 attention checks".to_owned()),
+            decision: None,
+            decision_reason: None,
+            bonus: None,
+            paid_at: None,
+            platform_ids: BTreeMap::new(),
+            mturk_assignments: assignments.iter().map(|(h, a)| ((*h).to_owned(), (*a).to_owned())).collect(),
+            confusable_with: Vec::new(),
+            reconciliation: "no_list".to_owned(),
+            platform_status: None,
+            counts: true,
+        }
+    }
+
+    #[test]
+    fn the_mturk_file_is_one_row_per_assignment_of_mturk_workers_with_safe_ids() {
+        let rows = [
+            worker("A1GOOD", "approve", &[("3HIT", "3A1"), ("3HIT2", "3A2")]),
+            worker("A2BAD", "reject", &[("3HIT", "3A3")]),
+            worker("5f3c0000000000000000aa01", "approve", &[]),
+            worker("=cmd|' /C calc'!A0", "approve", &[("3HIT", "3A4")]),
+            worker("A3FORGED", "approve", &[("3HIT", "=HYPERLINK(\"x\")")]),
+        ];
+        let file = export(&rows, Format::Mturk, false, None).expect("file");
+        assert_eq!(
+            file,
+            "HITId,AssignmentId,WorkerId,Approve,Reject\n3HIT,3A1,A1GOOD,x,\n3HIT2,3A2,A1GOOD,x,\n\
+             3HIT,3A3,A2BAD,,Failed 1 of 1 attention checks\n"
+        );
     }
 }

@@ -30,8 +30,9 @@ async fn payouts_recommend_by_attention_checks_and_export_for_prolific_and_mturk
         get_text(&app, &admin, &format!("{base}?format=prolific-bonus&amount=0.50")).await,
         "PRO_1,0.50\nPRO_2,0.50\n"
     );
+    // Workers who came without an MTurk assignment are not MTurk's to approve.
     let mturk = get_text(&app, &admin, &format!("{base}?format=mturk")).await;
-    assert_eq!(mturk, "WorkerId,Approve,Reject\nPRO_1,x,\nPRO_2,x,\nPRO_3,,Failed 1 of 1 attention checks\n");
+    assert_eq!(mturk, "HITId,AssignmentId,WorkerId,Approve,Reject\n");
     let (status, body) =
         api(&app, &admin, Method::GET, &format!("{base}?format=prolific-bonus&amount=lots"), None).await;
     assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid_amount")));
@@ -141,10 +142,6 @@ async fn an_admin_decides_per_worker_on_the_page_and_every_file_follows() {
         get_text(&app, &admin, &format!("{base}?format=prolific-bonus&amount=0.50")).await,
         "PRO_1,0.50\nPRO_3,0.25\n"
     );
-    assert_eq!(
-        get_text(&app, &admin, &format!("{base}?format=mturk")).await,
-        "WorkerId,Approve,Reject\nPRO_1,x,\nPRO_2,,Answered at random\nPRO_3,x,\n"
-    );
     let full = get_text(&app, &admin, &base).await;
     assert!(
         full.lines().next().expect("header").contains(",confusable_with,decision,decision_reason,bonus,"),
@@ -192,6 +189,23 @@ async fn prolific_and_mturk_links_carry_their_ids_into_the_payouts_file() {
         .await
         .expect("join");
     assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let me: Value = mturk.get(app.at("/api/v1/me")).send().await.expect("me").json().await.expect("json");
+    let mturk = crate::fixtures::WorkerSession {
+        client: mturk,
+        csrf: me["csrf_token"].as_str().expect("csrf").to_owned(),
+        user_id: me["user"]["id"].as_str().expect("id").to_owned(),
+    };
+    let (_, view) = mturk.next(&app, &campaign).await;
+    mturk.finish(&app, &view, 1).await;
+    // MTurk's preview (no assignment yet) is no row of MTurk's file.
+    let preview = format!("/join/{link}?workerId=A9PREVIEW&assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=3HIT");
+    app.client().get(app.at(&preview)).send().await.expect("preview");
+    // MTurk's batch-results layout, matched on AssignmentId: MTurk workers only.
+    let file = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/payouts.csv?format=mturk")).await;
+    let lines: Vec<&str> = file.lines().collect();
+    assert_eq!(lines.len(), 2, "{file}");
+    assert_eq!(lines[0], "HITId,AssignmentId,WorkerId,Approve,Reject");
+    assert!(lines[1] == "3HIT,3XYZ,A1B2C3,x," || lines[1].starts_with("3HIT,3XYZ,A1B2C3,,"), "{file}");
     let csv = get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{campaign}/payouts.csv?format=full")).await;
     let header = csv.lines().next().expect("header");
     assert!(header.ends_with(",study_id,session_id,assignment_id,hit_id"), "{header}");
