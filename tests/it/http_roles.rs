@@ -150,7 +150,7 @@ async fn invitation_links_and_api_tokens_are_listed_revoked_at_once_and_may_expi
     assert_eq!(status, StatusCode::OK, "{links}");
     assert!(links[0]["revoked_at"].is_string());
     let resp = app.client().get(app.at(&format!("/join/{invitation}?worker_id=late"))).send().await.expect("join");
-    assert_eq!(resp.status(), StatusCode::NOT_FOUND, "a revoked link admits nobody");
+    assert_eq!(resp.status(), StatusCode::CONFLICT, "a revoked link admits nobody new");
 
     // Tokens: one for an expert with an expiry, listed, revoked, refused at once.
     atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, "erin", "expert-password-1")
@@ -474,5 +474,9 @@ async fn a_revoked_link_lets_its_workers_finish_and_see_their_code_but_start_not
     assert!(html.contains(&code), "{html}");
     assert!(html.contains("was closed") && !html.contains("/start"), "no Start button, the reason instead: {html}");
     let resp = app.client().get(app.at(&format!("/join/{link}?worker_id=newcomer"))).send().await.expect("join");
-    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    assert_eq!(resp.status(), StatusCode::CONFLICT);
+    // Told the study is closed, sent back to the platform, not to the staff's sign-in.
+    let page = resp.text().await.expect("html");
+    assert!(page.contains("closed to new participants") && page.contains("return the task"), "{page}");
+    assert!(!page.contains("Back to the start"), "{page}");
 }

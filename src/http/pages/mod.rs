@@ -69,6 +69,28 @@ impl<E: Into<AppError>> From<E> for PageError {
 struct ErrorPage {
     status: u16,
     message: String,
+    /// Whether "Back to the start" (the staff's sign-in for a visitor)
+    /// makes sense: not for a worker on a study link.
+    home: bool,
+}
+
+/// An error on a worker's study-link page: the explanation without a way
+/// "back" into the service (a worker's way back is their crowd platform).
+#[derive(Debug)]
+pub struct StudyError(pub AppError);
+
+impl IntoResponse for StudyError {
+    fn into_response(self) -> Response {
+        let status = self.0.code().status();
+        if status.is_server_error() {
+            return PageError(self.0).into_response();
+        }
+        let page = ErrorPage { status: status.as_u16(), message: self.0.public_message(), home: false };
+        match page.render() {
+            Ok(html) => (status, Html(html)).into_response(),
+            Err(_) => (status, page.message).into_response(),
+        }
+    }
 }
 
 impl IntoResponse for PageError {
@@ -77,7 +99,7 @@ impl IntoResponse for PageError {
         if status == StatusCode::UNAUTHORIZED {
             return Redirect::to("/login").into_response();
         }
-        let page = ErrorPage { status: status.as_u16(), message: self.0.public_message() };
+        let page = ErrorPage { status: status.as_u16(), message: self.0.public_message(), home: true };
         let mut response = match page.render() {
             Ok(html) => (status, Html(html)).into_response(),
             Err(_) => (status, page.message).into_response(),
@@ -96,7 +118,7 @@ impl IntoResponse for PageError {
 /// An error page with this status and message (for errors raised outside
 /// page handlers, e.g. by the framework).
 pub fn error_page(status: StatusCode, message: String) -> Response {
-    let page = ErrorPage { status: status.as_u16(), message };
+    let page = ErrorPage { status: status.as_u16(), message, home: true };
     match page.render() {
         Ok(html) => (status, Html(html)).into_response(),
         Err(_) => (status, page.message).into_response(),

@@ -110,7 +110,23 @@ impl JoinQuery {
     }
 }
 
+/// A study link: its refusals are pages for a worker, who has nowhere in
+/// the service to go back to (the sign-in page is staff's).
 async fn join(
+    state: State<AppState>,
+    session: Session,
+    peer: axum::extract::ConnectInfo<std::net::SocketAddr>,
+    headers: axum::http::HeaderMap,
+    uri: axum::http::Uri,
+    token: Path<String>,
+    query: Query<JoinQuery>,
+) -> Result<axum::response::Response, super::StudyError> {
+    join_link(state, session, peer, headers, uri, token, query)
+        .await
+        .map_err(|super::PageError(e)| super::StudyError(e))
+}
+
+async fn join_link(
     State(s): State<AppState>,
     session: Session,
     axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
@@ -204,7 +220,14 @@ async fn come_back(
         )
         .into());
     }
-    let worker = invitations::returning_worker(&s.pool, token, visit).await?.ok_or(Error::NotFound("invitation"))?;
+    // Someone new on a closed link is told so, not "not found".
+    let worker = invitations::returning_worker(&s.pool, token, visit).await?.ok_or_else(|| {
+        Error::conflict(
+            Code::InvitationRevoked,
+            "this study is closed to new participants; please return the task on your crowd platform \
+             (Prolific: “return submission”; MTurk: “return HIT”) so that you are not timed out",
+        )
+    })?;
     make_theirs(session, link.campaign_id, worker.id, current).await
 }
 
