@@ -386,6 +386,19 @@ async fn the_curation_preset_is_chosen_through_the_api_and_the_page() {
     assert!(html.contains("Rules in use: <b>vton-qbench-code</b>") && html.contains("annotators: troll"), "{html}");
     let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"preset": "paper"}))).await;
     assert_eq!((status, body["preset"].as_str()), (StatusCode::OK, Some("paper")));
+    // Right after the switch the page names the rules now in use, and says
+    // whose the figures still shown are until they are recomputed.
+    for view in 0.. {
+        let html = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/vton")).await;
+        assert!(html.contains("Rules in use: <b>paper</b>"), "{html}");
+        if !html.contains("being updated") {
+            assert!(html.contains("Rules in use: <b>paper</b>.</p>"), "{html}");
+            break;
+        }
+        assert!(html.contains("still those of <b>vton-qbench-code</b>"), "{html}");
+        assert!(view < 200, "the new figures come");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"preset": "lenient"}))).await;
     assert_eq!(status.as_u16() / 100, 4, "{body}");
 }

@@ -37,6 +37,9 @@ struct VtonPage {
     f: Arc<Figures>,
     /// Set when `f` predates the campaign's last change (being updated).
     as_of: Option<String>,
+    /// The preset the campaign is set to now, when the figures shown were
+    /// computed under another (right after a switch, until they are redone).
+    switched_to: Option<String>,
     /// A form of the page the service refused, shown beside it.
     refused: Option<Refusal>,
 }
@@ -140,8 +143,11 @@ async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Re
         Freshness::Current => None,
         Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
     };
+    let configured = crate::kinds::vton::VtonConfig::parse(&campaign.config).ok().map(|c| c.curation.preset.name());
+    let switched_to = configured.filter(|name| *name != f.preset).map(str::to_owned);
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
-    render_with(status, &VtonPage { campaign, csrf_token: csrf::token(session).await?, f, as_of, refused })
+    let csrf_token = csrf::token(session).await?;
+    render_with(status, &VtonPage { campaign, csrf_token, f, as_of, switched_to, refused })
 }
 
 /// Template helpers.
