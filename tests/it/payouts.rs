@@ -351,3 +351,54 @@ async fn worker_ids_that_are_formulas_or_shift_columns_never_reach_the_prolific_
     assert!(!full.lines().any(|l| l.starts_with('=')), "{full}");
     assert!(full.contains("\"'=HYPERLINK(") && full.contains("'=cmd|"), "{full}");
 }
+
+#[tokio::test]
+async fn the_campaign_page_sets_the_completion_and_hands_out_links_ready_to_paste() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let (campaign, link) = small_vton_campaign(&app, &admin).await;
+    let (client, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let path = format!("/admin/campaigns/{campaign}/completion");
+    // Refused: the reason beside the form, what was typed kept, nothing saved.
+    let typed = "http://app.prolific.com/submissions/complete?cc=C1A2B3C4";
+    let resp = client
+        .post(app.at(&path))
+        .form(&[("csrf_token", csrf.as_str()), ("code", "C1A2B3C4"), ("url", typed)])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = resp.text().await.expect("html");
+    let section = &html[html.find("id=\"completion\"").expect("the completion form")..];
+    let section = &section[..section.find("</form>").expect("its end")];
+    assert!(section.contains("Not saved: the completion address must start with https://"), "{section}");
+    assert!(section.replace("&#38;", "&").contains(&format!("value=\"{typed}\"")), "{section}");
+    let (_, body) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert!(body["completion_url"].is_null(), "{body}");
+    // Saved: the API and the page agree.
+    let url = "https://app.prolific.com/submissions/complete?cc=C1A2B3C4";
+    let resp = client
+        .post(app.at(&path))
+        .form(&[("csrf_token", csrf.as_str()), ("code", " C1A2B3C4 "), ("url", url)])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let (_, body) = api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}"), None).await;
+    assert_eq!((body["completion_code"].as_str(), body["completion_url"].as_str()), (Some("C1A2B3C4"), Some(url)));
+    // Each live link as Prolific's study URL and MTurk's ExternalQuestion, with copy buttons.
+    let page = client.get(app.at(&format!("/admin/campaigns/{campaign}"))).send().await.expect("page");
+    let html = page.text().await.expect("html").replace("&#38;", "&").replace("&#60;", "<").replace("&#62;", ">");
+    assert!(html.contains("value=\"C1A2B3C4\""), "the field shows the code");
+    let joined = format!("/join/{link}");
+    let prolific = format!(
+        "{joined}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}}"
+    );
+    assert!(html.contains(&prolific), "{html}");
+    assert!(html.contains(&format!("<ExternalURL>{}{joined}</ExternalURL>", app.at(""))), "{html}");
+    assert!(html.contains("data-copy=\"prolific-1\"") && html.contains("id=\"mturk-1\""), "{html}");
+    // The Prolific URL, as Prolific fills it in, lets the worker in.
+    let filled = format!("{joined}?PROLIFIC_PID=5f0c1a2b3c4d5e6f7a8b9c0d&STUDY_ID=s1&SESSION_ID=x1");
+    let resp = app.client().get(app.at(&filled)).send().await.expect("join");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+}

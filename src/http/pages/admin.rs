@@ -30,6 +30,7 @@ pub fn router() -> Router<AppState> {
         .route("/admin/campaigns/{id}/batches", post(form_batches))
         .route("/admin/campaigns/{id}/invitations", post(invite))
         .route("/admin/campaigns/{id}/intro", post(save_intro))
+        .route("/admin/campaigns/{id}/completion", post(save_completion))
         .route("/admin/campaigns/{id}/invitations/{token}/revoke", post(revoke_invitation))
         .route("/admin/campaigns/{id}/invitations/{token}/end", post(end_invitation))
         .route("/admin/campaigns/{id}/ended-workers/readmit", post(readmit_worker))
@@ -120,6 +121,10 @@ impl CampaignPage {
 struct LinkRow {
     /// The whole link, as handed to the crowd platform.
     link: String,
+    /// Prolific's study URL: the link with Prolific's placeholders.
+    prolific: String,
+    /// MTurk's ExternalQuestion XML naming the link.
+    mturk: String,
     info: invitations::InvitationInfo,
 }
 
@@ -162,7 +167,17 @@ async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal
     )?;
     let invitations = invitations
         .into_iter()
-        .map(|info| LinkRow { link: format!("{}/join/{}?{}=", s.config.public_url, info.token, info.id_param), info })
+        .map(|info| {
+            let base = format!("{}/join/{}", s.config.public_url, info.token);
+            LinkRow {
+                link: format!("{base}?{}=", info.id_param),
+                prolific: format!(
+                    "{base}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}}"
+                ),
+                mturk: external_question(&base),
+                info,
+            }
+        })
         .collect();
     let mut settings: Vec<super::settings::SettingRow> =
         super::settings::core_rows(&campaign.settings, &kind.default_settings())
@@ -214,6 +229,42 @@ struct IntroForm {
     pay: String,
     #[serde(default)]
     consent: String,
+}
+
+/// MTurk's ExternalQuestion for a link (MTurk appends `workerId`,
+/// `assignmentId` and `hitId` itself; `&` is escaped as XML needs).
+fn external_question(link: &str) -> String {
+    let url = link.replace('&', "&amp;");
+    format!(
+        "<ExternalQuestion xmlns=\"http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd\">\n  \
+         <ExternalURL>{url}</ExternalURL>\n  <FrameHeight>0</FrameHeight>\n</ExternalQuestion>"
+    )
+}
+
+/// The completion form: the code and the platform's address, as typed.
+#[derive(serde::Deserialize)]
+struct CompletionForm {
+    #[serde(default)]
+    code: String,
+    #[serde(default)]
+    url: String,
+}
+
+async fn save_completion(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Form(form): Form<CompletionForm>,
+) -> PageResult {
+    let kept = vec![("code".to_owned(), form.code.clone()), ("url".to_owned(), form.url.clone())];
+    let outcome = campaigns::set_completion(&s.pool, id, Some(&form.code), Some(&form.url)).await.map(|c| {
+        match c.completion_url {
+            Some(url) => format!("Saved: finishing workers get the code {} and are sent to {url}.", c.completion_code),
+            None => format!("Saved: finishing workers get the code {} to copy.", c.completion_code),
+        }
+    });
+    act(&s, &session, id, "completion", kept, outcome).await
 }
 
 async fn save_intro(
