@@ -40,6 +40,7 @@ mod http_security;
 mod http_text_files;
 mod link_guards;
 mod object_storage;
+mod page_refusals;
 mod page_weight;
 mod payouts;
 mod plugin_kind;

@@ -152,7 +152,7 @@ pub async fn act(
 }
 
 /// The campaign page, with a refused form beside its section if any.
-async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
+pub(super) async fn show(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
     // Independent reads, side by side: on a crowd-sized campaign the counts
@@ -514,7 +514,7 @@ async fn import(
     let upload = super::upload::read(req).await?;
     let kept = Refusal::keep_pasted(&upload);
     let outcome = async {
-        let items = s.kinds.of(&campaign)?.parse_import(upload.text()).map_err(Error::from)?;
+        let items = s.kinds.of(&campaign)?.parse_import(upload.text()?).map_err(Error::from)?;
         let n = crate::core::items::import_with_store(&s.pool, &s.config.storage, &s.kinds, id, &items).await?;
         Ok(format!("{n} item(s) imported."))
     }

@@ -210,7 +210,9 @@ impl Refusal {
     /// file cannot be; text over 1 MB is not sent back).
     pub fn keep_pasted(upload: &upload::Upload) -> Vec<(String, String)> {
         match &upload.file {
-            None if upload.text().len() <= 1 << 20 => vec![("content".to_owned(), upload.text().to_owned())],
+            None if upload.field("content").len() <= 1 << 20 => {
+                vec![("content".to_owned(), upload.field("content").to_owned())]
+            }
             _ => Vec::new(),
         }
     }

@@ -166,7 +166,7 @@ async fn upload_platform_list(
     use crate::core::reconciliation;
     campaigns::get(&s.pool, id).await?;
     let upload = super::upload::read(req).await?;
-    let outcome = match reconciliation::parse(upload.text()) {
+    let outcome = match upload.text().and_then(reconciliation::parse) {
         Ok(list) => reconciliation::upload(&s.pool, id, &list).await,
         Err(e) => Err(e),
     };
@@ -182,8 +182,8 @@ async fn upload_platform_list(
         )
         .await),
         Err(crate::core::Error::Rejected { message, .. }) => {
-            let pasted = if upload.file.is_none() && upload.text().len() <= 1 << 20 {
-                upload.text().to_owned()
+            let pasted = if upload.file.is_none() && upload.field("content").len() <= 1 << 20 {
+                upload.field("content").to_owned()
             } else {
                 String::new()
             };

@@ -56,8 +56,17 @@ async fn cut(
 /// (absent when the address was typed or kept without them).
 #[derive(serde::Deserialize)]
 struct DiffQuery {
-    from: Option<i32>,
-    to: Option<i32>,
+    /// As typed in the address (checked by [`release_number`]).
+    from: Option<String>,
+    to: Option<String>,
+}
+
+/// A release number from the compare form or the address.
+fn release_number(text: &str) -> Result<i32, Error> {
+    text.trim().parse::<i32>().ok().filter(|n| *n > 0).ok_or_else(|| {
+        let shown: String = text.chars().take(40).collect();
+        Error::invalid(Code::InvalidRelease, format!("`{shown}` is not a release number (v1, v2, … are 1, 2, …)"))
+    })
 }
 
 #[derive(Template)]
@@ -87,6 +96,7 @@ impl DiffPage {
 async fn diff_page(
     _: OnPage<Admin>,
     State(s): State<AppState>,
+    session: tower_sessions::Session,
     Path(id): Path<Uuid>,
     Query(q): Query<DiffQuery>,
     query: axum::extract::RawQuery,
@@ -96,10 +106,30 @@ async fn diff_page(
     let (Some(from), Some(to)) = (q.from, q.to) else {
         return Ok(Redirect::to(&format!("/admin/campaigns/{id}#releases")).into_response());
     };
-    if from == to {
-        return Err(Error::invalid(Code::SameRelease, "choose two different releases to compare").into());
+    let compared = async {
+        let (from, to) = (release_number(&from)?, release_number(&to)?);
+        if from == to {
+            return Err(Error::invalid(Code::SameRelease, "choose two different releases to compare"));
+        }
+        releases::diff(&s.pool, &s.config.storage, &s.kinds, id, from, to).await
     }
-    let mut diff = releases::diff(&s.pool, &s.config.storage, &s.kinds, id, from, to).await?;
+    .await;
+    // A refusal shows beside the compare form on the campaign page.
+    let mut diff = match compared {
+        Ok(diff) => diff,
+        Err(Error::NotFound(what)) => {
+            let refusal = super::Refusal {
+                form: "compare",
+                message: format!("no such {what} in this campaign"),
+                status: axum::http::StatusCode::NOT_FOUND,
+                kept: Vec::new(),
+            };
+            return super::admin::show(&s, &session, id, Some(refusal)).await;
+        }
+        Err(e) => {
+            return super::admin::show(&s, &session, id, Some(super::Refusal::of("compare", Vec::new(), e)?)).await
+        }
+    };
     let query = PageQuery::parse(query.0.as_deref());
     let labels_pager = Pager::new(diff.labels_changed.len(), &query, "labels", "labels");
     let labels = labels_pager.keep(std::mem::take(&mut diff.labels_changed));

@@ -271,6 +271,22 @@ struct NewPage {
     name: String,
     settings: Vec<SettingRow>,
     csrf_token: String,
+    /// Why the service refused the form, shown above it (what was typed kept).
+    error: Option<String>,
+}
+
+/// The new-campaign form's rows for a kind, each with its default (or,
+/// after a refusal, with what the admin typed).
+fn new_rows(s: &AppState, kind_name: &str, typed: &[(String, String)]) -> Result<Vec<SettingRow>, Error> {
+    let defaults = s.kinds.get(kind_name)?.default_settings();
+    let mut settings = core_rows(&defaults, &defaults);
+    settings.extend(rows(campaigns::settings_of(&s.kinds, kind_name, &Value::Null)?));
+    for row in &mut settings {
+        if let Some((_, v)) = typed.iter().rev().find(|(k, _)| *k == row.field) {
+            row.value.clone_from(v);
+        }
+    }
+    Ok(settings)
 }
 
 /// The new-campaign form: name, kind and every setting with its default.
@@ -282,12 +298,10 @@ pub async fn new_campaign(
 ) -> PageResult {
     // Without a kind, the form that picks one (on the campaign list).
     let Some(kind_name) = q.kind else { return Ok(Redirect::to("/admin#new-campaign").into_response()) };
-    let kind = s.kinds.get(&kind_name)?;
-    let defaults = kind.default_settings();
-    let mut settings = core_rows(&defaults, &defaults);
-    settings.extend(rows(campaigns::settings_of(&s.kinds, &kind_name, &Value::Null)?));
-    let kind_title = kind.title();
-    render(&NewPage { kind: kind_name, kind_title, name: q.name, settings, csrf_token: csrf::token(&session).await? })
+    let kind_title = s.kinds.get(&kind_name)?.title();
+    let settings = new_rows(&s, &kind_name, &[])?;
+    let csrf_token = csrf::token(&session).await?;
+    render(&NewPage { kind: kind_name, kind_title, name: q.name, settings, csrf_token, error: None })
 }
 
 /// Creates a campaign from the new-campaign form (settings optional: what
@@ -299,13 +313,31 @@ pub async fn create(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> PageResult {
     let kind = field(&fields, "kind").to_owned();
-    let config = config_from(&campaigns::settings_of(&s.kinds, &kind, &Value::Null)?, &fields)?;
-    let c = campaigns::create(&s.pool, &s.kinds, &kind, field(&fields, "name"), &config, &core_settings_from(&fields))
-        .await?;
-    Ok(flash::redirect(
-        &session,
-        format!("Campaign “{}” created; import items below.", c.name),
-        &format!("/admin/campaigns/{}", c.id),
-    )
-    .await)
+    let kind_title = s.kinds.get(&kind)?.title();
+    let outcome = async {
+        let config = config_from(&campaigns::settings_of(&s.kinds, &kind, &Value::Null)?, &fields)?;
+        campaigns::create(&s.pool, &s.kinds, &kind, field(&fields, "name"), &config, &core_settings_from(&fields)).await
+    }
+    .await;
+    match outcome {
+        Ok(c) => Ok(flash::redirect(
+            &session,
+            format!("Campaign “{}” created; import items below.", c.name),
+            &format!("/admin/campaigns/{}", c.id),
+        )
+        .await),
+        // Refused: the form again, as typed, with the reason above it.
+        Err(Error::Rejected { code, message }) => {
+            let page = NewPage {
+                settings: new_rows(&s, &kind, &fields)?,
+                name: field(&fields, "name").to_owned(),
+                kind,
+                kind_title,
+                csrf_token: csrf::token(&session).await?,
+                error: Some(message),
+            };
+            super::render_with(code.status(), &page)
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -119,7 +119,7 @@ async fn import_ontology(
     req: axum::extract::Request,
 ) -> PageResult {
     let upload = upload::read(req).await?;
-    let outcome = store::save_ontology(&s.pool, &s.kinds, id, upload.text())
+    let outcome = async { store::save_ontology(&s.pool, &s.kinds, id, upload.text()?).await }
         .await
         .map(|o| format!("Ontology stored: {} categories, {} attributes.", o.categories.len(), o.attributes.len()));
     act(&s, &session, id, "ontology", Refusal::keep_pasted(&upload), outcome).await
@@ -133,7 +133,7 @@ async fn import_df2(
     req: axum::extract::Request,
 ) -> PageResult {
     let upload = upload::read(req).await?;
-    let outcome = store::import_df2(&s.pool, &s.kinds, id, upload.text(), None)
+    let outcome = async { store::import_df2(&s.pool, &s.kinds, id, upload.text()?, None).await }
         .await
         .map(|r| format!("{} DeepFashion2 item(s) read; {} task(s) created.", r.masks, r.tasks));
     act(&s, &session, id, "masks", Vec::new(), outcome).await
@@ -147,7 +147,7 @@ async fn import_coco(
     req: axum::extract::Request,
 ) -> PageResult {
     let upload = upload::read(req).await?;
-    let outcome = store::import_coco(&s.pool, &s.kinds, id, upload.text()).await.map(|r| {
+    let outcome = async { store::import_coco(&s.pool, &s.kinds, id, upload.text()?).await }.await.map(|r| {
         format!(
             "{} mask(s) read, {} with zero area left out; {} task(s) created. Form batches on the campaign page.",
             r.masks, r.zero_area, r.tasks

@@ -148,7 +148,7 @@ async fn import_rankings(
 ) -> PageResult {
     let upload = upload::read(req).await?;
     let kept = Refusal::keep_pasted(&upload);
-    let outcome = import::store_text(&s.pool, id, upload.text())
+    let outcome = async { import::store_text(&s.pool, id, upload.text()?).await }
         .await
         .map(|n| format!("{n} ranking row(s) stored. Check the suspects below, then add them to the pool."));
     act(&s, &session, id, "rankings", kept, outcome).await
@@ -204,7 +204,7 @@ async fn score_model(
     let form = upload::read(req).await?;
     let model = form.field("model").trim().to_owned();
     let outcome = async {
-        let scores = scoring::parse_scores(form.text())?;
+        let scores = scoring::parse_scores(form.text()?)?;
         let n = scoring::store(&s.pool, id, admin.id, form.field("model"), &scores).await?;
         Ok(format!("{n} score(s) of `{model}` stored."))
     }
