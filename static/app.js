@@ -133,3 +133,15 @@
     });
   });
 })();
+
+// Back and Forward show a page as it was, even one the answers since have
+// made wrong (a submitted questionnaire offering changes): a questionnaire's
+// page names its own address, and is fetched anew when it is returned to.
+window.addEventListener("pageshow", function (e) {
+  var here = document.querySelector("[data-current]");
+  if (!here) return;
+  var nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+  if (e.persisted || (nav && nav.type === "back_forward")) {
+    location.replace(here.getAttribute("data-current"));
+  }
+});

@@ -233,6 +233,12 @@ async fn a_worker_completes_a_questionnaire_with_the_keyboard() {
     let code: String =
         sqlx::query_scalar("SELECT completion_code FROM campaigns").fetch_one(&app.pool).await.expect("code");
     assert_eq!(shown.trim(), code);
+    // Back after submitting: the questionnaire is submitted, not open to changes.
+    browser.back().await.expect("back");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let text = browser.find(Locator::Css("body")).await.expect("body").text().await.expect("text");
+    assert!(!text.contains("You can still go back and change an answer"), "{text}");
+    assert!(text.contains("Thank you!"), "{text}");
     let ratings: Vec<serde_json::Value> = sqlx::query_scalar("SELECT answer FROM responses ORDER BY created_at")
         .fetch_all(&app.pool)
         .await
