@@ -489,17 +489,25 @@ async fn an_answer_refused_on_the_page_is_explained_beside_the_task_with_the_cho
     assert_eq!(post("1").await.status(), StatusCode::SEE_OTHER, "the first tab's answer is taken");
     // The second tab, still showing the task unanswered, sends another rating.
     let refused = post("3").await;
-    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    let html = refused.text().await.expect("html");
+    // Post-redirect-get: the refusal is shown by the task's own address, so a reload never sends it again.
+    assert_eq!(refused.status(), StatusCode::SEE_OTHER);
+    assert_eq!(refused.headers()["location"], format!("/work/a/{assignment}").as_str());
+    let page = || async { worker.client.get(app.at(&format!("/work/a/{assignment}"))).send().await.expect("task") };
+    let html = page().await.text().await.expect("html");
     assert!(html.contains("role=\"alert\"") && html.contains("You already answered this task"), "{html}");
     assert!(html.contains("Question 1 of"), "the same task, not an error page: {html}");
+    // The answer kept is the one marked (not the refused one).
     assert!(
-        html.contains("value=\"3\" data-key=\"3\"\n          class=\"choice selected\""),
-        "the choice is kept: {html}"
+        html.contains("value=\"1\" data-key=\"1\"\n          class=\"choice selected\""),
+        "the kept answer: {html}"
     );
+    assert!(!html.contains("value=\"3\" data-key=\"3\"\n          class=\"choice selected\""), "{html}");
     assert!(html.contains("name=\"change\" value=\"1\""), "sending again replaces the answer");
     let stored: Value = sqlx::query_scalar("SELECT answer FROM responses").fetch_one(&app.pool).await.expect("one");
     assert_eq!(stored, json!({"rating": 1}), "nothing changed");
+    // A reload shows the task without the refusal (it was said once).
+    let again = page().await.text().await.expect("html");
+    assert!(!again.contains("You already answered this task"), "{again}");
 }
 
 #[tokio::test]
@@ -562,6 +570,9 @@ async fn a_questionnaire_whose_time_ran_out_says_so_beside_the_task_and_leads_ba
         .send()
         .await
         .expect("answer");
+    assert_eq!(refused.status(), StatusCode::SEE_OTHER, "post-redirect-get");
+    let refused =
+        worker.client.get(app.at(&format!("/work/a/{assignment}"))).send().await.expect("the task, refusal shown");
     assert_eq!(refused.status(), StatusCode::CONFLICT);
     let html = refused.text().await.expect("html");
     assert!(html.contains("role=\"alert\"") && html.contains("The time for this questionnaire ran out"), "{html}");

@@ -355,7 +355,10 @@ async fn a_kind_from_outside_plugs_in_with_its_routes_merged_imports_and_a_multi
         .send()
         .await
         .expect("answer");
-    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER, "post-redirect-get");
+    let shown = e.browser.get(app.at(task_url.as_str())).send().await.expect("the task, refusal beside it");
+    assert_eq!(shown.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(shown.text().await.expect("html").contains("Your answer was not saved"));
     assert_eq!(e.next(&app, &campaign).await["answers"][&item_id], json!({"tags": ["a", "d"]}));
 }
 

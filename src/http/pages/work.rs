@@ -543,7 +543,39 @@ async fn task(
     Query(q): Query<TaskQuery>,
 ) -> PageResult {
     let user = annotator(user)?;
-    show_task(&s, &session, &user, id, Shown::At(q.pos)).await
+    // An answer just refused (post-redirect-get: a reload shows the task again, never re-sends).
+    let refused = match session.remove::<RefusedAnswer>(REFUSED_KEY).await {
+        Ok(Some(r)) if r.assignment == id => Some(r),
+        _ => None,
+    };
+    let shown = match refused {
+        Some(RefusedAnswer { item, reason: None, chosen, .. }) => Shown::Expired { at: None, item: Some(item), chosen },
+        Some(RefusedAnswer { item, reason: Some(reason), chosen, .. }) => Shown::Refused { item, reason, chosen },
+        None => Shown::At(q.pos),
+    };
+    show_task(&s, &session, &user, id, shown).await
+}
+
+/// The session key of [`RefusedAnswer`].
+const REFUSED_KEY: &str = "refused_answer";
+
+/// An answer the service refused, kept in the session for the task page the
+/// refusal redirects to (once).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct RefusedAnswer {
+    assignment: Uuid,
+    item: Uuid,
+    /// Why; none when the questionnaire's time ran out.
+    reason: Option<String>,
+    /// What the page shows chosen (none: the answer kept).
+    chosen: Option<serde_json::Value>,
+}
+
+/// Keeps the refusal for the next view of the task and sends the browser there.
+async fn refused(session: &Session, refusal: RefusedAnswer) -> PageResult {
+    let to = format!("/work/a/{}", refusal.assignment);
+    session.insert(REFUSED_KEY, refusal).await.map_err(|e| Error::internal("the session", e))?;
+    Ok(Redirect::to(&to).into_response())
 }
 
 /// Which task the page shows.
@@ -690,19 +722,25 @@ async fn answer(
         }
         Err(Error::Rejected { code: Code::LeaseExpired, .. }) => {
             let chosen = chosen_answer(&s, id, user.id, &posted).await;
-            show_task(&s, &session, &user, id, Shown::Expired { at: None, item: Some(item_id), chosen }).await
+            refused(&session, RefusedAnswer { assignment: id, item: item_id, reason: None, chosen }).await
         }
         // Refusals the annotator can act on are shown beside the task, what
-        // they chose kept; the rest (gone, not theirs) as error pages.
+        // they chose kept (but the earlier answer, when that is what is
+        // kept); the rest (gone, not theirs) as error pages.
         Err(Error::Rejected { code, message }) => {
-            let reason = match code {
-                Code::AlreadyAnswered => "You already answered this task (perhaps in another tab or window). \
-                     Your earlier answer is kept; choose again below to replace it."
-                    .to_owned(),
-                _ => format!("Your answer was not saved: {message}. Please check it and send it again."),
+            let (reason, chosen) = match code {
+                Code::AlreadyAnswered => (
+                    "You already answered this task (perhaps in another tab or window). Your earlier answer, \
+                     marked below, is kept; choose again to replace it."
+                        .to_owned(),
+                    None,
+                ),
+                _ => (
+                    format!("Your answer was not saved: {message}. Please check it and send it again."),
+                    chosen_answer(&s, id, user.id, &posted).await,
+                ),
             };
-            let chosen = chosen_answer(&s, id, user.id, &posted).await;
-            show_task(&s, &session, &user, id, Shown::Refused { item: item_id, reason, chosen }).await
+            refused(&session, RefusedAnswer { assignment: id, item: item_id, reason: Some(reason), chosen }).await
         }
         Err(e) => Err(e.into()),
     }
