@@ -755,6 +755,9 @@ async fn an_experts_task_page_has_a_header_to_their_campaigns_and_log_out_a_work
     let page = client.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
     let header = &page[page.find("<header").expect("header")..page.find("</header>").expect("end")];
     assert!(header.contains("href=\"/expert\"") && header.contains("action=\"/logout\""), "{header}");
+    // The expert's introduction speaks of keys as shown and of their campaigns page, not of a link.
+    assert!(landing.contains("press the key shown on it") && !landing.contains("number key"), "{landing}");
+    assert!(landing.contains("from <a href=\"/expert\">your campaigns</a>") && !landing.contains("link again"));
 
     // A crowd worker's task page sends them nowhere but their study.
     let config =

@@ -830,3 +830,17 @@ async fn image(
     // Only this worker's browser keeps it (the address is theirs alone).
     Ok(crate::http::images::serve(&s, object, content_type, crate::http::images::Caching::Private, &headers).await?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_left_leads_an_expert_back_to_their_campaigns_and_a_worker_to_their_platform() {
+        let page = |crowd| NoneLeft { campaign_name: "C".to_owned(), completion_code: None, crowd }.render();
+        let expert = page(false).expect("page");
+        assert!(expert.contains("<a href=\"/expert\">Back to your campaigns</a>"), "{expert}");
+        let worker = page(true).expect("page");
+        assert!(!worker.contains("/expert") && worker.contains("return your submission"), "{worker}");
+    }
+}
