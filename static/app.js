@@ -1,23 +1,29 @@
 // Keyboard shortcuts and image zoom. Everything here has a mouse equivalent:
 // any element with data-key="X" is clicked when X is pressed.
 //
-// Answer keys wait until the page's images have loaded and a short moment
-// has passed: a key pressed twice in quick succession, or held down, must
-// never answer a task the worker has not seen.
+// Answer keys wait until the page's images have loaded and been drawn: a key
+// held down (its repeats), or a second press while the answer is on its way,
+// must never answer a task the worker has not seen. A fast expert is not
+// held back: the next page takes keys as soon as it is drawn. Crowd pages
+// name a longer guard (data-key-guard, ms): a double tap on a phone's
+// keyboard is not a judgement.
 (function () {
-  var MIN_MS = 400;
   var armed = false;
 
   function arm() {
-    var started = Date.now();
     var images = Array.prototype.slice.call(document.images);
     var left = images.filter(function (i) { return !i.complete; }).length;
+    var started = Date.now();
+    var guard = document.querySelector("[data-key-guard]");
+    var min = guard ? parseInt(guard.getAttribute("data-key-guard"), 10) || 0 : 0;
     function ready() {
-      var wait = Math.max(0, MIN_MS - (Date.now() - started));
-      setTimeout(function () {
-        armed = true;
-        document.body.setAttribute("data-ready", "1");
-      }, wait);
+      // After the next frame: the images are on the screen, not just loaded.
+      requestAnimationFrame(function () {
+        setTimeout(function () {
+          armed = true;
+          document.body.setAttribute("data-ready", "1");
+        }, Math.max(0, min - (Date.now() - started)));
+      });
     }
     if (left === 0) { ready(); return; }
     images.forEach(function (i) {
@@ -103,6 +109,8 @@
     if (!el) return;
     e.preventDefault();
     if (e.repeat || !armed) return;
+    // An answer or a link leaves the page: keys wait for the next one.
+    if (el.type === "submit" || el.tagName === "A") armed = false;
     el.click();
   });
 
