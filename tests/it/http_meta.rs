@@ -194,3 +194,28 @@ async fn the_openapi_document_says_which_errors_each_operation_gives_and_the_api
         .bearer_auth(&admin);
     assert_eq!(csv.send().await.expect("get").status(), StatusCode::UNPROCESSABLE_ENTITY);
 }
+
+/// axe-core's `scrollable-region-focusable` (serious): a table that scrolls
+/// sideways on a phone must be reachable by keyboard and named.
+#[test]
+fn every_sideways_scrolling_table_is_focusable_and_named() {
+    let mut dirs = vec![std::path::PathBuf::from("templates")];
+    let kinds = std::fs::read_dir("src/kinds").expect("kinds");
+    dirs.extend(kinds.flatten().map(|k| k.path().join("templates")).filter(|p| p.is_dir()));
+    let mut seen = 0;
+    for dir in dirs {
+        for file in std::fs::read_dir(&dir).expect("templates").flatten() {
+            let text = std::fs::read_to_string(file.path()).expect("template");
+            for (at, _) in text.match_indices("class=\"table-scroll\"") {
+                let tag = &text[at..at + text[at..].find('>').expect("tag end")];
+                assert!(
+                    tag.contains("tabindex=\"0\"") && tag.contains("role=\"region\"") && tag.contains("aria-label="),
+                    "{}: {tag}",
+                    file.path().display()
+                );
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 20, "the scrolling tables were found ({seen})");
+}
