@@ -153,3 +153,19 @@ window.addEventListener("pageshow", function (e) {
     location.replace(here.getAttribute("data-current"));
   }
 });
+
+// A refused form comes back as the whole page with the reason beside the
+// form: open the page there, not at its top (a long admin page would leave
+// the reason below the fold).
+(function () {
+  function toRefusal() {
+    if (location.hash) return;
+    var alert = document.querySelector("section.card[id] [role=alert]");
+    if (alert) alert.scrollIntoView({ block: "center" });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", toRefusal);
+  } else {
+    toRefusal();
+  }
+})();

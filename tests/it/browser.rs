@@ -247,6 +247,13 @@ async fn a_worker_completes_a_questionnaire_with_the_keyboard() {
     browser.close().await.expect("close");
 }
 
+/// Whether the element this CSS selector finds lies wholly inside the window.
+async fn in_view(browser: &fantoccini::Client, css: &str) -> bool {
+    let script = "const e = document.querySelector(arguments[0]); if (!e) return false; \
+                  const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight;";
+    browser.execute(script, vec![json!(css)]).await.expect("script").as_bool().unwrap_or(false)
+}
+
 /// Saves a screenshot under target/screenshots when ATELIER_SCREENSHOTS is set.
 async fn screenshot(client: &fantoccini::Client, name: &str) {
     if std::env::var("ATELIER_SCREENSHOTS").is_ok() {
@@ -423,6 +430,7 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
     assert!(csv.len() > 1024 * 1024);
     std::fs::write(&file, csv).expect("file");
     let browser = connect(port).await;
+    browser.set_window_size(1366, 900).await.expect("laptop size");
     browser.goto(&app.at("/login")).await.expect("login page");
     axe(&browser, "the login page").await;
     log_in(&browser, &app, "root-admin", crate::fixtures::ADMIN_PASSWORD, "Campaigns").await;
@@ -442,6 +450,8 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
         .await
         .expect("import");
     wait_text(&browser, "14000 item(s) imported.").await;
+    // The answer to a form is inside that form's section, and in view.
+    assert!(in_view(&browser, "#import .flash").await, "the import's message is in view inside its section");
     axe(&browser, "the campaign page, its destructive actions behind a disclosure").await;
 
     // Settings: fewer sanity tasks than the default, in the form.
@@ -477,6 +487,18 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
         (Some(4), Some(1))
     );
     assert_eq!(config["stop_sanity_failures"], true);
+    assert!(in_view(&browser, "#settings .flash").await, "the settings' message is in view");
+    // A refused form: the page opens at the reason, beside the form.
+    set("#cfg-tasks_per_questionnaire", "-3").await;
+    browser
+        .find(Locator::XPath("//button[normalize-space(.)='Save settings']"))
+        .await
+        .expect("save")
+        .click()
+        .await
+        .expect("save");
+    wait_text(&browser, "Not saved:").await;
+    assert!(in_view(&browser, "#settings [role=alert]").await, "the refusal is in view");
 
     // The campaign list fits a phone's width: each campaign a labelled card.
     browser.set_window_size(390, 844).await.expect("phone size");
