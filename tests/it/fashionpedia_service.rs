@@ -142,11 +142,17 @@ async fn a_reviewer_on_the_page_starts_from_the_answer_and_accepts_it_in_one_ste
     let task = resp.headers()["location"].to_str().expect("location").to_owned();
     let mut accepted = 0;
     let mut corrected = 0;
+    let mut rle_outlined = false;
     loop {
         let html = browser.get(app.at(&task)).send().await.expect("task").text().await.expect("html");
         if !html.contains("class=\"fp-accept\"") {
             break;
         }
+        // The mask is a thin outline over the image: an RLE mask by its pixel edges, never its filled runs.
+        let stroke = html.split("<path d=\"").find(|p| p.contains("non-scaling-stroke")).expect("an outline");
+        let d = &stroke[..stroke.find('"').expect("end")];
+        assert!(!d.contains("h1v"), "not the runs: {d}");
+        rle_outlined |= d.contains("h1M") && d.contains('V');
         // The form starts from the answer under review, and Accept posts it as it is.
         let accept = form_fields(&html, "fp-accept");
         assert!(html.contains("data-key=\"a\">Accept the answer as it is (A)"), "{html}");
@@ -165,6 +171,7 @@ async fn a_reviewer_on_the_page_starts_from_the_answer_and_accepts_it_in_one_ste
         assert_eq!(resp.status(), StatusCode::SEE_OTHER, "{fields:?}");
     }
     assert_eq!((accepted, corrected), (1, 1), "one length batch of two masks");
+    assert!(rle_outlined, "the RLE mask of the batch was outlined by its edges");
     let resp = browser
         .post(app.at(&format!("{task}/complete")))
         .form(&[("csrf_token", csrf.as_str())])

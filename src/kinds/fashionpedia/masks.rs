@@ -150,6 +150,114 @@ impl Mask {
     }
 }
 
+impl Mask {
+    /// The mask's outline in image coordinates, for a thin stroke over the
+    /// image: the polygons themselves, or for RLE the pixel edges between the
+    /// mask and the rest (stroking the column runs instead would paint the
+    /// whole part over).
+    pub fn outline_path(&self) -> String {
+        use std::fmt::Write;
+        let Mask::Rle { height, width, counts } = self else { return self.svg_path() };
+        let h = u64::from(*height).max(1);
+        // Each column's runs of mask pixels, as [top, bottom) rows.
+        let mut columns: Vec<Vec<(u64, u64)>> = vec![Vec::new(); *width as usize];
+        let mut pos = 0u64;
+        for (i, run) in counts.iter().enumerate() {
+            if i % 2 == 1 {
+                let (mut start, end) = (pos, pos + run);
+                while start < end {
+                    let (x, y) = (start / h, start % h);
+                    let len = (h - y).min(end - start);
+                    if let Some(column) = columns.get_mut(x as usize) {
+                        column.push((y, y + len));
+                    }
+                    start += len;
+                }
+            }
+            pos += run;
+        }
+        let mut d = String::new();
+        let none = Vec::new();
+        for (x, column) in columns.iter().enumerate() {
+            let left = if x == 0 { &none } else { &columns[x - 1] };
+            let right = columns.get(x + 1).unwrap_or(&none);
+            for &(top, bottom) in column {
+                let _ = write!(d, "M{x} {top}h1M{x} {bottom}h1");
+            }
+            for (top, bottom) in runs_without(column, left) {
+                let _ = write!(d, "M{x} {top}V{bottom}");
+            }
+            for (top, bottom) in runs_without(column, right) {
+                let _ = write!(d, "M{} {top}V{bottom}", x + 1);
+            }
+        }
+        d
+    }
+}
+
+/// The parts of sorted, disjoint runs `a` that no run of `b` covers.
+fn runs_without(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for &(mut top, bottom) in a {
+        while j < b.len() && b[j].1 <= top {
+            j += 1;
+        }
+        let mut k = j;
+        while top < bottom {
+            match b.get(k) {
+                Some(&(bt, bb)) if bt < bottom => {
+                    if bt > top {
+                        out.push((top, bt));
+                    }
+                    top = top.max(bb);
+                    k += 1;
+                }
+                _ => {
+                    out.push((top, bottom));
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod outline_tests {
+    use super::*;
+
+    /// Total stroke length of an outline path of `M x y h1` / `M x y V y2` segments.
+    fn length(d: &str) -> u64 {
+        d.split('M')
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                if s.ends_with("h1") {
+                    1
+                } else {
+                    let (head, to) = s.split_once('V').expect("vertical");
+                    let from: u64 = head.split(' ').nth(1).expect("y").parse().expect("n");
+                    to.parse::<u64>().expect("n") - from
+                }
+            })
+            .sum()
+    }
+
+    #[test]
+    fn an_rle_mask_is_outlined_by_its_perimeter_only() {
+        // 4x4 image, column-major: a 2x2 square at columns 1-2, rows 1-2.
+        let square = Mask::Rle { height: 4, width: 4, counts: vec![5, 2, 2, 2, 5] };
+        assert_eq!(length(&square.outline_path()), 8, "{}", square.outline_path());
+        assert!(!square.outline_path().contains("M2 1V"), "no edge between the square's own columns");
+        // An L: column 0 rows 0-2 and column 1 row 2.
+        let l = Mask::Rle { height: 3, width: 2, counts: vec![0, 3, 2, 1] };
+        assert_eq!(length(&l.outline_path()), 10, "{}", l.outline_path());
+        // Polygons are their own outline.
+        let polygon = Mask::Polygons(vec![vec![0.0, 0.0, 2.0, 0.0, 2.0, 2.0]]);
+        assert_eq!(polygon.outline_path(), polygon.svg_path());
+    }
+}
+
 /// Decodes COCO's compressed RLE string (as `pycocotools`' `rleFrString`).
 pub fn decode_counts(s: &str) -> Result<Vec<u64>, String> {
     let bytes = s.as_bytes();

@@ -16,6 +16,8 @@ struct FpTask<'a> {
     width: u32,
     height: u32,
     path: String,
+    /// The mask's outline (for RLE its pixel edges, not its runs).
+    outline: String,
     category: String,
     supercategory: String,
     options: Vec<(u32, String, Option<String>, bool, usize)>,
@@ -35,7 +37,9 @@ impl TaskPages for Fashionpedia {
         let p = &view.item.payload;
         let width = u32::try_from(p["width"].as_u64().unwrap_or(1)).unwrap_or(1);
         let height = u32::try_from(p["height"].as_u64().unwrap_or(1)).unwrap_or(1);
-        let path = masks::Mask::parse(&p["segmentation"], width, height).map(|m| m.svg_path()).unwrap_or_default();
+        let mask = masks::Mask::parse(&p["segmentation"], width, height).ok();
+        let path = mask.as_ref().map(masks::Mask::svg_path).unwrap_or_default();
+        let outline = mask.as_ref().map(masks::Mask::outline_path).unwrap_or_default();
         let reviewed = view.under_review.and_then(Answer::of);
         // A reviewer starts from the answer under review (ticking everything
         // again was re-entry, not review); their own answer once given.
@@ -45,6 +49,7 @@ impl TaskPages for Fashionpedia {
             width,
             height,
             path,
+            outline,
             category: p["category"].as_str().unwrap_or_default().to_owned(),
             supercategory: p["supercategory"].as_str().unwrap_or_default().to_owned(),
             options: options(p)
