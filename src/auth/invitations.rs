@@ -431,7 +431,8 @@ pub async fn ended_workers(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Ended
 /// Lets a worker whose sessions were ended back into the campaign (through
 /// a link that is still open; the ended link stays closed).
 pub async fn readmit(pool: &PgPool, campaign_id: Uuid, worker_id: &str) -> Result<()> {
-    let external_id = users::normalize_worker_id(worker_id)?;
+    // An id no worker can have names no ended worker either.
+    let external_id = users::normalize_worker_id(worker_id).map_err(|_| Error::NotFound("ended worker"))?;
     let done = sqlx::query(
         "DELETE FROM campaign_ended_workers e USING users u
          WHERE e.campaign_id = $1 AND u.id = e.worker_id AND u.external_id = $2",

@@ -167,6 +167,10 @@ async fn ended_workers_stay_out_through_every_link_until_let_back_in() {
         api(&app, &admin, Method::DELETE, &format!("/api/v1/admin/campaigns/{campaign}/ended-workers/leaker"), None)
             .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
+    // An id no worker can have (an invisible character) names no ended worker: 404, as documented.
+    let path = format!("/api/v1/admin/campaigns/{campaign}/ended-workers/%C3%AE%F2%B9%90%B2");
+    let (status, body) = api(&app, &admin, Method::DELETE, &path, None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{body}");
     let (status, _, _) = open(&app, &format!("/join/{other}?worker_id=leaker"), "198.51.100.41").await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     let (status, _, _) = open(&app, &format!("/join/{leaked}?worker_id=leaker"), "198.51.100.41").await;
