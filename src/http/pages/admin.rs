@@ -186,11 +186,7 @@ pub(super) async fn show(s: &AppState, session: &Session, id: Uuid, refused: Opt
             .collect();
     // Refused settings show as the admin typed them.
     if let Some(r) = refused.as_ref().filter(|r| r.form == "settings") {
-        for row in &mut settings {
-            if let Some((_, v)) = r.kept.iter().rev().find(|(k, _)| *k == row.field) {
-                row.value.clone_from(v);
-            }
-        }
+        super::settings::show_as_typed(&mut settings, &r.kept);
     }
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let readiness = if progress.batches == 0 { batches::readiness(&s.pool, &s.kinds, &campaign).await? } else { None };

@@ -74,6 +74,17 @@ struct ErrorPage {
     home: bool,
 }
 
+impl ErrorPage {
+    /// The page with this status (its message as plain text if the
+    /// template cannot render).
+    fn respond(self, status: StatusCode) -> Response {
+        match self.render() {
+            Ok(html) => (status, Html(html)).into_response(),
+            Err(_) => (status, self.message).into_response(),
+        }
+    }
+}
+
 /// An error on a worker's study-link page: the explanation without a way
 /// "back" into the service (a worker's way back is their crowd platform).
 #[derive(Debug)]
@@ -85,11 +96,7 @@ impl IntoResponse for StudyError {
         if status.is_server_error() {
             return PageError(self.0).into_response();
         }
-        let page = ErrorPage { status: status.as_u16(), message: self.0.public_message(), home: false };
-        match page.render() {
-            Ok(html) => (status, Html(html)).into_response(),
-            Err(_) => (status, page.message).into_response(),
-        }
+        ErrorPage { status: status.as_u16(), message: self.0.public_message(), home: false }.respond(status)
     }
 }
 
@@ -99,11 +106,8 @@ impl IntoResponse for PageError {
         if status == StatusCode::UNAUTHORIZED {
             return Redirect::to("/login").into_response();
         }
-        let page = ErrorPage { status: status.as_u16(), message: self.0.public_message(), home: true };
-        let mut response = match page.render() {
-            Ok(html) => (status, Html(html)).into_response(),
-            Err(_) => (status, page.message).into_response(),
-        };
+        let mut response =
+            ErrorPage { status: status.as_u16(), message: self.0.public_message(), home: true }.respond(status);
         if status == StatusCode::SERVICE_UNAVAILABLE {
             response
                 .headers_mut()
@@ -118,11 +122,7 @@ impl IntoResponse for PageError {
 /// An error page with this status and message (for errors raised outside
 /// page handlers, e.g. by the framework).
 pub fn error_page(status: StatusCode, message: String) -> Response {
-    let page = ErrorPage { status: status.as_u16(), message, home: true };
-    match page.render() {
-        Ok(html) => (status, Html(html)).into_response(),
-        Err(_) => (status, page.message).into_response(),
-    }
+    ErrorPage { status: status.as_u16(), message, home: true }.respond(status)
 }
 
 /// Wraps an API extractor so that its rejection becomes a page (anonymous

@@ -182,11 +182,8 @@ async fn upload_platform_list(
         )
         .await),
         Err(crate::core::Error::Rejected { message, .. }) => {
-            let pasted = if upload.file.is_none() && upload.field("content").len() <= 1 << 20 {
-                upload.field("content").to_owned()
-            } else {
-                String::new()
-            };
+            let pasted =
+                super::Refusal::keep_pasted(&upload).into_iter().next().map(|(_, text)| text).unwrap_or_default();
             show_all(&s, &session, id, &PageQuery::parse(None), None, Some((message, pasted))).await
         }
         Err(e) => Err(e.into()),

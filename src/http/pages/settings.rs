@@ -281,12 +281,18 @@ fn new_rows(s: &AppState, kind_name: &str, typed: &[(String, String)]) -> Result
     let defaults = s.kinds.get(kind_name)?.default_settings();
     let mut settings = core_rows(&defaults, &defaults);
     settings.extend(rows(campaigns::settings_of(&s.kinds, kind_name, &Value::Null)?));
-    for row in &mut settings {
+    show_as_typed(&mut settings, typed);
+    Ok(settings)
+}
+
+/// Sets each row's value to what the admin typed in its field, if anything
+/// (a refused form shows again as it was sent).
+pub fn show_as_typed(settings: &mut [SettingRow], typed: &[(String, String)]) {
+    for row in settings {
         if let Some((_, v)) = typed.iter().rev().find(|(k, _)| *k == row.field) {
             row.value.clone_from(v);
         }
     }
-    Ok(settings)
 }
 
 /// The new-campaign form: name, kind and every setting with its default.
