@@ -31,8 +31,8 @@ const WORKERS: usize = 600;
 const SPAMMERS: f64 = 0.10;
 const FIXED: u32 = 7;
 /// Raters in each round after the first, as the service forms them
-/// (`core::overlap::ROUND`: the fewest a questionnaire's α is computed on).
-const ROUND: u32 = atelier::core::overlap::ROUND;
+/// (`core::work::overlap::ROUND`: the fewest a questionnaire's α is computed on).
+const ROUND: u32 = atelier::core::work::overlap::ROUND;
 
 /// A planted rater.
 struct Rater {

@@ -337,7 +337,7 @@ async fn stored_votes(h: &Harness) -> HashMap<(String, String), (i64, i64)> {
     // votes were acknowledged under): stored votes are keyed the same way.
     let handle = |a: &str, i: &str| -> String {
         match (a.parse(), i.parse()) {
-            (Ok(a), Ok(i)) => atelier::core::handles::handle(a, i).to_string(),
+            (Ok(a), Ok(i)) => atelier::core::work::handles::handle(a, i).to_string(),
             _ => i.to_owned(),
         }
     };

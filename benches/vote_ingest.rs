@@ -21,7 +21,7 @@
 #[path = "support/figures.rs"]
 mod figures;
 
-use atelier::core::items::NewItem;
+use atelier::core::item::new_item::NewItem;
 use atelier::db::embedded::EmbeddedCluster;
 use atelier::http::{app, AppState, HttpConfig};
 use futures_util::StreamExt;
@@ -622,9 +622,10 @@ async fn main() {
     let workers_needed =
         ROUNDS * concurrencies.len() * (WORKERS_PER_RUN + 2 * FORM_WORKERS_PER_RUN) + 2 * RESEND_WORKERS + 16;
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 1, "background": []});
-    let campaign = atelier::core::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
-        .await
-        .expect("campaign");
+    let campaign =
+        atelier::core::campaign::campaigns::create(&pool, &kinds, "vton", "bench", &config, &Default::default())
+            .await
+            .expect("campaign");
     let img = |r: &str, n: usize| format!("/img/{r}/{n}.png");
     let mut items: Vec<NewItem> = (0..workers_needed * ITEMS_PER_WORKER)
         .map(|n| NewItem {
@@ -638,15 +639,19 @@ async fn main() {
         payload: json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m", "category": "tops", "dataset": "bench"}),
         gold: Some(json!({"rating": 1})),
     });
-    atelier::core::items::import(&pool, &kinds, campaign.id, &items).await.expect("items");
-    atelier::core::batches::form(&pool, &kinds, campaign.id, 1).await.expect("batches");
-    atelier::core::campaigns::set_state(&pool, campaign.id, atelier::core::states::CampaignState::Open)
-        .await
-        .expect("open");
+    atelier::core::item::items::import(&pool, &kinds, campaign.id, &items).await.expect("items");
+    atelier::core::work::batches::form(&pool, &kinds, campaign.id, 1).await.expect("batches");
+    atelier::core::campaign::campaigns::set_state(
+        &pool,
+        campaign.id,
+        atelier::core::campaign::states::CampaignState::Open,
+    )
+    .await
+    .expect("open");
     let admin = atelier::auth::users::create(&pool, atelier::auth::Role::Admin, "bench-admin", "bench-password-1")
         .await
         .expect("admin");
-    let token = atelier::auth::invitations::create(&pool, campaign.id, admin.id, &Default::default())
+    let token = atelier::core::crowd::invitations::create(&pool, campaign.id, admin.id, &Default::default())
         .await
         .expect("invitation");
 

@@ -3,11 +3,13 @@
 //! kinds that offer simulated workers, an answered copy, so that an admin
 //! finds quality figures, ground truth and payouts to look at.
 
-use crate::auth::{invitations, users, Role};
-use crate::core::kind::{DemoCampaign, Simulated};
-use crate::core::responses::{self, Submission};
-use crate::core::states::CampaignState;
-use crate::core::{batches, campaigns, items, work, Error, Registry, Result};
+use crate::auth::{users, Role};
+use crate::core::campaign::states::CampaignState;
+use crate::core::crowd::invitations;
+use crate::core::kind::contract::{DemoCampaign, Simulated};
+use crate::core::work::responses::{self, Submission};
+use crate::core::{campaign::campaigns, item::items, work::annotator, work::batches, Registry};
+use crate::error::{Error, Result};
 use serde_json::Value;
 use sqlx::PgPool;
 use std::collections::HashMap;
@@ -27,7 +29,7 @@ pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<S
             users::create(pool, role, name, password).await?;
         }
     }
-    let admin = users::by_name(pool, ADMIN.0).await?.ok_or(crate::core::Error::NotFound("user"))?;
+    let admin = users::by_name(pool, ADMIN.0).await?.ok_or(crate::error::Error::NotFound("user"))?;
     let existing = campaigns::list(pool).await?;
     let mut links = Vec::new();
     let mut answered = Vec::new();
@@ -108,7 +110,7 @@ async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaig
             .filter_map(|q| Some((format!("bg_{}", q.id), q.options.get(worker % q.options.len().max(1))?.clone())))
             .collect();
         loop {
-            let assignment = match work::start(pool, kinds, campaign, user.id, &background, true).await {
+            let assignment = match annotator::start(pool, kinds, campaign, user.id, &background, true).await {
                 Ok(Some(a)) => a,
                 // No batch left for them, or stopped by the kind's checks.
                 Ok(None) | Err(Error::Forbidden(_)) => break,
@@ -121,7 +123,7 @@ async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaig
                 let sub = Submission { item_id, answer, time_on_task_ms, change: false };
                 responses::submit(pool, kinds, &assignment, &sub).await?;
             }
-            work::complete(pool, kinds, assignment.id, user.id).await?;
+            annotator::complete(pool, kinds, assignment.id, user.id).await?;
         }
     }
     Ok(())

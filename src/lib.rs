@@ -14,6 +14,7 @@ pub mod cli;
 pub mod core;
 pub mod db;
 pub mod demo;
+pub mod error;
 pub mod http;
 pub mod input;
 pub mod kinds;

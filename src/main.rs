@@ -14,7 +14,7 @@ fn main() -> std::process::ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .on_thread_park(|| {
-            atelier::core::heavy::tidy_idle_thread();
+            atelier::core::support::heavy::tidy_idle_thread();
         })
         .build();
     match runtime {

@@ -1,7 +1,6 @@
 //! Accounts and authentication: users and roles, password hashing, API
 //! tokens, crowd-worker joins, and login rate limiting.
 
-pub mod invitations;
 pub mod passwords;
 pub mod rate_limit;
 pub mod tokens;

@@ -4,8 +4,8 @@
 //! logins took the service to 5.8 GB and 300 threads. At most one runs per
 //! core; the others wait their turn, briefly, or hear that the service is busy.
 
-use crate::core::Code;
-use crate::core::{Error, Result};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use std::sync::{Arc, LazyLock, OnceLock};

@@ -9,8 +9,8 @@
 //! backoff, so nobody can lock an account owner out by failing on purpose
 //! from many addresses; the address limit still applies to it.
 
-use crate::core::Code;
-use crate::core::{Error, Result};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use uuid::Uuid;

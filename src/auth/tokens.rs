@@ -1,8 +1,8 @@
 //! API tokens for scripts.
 
 use super::users::User;
-use crate::core::Code;
-use crate::core::Result;
+use crate::error::Code;
+use crate::error::Result;
 use crate::random::random_code;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
@@ -71,7 +71,10 @@ pub async fn create_expiring(
 ) -> Result<(Uuid, String)> {
     let max = max_days();
     if days.is_some_and(|d| d == 0 || d > max) {
-        return Err(crate::core::Error::invalid(Code::InvalidExpiry, format!("a token expires after 1 to {max} days")));
+        return Err(crate::error::Error::invalid(
+            Code::InvalidExpiry,
+            format!("a token expires after 1 to {max} days"),
+        ));
     }
     let id = Uuid::new_v4();
     let token = format!("{PREFIX}{}", random_code(40));
@@ -123,7 +126,7 @@ pub async fn revoke_own(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<()> {
             .await?
             .rows_affected();
     if found == 0 {
-        return Err(crate::core::Error::NotFound("token"));
+        return Err(crate::error::Error::NotFound("token"));
     }
     Ok(())
 }
@@ -152,7 +155,7 @@ pub struct TokenInfo {
 /// for another admin would be taking their identity).
 pub async fn create_for(pool: &PgPool, caller: &User, user: &User, days: Option<u32>) -> Result<(Uuid, String)> {
     if user.role == crate::auth::Role::Admin && user.id != caller.id {
-        return Err(crate::core::Error::Forbidden("an admin cannot create a token for another admin".into()));
+        return Err(crate::error::Error::Forbidden("an admin cannot create a token for another admin".into()));
     }
     create_expiring(pool, user.id, days, Origin::Admin).await
 }
@@ -174,7 +177,7 @@ pub async fn revoke(pool: &PgPool, id: Uuid) -> Result<TokenInfo> {
         .bind(id)
         .execute(pool)
         .await?;
-    list(pool).await?.into_iter().find(|t| t.id == id).ok_or(crate::core::Error::NotFound("token"))
+    list(pool).await?.into_iter().find(|t| t.id == id).ok_or(crate::error::Error::NotFound("token"))
 }
 
 /// The user a bearer token belongs to, if it is valid.

@@ -1,8 +1,8 @@
 //! Users: admins and experts with passwords, crowd workers by external id.
 
 use super::{passwords, Role};
-use crate::core::Code;
-use crate::core::{Error, Result};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use sqlx::PgPool;
 use uuid::Uuid;
 

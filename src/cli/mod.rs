@@ -1,6 +1,8 @@
 //! The `atelier` command line: argument definitions and dispatch.
 
 pub mod backup;
+mod failed;
+pub use failed::Failed;
 pub mod release;
 pub mod stats;
 pub mod storage;
@@ -49,17 +51,6 @@ pub enum Command {
     /// The task kinds' own commands (`a100`, `vton`, ...).
     #[command(flatten)]
     Kind(crate::kinds::KindCommand),
-}
-
-/// A command that ran and found a problem it has already reported: the
-/// process exits with `code`.
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct Failed {
-    /// Exit code.
-    pub code: u8,
-    /// Summary for standard error.
-    pub message: String,
 }
 
 /// Arguments of `serve` and `demo`.

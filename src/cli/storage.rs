@@ -92,7 +92,7 @@ async fn named_images(pool: &PgPool) -> anyhow::Result<(Vec<(String, String)>, V
     let (mut uploads, mut bucket) = (Vec::new(), Vec::new());
     for (value, campaign, item) in rows {
         let named_by = format!("item `{item}` of campaign {campaign}");
-        match value.strip_prefix(crate::core::handles::UPLOADED) {
+        match value.strip_prefix(crate::core::work::handles::UPLOADED) {
             Some(name) => uploads.push((name.to_owned(), named_by)),
             None => bucket.push((value, named_by)),
         }
@@ -119,7 +119,7 @@ async fn check(pool: &PgPool, storage: &Storage, out: &mut dyn Write) -> anyhow:
         }
     }
     for (reference, named_by) in &bucket {
-        let key = match crate::core::images::bucket_key(storage, reference) {
+        let key = match crate::core::item::images::bucket_key(storage, reference) {
             Ok(key) => key,
             Err(e) => {
                 problems += 1;

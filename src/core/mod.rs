@@ -1,55 +1,23 @@
 //! The generic annotation core: campaigns, items, batches, assignments,
-//! responses and progress. Task kinds plug in through [`kind::TaskKind`];
-//! nothing here depends on which kinds exist.
+//! responses, ground truth and releases. Task kinds plug in through
+//! [`kind::TypedKind`]; nothing here depends on which kinds exist.
+//!
+//! One folder per sub-domain, each depending only on the ones listed
+//! before it (see `docs/architecture.md`):
+//! [`support`] (helpers), [`kind`] (the plug-in contract), [`campaign`],
+//! [`item`], [`work`] (assignments and answers), [`truth`] (ground truth
+//! and progress), [`crowd`] (study links, payouts, reconciliation) and
+//! [`releases`].
 
-pub mod aggregate_cache;
-pub mod assignments;
-pub mod batches;
-pub mod caches;
-pub mod campaigns;
-pub mod coalesce;
-pub mod code;
-pub mod config_changes;
-pub mod config_text;
-pub mod constraints;
-pub mod csv_chunks;
-pub mod eligibility;
-mod error;
-pub mod ground_truth;
-pub mod handles;
-pub mod heavy;
-pub mod history;
-pub mod images;
-pub mod intro;
-pub mod item_browser;
-pub mod items;
-pub mod json_text;
-pub mod kept;
+pub mod campaign;
+pub mod crowd;
+pub mod item;
 pub mod kind;
-pub mod model_scores;
-pub mod overlap;
-pub mod own_task;
-pub mod own_view;
-pub mod payload;
-pub mod payouts;
-pub mod profiles;
-pub mod progress;
-pub mod reconciliation;
-pub mod record;
-pub mod registry;
 pub mod releases;
-pub mod responses;
-pub mod responses_export;
-pub mod setting_help;
-pub mod settings;
-pub mod shared_answers;
-pub mod states;
-pub mod thumbnails;
-pub mod typed_kind;
+pub mod support;
+pub mod truth;
 pub mod work;
 
-pub use caches::Caches;
-pub use code::Code;
-pub use error::{Error, Result};
-pub use registry::Registry;
-pub use typed_kind::TypedKind;
+pub use kind::registry::Registry;
+pub use kind::typed::TypedKind;
+pub use truth::caches::Caches;

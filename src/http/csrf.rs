@@ -103,7 +103,7 @@ async fn multipart_token(req: Request) -> Result<(Option<String>, Request), AppE
                 Some(Ok(chunk)) => prefix.extend_from_slice(&chunk),
                 Some(Err(e)) => {
                     return Err(AppError::BadRequest {
-                        code: crate::core::Code::UnreadableBody,
+                        code: crate::error::Code::UnreadableBody,
                         message: e.to_string(),
                     })
                 }

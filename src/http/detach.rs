@@ -19,7 +19,7 @@ pub async fn run_to_completion(State(tasks): State<TaskTracker>, req: Request, n
         Err(e) => {
             // A panic in a handler: the task is gone, the server is not.
             tracing::error!(error = %e, "request task failed");
-            super::error::AppError::Core(crate::core::Error::internal("request task failed", e)).into_response()
+            super::error::AppError::Core(crate::error::Error::internal("request task failed", e)).into_response()
         }
     }
 }

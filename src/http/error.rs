@@ -2,7 +2,7 @@
 //! `{"error": {"code", "message"}}`, with the right status. 5xx bodies are
 //! generic; the cause is logged inside the request's span.
 
-use crate::core::{Code, Error};
+use crate::error::{Code, Error};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;

@@ -4,7 +4,7 @@
 //! a wrong method, a body over the limit, a malformed query string, a
 //! timeout) arrive here as plain text or empty bodies and are rewritten.
 
-use crate::core::Code;
+use crate::error::Code;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};

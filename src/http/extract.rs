@@ -5,8 +5,8 @@ use super::error::AppError;
 use super::AppState;
 use crate::auth::users::User;
 use crate::auth::{tokens, Role};
-use crate::core::Code;
-use crate::core::Error;
+use crate::error::Code;
+use crate::error::Error;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
@@ -75,7 +75,7 @@ fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, AppError> {
         let mut de = serde_json::Deserializer::from_slice(body);
         if let Err(e) = T::deserialize(no_struct_from_array::Strict(&mut de)) {
             if e.to_string().contains("expected a map") || e.to_string().contains("invalid type: sequence") {
-                return Err(crate::core::Error::invalid(
+                return Err(crate::error::Error::invalid(
                     Code::InvalidBody,
                     format!("the body must be a JSON object: {e}"),
                 )

@@ -5,7 +5,7 @@
 
 use super::error::AppResult;
 use super::AppState;
-use crate::core::Error;
+use crate::error::Error;
 use crate::storage::{Fetched, Object};
 use axum::body::Body;
 use axum::extract::State;
@@ -39,7 +39,7 @@ pub async fn uploaded(
     if !crate::storage::is_upload_name(&name) {
         return Err(Error::NotFound("image").into());
     }
-    serve(&s, Object::Upload(&name), crate::core::images::content_type_of(&name), Caching::Public, &headers).await
+    serve(&s, Object::Upload(&name), crate::core::item::images::content_type_of(&name), Caching::Public, &headers).await
 }
 
 /// An image of the lab's bucket, for an admin's pages (the data browser's
@@ -50,7 +50,7 @@ pub async fn in_bucket(
     axum::extract::Path(key): axum::extract::Path<String>,
     headers: HeaderMap,
 ) -> AppResult<Response> {
-    let content_type = crate::core::images::content_type_of(&key);
+    let content_type = crate::core::item::images::content_type_of(&key);
     serve(&s, Object::InBucket(&key), content_type, Caching::Private, &headers).await
 }
 

@@ -5,8 +5,8 @@
 use super::error::AppError;
 use super::extract::Path;
 use super::AppState;
-use crate::core::campaigns::{self, Campaign};
-use crate::core::{Code, Error};
+use crate::core::campaign::campaigns::{self, Campaign};
+use crate::error::{Code, Error};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::Router;

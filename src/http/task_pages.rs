@@ -4,9 +4,9 @@
 //! implemented in each kind's `http` folder, says how it is *shown*, so the
 //! core knows nothing of HTML, templates or CSRF tokens.
 
-use crate::core::campaigns::Campaign;
-use crate::core::kind::PublicItem;
-use crate::core::Error;
+use crate::core::campaign::campaigns::Campaign;
+use crate::core::kind::contract::PublicItem;
+use crate::error::Error;
 use serde_json::Value;
 use std::sync::Arc;
 use uuid::Uuid;

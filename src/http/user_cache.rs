@@ -28,7 +28,7 @@ impl Default for UserCache {
 
 impl UserCache {
     /// The account, from memory when looked up in the last few seconds.
-    pub async fn get(&self, pool: &sqlx::PgPool, id: Uuid) -> crate::core::Result<Option<User>> {
+    pub async fn get(&self, pool: &sqlx::PgPool, id: Uuid) -> crate::error::Result<Option<User>> {
         if let Some(user) = self.inner.lock().ok().and_then(|map| map.get(&id).cloned()) {
             return Ok(Some(user));
         }

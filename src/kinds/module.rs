@@ -2,7 +2,7 @@
 //! surface and its commands, as one value, so that the lists of kinds the
 //! core, the server and the command line see come from one line each.
 
-use crate::core::kind::TaskKind;
+use crate::core::kind::contract::TaskKind;
 use crate::http::kind_routes::KindRoutes;
 use crate::http::task_pages::TaskPages;
 use futures_util::future::LocalBoxFuture;
@@ -43,6 +43,14 @@ pub struct KindCli {
     pub run: for<'a> fn(&clap::ArgMatches, &'a mut dyn Write) -> LocalBoxFuture<'a, anyhow::Result<()>>,
 }
 
+impl KindModule {
+    /// A registry of this folder's kinds alone, for its own commands (an
+    /// import checks the campaign is one of them first).
+    pub fn registry(&self) -> crate::core::Registry {
+        crate::core::Registry::new(self.kinds.iter().map(|k| k.core).collect())
+    }
+}
+
 impl KindCli {
     /// The command `name` with the subcommands of `C` and `about` as its help.
     pub fn command<C: clap::Subcommand>(name: &'static str, about: &'static str) -> clap::Command {
@@ -56,64 +64,9 @@ impl KindCli {
     }
 }
 
-/// A kind's command as parsed from the command line: `atelier vton curate
-/// ...` is the VTON module's command with the matches of `vton`.
-pub struct KindCommand {
-    module: &'static KindModule,
-    matches: clap::ArgMatches,
-}
-
-impl std::fmt::Debug for KindCommand {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KindCommand").field("command", &self.matches.subcommand_name()).finish()
-    }
-}
-
-impl KindCommand {
-    /// Runs the command; output goes to `out`.
-    pub async fn run(self, out: &mut dyn Write) -> anyhow::Result<()> {
-        (self.module.cli.run)(&self.matches, out).await
-    }
-
-    fn module(name: &str) -> Option<&'static KindModule> {
-        super::MODULES.iter().find(|m| (m.cli.command)().get_name() == name)
-    }
-}
-
-impl clap::FromArgMatches for KindCommand {
-    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        let Some((name, sub)) = matches.subcommand() else {
-            return Err(clap::Error::raw(clap::error::ErrorKind::MissingSubcommand, "a command is required"));
-        };
-        let module = Self::module(name).ok_or_else(|| {
-            clap::Error::raw(clap::error::ErrorKind::InvalidSubcommand, format!("no command `{name}`"))
-        })?;
-        Ok(Self { module, matches: sub.clone() })
-    }
-
-    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(matches)?;
-        Ok(())
-    }
-}
-
-impl clap::Subcommand for KindCommand {
-    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
-        super::MODULES.iter().fold(cmd, |cmd, m| cmd.subcommand((m.cli.command)()))
-    }
-
-    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
-        Self::augment_subcommands(cmd)
-    }
-
-    fn has_subcommand(name: &str) -> bool {
-        Self::module(name).is_some()
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::MODULES;
+    use super::super::registry::MODULES;
     use clap::Subcommand;
 
     #[test]
@@ -123,10 +76,13 @@ mod tests {
         assert_eq!(distinct.len(), MODULES.len(), "command names clash: {names:?}");
         assert_eq!(names, ["a100", "vton", "vsd", "fashionpedia"]);
         assert!(MODULES.iter().all(|m| !m.kinds.is_empty()));
-        assert_eq!(super::super::registry().names(), ["a100-lat", "a100-aat", "vton", "vsd", "fashionpedia"]);
-        let cmd = super::KindCommand::augment_subcommands(clap::Command::new("atelier"));
+        assert_eq!(super::super::registry::registry().names(), ["a100-lat", "a100-aat", "vton", "vsd", "fashionpedia"]);
+        let cmd = super::super::registry::KindCommand::augment_subcommands(clap::Command::new("atelier"));
         assert!(cmd.find_subcommand("vton").and_then(|v| v.find_subcommand("curate")).is_some());
-        assert!(super::KindCommand::has_subcommand("vsd") && !super::KindCommand::has_subcommand("serve"));
+        assert!(
+            super::super::registry::KindCommand::has_subcommand("vsd")
+                && !super::super::registry::KindCommand::has_subcommand("serve")
+        );
     }
 
     #[test]
@@ -150,7 +106,7 @@ mod tests {
 
     #[test]
     fn a_stored_configuration_that_no_longer_parses_stands_as_the_defaults() {
-        use crate::core::kind::TaskKind;
+        use crate::core::kind::contract::TaskKind;
         let vton: &dyn TaskKind = &super::super::vton::Vton;
         let old = serde_json::json!({"a_setting_since_removed": 1});
         assert!(vton.validate_config(&old).is_err(), "refused when written");

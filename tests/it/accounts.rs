@@ -166,7 +166,7 @@ async fn two_admins_disabling_each_other_leave_one_enabled() {
     assert!(a.is_ok() != b.is_ok(), "exactly one succeeds: {a:?} {b:?}");
     let refused = if a.is_err() { a } else { b };
     assert!(
-        matches!(refused, Err(atelier::core::Error::Rejected { code: atelier::core::Code::LastAdmin, .. })),
+        matches!(refused, Err(atelier::error::Error::Rejected { code: atelier::error::Code::LastAdmin, .. })),
         "{refused:?}"
     );
     let enabled: i64 = sqlx::query_scalar("SELECT count(*) FROM users WHERE role = 'admin' AND disabled_at IS NULL")

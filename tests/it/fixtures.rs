@@ -139,7 +139,7 @@ pub async fn open_vton_campaign(
 }
 
 /// The items a crowd worker's handles name in their assignment (workers
-/// never see item ids; see `atelier::core::handles`), in the handles' order.
+/// never see item ids; see `atelier::core::work::handles`), in the handles' order.
 pub async fn items_of_handles(app: &TestApp, assignment: uuid::Uuid, handles: &[uuid::Uuid]) -> Vec<uuid::Uuid> {
     let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
         "SELECT bi.item_id FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id WHERE a.id = $1",
@@ -151,7 +151,9 @@ pub async fn items_of_handles(app: &TestApp, assignment: uuid::Uuid, handles: &[
     handles
         .iter()
         .map(|h| {
-            *ids.iter().find(|i| atelier::core::handles::handle(assignment, **i) == *h).expect("an item of the batch")
+            *ids.iter()
+                .find(|i| atelier::core::work::handles::handle(assignment, **i) == *h)
+                .expect("an item of the batch")
         })
         .collect()
 }

@@ -4,7 +4,7 @@
 
 use crate::fixtures::{admin_token, api, join, logged_in_admin, open_vton_campaign};
 use crate::support::TestApp;
-use atelier::core::aggregate_cache::fingerprint;
+use atelier::core::truth::aggregate_cache::fingerprint;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use uuid::Uuid;

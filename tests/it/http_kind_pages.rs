@@ -101,7 +101,7 @@ async fn destructive_actions_ask_first_and_say_what_they_do() {
     let html = payouts.text().await.expect("html");
     assert!(asks_first(&html, &format!("/admin/campaigns/{id}/payouts/paid")), "{html}");
     // The bonus is typed into the page, checked there by the rule the service applies.
-    let pattern = format!("pattern=\"{}\"", atelier::core::payouts::AMOUNT_PATTERN);
+    let pattern = format!("pattern=\"{}\"", atelier::core::crowd::payouts::AMOUNT_PATTERN);
     assert!(html.contains("name=\"amount\"") && html.contains(&pattern), "{html}");
     let tokens = client.get(app.at("/admin/tokens")).send().await.expect("tokens").text().await.expect("html");
     let token_id: String =

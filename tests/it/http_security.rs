@@ -382,9 +382,9 @@ async fn exports_neutralise_spreadsheet_formulas_and_the_login_page_stores_no_se
     assert!(csv.lines().count() > 1, "{csv}");
     assert!(csv.contains("'=HYPERLINK"), "{csv}");
     assert!(csv.lines().all(|l| !l.starts_with('=') && !l.contains(",=")), "{csv}");
-    assert_eq!(atelier::core::ground_truth::neutralise_formula("=1+1"), "'=1+1");
-    assert_eq!(atelier::core::ground_truth::neutralise_formula("-0.5"), "-0.5", "numbers stay numbers");
-    assert_eq!(atelier::core::ground_truth::neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
+    assert_eq!(atelier::core::support::csv_chunks::neutralise_formula("=1+1"), "'=1+1");
+    assert_eq!(atelier::core::support::csv_chunks::neutralise_formula("-0.5"), "-0.5", "numbers stay numbers");
+    assert_eq!(atelier::core::support::csv_chunks::neutralise_formula("@SUM(A1)"), "'@SUM(A1)");
 }
 
 #[tokio::test]

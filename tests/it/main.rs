@@ -13,6 +13,7 @@ mod a100_score;
 mod a100_service;
 mod accounts;
 mod adaptive_overlap;
+mod architecture;
 mod backup;
 mod browser;
 mod cli_service;

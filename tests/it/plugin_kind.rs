@@ -6,8 +6,8 @@
 use crate::fixtures::{admin_token, api, csrf_in, login_page};
 use crate::support::TestApp;
 use atelier::auth::{tokens, users, Role};
-use atelier::core::kind::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
-use atelier::core::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use atelier::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use atelier::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
 use atelier::core::Registry;
 use atelier::core::TypedKind;
 use atelier::http::kind_routes::KindRoutes;
@@ -511,7 +511,7 @@ async fn an_expert_who_pauses_past_the_lease_resumes_and_every_label_counts() {
 }
 
 /// The task page reads with the assignment only the payloads of the first
-/// task without an answer and the next (`core::own_view`); a task reached
+/// task without an answer and the next (`core::work::own_view`); a task reached
 /// by its position takes a second read. Each page must show its own item.
 #[tokio::test]
 async fn the_task_page_shows_the_first_open_task_and_any_other_by_its_position() {

@@ -2,9 +2,9 @@
 //! Datasets" (Gebru et al.) and dataset cards, generated from the release's
 //! own data so that it can be published as is and regenerated to verify.
 
-use super::archive::ReleaseInfo;
-use super::snapshot::Snapshot;
-use crate::core::kind::TaskKind;
+use crate::core::kind::contract::TaskKind;
+use crate::core::releases::archive::ReleaseInfo;
+use crate::core::releases::snapshot::Snapshot;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -45,7 +45,7 @@ pub fn render(
         info.created_by,
         if info.note.is_empty() { String::new() } else { format!(" Note: {}", info.note) }
     );
-    if c.state != crate::core::states::CampaignState::Closed {
+    if c.state != crate::core::campaign::states::CampaignState::Closed {
         let _ = writeln!(
             md,
             "> **The campaign was `{}` when this release was cut: answers may still have been coming in.**\n",

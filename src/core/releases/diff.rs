@@ -2,9 +2,9 @@
 //! parameters changed, and labels that changed with the reasons (new votes,
 //! new exclusions, changed parameters).
 
-use super::archive::{ReleaseInfo, GROUND_TRUTH_JSON, MANIFEST};
-use super::snapshot::raw_table;
-use crate::core::kind::TaskKind;
+use crate::core::kind::contract::TaskKind;
+use crate::core::releases::archive::{ReleaseInfo, GROUND_TRUTH_JSON, MANIFEST};
+use crate::core::releases::snapshot::raw_table;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

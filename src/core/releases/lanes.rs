@@ -2,7 +2,7 @@
 //! lanes (threads) take in order as they come free, and the slots through
 //! which a job hands what it made to the jobs after it.
 
-use crate::core::{Error, Result};
+use crate::error::{Error, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 

@@ -10,15 +10,19 @@
 pub mod archive;
 pub mod datasheet;
 pub mod diff;
+pub mod format;
+mod gather;
 pub mod hf;
 pub mod lanes;
 pub mod packing;
 pub mod snapshot;
+pub mod verify;
 
 pub use snapshot::Snapshot;
 
-use super::{campaigns, Error, Result};
-use crate::core::Code;
+use crate::core::campaign::campaigns;
+use crate::error::Code;
+use crate::error::{Error, Result};
 use archive::ReleaseInfo;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Value};
@@ -57,7 +61,7 @@ pub enum Author {
 pub async fn create(
     pool: &PgPool,
     storage: &crate::storage::Storage,
-    kinds: &super::Registry,
+    kinds: &crate::core::Registry,
     campaign_id: Uuid,
     by: &Author,
     note: &str,
@@ -112,11 +116,11 @@ pub async fn create(
     // On the heavy-work thread, one big computation at a time: a cut at
     // crowd scale takes a few hundred MB, and two at once (or a cut beside a
     // ground truth) would take them twice.
-    let (manifest, archive_bytes) = super::heavy::run(move || -> Result<(Value, Vec<u8>)> {
+    let (manifest, archive_bytes) = crate::core::support::heavy::run(move || -> Result<(Value, Vec<u8>)> {
         let root = format!("release-v{}", info.release);
         let mtime = u64::try_from(now.timestamp()).unwrap_or(0);
         // What each job frees goes back before the next job's grows.
-        let _prompt = super::heavy::PromptPurge::start();
+        let _prompt = crate::core::support::heavy::PromptPurge::start();
         let (manifest, files) = archive::build(kind, &snapshot, &info, &root, mtime)?;
         drop(snapshot);
         let bytes = packing::join(files)?;
@@ -264,7 +268,7 @@ async fn unpacked_for_diff(
 pub async fn diff(
     pool: &PgPool,
     storage: &crate::storage::Storage,
-    kinds: &super::Registry,
+    kinds: &crate::core::Registry,
     campaign_id: Uuid,
     from: i32,
     to: i32,

@@ -7,8 +7,8 @@
 //! place without the other files being held uncompressed or compressed twice,
 //! and every gzip reader (streaming ones too) reads one ordinary `.tar.gz`.
 
-use super::archive::WriteFile;
-use crate::core::{Error, Result};
+use crate::core::releases::archive::WriteFile;
+use crate::error::{Error, Result};
 use flate2::write::DeflateEncoder;
 use flate2::{Compression, Crc, CrcWriter};
 use sha2::{Digest, Sha256};
@@ -51,7 +51,9 @@ impl Packed {
         let padding = (BLOCK - file.size % BLOCK) % BLOCK;
         file.content.write_all(&vec![0; padding as usize]).map_err(packing)?;
         let mut header = segment();
-        header.write_all(self::header(&format!("{root}/{name}"), file.size, mtime)?.as_bytes()).map_err(packing)?;
+        header
+            .write_all(crate::core::releases::packing::header(&format!("{root}/{name}"), file.size, mtime)?.as_bytes())
+            .map_err(packing)?;
         let mut crc = Crc::new();
         let header = flushed(header, &mut crc).map_err(packing)?;
         let content = flushed(file.content, &mut crc).map_err(packing)?;
@@ -116,7 +118,7 @@ impl Write for FileWriter {
 }
 
 /// A failed write while packing, as the core's error.
-pub(super) fn packing(e: std::io::Error) -> Error {
+pub(in crate::core) fn packing(e: std::io::Error) -> Error {
     Error::internal("packing the release", e)
 }
 
@@ -181,7 +183,8 @@ fn each_file(
         }
         let path = entry.path().map_err(|e| e.to_string())?.to_string_lossy().into_owned();
         let name = path.split_once('/').map_or(path.as_str(), |(_, rest)| rest).to_owned();
-        let is_manifest = name == super::archive::MANIFEST || name == super::archive::MANIFEST_DIGEST;
+        let is_manifest =
+            name == crate::core::releases::archive::MANIFEST || name == crate::core::releases::archive::MANIFEST_DIGEST;
         // A file the manifest does not list (verification names it) is held to the manifest's cap.
         let limit = match &sizes {
             Some(sizes) if !is_manifest => sizes.get(&name).copied().unwrap_or(MANIFEST_LIMIT),
@@ -193,7 +196,7 @@ fn each_file(
                 entry.size()
             ));
         }
-        if name == super::archive::MANIFEST && sizes.is_none() {
+        if name == crate::core::releases::archive::MANIFEST && sizes.is_none() {
             let mut bytes = Vec::new();
             entry.by_ref().take(limit).read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
             sizes = Some(listed_sizes(&bytes));
@@ -226,11 +229,11 @@ fn listed_sizes(manifest: &[u8]) -> std::collections::HashMap<String, u64> {
 /// What verification reads of an archive ([`digests`]).
 pub struct Streamed {
     /// Every file's size and SHA-256, by name.
-    pub digests: super::archive::Digests,
+    pub digests: crate::core::releases::archive::Digests,
     /// The bytes of the manifest and its digest.
     pub kept: BTreeMap<String, Vec<u8>>,
     /// The raw data, parsed as it streamed past (or what was wrong with it).
-    pub snapshot: std::result::Result<super::Snapshot, String>,
+    pub snapshot: std::result::Result<crate::core::releases::Snapshot, String>,
 }
 
 /// Reads a `.tar.gz` as it streams in, for verification: every file's size
@@ -238,10 +241,10 @@ pub struct Streamed {
 /// by line; no other file and no raw file's text is ever held whole.
 pub fn digests(archive: impl Read) -> std::result::Result<Streamed, String> {
     let (mut digests, mut kept) = (BTreeMap::new(), BTreeMap::new());
-    let (mut raw, mut unreadable) = (super::snapshot::RawFiles::default(), None);
+    let (mut raw, mut unreadable) = (crate::core::releases::snapshot::RawFiles::default(), None);
     each_file(archive, |name, content| {
-        let mut out = super::archive::DigestWriter::default();
-        if super::archive::verification_reads(&name) {
+        let mut out = crate::core::releases::archive::DigestWriter::default();
+        if crate::core::releases::archive::verification_reads(&name) {
             let mut bytes = Vec::new();
             content.read_to_end(&mut bytes).map_err(|e| format!("{name}: {e}"))?;
             std::io::Write::write_all(&mut out, &bytes).map_err(|e| format!("{name}: {e}"))?;
@@ -249,7 +252,7 @@ pub fn digests(archive: impl Read) -> std::result::Result<Streamed, String> {
         } else {
             // Hashed as it is read, parsed if it is raw data, the rest read past.
             let mut content = std::io::BufReader::with_capacity(1 << 16, Hashed { content, out: &mut out });
-            if super::snapshot::RawFiles::reads(&name) {
+            if crate::core::releases::snapshot::RawFiles::reads(&name) {
                 if let Err(e) = raw.read(&name, &mut content) {
                     unreadable.get_or_insert(e);
                 }
@@ -269,7 +272,7 @@ pub fn digests(archive: impl Read) -> std::result::Result<Streamed, String> {
 /// A reader that hashes what it reads.
 struct Hashed<'a> {
     content: &'a mut dyn Read,
-    out: &'a mut super::archive::DigestWriter,
+    out: &'a mut crate::core::releases::archive::DigestWriter,
 }
 
 impl Read for Hashed<'_> {

@@ -2,13 +2,12 @@
 //! and every derived file is computed from. The live exports that a release
 //! repeats are computed from a snapshot too, so both come from one code path.
 
-use crate::core::kind::{AggregationInput, ItemRecord, ResponseRecord};
-use crate::core::payload::Payload;
-use crate::core::states::{AssignmentState, CampaignState};
-use crate::core::{campaigns, Error, Result};
+use crate::core::campaign::states::{AssignmentState, CampaignState};
+use crate::core::item::payload::Payload;
+use crate::core::kind::contract::{AggregationInput, ItemRecord, ResponseRecord};
+use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
-use sqlx::PgPool;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use uuid::Uuid;
@@ -31,17 +30,17 @@ pub struct SnapCampaign {
     /// the link and reconciliation rules only when they differ from their
     /// defaults, so a campaign that never set them is released as before).
     #[serde(default, skip_serializing_if = "Option::is_none", serialize_with = "settings_as_released")]
-    pub settings: Option<crate::core::settings::CoreSettings>,
+    pub settings: Option<crate::core::campaign::settings::CoreSettings>,
 }
 
 /// The core's settings as a release writes them: the keys added after
 /// releases existed are left out at their defaults (the others in the
 /// order they always had).
 fn settings_as_released<S: serde::Serializer>(
-    settings: &Option<crate::core::settings::CoreSettings>,
+    settings: &Option<crate::core::campaign::settings::CoreSettings>,
     out: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    use crate::core::settings::{
+    use crate::core::campaign::settings::{
         AnnotatorsPerBatch, GroundTruthFrom, Participants, DEFAULT_FIRST_ANSWER_WITHIN, DEFAULT_JOINS_PER_ADDRESS,
     };
     #[derive(serde::Serialize)]
@@ -57,10 +56,10 @@ fn settings_as_released<S: serde::Serializer>(
         #[serde(skip_serializing_if = "is_all")]
         ground_truth_from: GroundTruthFrom,
         #[serde(skip_serializing_if = "is_fixed")]
-        overlap: crate::core::settings::Overlap,
+        overlap: crate::core::campaign::settings::Overlap,
     }
-    fn is_fixed(o: &crate::core::settings::Overlap) -> bool {
-        *o == crate::core::settings::Overlap::Fixed
+    fn is_fixed(o: &crate::core::campaign::settings::Overlap) -> bool {
+        *o == crate::core::campaign::settings::Overlap::Fixed
     }
     fn is_default_joins(n: &i32) -> bool {
         *n == DEFAULT_JOINS_PER_ADDRESS
@@ -217,7 +216,7 @@ mod micros {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::time(*t))
+        s.serialize_str(&crate::core::releases::snapshot::time(*t))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
@@ -240,19 +239,13 @@ impl Parts {
     pub const ALL: Self = Self { items: true, responses: true };
 }
 
-/// A stable pseudonym: the n-th annotator (by first submission) becomes
-/// `00000000-0000-0000-0000-00000000000n`. Nothing of the real id remains.
-fn pseudonym(n: usize) -> Uuid {
-    Uuid::from_u128(n as u128 + 1)
-}
-
 /// One shared copy of each distinct exclusion reason.
 #[derive(Default)]
-struct Reasons(HashSet<Arc<str>>);
+pub(super) struct Reasons(HashSet<Arc<str>>);
 
 impl Reasons {
     /// The shared copy of `reason`.
-    fn share(&mut self, reason: &str) -> Arc<str> {
+    pub(super) fn share(&mut self, reason: &str) -> Arc<str> {
         if let Some(shared) = self.0.get(reason) {
             return shared.clone();
         }
@@ -262,181 +255,7 @@ impl Reasons {
     }
 }
 
-/// The campaign's items in import order, read as a stream: each payload is
-/// parsed and kept as text as it comes (read whole, the rows and their
-/// parsed payloads were held at once).
-async fn load_items(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<SnapItem>> {
-    use futures_util::TryStreamExt;
-    let mut rows = crate::core::items::each(&mut *db, campaign_id);
-    let mut items = Vec::new();
-    while let Some(i) = rows.try_next().await? {
-        items.push(SnapItem { id: i.id, external_id: i.external_id, payload: Payload::of(&i.payload), gold: i.gold });
-    }
-    Ok(items)
-}
-
-/// The campaign's responses, oldest first, annotators named by `name`,
-/// read as a stream with one shared copy of each distinct answer: at crowd
-/// scale half a million parsed answers (and the rows holding them all at
-/// once) took most of a snapshot's memory.
-async fn load_responses(
-    db: &mut sqlx::PgConnection,
-    campaign_id: Uuid,
-    name: &mut impl FnMut(Uuid) -> Uuid,
-) -> Result<Vec<SnapResponse>> {
-    use futures_util::TryStreamExt;
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        assignment_id: Uuid,
-        batch_id: Uuid,
-        item_id: Uuid,
-        annotator_id: Uuid,
-        answer: String,
-        position: Option<i32>,
-        created_at: DateTime<Utc>,
-        updated_at: DateTime<Utc>,
-        time_on_task_ms: Option<i32>,
-        excluded_reason: Option<String>,
-    }
-    let capacity = crate::core::assignments::answers_stored(&mut *db, campaign_id).await?;
-    let mut rows = sqlx::query_as::<_, Row>(
-        "SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer::text AS answer,
-                bi.position + 1 AS position, r.created_at, r.updated_at, r.time_on_task_ms, r.excluded_reason
-         FROM responses r JOIN assignments a ON a.id = r.assignment_id
-         LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
-         WHERE r.campaign_id = $1 ORDER BY r.created_at, r.id",
-    )
-    .bind(campaign_id)
-    .fetch(&mut *db);
-    let mut shared = crate::core::shared_answers::SharedAnswers::default();
-    let mut reasons = Reasons::default();
-    let mut responses = Vec::with_capacity(capacity);
-    while let Some(r) = rows.try_next().await? {
-        responses.push(SnapResponse {
-            assignment_id: r.assignment_id,
-            batch_id: r.batch_id,
-            item_id: r.item_id,
-            annotator: name(r.annotator_id),
-            answer: shared.from_text(&r.answer).map_err(|e| Error::internal("stored answer", e))?,
-            position: r.position,
-            answered_at: r.created_at,
-            changed_at: r.updated_at,
-            time_on_task_ms: r.time_on_task_ms,
-            excluded_reason: r.excluded_reason.map(|e| reasons.share(&e)),
-        });
-    }
-    Ok(responses)
-}
-
 impl Snapshot {
-    /// Loads a campaign's data; with `pseudonymize`, annotator ids are
-    /// replaced by pseudonyms stable within the snapshot.
-    pub async fn load(pool: &PgPool, campaign_id: Uuid, pseudonymize: bool) -> Result<Self> {
-        Self::load_parts(pool, campaign_id, pseudonymize, Parts::ALL).await
-    }
-
-    /// [`Snapshot::load`] reading only the bulky `parts` asked for (the
-    /// others are left empty): for live exports that need only some of them
-    /// (with `pseudonymize`, pseudonyms would follow only the parts read).
-    /// Every table is read in one read-only transaction that sees one
-    /// moment: answers coming in while a snapshot of an open campaign is
-    /// read are all in it or all out of it.
-    #[tracing::instrument(level = "debug", skip(pool, parts))]
-    pub async fn load_parts(pool: &PgPool, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
-        let mut tx = crate::db::one_moment(pool).await?;
-        let snapshot = Self::read(&mut tx, campaign_id, pseudonymize, parts).await?;
-        tx.commit().await?;
-        Ok(snapshot)
-    }
-
-    async fn read(db: &mut sqlx::PgConnection, campaign_id: Uuid, pseudonymize: bool, parts: Parts) -> Result<Self> {
-        let c = campaigns::get(&mut *db, campaign_id).await?;
-        let items = if parts.items { load_items(&mut *db, campaign_id).await? } else { Vec::new() };
-        type BatchRow = (Uuid, Option<String>, i32, Vec<Uuid>, Option<Uuid>);
-        let batches: Vec<BatchRow> = sqlx::query_as(
-            "SELECT b.id, b.external_id, b.position,
-                    coalesce(array_agg(bi.item_id ORDER BY bi.position) FILTER (WHERE bi.item_id IS NOT NULL), '{}'),
-                    b.review_of
-             FROM batches b LEFT JOIN batch_items bi ON bi.batch_id = b.id
-             WHERE b.campaign_id = $1 GROUP BY b.id ORDER BY b.position",
-        )
-        .bind(campaign_id)
-        .fetch_all(&mut *db)
-        .await?;
-        type AssignmentRow = (Uuid, Option<String>, Uuid, Uuid, AssignmentState, Option<DateTime<Utc>>);
-        let assignments: Vec<AssignmentRow> = sqlx::query_as(
-            "SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state, a.completed_at
-             FROM assignments a JOIN batches b ON b.id = a.batch_id
-             WHERE a.campaign_id = $1 ORDER BY b.position, a.completed_at NULLS LAST, a.created_at, a.id",
-        )
-        .bind(campaign_id)
-        .fetch_all(&mut *db)
-        .await?;
-        let worker_ids = if pseudonymize {
-            BTreeMap::new()
-        } else {
-            crate::core::ground_truth::worker_ids(&mut *db, campaign_id).await?
-        };
-        let mut names: BTreeMap<Uuid, Uuid> = BTreeMap::new();
-        let mut name = |real: Uuid| -> Uuid {
-            if !pseudonymize {
-                return real;
-            }
-            let next = pseudonym(names.len());
-            *names.entry(real).or_insert(next)
-        };
-        let assignments: Vec<SnapAssignment> = assignments
-            .into_iter()
-            .map(|(id, external_id, batch_id, annotator, state, completed)| SnapAssignment {
-                id,
-                external_id,
-                batch_id,
-                annotator: name(annotator),
-                state,
-                submitted_at: completed.map(time),
-            })
-            .collect();
-        let responses = if parts.responses { load_responses(db, campaign_id, &mut name).await? } else { Vec::new() };
-        let profiles: Vec<(Uuid, Value)> = sqlx::query_as(
-            "SELECT annotator_id, answers FROM participant_profiles WHERE campaign_id = $1 ORDER BY created_at, annotator_id",
-        )
-        .bind(campaign_id)
-        .fetch_all(&mut *db)
-        .await?;
-        let profiles = profiles
-            .into_iter()
-            .map(|(annotator, answers)| SnapProfile { annotator: name(annotator), answers })
-            .collect();
-        let model_scores = crate::core::model_scores::answers(&mut *db, campaign_id).await?;
-        let model_scores = model_scores.into_iter().map(|(model, scores)| SnapModelScores { model, scores }).collect();
-        Ok(Self {
-            campaign: SnapCampaign {
-                id: c.id,
-                name: c.name.clone(),
-                kind: c.kind.clone(),
-                state: c.state,
-                config: c.config.clone(),
-                settings: Some(c.settings),
-            },
-            items,
-            batches: batches
-                .into_iter()
-                .map(|(id, external_id, position, items, review_of)| SnapBatch {
-                    id,
-                    external_id,
-                    position,
-                    items,
-                    review_of,
-                })
-                .collect(),
-            assignments,
-            responses,
-            profiles,
-            model_scores,
-            worker_ids,
-        })
-    }
-
     /// The kind's configuration (without the core's own settings).
     pub fn kind_config(&self) -> Value {
         let mut c = self.campaign.config.clone();
@@ -447,7 +266,7 @@ impl Snapshot {
         c
     }
 
-    /// What the kind aggregates, exactly as [`crate::core::ground_truth::input`]
+    /// What the kind aggregates, exactly as [`crate::core::truth::ground_truth::input`]
     /// selects it: responses not excluded, except by an earlier curation run.
     pub fn aggregation_input(&self) -> AggregationInput {
         let submitted: std::collections::HashSet<Uuid> =
@@ -561,7 +380,7 @@ impl RawFiles {
             "assignments" => self.assignments = Some(rows(name, content, Some)?),
             "responses" => {
                 // One shared copy of each distinct answer, shared as it is read.
-                let mut shared = crate::core::shared_answers::SharedAnswers::default();
+                let mut shared = crate::core::truth::shared_answers::SharedAnswers::default();
                 let mut reasons = Reasons::default();
                 self.responses = Some(rows(name, content, |mut r: SnapResponse| {
                     r.answer = shared.share(r.answer);

@@ -1,8 +1,8 @@
 //! Who can get in: API tokens and invitation links, listed and revoked.
 
-use crate::auth::invitations::{self, InvitationInfo};
 use crate::auth::tokens::{self, TokenInfo};
-use crate::core::campaigns;
+use crate::core::campaign::campaigns;
+use crate::core::crowd::invitations::{self, InvitationInfo};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Path};
 use crate::http::AppState;
@@ -125,7 +125,7 @@ pub async fn script_login(
     crate::http::extract::Json(body): crate::http::extract::Json<ScriptLogin>,
 ) -> AppResult<(axum::http::StatusCode, axum::Json<crate::http::api::admin::NewToken>)> {
     use crate::auth::{passwords, users};
-    use crate::core::Error;
+    use crate::error::Error;
     let address = crate::http::client_ip(peer.ip(), &headers, &s.config.trusted_proxies).to_string();
     // The turn first, as the login page: an attempt behind a flood meets the limiter as the flood left it.
     let turn = passwords::turn().await?;

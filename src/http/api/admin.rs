@@ -1,13 +1,16 @@
 //! Admin routes: campaigns, items, batches, invitations, responses, users, tokens.
 
 use crate::auth::users::{self, User};
-use crate::auth::{invitations, tokens, Role};
-use crate::core::campaigns::{self, Campaign};
-use crate::core::items::{self, Item, NewItem};
-use crate::core::progress::{self, CampaignProgress};
-use crate::core::responses::{self, Response};
-use crate::core::states::CampaignState;
-use crate::core::{batches, Error};
+use crate::auth::{tokens, Role};
+use crate::core::campaign::campaigns::{self, Campaign};
+use crate::core::campaign::states::CampaignState;
+use crate::core::crowd::invitations;
+use crate::core::item::items::{self, Item};
+use crate::core::item::new_item::NewItem;
+use crate::core::truth::progress::{self, CampaignProgress};
+use crate::core::work::batches;
+use crate::core::work::responses::{self, Response};
+use crate::error::Error;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, MaybeJson, Path};
 use crate::http::AppState;
@@ -384,7 +387,7 @@ pub async fn ground_truth(
 ) -> AppResult<axum::response::Response> {
     use axum::response::IntoResponse;
     // Sent as the cache keeps it: already JSON.
-    let json = crate::core::ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?;
+    let json = crate::core::truth::ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
@@ -407,7 +410,7 @@ pub async fn ground_truth_csv(
     Path(id): Path<Uuid>,
     crate::http::extract::Query(query): crate::http::extract::Query<PartialQuery>,
 ) -> AppResult<axum::response::Response> {
-    let chunks = crate::core::ground_truth::csv(&s.pool, &s.kinds, &s.caches, id, query.partial).await?;
+    let chunks = crate::core::truth::ground_truth::csv(&s.pool, &s.kinds, &s.caches, id, query.partial).await?;
     let campaign = campaigns::get(&s.pool, id).await?;
     let name = super::export_file_name(&campaign, "ground-truth", "csv");
     Ok(super::chunks_attachment("text/csv; charset=utf-8", &name, chunks))
@@ -422,7 +425,7 @@ pub async fn responses_csv(
     Path(id): Path<Uuid>,
 ) -> AppResult<axum::response::Response> {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let chunks = crate::core::responses_export::csv_chunks(&s.pool, id).await?;
+    let chunks = crate::core::truth::responses_export::csv_chunks(&s.pool, id).await?;
     let name = super::export_file_name(&campaign, "responses", "csv");
     Ok(super::streamed_attachment("text/csv; charset=utf-8", &name, chunks))
 }
@@ -431,43 +434,43 @@ pub async fn responses_csv(
 /// body with its Content-Type; returns the URL to use in item payloads.
 #[utoipa::path(post, path = "/api/v1/admin/images", tag = "admin",
     request_body(content = Vec<u8>, content_type = "image/png", description = "The image bytes"),
-    responses((status = 201, body = crate::core::images::StoredImage), (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, body = crate::core::item::images::StoredImage), (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn upload_image(
     _: Admin,
     State(s): State<AppState>,
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
-) -> AppResult<(StatusCode, axum::Json<crate::core::images::StoredImage>)> {
+) -> AppResult<(StatusCode, axum::Json<crate::core::item::images::StoredImage>)> {
     let content_type = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
-    let stored = crate::core::images::store(&s.config.storage, content_type, &body).await?;
+    let stored = crate::core::item::images::store(&s.config.storage, content_type, &body).await?;
     Ok((StatusCode::CREATED, axum::Json(stored)))
 }
 
 /// The campaign's introduction for workers: instructions, time, pay, consent.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/intro", tag = "admin", params(("id" = Uuid, Path)),
-    responses((status = 200, body = crate::core::intro::Intro), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = crate::core::campaign::intro::Intro), (status = 404, body = ErrorBody)))]
 pub async fn get_intro(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-) -> AppResult<axum::Json<crate::core::intro::Intro>> {
+) -> AppResult<axum::Json<crate::core::campaign::intro::Intro>> {
     campaigns::get(&s.pool, id).await?;
-    Ok(axum::Json(crate::core::intro::get(&s.pool, id).await?))
+    Ok(axum::Json(crate::core::campaign::intro::get(&s.pool, id).await?))
 }
 
 /// Replace the campaign's introduction: shown before the first task, with a
 /// consent box to tick when `consent` is set (workers who started before
 /// keep going).
 #[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/intro", tag = "admin", params(("id" = Uuid, Path)),
-    request_body = crate::core::intro::Intro,
-    responses((status = 200, body = crate::core::intro::Intro), (status = 422, body = ErrorBody)))]
+    request_body = crate::core::campaign::intro::Intro,
+    responses((status = 200, body = crate::core::campaign::intro::Intro), (status = 422, body = ErrorBody)))]
 pub async fn set_intro(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-    Json(body): Json<crate::core::intro::Intro>,
-) -> AppResult<axum::Json<crate::core::intro::Intro>> {
-    Ok(axum::Json(crate::core::intro::set(&s.pool, id, body).await?))
+    Json(body): Json<crate::core::campaign::intro::Intro>,
+) -> AppResult<axum::Json<crate::core::campaign::intro::Intro>> {
+    Ok(axum::Json(crate::core::campaign::intro::set(&s.pool, id, body).await?))
 }
 
 /// What a crowd worker gets on finishing.

@@ -4,11 +4,12 @@
 
 use crate::auth::users::User;
 use crate::auth::Role;
-use crate::core::assignments;
-use crate::core::responses::Submission;
-use crate::core::work::{self, AssignmentView, Completed, Submitted};
-use crate::core::Code;
-use crate::core::{campaigns, Error};
+use crate::core::campaign::campaigns;
+use crate::core::work::annotator::{self, AssignmentView, Completed, Submitted};
+use crate::core::work::assignments;
+use crate::core::work::responses::Submission;
+use crate::error::Code;
+use crate::error::Error;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Expert, Json, Path, Worker};
 use crate::http::AppState;
@@ -30,7 +31,7 @@ pub async fn check_access(
 ) -> AppResult<campaigns::Campaign> {
     let is_worker = user.role == Role::Worker;
     // One read: the single-statement pool.
-    let campaign = work::campaign_for(&s.statements, campaign_id, is_worker).await?;
+    let campaign = annotator::campaign_for(&s.statements, campaign_id, is_worker).await?;
     if is_worker {
         let joined: Vec<Uuid> = match session {
             Some(s) => s.get(JOINED_KEY).await?.unwrap_or_default(),
@@ -46,7 +47,9 @@ pub async fn check_access(
 /// A worker whose every link to the campaign was revoked starts no new
 /// questionnaire; one they hold they may finish (and see their code).
 pub async fn ensure_may_start(s: &AppState, user: &User, campaign_id: Uuid) -> AppResult<()> {
-    if user.role != Role::Worker || crate::auth::invitations::may_start_new(&s.pool, campaign_id, user.id).await? {
+    if user.role != Role::Worker
+        || crate::core::crowd::invitations::may_start_new(&s.pool, campaign_id, user.id).await?
+    {
         return Ok(());
     }
     if assignments::active_of(&s.pool, campaign_id, user.id).await?.is_some() {
@@ -84,10 +87,10 @@ async fn next_for(
     ensure_may_start(s, user, campaign_id).await?;
     let background: Vec<(String, String)> =
         request.background.iter().map(|(k, v)| (format!("bg_{k}"), v.clone())).collect();
-    match work::start(&s.pool, &s.kinds, &campaign, user.id, &background, request.consent).await? {
+    match annotator::start(&s.pool, &s.kinds, &campaign, user.id, &background, request.consent).await? {
         // The view is read as every view is (one statement, on the
         // single-statement pool: reads only).
-        Some(a) => Ok(Some(work::own_view(&s.statements, &s.kinds, a.id, user.id).await?.1)),
+        Some(a) => Ok(Some(annotator::own_view(&s.statements, &s.kinds, a.id, user.id).await?.1)),
         None => Ok(None),
     }
 }
@@ -151,15 +154,15 @@ async fn view<R: Annotator>(
     s: &AppState,
     id: Uuid,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    let (_, view) = work::own_view(&s.statements, &s.kinds, id, role.user().id).await?;
+    let (_, view) = annotator::own_view(&s.statements, &s.kinds, id, role.user().id).await?;
     ensure_reaches::<R>(session, &view.assignment).await?;
     Ok(axum::Json(view))
 }
 
 async fn respond<R: Annotator>(role: R, s: &AppState, id: Uuid, sub: &Submission) -> AppResult<axum::Json<Submitted>> {
-    let mut submitted = work::respond(&s.recorder, &s.kinds, id, role.user().id, sub).await?;
+    let mut submitted = annotator::respond(&s.recorder, &s.kinds, id, role.user().id, sub).await?;
     if R::CROWD {
-        submitted.response.item_id = crate::core::handles::handle(id, submitted.response.item_id);
+        submitted.response.item_id = crate::core::work::handles::handle(id, submitted.response.item_id);
     }
     Ok(axum::Json(submitted))
 }
@@ -173,7 +176,7 @@ async fn complete<R: Annotator>(
     if R::CROWD {
         ensure_reaches::<R>(session, &assignments::get_own(&s.statements, id, role.user().id).await?).await?;
     }
-    let completed = work::complete(&s.pool, &s.kinds, id, role.user().id).await?;
+    let completed = annotator::complete(&s.pool, &s.kinds, id, role.user().id).await?;
     s.forget_submitted(id);
     Ok(axum::Json(completed))
 }

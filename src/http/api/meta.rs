@@ -32,7 +32,7 @@ pub async fn readyz(State(state): State<AppState>) -> axum::response::Response {
                 _ => "no answer within a second".to_owned(),
             };
             tracing::warn!(error = %why, "readiness check failed");
-            crate::http::error::AppError::Core(crate::core::Error::Database(sqlx::Error::PoolTimedOut)).into_response()
+            crate::http::error::AppError::Core(crate::error::Error::Database(sqlx::Error::PoolTimedOut)).into_response()
         }
     }
 }
@@ -60,7 +60,7 @@ pub async fn metrics(
         _ => false,
     };
     if admin.is_err() && !scraper {
-        return Err(crate::core::Error::Unauthenticated.into());
+        return Err(crate::error::Error::Unauthenticated.into());
     }
     let body = crate::http::metrics::handle().render();
     Ok(([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], body).into_response())

@@ -1,8 +1,8 @@
 //! Payouts by worker id, in the shapes crowd platforms take, and the
 //! workers' background answers.
 
-use crate::core::campaigns;
-use crate::core::payouts::{self, Format, Payout};
+use crate::core::campaign::campaigns;
+use crate::core::crowd::payouts::{self, Format, Payout};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path, Query};
 use crate::http::AppState;
@@ -154,14 +154,14 @@ pub async fn background_csv(_: Admin, State(s): State<AppState>, Path(id): Path<
 /// rejected there count in ground truth, curation, alpha and payouts.
 #[utoipa::path(put, path = "/api/v1/admin/campaigns/{id}/platform-submissions", tag = "payouts",
     params(("id" = Uuid, Path)), request_body(content = String, content_type = "text/csv"),
-    responses((status = 200, body = crate::core::reconciliation::Reconciled), (status = 422, body = ErrorBody)))]
+    responses((status = 200, body = crate::core::crowd::reconciliation::Reconciled), (status = 422, body = ErrorBody)))]
 pub async fn upload_platform_list(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
     body: axum::body::Bytes,
-) -> AppResult<axum::Json<crate::core::reconciliation::Reconciled>> {
-    use crate::core::reconciliation;
+) -> AppResult<axum::Json<crate::core::crowd::reconciliation::Reconciled>> {
+    use crate::core::crowd::reconciliation;
     campaigns::get(&s.pool, id).await?;
     let list = reconciliation::parse(super::body_text(&body)?)?;
     Ok(axum::Json(reconciliation::upload(&s.pool, id, &list).await?))
@@ -172,26 +172,26 @@ pub async fn upload_platform_list(
 /// rejected there.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/platform-submissions", tag = "payouts",
     params(("id" = Uuid, Path)),
-    responses((status = 200, body = crate::core::reconciliation::Summary), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = crate::core::crowd::reconciliation::Summary), (status = 404, body = ErrorBody)))]
 pub async fn platform_list_summary(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-) -> AppResult<axum::Json<crate::core::reconciliation::Summary>> {
+) -> AppResult<axum::Json<crate::core::crowd::reconciliation::Summary>> {
     campaigns::get(&s.pool, id).await?;
-    Ok(axum::Json(crate::core::reconciliation::summary(&s.pool, id).await?))
+    Ok(axum::Json(crate::core::crowd::reconciliation::summary(&s.pool, id).await?))
 }
 
 /// An adaptive overlap's progress: items decided, at the maximum,
 /// undecided and not yet through their first questionnaire, and ratings
 /// given against what fixed overlap gives (`null` under fixed overlap).
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/overlap", tag = "admin", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Option<crate::core::overlap::AdaptiveProgress>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Option<crate::core::work::overlap::AdaptiveProgress>), (status = 404, body = ErrorBody)))]
 pub async fn overlap_progress(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-) -> AppResult<axum::Json<Option<crate::core::overlap::AdaptiveProgress>>> {
+) -> AppResult<axum::Json<Option<crate::core::work::overlap::AdaptiveProgress>>> {
     let campaign = campaigns::get(&s.pool, id).await?;
-    Ok(axum::Json(crate::core::overlap::progress(&s.pool, &campaign).await?))
+    Ok(axum::Json(crate::core::work::overlap::progress(&s.pool, &campaign).await?))
 }

@@ -1,9 +1,10 @@
 //! Ground-truth releases: cut, list, download (streamed), compare; and the
 //! campaign's settings, which releases record.
 
+use crate::core::campaign::campaigns;
 use crate::core::releases::diff::ReleaseDiff;
 use crate::core::releases::{self, Author, ReleaseSummary};
-use crate::core::{campaigns, Error};
+use crate::error::Error;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Path};
 use crate::http::AppState;
@@ -74,7 +75,7 @@ pub async fn get_release(
 ) -> AppResult<axum::Json<ReleaseSummary>> {
     campaigns::get(&s.pool, id).await?;
     let release = releases::list(&s.pool, id).await?.into_iter().find(|r| r.number == number);
-    Ok(axum::Json(release.ok_or(crate::core::Error::NotFound("release"))?))
+    Ok(axum::Json(release.ok_or(crate::error::Error::NotFound("release"))?))
 }
 
 /// Chunk size when streaming an archive out of the database.
@@ -173,7 +174,8 @@ pub async fn set_config(
     Json(config): Json<serde_json::Map<String, Value>>,
 ) -> AppResult<axum::Json<campaigns::Campaign>> {
     let config = Value::Object(config);
-    let changed = crate::core::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
+    let changed =
+        crate::core::campaign::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
     Ok(axum::Json(changed))
 }
 
@@ -191,20 +193,21 @@ pub async fn patch_config(
     Json(patch): Json<serde_json::Map<String, Value>>,
 ) -> AppResult<axum::Json<campaigns::Campaign>> {
     let mut config = campaigns::get(&s.pool, id).await?.config;
-    crate::core::config_changes::merge_patch(&mut config, &Value::Object(patch));
-    let changed = crate::core::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
+    crate::core::campaign::config_changes::merge_patch(&mut config, &Value::Object(patch));
+    let changed =
+        crate::core::campaign::config_changes::change(&s.pool, &s.kinds, id, &config, Some(user.id), q.confirm).await?;
     Ok(axum::Json(changed))
 }
 
 /// A campaign's configuration changes, oldest first.
 #[utoipa::path(get, path = "/api/v1/admin/campaigns/{id}/config/history", tag = "admin", params(("id" = Uuid, Path)),
-    responses((status = 200, body = Vec<crate::core::config_changes::ConfigChange>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Vec<crate::core::campaign::config_changes::ConfigChange>), (status = 404, body = ErrorBody)))]
 pub async fn config_history(
     _: Admin,
     State(s): State<AppState>,
     Path(id): Path<Uuid>,
-) -> AppResult<axum::Json<Vec<crate::core::config_changes::ConfigChange>>> {
-    Ok(axum::Json(crate::core::config_changes::history(&s.pool, id).await?))
+) -> AppResult<axum::Json<Vec<crate::core::campaign::config_changes::ConfigChange>>> {
+    Ok(axum::Json(crate::core::campaign::config_changes::history(&s.pool, id).await?))
 }
 
 /// Change some of the core's settings of a campaign (`participants`,

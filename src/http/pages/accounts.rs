@@ -5,7 +5,7 @@
 use super::{render, OnPage, PageResult};
 use crate::auth::users::{self, Account};
 use crate::auth::{tokens, Role};
-use crate::core::Error;
+use crate::error::Error;
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, session_store, AppState};
 use askama::Template;

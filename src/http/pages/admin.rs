@@ -2,10 +2,11 @@
 //! actions an admin takes there (create, open/close, form batches, invite).
 
 use super::{render, render_with, OnPage, PageResult, Refusal};
-use crate::auth::invitations;
-use crate::core::progress::{self, CampaignProgress};
-use crate::core::Code;
-use crate::core::{batches, campaigns, Error};
+use crate::core::crowd::invitations;
+use crate::core::truth::progress::{self, CampaignProgress};
+use crate::core::{campaign::campaigns, work::batches};
+use crate::error::Code;
+use crate::error::Error;
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
 use askama::Template;
@@ -95,14 +96,14 @@ struct CampaignPage {
     annotators_shown: i64,
     csrf_token: String,
     /// What workers read before the first task.
-    intro: crate::core::intro::Intro,
+    intro: crate::core::campaign::intro::Intro,
     /// A form the service refused, shown beside it with what was typed.
     refused: Option<Refusal>,
     /// Before the first batches: how many forming them would make, or what
     /// is missing.
     readiness: Option<Result<usize, String>>,
     /// An adaptive overlap's progress: decided and undecided items, ratings saved.
-    adaptive: Option<crate::core::overlap::AdaptiveProgress>,
+    adaptive: Option<crate::core::work::overlap::AdaptiveProgress>,
 }
 
 impl CampaignPage {
@@ -163,7 +164,7 @@ pub(super) async fn show(s: &AppState, session: &Session, id: Uuid, refused: Opt
         progress::of_campaign(&s.pool, &s.kinds, &s.caches, &campaign),
         crate::core::releases::list(&s.pool, id),
         progress::per_annotator(&s.pool, &s.caches, id, Some(ANNOTATORS_SHOWN)),
-        crate::core::intro::get(&s.pool, id),
+        crate::core::campaign::intro::get(&s.pool, id),
     )?;
     let invitations = invitations
         .into_iter()
@@ -190,7 +191,7 @@ pub(super) async fn show(s: &AppState, session: &Session, id: Uuid, refused: Opt
     }
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let readiness = if progress.batches == 0 { batches::readiness(&s.pool, &s.kinds, &campaign).await? } else { None };
-    let adaptive = crate::core::overlap::progress(&s.pool, &campaign).await?;
+    let adaptive = crate::core::work::overlap::progress(&s.pool, &campaign).await?;
     render_with(
         status,
         &CampaignPage {
@@ -283,13 +284,13 @@ async fn save_intro(
                 Error::invalid(Code::InvalidIntro, "the estimated time is a whole number of minutes (1 to 1,440)")
             })?),
         };
-        let intro = crate::core::intro::Intro {
+        let intro = crate::core::campaign::intro::Intro {
             text: form.text,
             estimated_minutes,
             pay: Some(form.pay),
             consent: Some(form.consent),
         };
-        crate::core::intro::set(&s.pool, id, intro).await?;
+        crate::core::campaign::intro::set(&s.pool, id, intro).await?;
         Ok("Introduction saved: workers see it before their first task.".to_owned())
     }
     .await;
@@ -298,7 +299,7 @@ async fn save_intro(
 
 #[derive(serde::Deserialize)]
 struct StateForm {
-    state: crate::core::states::CampaignState,
+    state: crate::core::campaign::states::CampaignState,
 }
 
 async fn set_state(
@@ -473,20 +474,20 @@ async fn upload_image(
         }
     }
     if chosen.is_empty() {
-        return Err(crate::core::Error::invalid(Code::MissingImage, "choose an image file to upload").into());
+        return Err(crate::error::Error::invalid(Code::MissingImage, "choose an image file to upload").into());
     }
     let mut checked = Vec::with_capacity(chosen.len());
     for (name, content_type, bytes) in &chosen {
-        checked.push(crate::core::images::check(content_type, bytes).await.map_err(|e| match e {
-            crate::core::Error::Rejected { code, message } => {
-                crate::core::Error::invalid(code, format!("{name}: {message}; no image was stored"))
+        checked.push(crate::core::item::images::check(content_type, bytes).await.map_err(|e| match e {
+            crate::error::Error::Rejected { code, message } => {
+                crate::error::Error::invalid(code, format!("{name}: {message}; no image was stored"))
             }
             other => other,
         })?);
     }
     let mut urls = Vec::with_capacity(checked.len());
     for image in checked {
-        urls.push(crate::core::images::store_checked(&s.config.storage, image).await?.url);
+        urls.push(crate::core::item::images::store_checked(&s.config.storage, image).await?.url);
     }
     let message = match urls.as_slice() {
         [one] => format!("Image uploaded: use {one} in your items."),
@@ -511,7 +512,7 @@ async fn import(
     let kept = Refusal::keep_pasted(&upload);
     let outcome = async {
         let items = s.kinds.of(&campaign)?.parse_import(upload.text()?).map_err(Error::from)?;
-        let n = crate::core::items::import_with_store(&s.pool, &s.config.storage, &s.kinds, id, &items).await?;
+        let n = crate::core::item::items::import_with_store(&s.pool, &s.config.storage, &s.kinds, id, &items).await?;
         Ok(format!("{n} item(s) imported."))
     }
     .await;

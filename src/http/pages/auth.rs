@@ -3,7 +3,7 @@
 use super::{render_with, PageResult};
 use crate::auth::rate_limit::DEVICE_COOKIE;
 use crate::auth::{passwords, users};
-use crate::core::Error;
+use crate::error::Error;
 use crate::http::extract::{current_user, USER_KEY};
 use crate::http::{csrf, AppState};
 use askama::Template;

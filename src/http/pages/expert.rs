@@ -2,7 +2,7 @@
 //! progress in each (done and remaining) and the batches they could start.
 
 use super::{render, OnPage, PageResult};
-use crate::core::{campaigns, progress};
+use crate::core::{campaign::campaigns, truth::progress};
 use crate::http::extract::Expert;
 use crate::http::{csrf, AppState};
 use askama::Template;

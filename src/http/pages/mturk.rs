@@ -7,7 +7,7 @@
 //! `/mturk/externalSubmit` carrying the assignment id.
 
 use super::{render, PageResult};
-use crate::core::{campaigns, work};
+use crate::core::{campaign::campaigns, work::annotator};
 use crate::http::task_pages::TaskView;
 use crate::http::AppState;
 use askama::Template;
@@ -80,7 +80,7 @@ pub async fn preview(s: &AppState, campaign_id: Uuid) -> PageResult {
     let campaign = campaigns::get(&s.pool, campaign_id).await?;
     let kind = s.kinds.of(&campaign)?;
     let pages = s.pages.of(&campaign)?;
-    let sample = match work::sample_item(&s.pool, &s.kinds, &campaign).await? {
+    let sample = match annotator::sample_item(&s.pool, &s.kinds, &campaign).await? {
         Some(item) => Some(pages.render_task(&TaskView {
             item: &item,
             next: None,

@@ -5,7 +5,7 @@
 
 use super::{render_with, OnPage, PageResult, Refusal};
 use crate::auth::{passwords, tokens, users, Role};
-use crate::core::{Code, Error};
+use crate::error::{Code, Error};
 use crate::http::extract::{CurrentUser, USER_KEY};
 use crate::http::{csrf, flash, session_store, AppState};
 use askama::Template;

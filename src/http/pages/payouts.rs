@@ -4,8 +4,8 @@
 
 use super::paging::{PageQuery, Pager};
 use super::{render_with, OnPage, PageResult};
-use crate::core::campaigns;
-use crate::core::payouts::{self, Payout};
+use crate::core::campaign::campaigns;
+use crate::core::crowd::payouts::{self, Payout};
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, AppState};
 use askama::Template;
@@ -43,7 +43,7 @@ struct PayoutsPage {
     /// A refused decision: the worker, why, and the form as filled.
     refused: Option<(String, DecisionForm)>,
     /// Where the campaign stands against the platform's list.
-    platform: crate::core::reconciliation::Summary,
+    platform: crate::core::crowd::reconciliation::Summary,
     /// A refused platform list: why, and the text pasted (if small).
     platform_refused: Option<(String, String)>,
 }
@@ -133,7 +133,7 @@ async fn show_all(
     } else {
         axum::http::StatusCode::OK
     };
-    let platform = crate::core::reconciliation::summary(&s.pool, id).await?;
+    let platform = crate::core::crowd::reconciliation::summary(&s.pool, id).await?;
     render_with(
         status,
         &PayoutsPage {
@@ -163,7 +163,7 @@ async fn upload_platform_list(
     Path(id): Path<Uuid>,
     req: axum::extract::Request,
 ) -> PageResult {
-    use crate::core::reconciliation;
+    use crate::core::crowd::reconciliation;
     campaigns::get(&s.pool, id).await?;
     let upload = super::upload::read(req).await?;
     let outcome = match upload.text().and_then(reconciliation::parse) {
@@ -181,7 +181,7 @@ async fn upload_platform_list(
             &format!("/admin/campaigns/{id}/payouts#platform"),
         )
         .await),
-        Err(crate::core::Error::Rejected { message, .. }) => {
+        Err(crate::error::Error::Rejected { message, .. }) => {
             let pasted =
                 super::Refusal::keep_pasted(&upload).into_iter().next().map(|(_, text)| text).unwrap_or_default();
             show_all(&s, &session, id, &PageQuery::parse(None), None, Some((message, pasted))).await
@@ -220,7 +220,7 @@ async fn decide(
             )
             .await)
         }
-        Err(crate::core::Error::Rejected { message, .. }) => {
+        Err(crate::error::Error::Rejected { message, .. }) => {
             let query = PageQuery::parse(Some(&format!("workers={page}")));
             let worker = form.worker_id.clone();
             show(&s, &session, id, &query, Some((worker, DecisionForm { message, ..form }))).await

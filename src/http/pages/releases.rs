@@ -2,10 +2,11 @@
 
 use super::paging::{PageQuery, Pager};
 use super::{render, OnPage, PageResult};
+use crate::core::campaign::campaigns;
 use crate::core::releases::diff::{ExclusionChange, LabelChange, ReleaseDiff};
 use crate::core::releases::{self, Author};
-use crate::core::Code;
-use crate::core::{campaigns, Error};
+use crate::error::Code;
+use crate::error::Error;
 use crate::http::extract::{Admin, Path, Query};
 use crate::http::AppState;
 use askama::Template;

@@ -3,7 +3,7 @@
 //! text stands for. Both directions are checked against each other in the
 //! tests, so what the form shows is saved unchanged.
 
-use crate::core::setting_help::Editor;
+use crate::core::campaign::setting_help::Editor;
 use serde_json::{Map, Value};
 
 /// The value as lines for `editor`, or `None` when the lines cannot hold it

@@ -5,11 +5,11 @@
 
 use super::setting_lines;
 use super::{render, OnPage, PageResult};
-use crate::core::campaigns::{self, Setting};
-use crate::core::setting_help::Editor;
-use crate::core::settings::{AnnotatorsPerBatch, CoreSettings};
-use crate::core::Code;
-use crate::core::Error;
+use crate::core::campaign::campaigns::{self, Setting};
+use crate::core::campaign::setting_help::Editor;
+use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings};
+use crate::error::Code;
+use crate::error::Error;
 use crate::http::extract::{Admin, Path};
 use crate::http::{csrf, flash, AppState};
 use askama::Template;
@@ -137,14 +137,14 @@ pub fn core_rows(current: &CoreSettings, defaults: &CoreSettings) -> Vec<Setting
             "first_answer_within" => s.first_answer_within.to_string(),
             "ground_truth_from" => s.ground_truth_from.as_str().to_owned(),
             "overlap" => match s.overlap {
-                crate::core::settings::Overlap::Fixed => "fixed".to_owned(),
+                crate::core::campaign::settings::Overlap::Fixed => "fixed".to_owned(),
                 adaptive => adaptive.to_json().to_string(),
             },
             _ => s.review.to_string(),
         }
     };
     // Review is a second expert's: a crowd campaign is not offered it.
-    let crowd = current.participants == crate::core::settings::Participants::Crowd;
+    let crowd = current.participants == crate::core::campaign::settings::Participants::Crowd;
     CoreSettings::help()
         .into_iter()
         .filter(|(key, _)| !(crowd && *key == "review") && (crowd || !CoreSettings::crowd_only(key)))
@@ -245,8 +245,8 @@ pub async fn save_settings(
         let config = config_from(&campaigns::settings(&s.kinds, &campaign)?, &fields)?;
         let updated = campaigns::update(&s.pool, &s.kinds, id, Some(&config), &core_settings_from(&fields)).await?;
         // The page's form is the admin's explicit act: recorded, not refused.
-        let responses = crate::core::config_changes::answers(&s.pool, id).await?;
-        crate::core::config_changes::record(&s.pool, &campaign, &updated, Some(admin.id), responses).await?;
+        let responses = crate::core::campaign::config_changes::answers(&s.pool, id).await?;
+        crate::core::campaign::config_changes::record(&s.pool, &campaign, &updated, Some(admin.id), responses).await?;
         Ok("Settings saved.".to_owned())
     }
     .await;

@@ -4,7 +4,7 @@
 //! stays an admin.
 
 use super::{render, OnPage, PageResult};
-use crate::core::{campaigns, work};
+use crate::core::{campaign::campaigns, work::annotator};
 use crate::http::extract::{Admin, Path};
 use crate::http::task_pages::TaskView;
 use crate::http::AppState;
@@ -51,7 +51,7 @@ async fn preview(
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
     let pages = s.pages.of(&campaign)?;
-    let shown = work::batch_item_preview(&s.pool, &s.kinds, &campaign, q.task).await?;
+    let shown = annotator::batch_item_preview(&s.pool, &s.kinds, &campaign, q.task).await?;
     let (body, total, position) = match &shown {
         Some((item, total)) => {
             let position = q.task.clamp(1, *total);

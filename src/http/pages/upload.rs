@@ -3,7 +3,7 @@
 //! (an image chosen by mistake) is refused by the form that reads it, so
 //! that the refusal shows beside that form.
 
-use crate::core::Code;
+use crate::error::Code;
 use crate::http::error::AppError;
 use axum::extract::FromRequest;
 
@@ -28,9 +28,9 @@ impl Upload {
     /// What an import form brings: the uploaded file when one was chosen,
     /// else the text pasted into its `content` field; refused when the
     /// chosen file is not text.
-    pub fn text(&self) -> Result<&str, crate::core::Error> {
+    pub fn text(&self) -> Result<&str, crate::error::Error> {
         if let Some(name) = &self.not_text {
-            return Err(crate::core::Error::invalid(
+            return Err(crate::error::Error::invalid(
                 Code::InvalidUpload,
                 format!(
                     "the file {name} is not text (UTF-8): imports are CSV or JSON files; an image is uploaded under \
@@ -57,7 +57,7 @@ pub async fn read(req: axum::extract::Request) -> Result<Upload, AppError> {
     if !multipart {
         let axum::Form(fields) = axum::Form::<Vec<(String, String)>>::from_request(req, &())
             .await
-            .map_err(|e| crate::core::Error::invalid(Code::InvalidForm, e.body_text()))?;
+            .map_err(|e| crate::error::Error::invalid(Code::InvalidForm, e.body_text()))?;
         return Ok(Upload { fields, ..Upload::default() });
     }
     let too_large = |e: axum::extract::multipart::MultipartError| {

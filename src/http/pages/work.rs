@@ -3,12 +3,14 @@
 //! completion code.
 
 use super::{render, render_with, OnPage, PageResult, Refusal};
-use crate::auth::{invitations, users, Role};
-use crate::core::assignments;
-use crate::core::own_task::Wanted;
-use crate::core::states::AssignmentState;
-use crate::core::Code;
-use crate::core::{campaigns, progress, work, Error};
+use crate::auth::{users, Role};
+use crate::core::campaign::states::AssignmentState;
+use crate::core::crowd::invitations;
+use crate::core::work::assignments;
+use crate::core::work::own_task::Wanted;
+use crate::core::{campaign::campaigns, truth::progress, work::annotator};
+use crate::error::Code;
+use crate::error::Error;
 use crate::http::api::annotate::{self, JOINED_KEY};
 use crate::http::error::AppError;
 use crate::http::extract::{CurrentUser, Path, USER_KEY};
@@ -340,7 +342,7 @@ struct Landing {
     current: Option<(i64, i64)>,
     finished: i64,
     completion_code: Option<String>,
-    background: Vec<crate::core::profiles::BackgroundQuestion>,
+    background: Vec<crate::core::campaign::profiles::BackgroundQuestion>,
     instructions: Option<&'static str>,
     /// An expert's own progress through the campaign.
     mine: Option<progress::AnnotatorProgress>,
@@ -351,9 +353,9 @@ struct Landing {
     /// holds no questionnaire: no Start, the reason instead.
     link_closed: bool,
     /// The campaign's own introduction: instructions, time, pay.
-    intro: crate::core::intro::Intro,
+    intro: crate::core::campaign::intro::Intro,
     /// Its instructions as paragraphs and images.
-    intro_blocks: Vec<crate::core::intro::Block>,
+    intro_blocks: Vec<crate::core::campaign::intro::Block>,
     /// The consent text to agree to before the first questionnaire, if the
     /// worker has not started yet.
     consent: Option<String>,
@@ -414,7 +416,7 @@ async fn landing_page(
         None => None,
     };
     let finished = progress::submitted_by(&s.pool, campaign_id, user.id).await?;
-    let background = if crate::core::profiles::exists(&s.pool, campaign_id, user.id).await? {
+    let background = if crate::core::campaign::profiles::exists(&s.pool, campaign_id, user.id).await? {
         Vec::new()
     } else {
         kind.background(&campaign.config)
@@ -425,15 +427,15 @@ async fn landing_page(
         false => Some(progress::of_annotator_now(&s.pool, &s.kinds, &campaign, user.id).await?.0),
     };
     // A worker who reopens their link after finishing sees their code again.
-    let completion_code = work::completion_code(&campaign, finished);
+    let completion_code = annotator::completion_code(&campaign, finished);
     let done = campaign.settings.crowd()
         && current.is_none()
         && completion_code.is_some()
-        && crate::core::eligibility::open_to(&s.pool, &s.kinds, &campaign, user.id).await?.batches == 0;
+        && crate::core::work::eligibility::open_to(&s.pool, &s.kinds, &campaign, user.id).await?.batches == 0;
     let link_closed = campaign.settings.crowd()
         && current.is_none()
         && !invitations::may_start_new(&s.pool, campaign_id, user.id).await?;
-    let intro = crate::core::intro::get(&s.pool, campaign_id).await?;
+    let intro = crate::core::campaign::intro::get(&s.pool, campaign_id).await?;
     let consent = intro.consent.clone().filter(|_| current.is_none() && finished == 0);
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let page = Landing {
@@ -477,7 +479,7 @@ async fn start(
     let campaign = annotate::check_access(&s, &user, campaign_id, Some(&session)).await?;
     annotate::ensure_may_start(&s, &user, campaign_id).await?;
     let consented = fields.iter().any(|(k, v)| k == "consent" && v == "yes");
-    let started = match work::start(&s.pool, &s.kinds, &campaign, user.id, &fields, consented).await {
+    let started = match annotator::start(&s.pool, &s.kinds, &campaign, user.id, &fields, consented).await {
         Ok(started) => started,
         Err(e) => {
             // The token is the session's; it is not kept as a field.
@@ -490,7 +492,7 @@ async fn start(
         Some(a) => Ok(Redirect::to(&format!("/work/a/{}", a.id)).into_response()),
         None => {
             let finished = progress::submitted_by(&s.pool, campaign_id, user.id).await?;
-            let completion_code = work::completion_code(&campaign, finished);
+            let completion_code = annotator::completion_code(&campaign, finished);
             render(&NoneLeft { crowd: campaign.settings.crowd(), campaign_name: campaign.name, completion_code })
         }
     }
@@ -621,7 +623,7 @@ async fn show_task(
         }
     };
     let ran_out = matches!(shown, Shown::Expired { .. });
-    let (campaign, task) = work::own_task(&s.task_reads, &s.kinds, id, user.id, wanted, ran_out).await?;
+    let (campaign, task) = annotator::own_task(&s.task_reads, &s.kinds, id, user.id, wanted, ran_out).await?;
     let state = task.state;
     if state == AssignmentState::Completed {
         return Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response());
@@ -712,8 +714,8 @@ async fn answer(
     // The kind reads its form into an answer, validated as an API answer is.
     let kind = s.recorder.kind_of(&s.kinds, id, user.id).await?;
     let answer = s.pages.get(kind.name())?.answer_from_form(&posted);
-    let sub = crate::core::responses::Submission { item_id, answer, time_on_task_ms: elapsed, change };
-    match work::respond(&s.recorder, &s.kinds, id, user.id, &sub).await {
+    let sub = crate::core::work::responses::Submission { item_id, answer, time_on_task_ms: elapsed, change };
+    match annotator::respond(&s.recorder, &s.kinds, id, user.id, &sub).await {
         Ok(_) => Ok(Redirect::to(&format!("/work/a/{id}")).into_response()),
         // A page left open (or reached with Back) after the questionnaire was
         // submitted: its page says so and shows the code.
@@ -756,7 +758,7 @@ async fn chosen_answer(s: &AppState, id: Uuid, user: Uuid, fields: &[(String, St
 
 async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, Path(id): Path<Uuid>) -> PageResult {
     let user = annotator(user)?;
-    let completed = work::complete(&s.pool, &s.kinds, id, user.id).await?;
+    let completed = annotator::complete(&s.pool, &s.kinds, id, user.id).await?;
     s.forget_submitted(id);
     // An MTurk HIT is submitted from the thank-you page; else the
     // platform's completion address, when the campaign has one, takes the
@@ -798,7 +800,7 @@ async fn done(
     render(&DonePage {
         campaign_name: campaign.name.clone(),
         campaign_id: campaign.id,
-        completion_code: work::completion_code(&campaign, 1),
+        completion_code: annotator::completion_code(&campaign, 1),
         expert: !campaign.settings.crowd(),
         csrf_token: csrf::token(&session).await?,
         hit: super::mturk::HitSubmission::from_platform_ids(
@@ -808,7 +810,7 @@ async fn done(
 }
 
 /// An image under its name in the annotator's own assignment (see
-/// `core::handles::image_name`): an upload, or an image of the lab's
+/// `core::work::handles::image_name`): an upload, or an image of the lab's
 /// bucket an item names, streamed from the store; crowd workers never see
 /// the content-hash names or bucket keys, which are the same in every
 /// questionnaire.
@@ -820,12 +822,12 @@ async fn image(
 ) -> PageResult {
     let user = annotator(user)?;
     let assignment = assignments::get_own(&s.pool, id, user.id).await?;
-    let payloads = crate::core::items::payloads(&s.pool, &assignment.item_order()).await?;
-    let file = crate::core::handles::image_named(id, &name, payloads.values()).ok_or(Error::NotFound("image"))?;
-    let content_type = crate::core::images::content_type_of(&file);
-    let object = match file.strip_prefix(crate::core::handles::UPLOADED) {
+    let payloads = crate::core::item::items::payloads(&s.pool, &assignment.item_order()).await?;
+    let file = crate::core::work::handles::image_named(id, &name, payloads.values()).ok_or(Error::NotFound("image"))?;
+    let content_type = crate::core::item::images::content_type_of(&file);
+    let object = match file.strip_prefix(crate::core::work::handles::UPLOADED) {
         Some(upload) => crate::storage::Object::Upload(upload),
-        None => crate::storage::Object::InBucket(crate::core::images::bucket_key(&s.config.storage, &file)?),
+        None => crate::storage::Object::InBucket(crate::core::item::images::bucket_key(&s.config.storage, &file)?),
     };
     // Only this worker's browser keeps it (the address is theirs alone).
     Ok(crate::http::images::serve(&s, object, content_type, crate::http::images::Caching::Private, &headers).await?)

@@ -8,7 +8,7 @@
 
 use super::question::from_item;
 use super::result::{A100Result, AatResult, QuestionResult};
-use crate::core::kind::{AggregationInput, Table};
+use crate::core::kind::contract::{AggregationInput, Table};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 

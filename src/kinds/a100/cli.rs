@@ -39,14 +39,14 @@ pub async fn import(args: &ImportArgs, out: &mut dyn Write) -> anyhow::Result<()
     let db = crate::db::Database::open(&args.db, 2).await?;
     let result = async {
         db.migrate().await?;
-        let campaign = crate::core::campaigns::get(&db.pool, args.campaign).await?;
+        let campaign = crate::core::campaign::campaigns::get(&db.pool, args.campaign).await?;
         anyhow::ensure!(
             [super::LAT, super::AAT].contains(&campaign.kind.as_str()),
             "campaign {} is a {} campaign, not A100",
             campaign.id,
             campaign.kind
         );
-        Ok(crate::core::items::import(&db.pool, &crate::kinds::registry(), args.campaign, &items).await?)
+        Ok(crate::core::item::items::import(&db.pool, &super::MODULE.registry(), args.campaign, &items).await?)
     }
     .await;
     db.close().await;

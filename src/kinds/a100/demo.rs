@@ -2,8 +2,8 @@
 //! (crowd majority) and as AAT (with an answer key and dimensions).
 
 use super::question::{self, Choice, OutfitItem, Question};
-use crate::core::items::NewItem;
-use crate::core::kind::{DemoCampaign, Simulated};
+use crate::core::item::new_item::NewItem;
+use crate::core::kind::contract::{DemoCampaign, Simulated};
 use serde_json::{json, Value};
 
 /// The demo campaign `atelier demo` seeds for LAT (`aat` false) or AAT.

@@ -24,7 +24,7 @@ const GROUND_TRUTH: [Column; 12] = [
 ];
 
 /// The ground truth, one row per question and choice.
-pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
+pub fn tables(aggregate: &[u8]) -> crate::error::Result<Vec<ReleaseTable>> {
     Ok(vec![ReleaseTable::from_export(
         "ground_truth",
         "One row per question and choice: counted votes, vote share and majority (the release's `ground_truth.csv`).",

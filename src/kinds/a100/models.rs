@@ -2,13 +2,14 @@
 //! several models are kept side by side.
 
 use super::gt_file::GroundTruth;
-use crate::core::Code;
-use crate::core::{campaigns, ground_truth, model_scores, Error, Result};
+use crate::core::{campaign::campaigns, truth::ground_truth, truth::model_scores};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use sqlx::PgPool;
 use std::collections::HashMap;
 use uuid::Uuid;
 
-pub use crate::core::model_scores::ModelScore;
+pub use crate::core::truth::model_scores::ModelScore;
 
 /// The campaign's ground truth in the file format.
 pub async fn ground_truth_file(

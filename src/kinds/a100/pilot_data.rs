@@ -2,7 +2,7 @@
 
 use super::pilot::PilotAnswer;
 use super::question::from_item;
-use crate::core::{Error, Result};
+use crate::error::{Error, Result};
 use serde_json::{json, Value};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -32,7 +32,7 @@ pub async fn answers(pool: &PgPool, rounds: &[Uuid]) -> Result<Vec<PilotAnswer>>
 /// The selected questions, in the given order, as a question set to import
 /// as the final LAT (taken from the first round's items).
 pub async fn selection_set(pool: &PgPool, first_round: Uuid, selected: &[String]) -> Result<Value> {
-    let items = crate::core::items::list(pool, first_round).await?;
+    let items = crate::core::item::items::list(pool, first_round).await?;
     let mut questions = Vec::with_capacity(selected.len());
     for id in selected {
         let Some(item) = items.iter().find(|i| &i.external_id == id) else { continue };

@@ -186,19 +186,21 @@ pub fn to_item(q: &Question) -> (Value, Option<Value>) {
 }
 
 /// Parses a question-set file into items to import.
-pub fn parse_set(text: &str) -> Result<Vec<crate::core::items::NewItem>, crate::core::kind::Invalid> {
-    let set: QuestionSet =
-        serde_json::from_str(text).map_err(|e| crate::core::kind::Invalid(format!("line {}: {e}", e.line())))?;
+pub fn parse_set(
+    text: &str,
+) -> Result<Vec<crate::core::item::new_item::NewItem>, crate::core::kind::contract::Invalid> {
+    let set: QuestionSet = serde_json::from_str(text)
+        .map_err(|e| crate::core::kind::contract::Invalid(format!("line {}: {e}", e.line())))?;
     Ok(to_items(&set))
 }
 
 /// The items to import for a question set.
-pub fn to_items(set: &QuestionSet) -> Vec<crate::core::items::NewItem> {
+pub fn to_items(set: &QuestionSet) -> Vec<crate::core::item::new_item::NewItem> {
     set.questions
         .iter()
         .map(|q| {
             let (payload, gold) = to_item(q);
-            crate::core::items::NewItem { external_id: q.id.clone(), payload, gold }
+            crate::core::item::new_item::NewItem { external_id: q.id.clone(), payload, gold }
         })
         .collect()
 }

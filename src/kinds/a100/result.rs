@@ -61,13 +61,13 @@ pub struct AatResult {
 impl A100Result {
     /// Reads it back from its compact JSON text (what the ground-truth
     /// cache keeps).
-    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
-        serde_json::from_slice(aggregate).map_err(|e| crate::core::Error::internal("not an A100 ground truth", e))
+    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::error::Error> {
+        serde_json::from_slice(aggregate).map_err(|e| crate::error::Error::internal("not an A100 ground truth", e))
     }
 
     /// Reads an A100 ground truth back from its JSON (as `aggregate` made it).
-    pub fn from_value(aggregate: &serde_json::Value) -> Result<Self, crate::core::Error> {
-        Self::deserialize(aggregate).map_err(|e| crate::core::Error::internal("not an A100 ground truth", e))
+    pub fn from_value(aggregate: &serde_json::Value) -> Result<Self, crate::error::Error> {
+        Self::deserialize(aggregate).map_err(|e| crate::error::Error::internal("not an A100 ground truth", e))
     }
 
     /// Whether this is an AAT.

@@ -50,10 +50,10 @@ pub fn run_matches<'a>(
 pub async fn run(cmd: FashionpediaCommand, out: &mut dyn Write) -> anyhow::Result<()> {
     let FashionpediaCommand::Import(args) = cmd;
     let db = crate::db::Database::open(&args.db, 2).await?;
-    let kinds = crate::kinds::registry();
+    let kinds = super::MODULE.registry();
     let result = async {
         db.migrate().await?;
-        let campaign = crate::core::campaigns::get(&db.pool, args.campaign).await?;
+        let campaign = crate::core::campaign::campaigns::get(&db.pool, args.campaign).await?;
         anyhow::ensure!(
             campaign.kind == super::NAME,
             "campaign {} is a {} campaign, not Fashionpedia",

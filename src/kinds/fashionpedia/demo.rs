@@ -5,7 +5,7 @@ use super::coco::{Annotation, Image};
 use super::masks::encode_counts;
 use super::ontology::Ontology;
 use super::{store, FpConfig};
-use crate::core::kind::DemoCampaign;
+use crate::core::kind::contract::DemoCampaign;
 use serde_json::json;
 
 /// A small ontology in the released layout.

@@ -9,8 +9,9 @@
 //! too and listed in `pending_attribute_ids`.
 
 use super::result::{FpResult, MaskResult};
-use crate::core::kind::Table;
-use crate::core::{ground_truth, Registry, Result};
+use crate::core::kind::contract::Table;
+use crate::core::{truth::ground_truth, Registry};
+use crate::error::Result;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use sqlx::PgPool;
@@ -53,7 +54,7 @@ async fn write(
     tx: &tokio::sync::mpsc::Sender<Chunk>,
 ) -> Result<()> {
     let send =
-        |s: String| async move { tx.send(Ok(s)).await.map_err(|_| crate::core::Error::unexpected("client left")) };
+        |s: String| async move { tx.send(Ok(s)).await.map_err(|_| crate::error::Error::unexpected("client left")) };
     let ontology = match ontology {
         Some(o) => o,
         None => ontology_from_items(pool, campaign_id).await?,
@@ -61,8 +62,8 @@ async fn write(
     let (categories, attributes) =
         (serde_json::to_string(&ontology.categories), serde_json::to_string(&ontology.attributes));
     let (categories, attributes) = (
-        categories.map_err(|e| crate::core::Error::internal("writing the COCO export", e))?,
-        attributes.map_err(|e| crate::core::Error::internal("writing the COCO export", e))?,
+        categories.map_err(|e| crate::error::Error::internal("writing the COCO export", e))?,
+        attributes.map_err(|e| crate::error::Error::internal("writing the COCO export", e))?,
     );
     send(head(&chrono::Utc::now().format("%Y-%m-%d").to_string(), &categories, &attributes)).await?;
     let mut images = sqlx::query_as::<_, (Value,)>(
@@ -152,7 +153,7 @@ pub fn coco_of_release(snapshot: &crate::core::releases::Snapshot, aggregate: &[
     let masks: HashMap<u64, &MaskResult> = gt.annotations.iter().map(|a| (a.annotation_id, a)).collect();
     let payloads: Vec<Value> = snapshot.items.iter().map(|i| i.payload.value()).collect();
     let ontology = ontology_of(payloads.iter());
-    let internal = |e: serde_json::Error| crate::core::Error::internal("writing the COCO export", e);
+    let internal = |e: serde_json::Error| crate::error::Error::internal("writing the COCO export", e);
     let categories = serde_json::to_string(&ontology.categories).map_err(internal)?;
     let attributes = serde_json::to_string(&ontology.attributes).map_err(internal)?;
     // The date of the newest answer, so the file is the same when recomputed.

@@ -40,7 +40,7 @@ const MASKS: [Column; 7] = [
 
 /// The tasks (as `ground_truth.csv`) and the masks with their attribute ids
 /// (as `fashionpedia_attributes.json` holds them).
-pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
+pub fn tables(aggregate: &[u8]) -> crate::error::Result<Vec<ReleaseTable>> {
     let masks = FpResult::from_json(aggregate)
         .map(|gt| {
             gt.annotations

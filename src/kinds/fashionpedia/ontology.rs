@@ -3,7 +3,7 @@
 //! (ids are not contiguous), and which attribute super-categories apply to
 //! which categories.
 
-use crate::core::kind::Invalid;
+use crate::core::kind::contract::Invalid;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -4,7 +4,7 @@
 //! statistics of the paper's Table 5 and for ontology curation.
 
 use super::Answer;
-use crate::core::kind::{AggregationInput, ResponseRecord};
+use crate::core::kind::contract::{AggregationInput, ResponseRecord};
 use crate::stats::alpha::{alpha, Level, ReliabilityData};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -112,14 +112,14 @@ pub struct Acceptance {
 impl FpResult {
     /// Reads it back from its compact JSON text (what the ground-truth
     /// cache keeps).
-    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
+    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::error::Error> {
         serde_json::from_slice(aggregate)
-            .map_err(|e| crate::core::Error::internal("not a Fashionpedia ground truth", e))
+            .map_err(|e| crate::error::Error::internal("not a Fashionpedia ground truth", e))
     }
 
     /// Reads a ground truth back from its JSON.
-    pub fn from_value(v: &Value) -> Result<Self, crate::core::Error> {
-        Self::deserialize(v).map_err(|e| crate::core::Error::internal("not a Fashionpedia ground truth", e))
+    pub fn from_value(v: &Value) -> Result<Self, crate::error::Error> {
+        Self::deserialize(v).map_err(|e| crate::error::Error::internal("not a Fashionpedia ground truth", e))
     }
 
     /// Each task's outcome in words, by its item's external id

@@ -4,9 +4,10 @@
 use super::coco::{self, Annotation};
 use super::ontology::Ontology;
 use super::FpConfig;
-use crate::core::items::NewItem;
-use crate::core::Code;
-use crate::core::{campaigns, Error, Registry, Result};
+use crate::core::item::new_item::NewItem;
+use crate::core::{campaign::campaigns, Registry};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use serde_json::json;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -116,7 +117,7 @@ pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, tex
     let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
     let parsed = coco::parse(text, &ontology).map_err(|m| Error::invalid(Code::InvalidCoco, m))?;
     let items = tasks(&config, &ontology, &parsed.annotations);
-    let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
+    let mut importer = crate::core::item::items::Importer::begin(pool, kinds, campaign_id).await?;
     importer.add(&items).await?;
     refuse_image_clashes(importer.transaction(), campaign_id).await?;
     importer.commit().await?;
@@ -176,7 +177,7 @@ pub async fn import_coco_file(
     path: std::path::PathBuf,
 ) -> Result<Imported> {
     let (config, ontology) = ready_for_masks(pool, campaign_id).await?;
-    let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
+    let mut importer = crate::core::item::items::Importer::begin(pool, kinds, campaign_id).await?;
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<NewItem>>(2);
     let reader = tokio::task::spawn_blocking(move || {
         let mut chunk: Vec<Annotation> = Vec::with_capacity(CHUNK);

@@ -157,15 +157,12 @@ pub async fn run(cmd: VsdCommand, out: &mut dyn Write) -> anyhow::Result<()> {
 fn suspects(args: &RankingArgs) -> anyhow::Result<Suspects> {
     let same_product = match &args.same_product {
         None => None,
-        Some(re) => Some(same_product_regex(re).map_err(|m| anyhow::anyhow!("--same-product: {m}"))?),
+        Some(re) => {
+            Some(crate::stats::retrieval::product_pattern(re).map_err(|m| anyhow::anyhow!("--same-product: {m}"))?)
+        }
     };
     let rankings = files::read_rankings(&args.rankings)?;
     Ok(eds::suspects(&rankings, args.k, same_product.as_ref()))
-}
-
-/// A `--same-product` regex: it must compile and have exactly one capture group.
-pub fn same_product_regex(text: &str) -> Result<regex::Regex, String> {
-    crate::stats::retrieval::product_pattern(text)
 }
 
 fn estimate(args: &EstimateArgs, out: &mut dyn Write) -> anyhow::Result<()> {

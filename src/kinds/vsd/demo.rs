@@ -3,7 +3,7 @@
 
 use super::eds::{self, Ranked};
 use super::{pool, VsdConfig};
-use crate::core::kind::DemoCampaign;
+use crate::core::kind::contract::DemoCampaign;
 use serde_json::json;
 
 /// The demo campaign `atelier demo` seeds.

@@ -24,7 +24,7 @@ const PAIRS: [Column; 12] = [
 ];
 
 /// The labelled pairs with their provenance.
-pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
+pub fn tables(aggregate: &[u8]) -> crate::error::Result<Vec<ReleaseTable>> {
     Ok(vec![ReleaseTable::from_export(
         "ground_truth",
         "One row per labelled pair: the experts' votes, the label and the models that proposed it (the release's \

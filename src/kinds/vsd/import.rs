@@ -3,8 +3,9 @@
 //! model's ranking imported again replaces its rows), and read back.
 
 use super::eds::Ranked;
-use crate::core::Code;
-use crate::core::{campaigns, Error, Result};
+use crate::core::campaign::campaigns;
+use crate::error::Code;
+use crate::error::{Error, Result};
 use sqlx::PgPool;
 use std::io::Write;
 use uuid::Uuid;

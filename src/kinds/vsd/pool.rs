@@ -5,10 +5,11 @@
 
 use super::eds::{self, Pair, Suspect, Suspects};
 use super::VsdConfig;
-use crate::core::items::NewItem;
-use crate::core::kind::{BatchPlan, ItemRef};
-use crate::core::Code;
-use crate::core::{campaigns, Error, Registry, Result};
+use crate::core::item::new_item::NewItem;
+use crate::core::kind::contract::{BatchPlan, ItemRef};
+use crate::core::{campaign::campaigns, Registry};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -145,7 +146,7 @@ pub fn batches_by_query(items: &[ItemRef], per_batch: usize, rng: &mut StdRng) -
 pub async fn suspects(pool: &PgPool, campaign_id: Uuid) -> Result<(VsdConfig, Suspects)> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let config = VsdConfig::parse(&campaign.config)?;
-    let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
+    let same_product = config.same_product.as_deref().map(crate::stats::retrieval::product_pattern).transpose();
     let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     // Read past k, so that dropping the query itself (or its product) re-ranks the rest.
     let needed = eds::ranks_needed(config.k, same_product.is_some());
@@ -171,8 +172,11 @@ pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) ->
     if s.pairs.is_empty() {
         return Err(Error::conflict(Code::NoSuspects, "no suspects: import model rankings first"));
     }
-    let existing: BTreeMap<String, Value> =
-        crate::core::items::list(pool, campaign_id).await?.into_iter().map(|i| (i.external_id, i.payload)).collect();
+    let existing: BTreeMap<String, Value> = crate::core::item::items::list(pool, campaign_id)
+        .await?
+        .into_iter()
+        .map(|i| (i.external_id, i.payload))
+        .collect();
     let items: Vec<NewItem> = items(&config, &s.pairs, false);
     let added = items.iter().filter(|i| !existing.contains_key(&i.external_id)).count();
     // Pairs there already count as merged only when they gain provenance.
@@ -181,7 +185,7 @@ pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) ->
         .filter_map(|i| Some((existing.get(&i.external_id)?, &i.payload)))
         .filter(|(old, new)| merge_provenance(old, new) != **old)
         .count();
-    crate::core::items::import(pool, kinds, campaign_id, &items).await?;
+    crate::core::item::items::import(pool, kinds, campaign_id, &items).await?;
     Ok(PoolChange { suspects: s.suspects, added, merged })
 }
 
@@ -258,7 +262,7 @@ pub async fn add_sample(
     let candidates: Vec<&str> = catalog.into_iter().filter(|c| !(config.wild && queries.contains(c))).collect();
     let queries: Vec<&str> = queries.into_iter().collect();
     // Pairs an earlier sample drew (without replacement); suspects may be drawn.
-    let taken: HashSet<Pair> = crate::core::items::list(pool, campaign_id)
+    let taken: HashSet<Pair> = crate::core::item::items::list(pool, campaign_id)
         .await?
         .iter()
         .filter(|i| i.payload["sample"] == true || i.payload["in_sample"] == true)
@@ -298,7 +302,7 @@ pub async fn add_sample(
     }
     let in_suspects =
         sampled.iter().filter(|p| Pair::new(&p.query, &p.candidate).is_some_and(|p| suspects.contains(&p))).count();
-    crate::core::items::import(pool, kinds, campaign_id, &items).await?;
+    crate::core::item::items::import(pool, kinds, campaign_id, &items).await?;
     Ok(SampleAdded { added: items.len(), b, seed: req.seed, population, candidates: candidates.len(), in_suspects })
 }
 

@@ -4,7 +4,7 @@
 
 use super::eds::{self, Pair, Sample, Vote};
 use super::{answer_of, Answer, VsdConfig};
-use crate::core::kind::{AggregationInput, Table};
+use crate::core::kind::contract::{AggregationInput, Table};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -131,13 +131,13 @@ impl PairResult {
 impl VsdResult {
     /// Reads it back from its compact JSON text (what the ground-truth
     /// cache keeps).
-    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
-        serde_json::from_slice(aggregate).map_err(|e| crate::core::Error::internal("not a VSD ground truth", e))
+    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::error::Error> {
+        serde_json::from_slice(aggregate).map_err(|e| crate::error::Error::internal("not a VSD ground truth", e))
     }
 
     /// Reads a VSD ground truth back from its JSON.
-    pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
-        Self::deserialize(aggregate).map_err(|e| crate::core::Error::internal("not a VSD ground truth", e))
+    pub fn from_value(aggregate: &Value) -> Result<Self, crate::error::Error> {
+        Self::deserialize(aggregate).map_err(|e| crate::error::Error::internal("not a VSD ground truth", e))
     }
 
     /// The JSON exported and stored in releases.
@@ -366,9 +366,9 @@ pub fn table(aggregate: &[u8], partial: bool) -> Table {
 /// A release's VSD files beside the generic ground truth: the benchmark's
 /// own format (final pairs), the suspects with provenance and labels, and
 /// the estimates of p.
-pub fn release_files(gt: &VsdResult) -> crate::core::Result<Vec<(String, Vec<u8>)>> {
-    let internal = |e: serde_json::Error| crate::core::Error::internal("writing the VSD export", e);
-    let mut suspects = crate::core::csv_chunks::CsvRows::new(Vec::new());
+pub fn release_files(gt: &VsdResult) -> crate::error::Result<Vec<(String, Vec<u8>)>> {
+    let internal = |e: serde_json::Error| crate::error::Error::internal("writing the VSD export", e);
+    let mut suspects = crate::core::support::csv_chunks::CsvRows::new(Vec::new());
     suspects.row(&["query", "candidate", "proposed_by", "label", "complete"].map(str::to_owned));
     for p in &gt.pairs {
         let by = p.proposed_by.iter().map(|(m, r)| format!("{m}:{r}")).collect::<Vec<_>>().join(" ");

@@ -5,8 +5,9 @@
 
 use super::result::{PairResult, VsdResult};
 use super::robustness::{robustness, Robustness};
-use crate::core::Code;
-use crate::core::{campaigns, ground_truth, Error, Registry, Result};
+use crate::core::{campaign::campaigns, truth::ground_truth, Registry};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use crate::input::score_set::ScoreSet;
 use crate::stats::retrieval::{oriented_scores, retrieval_metrics_with, RetrievalReport, ScoredPair};
 use rand::seq::IndexedRandom;
@@ -25,15 +26,22 @@ pub const NEGATIVE_SEED: u64 = 0;
 
 /// Stores a model's scores under its name (a rescore replaces them).
 pub async fn store(pool: &PgPool, campaign_id: Uuid, by: Uuid, model: &str, scores: &[ScoredPair]) -> Result<usize> {
-    let model = crate::core::model_scores::model_name(model)?;
+    let model = crate::core::truth::model_scores::model_name(model)?;
     if scores.is_empty() {
         return Err(Error::invalid(Code::NoScores, "the scores file has no rows"));
     }
     campaigns::ensure_writable(pool, campaign_id).await?;
     let rows: Vec<(&str, &str, f64)> =
         scores.iter().map(|s| (s.query.as_str(), s.candidate.as_str(), s.score)).collect();
-    crate::core::model_scores::store(pool, campaign_id, by, model, &json!(rows), &json!({"pairs": scores.len()}))
-        .await?;
+    crate::core::truth::model_scores::store(
+        pool,
+        campaign_id,
+        by,
+        model,
+        &json!(rows),
+        &json!({"pairs": scores.len()}),
+    )
+    .await?;
     Ok(scores.len())
 }
 
@@ -144,13 +152,13 @@ pub async fn report(
 ) -> Result<ScoringReport> {
     let gt = VsdResult::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
     let config = super::VsdConfig::parse(&campaigns::get(pool, campaign_id).await?.config)?;
-    let same_product = config.same_product.as_deref().map(super::cli::same_product_regex).transpose();
+    let same_product = config.same_product.as_deref().map(crate::stats::retrieval::product_pattern).transpose();
     let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     let labelled = gt.labelled();
     // Every pair the pool holds (suspects and the p-hat sample, labelled or
     // not yet): never drawn as a negative.
     let in_pool: Vec<(String, String)> = gt.pairs.iter().chain(&gt.sample).map(PairResult::oriented).collect();
-    let stored = crate::core::model_scores::answers(pool, campaign_id).await?;
+    let stored = crate::core::truth::model_scores::answers(pool, campaign_id).await?;
     let generators: BTreeSet<String> = gt.pairs.iter().flat_map(|p| p.proposed_by.keys().cloned()).collect();
     // The second setting: the experts' positives, and per query negatives
     // drawn from the generators' ranks 100-500 (as many as the query's

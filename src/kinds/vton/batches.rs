@@ -13,7 +13,7 @@
 //! seen (see `TaskKind::gold_may_repeat`).
 
 use super::{SanityPlacement, VtonConfig};
-use crate::core::kind::{BatchPlan, Invalid, ItemRef};
+use crate::core::kind::contract::{BatchPlan, Invalid, ItemRef};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use uuid::Uuid;

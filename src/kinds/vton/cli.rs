@@ -78,14 +78,14 @@ pub async fn import_qbench(args: &ImportQbenchArgs, out: &mut dyn Write) -> anyh
     let db = crate::db::Database::open(&args.db, 2).await?;
     let result = async {
         db.migrate().await?;
-        let campaign = crate::core::campaigns::get(&db.pool, args.campaign).await?;
+        let campaign = crate::core::campaign::campaigns::get(&db.pool, args.campaign).await?;
         anyhow::ensure!(
             campaign.kind == super::NAME,
             "campaign {} is a {} campaign, not VTON",
             campaign.id,
             campaign.kind
         );
-        Ok(crate::kinds::vton::qbench::import(&db.pool, &crate::kinds::registry(), args.campaign, &release, &attention)
+        Ok(crate::kinds::vton::qbench::import(&db.pool, &super::MODULE.registry(), args.campaign, &release, &attention)
             .await?)
     }
     .await;

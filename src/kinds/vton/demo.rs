@@ -1,8 +1,8 @@
 //! The VTON demo campaign: eight try-ons of two models and three sanity
 //! tasks, drawn by [`picture`] from the shared demo shapes.
 
-use crate::core::items::NewItem;
-use crate::core::kind::{DemoCampaign, Simulated};
+use crate::core::item::new_item::NewItem;
+use crate::core::kind::contract::{DemoCampaign, Simulated};
 use serde_json::{json, Value};
 
 /// The demo campaign `atelier demo` seeds.

@@ -5,8 +5,8 @@
 
 use super::curation::{curate_named, kept_answers, Answer, SanityTasks, Thresholds};
 use super::result::{ImageScore, ModelRank, VtonGroundTruth};
-use crate::core::kind::{AggregationInput, Table};
-use crate::core::payload::Payload;
+use crate::core::item::payload::Payload;
+use crate::core::kind::contract::{AggregationInput, Table};
 use crate::stats::aggregate::normalize_score;
 use crate::stats::bootstrap::mean_cis;
 use crate::stats::split_half::{split_half, Rating};
@@ -111,7 +111,7 @@ pub fn score_owned_input(mut input: AggregationInput, thresholds: &Thresholds) -
     let (answers, sanity) = answers_and_sanity(&input);
     input.responses = Vec::new();
     // Returned now: curation's and the images' memory is not the same shape.
-    crate::core::heavy::return_freed_memory();
+    crate::core::support::heavy::return_freed_memory();
     score_answers(&input, answers, sanity, thresholds)
 }
 
@@ -137,7 +137,7 @@ fn score_answers(
     // 23 MB off a release cut's peak).
     drop(kept);
     drop(answers);
-    crate::core::heavy::return_freed_memory();
+    crate::core::support::heavy::return_freed_memory();
     let field = |p: &Value, key: &str| p.get(key).cloned();
     let mut images: Vec<ImageScore> = curation
         .scores
@@ -398,7 +398,7 @@ pub fn questionnaire_table(aggregate: &[u8]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::kind::{ItemRecord, ResponseRecord, TaskKind};
+    use crate::core::kind::contract::{ItemRecord, ResponseRecord, TaskKind};
     use serde_json::json;
     use std::sync::Arc;
     use uuid::Uuid;

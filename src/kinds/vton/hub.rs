@@ -33,7 +33,7 @@ const QUESTIONNAIRES: [Column; 7] = [
 ];
 
 /// The per-image scores and the per-questionnaire agreement.
-pub fn tables(aggregate: &[u8]) -> crate::core::Result<Vec<ReleaseTable>> {
+pub fn tables(aggregate: &[u8]) -> crate::error::Result<Vec<ReleaseTable>> {
     Ok(vec![
         ReleaseTable::from_aggregate(
             "ground_truth",

@@ -12,13 +12,13 @@
 //! item's id on import).
 
 use super::curation::SanityTask;
-use crate::core::csv_chunks::{CsvChunks, CsvRows};
-use crate::core::history::{PastBatch, PastSubmission};
-use crate::core::items::NewItem;
-use crate::core::payload::Payload;
+use crate::core::campaign::history::{PastBatch, PastSubmission};
+use crate::core::item::new_item::NewItem;
+use crate::core::item::payload::Payload;
 use crate::core::releases::snapshot::{Parts, SnapBatch, Snapshot};
-use crate::core::Code;
-use crate::core::{Error, Result};
+use crate::core::support::csv_chunks::{CsvChunks, CsvRows};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde_json::{json, Map, Value};
 use sqlx::PgPool;
@@ -63,7 +63,7 @@ async fn export(
     write: fn(&Snapshot, &mut CsvChunks),
 ) -> Result<Vec<bytes::Bytes>> {
     let snapshot = Snapshot::load_parts(pool, campaign_id, false, parts).await?;
-    crate::core::heavy::run(move || {
+    crate::core::support::heavy::run(move || {
         let mut csv = CsvChunks::default();
         write(&snapshot, &mut csv);
         csv.chunks()
@@ -92,7 +92,7 @@ pub fn write_answers<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
     row.extend((1..=width).map(|p| p.to_string()));
     csv.row(&row);
     let mut by_position: Vec<Option<u64>> = vec![None; width];
-    for a in s.assignments.iter().filter(|a| a.state == crate::core::states::AssignmentState::Completed) {
+    for a in s.assignments.iter().filter(|a| a.state == crate::core::campaign::states::AssignmentState::Completed) {
         let Some(batch) = batches.get(&a.batch_id) else { continue };
         let bg = |k: &str| {
             profiles.get(&a.annotator).and_then(|b| b.get(k)).and_then(Value::as_str).unwrap_or("").to_owned()
@@ -414,7 +414,7 @@ pub async fn import(
     let plan = items(release, attention)?;
     // One transaction: items, workers, questionnaires and answers land
     // together or not at all, so a failed import can simply be retried.
-    let mut importer = crate::core::items::Importer::begin(pool, kinds, campaign_id).await?;
+    let mut importer = crate::core::item::items::Importer::begin(pool, kinds, campaign_id).await?;
     let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM items WHERE campaign_id = $1")
         .bind(campaign_id)
         .fetch_one(&mut **importer.transaction())
@@ -442,9 +442,9 @@ pub async fn import(
         workers.insert(a.response_id.clone(), user.id);
     }
     let past = batches(release, &plan, &item_ids, &workers);
-    let submissions = crate::core::history::import_completed_in(tx, campaign_id, &past).await?;
+    let submissions = crate::core::campaign::history::import_completed_in(tx, campaign_id, &past).await?;
     importer.commit().await?;
-    crate::core::batches::refresh_statistics(pool).await?;
+    crate::core::work::batches::refresh_statistics(pool).await?;
     let (attention_tasks, images) = plan.items.iter().partition::<Vec<&NewItem>, _>(|i| i.gold.is_some());
     Ok(json!({"images": images.len(), "attention_tasks": attention_tasks.len(),
               "questionnaires": past.len(), "responses": submissions}))

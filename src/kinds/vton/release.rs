@@ -3,9 +3,9 @@
 //! datasheet's sections.
 
 use super::ground_truth::{SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED};
-use crate::core::csv_chunks::CsvRows;
 use crate::core::releases::Snapshot;
-use crate::core::Result;
+use crate::core::support::csv_chunks::CsvRows;
+use crate::error::Result;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

@@ -30,11 +30,11 @@ pub struct VtonGroundTruth {
 }
 
 impl VtonGroundTruth {
-    /// Its compact JSON text (as [`crate::core::json_text::exact`] writes
+    /// Its compact JSON text (as [`crate::core::support::json_text::exact`] writes
     /// it), each image freed once written: at VTON-QBench size the images
     /// take ~50 MB beside the text's ~45 MB, the top of a release cut.
     pub fn into_text(self) -> serde_json::Result<String> {
-        let length = crate::core::json_text::length(&self)?;
+        let length = crate::core::support::json_text::length(&self)?;
         let Self { curation, human_ceiling, images, models, thresholds, workers } = self;
         let consumed = Consumed {
             curation: &curation,
@@ -44,7 +44,7 @@ impl VtonGroundTruth {
             thresholds: &thresholds,
             workers: &workers,
         };
-        crate::core::json_text::written(length, &consumed)
+        crate::core::support::json_text::written(length, &consumed)
     }
 }
 
@@ -134,13 +134,13 @@ pub struct ModelRank {
 impl VtonGroundTruth {
     /// Reads it back from its compact JSON text (what the ground-truth
     /// cache keeps).
-    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::core::Error> {
-        serde_json::from_slice(aggregate).map_err(|e| crate::core::Error::internal("not a VTON ground truth", e))
+    pub fn from_json(aggregate: &[u8]) -> Result<Self, crate::error::Error> {
+        serde_json::from_slice(aggregate).map_err(|e| crate::error::Error::internal("not a VTON ground truth", e))
     }
 
     /// Reads a VTON ground truth back from its JSON (as `aggregate` made it).
-    pub fn from_value(aggregate: &Value) -> Result<Self, crate::core::Error> {
-        Self::deserialize(aggregate).map_err(|e| crate::core::Error::internal("not a VTON ground truth", e))
+    pub fn from_value(aggregate: &Value) -> Result<Self, crate::error::Error> {
+        Self::deserialize(aggregate).map_err(|e| crate::error::Error::internal("not a VTON ground truth", e))
     }
 
     /// The JSON exported and stored in releases.

@@ -4,9 +4,10 @@
 use super::curation::Preset;
 use super::result::VtonGroundTruth;
 use super::VtonConfig;
-use crate::core::items::NewItem;
-use crate::core::Code;
-use crate::core::{batches, campaigns, ground_truth, responses, Error, Result};
+use crate::core::item::new_item::NewItem;
+use crate::core::{campaign::campaigns, truth::ground_truth, work::batches, work::responses};
+use crate::error::Code;
+use crate::error::{Error, Result};
 use serde_json::{json, Value};
 use sqlx::PgPool;
 use uuid::Uuid;

@@ -1,9 +1,9 @@
 //! The dataset card (`README.md`): the YAML header the Hugging Face Hub
 //! reads (one config per table), then the release's datasheet.
 
-use super::Written;
-use crate::core::kind::TaskKind;
-use crate::core::releases::archive::ReleaseInfo;
+use crate::core::kind::contract::TaskKind;
+use crate::core::releases::format::ReleaseInfo;
+use crate::core::releases::hf::table::Written;
 use crate::core::releases::snapshot::Snapshot;
 use std::fmt::Write;
 

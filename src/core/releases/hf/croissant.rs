@@ -2,9 +2,9 @@
 //! metadata the NeurIPS Datasets and Benchmarks track asks for, with the
 //! Responsible-AI (RAI) fields filled from what Atelier knows.
 
-use super::Written;
-use crate::core::kind::TaskKind;
-use crate::core::releases::archive::{self, ReleaseInfo};
+use crate::core::kind::contract::TaskKind;
+use crate::core::releases::format::{self, ReleaseInfo};
+use crate::core::releases::hf::table::Written;
 use crate::core::releases::snapshot::Snapshot;
 use serde_json::{json, Map, Value};
 
@@ -98,8 +98,8 @@ fn record_set(t: &Written) -> Value {
 fn rai(kind: &dyn TaskKind, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String, Value> {
     let c = &snapshot.campaign;
     let crowd = c.settings.map_or(kind.default_settings().crowd(), |s| s.crowd());
-    let counts = archive::counts(snapshot);
-    let background: Vec<String> = super::super::datasheet::background_summary(snapshot)
+    let counts = format::counts(snapshot);
+    let background: Vec<String> = crate::core::releases::datasheet::background_summary(snapshot)
         .into_iter()
         .map(|(q, answers)| {
             let parts: Vec<String> = answers.iter().map(|(a, n)| format!("{a}: {n}")).collect();
@@ -122,7 +122,7 @@ fn rai(kind: &dyn TaskKind, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String
             reasons.join("; ")
         )
     };
-    let parameters = archive::parameters(kind, snapshot);
+    let parameters = format::parameters(kind, snapshot);
     let mut rai = Map::new();
     let mut put = |key: &str, value: Value| {
         rai.insert(format!("rai:{key}"), value);
@@ -224,7 +224,7 @@ pub fn render(
             info.release,
             if info.note.is_empty() { String::new() } else { format!(" {}", info.note) }
         ),
-        "license": super::card::license(info),
+        "license": crate::core::releases::hf::card::license(info),
         "url": format!("urn:uuid:{}", c.id),
         "version": format!("{}.0.0", info.release),
         "datePublished": info.created_at,

@@ -11,13 +11,14 @@ pub mod card;
 pub mod croissant;
 pub mod table;
 
-pub use table::{column, Column, ColumnType, ParquetTable, ReleaseTable};
+pub use table::{column, Column, ColumnType, ParquetTable, ReleaseTable, Written};
 
-use super::archive::{EachFile, ReleaseInfo};
-use super::packing::packing;
-use super::snapshot::Snapshot;
-use crate::core::kind::TaskKind;
-use crate::core::{ground_truth, Result};
+use crate::core::kind::contract::TaskKind;
+use crate::core::releases::archive::{EachFile, ReleaseInfo};
+use crate::core::releases::packing::packing;
+use crate::core::releases::snapshot::Snapshot;
+use crate::core::truth::ground_truth;
+use crate::error::Result;
 use sha2::{Digest, Sha256};
 
 /// The folder inside a release archive.
@@ -42,23 +43,6 @@ const ITEM_COLUMNS: [Column; 3] = [
     column("payload", ColumnType::Json, "The item as imported (images, choices), a JSON document."),
     column("gold", ColumnType::Json, "The item's known answer, if it has one (gold or sanity task)."),
 ];
-
-/// A Parquet file written, with what Croissant and the card say about it.
-pub struct Written {
-    /// The table (its rows dropped once written).
-    pub table: ReleaseTable,
-    /// Rows written.
-    pub rows: usize,
-    /// The file's SHA-256, hex.
-    pub sha256: String,
-}
-
-impl Written {
-    /// The file's path inside the folder.
-    pub fn path(&self) -> String {
-        format!("data/{}.parquet", self.table.name)
-    }
-}
 
 /// Rewrites a text cell (an image's path, when images are copied beside
 /// the tables), or leaves it as it is (`None`).
@@ -151,7 +135,9 @@ pub fn each_file_with(
     let card = card::render(kind, snapshot, info, &written, &empty, datasheet);
     each(&format!("{DIR}/README.md"), &mut |out| out.write_all(card.as_bytes()).map_err(packing))?;
     let croissant = croissant::render(kind, snapshot, aggregate, info, &written);
-    each(&format!("{DIR}/croissant.json"), &mut |out| super::snapshot::write_pretty_json(out, &croissant))
+    each(&format!("{DIR}/croissant.json"), &mut |out| {
+        crate::core::releases::snapshot::write_pretty_json(out, &croissant)
+    })
 }
 
 /// The responses table, written row by row as `responses.csv` is.
@@ -223,16 +209,21 @@ pub fn folder(
         return Ok(held);
     }
     let manifest: serde_json::Value =
-        serde_json::from_slice(files.get(super::archive::MANIFEST).ok_or("manifest.json is missing")?)
+        serde_json::from_slice(files.get(crate::core::releases::archive::MANIFEST).ok_or("manifest.json is missing")?)
             .map_err(|e| format!("manifest.json: {e}"))?;
     let kind_name = manifest["campaign"]["kind"].as_str().unwrap_or_default();
     let kind = kinds.find(kind_name).ok_or_else(|| format!("manifest.json: unknown kind `{kind_name}`"))?;
     let info: ReleaseInfo =
         serde_json::from_value(manifest["release"].clone()).map_err(|e| format!("manifest.json: release: {e}"))?;
     let snapshot = Snapshot::from_raw_files(files)?;
-    let aggregate = crate::core::kind::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
-    let datasheet =
-        super::datasheet::render(kind, &snapshot, aggregate.as_bytes(), &info, &super::archive::counts(&snapshot));
+    let aggregate = crate::core::kind::contract::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+    let datasheet = crate::core::releases::datasheet::render(
+        kind,
+        &snapshot,
+        aggregate.as_bytes(),
+        &info,
+        &crate::core::releases::archive::counts(&snapshot),
+    );
     let mut out = Vec::new();
     each_file_rewritten(kind, &snapshot, aggregate.as_bytes(), &info, &datasheet, rewrite, &mut |name, write| {
         let mut bytes = Vec::new();

@@ -6,8 +6,8 @@
 //! a null (as pandas reads an empty CSV cell), except in a list column,
 //! where it is the empty list.
 
-use crate::core::kind::Table;
-use crate::core::{Error, Result};
+use crate::core::kind::contract::Table;
+use crate::error::{Error, Result};
 use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
@@ -381,6 +381,23 @@ impl<'a> ParquetTable<'a> {
 
 fn parquet_error(e: parquet::errors::ParquetError) -> Error {
     Error::internal("writing Parquet", e)
+}
+
+/// A Parquet file written, with what Croissant and the card say about it.
+pub struct Written {
+    /// The table (its rows dropped once written).
+    pub table: ReleaseTable,
+    /// Rows written.
+    pub rows: usize,
+    /// The file's SHA-256, hex.
+    pub sha256: String,
+}
+
+impl Written {
+    /// The file's path inside the folder.
+    pub fn path(&self) -> String {
+        format!("data/{}.parquet", self.table.name)
+    }
 }
 
 #[cfg(test)]

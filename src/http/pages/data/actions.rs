@@ -3,10 +3,10 @@
 //! Each ends on the item's page saying what changed; a refusal is shown
 //! beside its form, as typed.
 
-use super::flags;
 use super::item::{show_item, ExclusionForm};
-use crate::core::responses::{self, AnswersOfItem};
-use crate::core::{campaigns, item_browser};
+use super::labels::flags;
+use crate::core::work::responses::{self, AnswersOfItem};
+use crate::core::{campaign::campaigns, item::browser};
 use crate::http::extract::{Admin, Path};
 use crate::http::pages::paging::PageQuery;
 use crate::http::pages::{OnPage, PageResult};
@@ -24,11 +24,11 @@ async fn end(
     session: &Session,
     (id, item_id): (Uuid, Uuid),
     form: ExclusionForm,
-    done: crate::core::Result<String>,
+    done: crate::error::Result<String>,
 ) -> PageResult {
     match done {
         Ok(message) => Ok(crate::http::flash::redirect(session, message, &form.back_to(id, item_id)).await),
-        Err(e @ crate::core::Error::Rejected { .. }) => {
+        Err(e @ crate::error::Error::Rejected { .. }) => {
             let query = PageQuery::parse(Some(&format!("answers={}", form.answers)));
             let refused = ExclusionForm { message: e.to_string(), ..form };
             show_item(s, session, id, item_id, &query, Some(refused)).await
@@ -81,7 +81,7 @@ pub(super) async fn send_back(
     Path(ids): Path<(Uuid, Uuid)>,
     Form(form): Form<ExclusionForm>,
 ) -> PageResult {
-    let done = crate::core::batches::send_back(&s.pool, ids.0, ids.1, &form.reason).await.map(|sent| {
+    let done = crate::core::work::batches::send_back(&s.pool, ids.0, ids.1, &form.reason).await.map(|sent| {
         format!(
             "Sent back to the experts: {} answer(s) no longer count, and batch {} offers the item again.",
             sent.excluded, sent.batch
@@ -101,12 +101,11 @@ pub(super) async fn dismiss_flags(
     Form(form): Form<ExclusionForm>,
 ) -> PageResult {
     let kind = s.kinds.of(&campaigns::get(&s.pool, ids.0).await?)?;
-    let done =
-        item_browser::dismiss_flags(&s.pool, ids.0, ids.1, &flags(kind), admin.id).await.map(|open| match open {
-            0 => "Nothing to dismiss: no open flag.".to_owned(),
-            n => {
-                format!("{n} flag(s) dismissed: the item is no longer listed as flagged until someone flags it again.")
-            }
-        });
+    let done = browser::dismiss_flags(&s.pool, ids.0, ids.1, &flags(kind), admin.id).await.map(|open| match open {
+        0 => "Nothing to dismiss: no open flag.".to_owned(),
+        n => {
+            format!("{n} flag(s) dismissed: the item is no longer listed as flagged until someone flags it again.")
+        }
+    });
     end(&s, &session, ids, form, done).await
 }

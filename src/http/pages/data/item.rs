@@ -2,11 +2,11 @@
 //! payload and every answer (100 a page), with the forms of its actions
 //! (see `actions`).
 
-use super::{current_labels, flags};
-use crate::core::campaigns;
-use crate::core::item_browser;
-use crate::core::responses::AnswersOfItem;
-use crate::core::thumbnails::Thumbnail;
+use super::labels::{current_labels, flags};
+use crate::core::campaign::campaigns;
+use crate::core::item::browser;
+use crate::core::item::thumbnails::Thumbnail;
+use crate::core::work::responses::AnswersOfItem;
 use crate::http::extract::{Admin, Path};
 use crate::http::pages::paging::{PageQuery, Pager};
 use crate::http::pages::{render_with, OnPage, PageResult};
@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 /// One answer as the item's page shows it.
 struct AnswerView {
-    row: item_browser::AnswerRow,
+    row: browser::AnswerRow,
     /// The answer as the kind shows a reviewer (HTML the kind escaped).
     html: String,
 }
@@ -28,12 +28,12 @@ struct AnswerView {
 #[template(path = "admin_item.html")]
 struct ItemPage {
     campaign: campaigns::Campaign,
-    item: crate::core::items::Item,
+    item: crate::core::item::items::Item,
     thumbnails: Vec<Thumbnail>,
     batches: String,
     /// Whether it is in a batch (so it can be sent back to the experts).
     in_batch: bool,
-    counts: item_browser::Counts,
+    counts: browser::Counts,
     answers: Vec<AnswerView>,
     pager: Pager,
     payload: String,
@@ -75,10 +75,10 @@ pub(super) struct ExclusionForm {
 }
 
 impl ExclusionForm {
-    pub(super) fn which(&self) -> std::result::Result<AnswersOfItem, crate::core::Error> {
+    pub(super) fn which(&self) -> std::result::Result<AnswersOfItem, crate::error::Error> {
         match self.response.as_str() {
             "" => Ok(AnswersOfItem::All),
-            id => Uuid::parse_str(id).map(AnswersOfItem::One).map_err(|_| crate::core::Error::NotFound("answer")),
+            id => Uuid::parse_str(id).map(AnswersOfItem::One).map_err(|_| crate::error::Error::NotFound("answer")),
         }
     }
 
@@ -112,7 +112,7 @@ pub(super) async fn show_item(
     let pages = s.pages.of(&campaign)?;
     let requested = Pager::requested(query, "answers");
     let rows = |total| Pager::rows_of(total, requested);
-    let detail = item_browser::item(&s.pool, id, item_id, &flags(kind), rows).await?;
+    let detail = browser::item(&s.pool, id, item_id, &flags(kind), rows).await?;
     let pager = Pager::new((detail.counts.counted + detail.counts.excluded) as usize, query, "answers", "answers");
     let (labels, as_of) = current_labels(s, &campaign).await?;
     let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
@@ -128,7 +128,7 @@ pub(super) async fn show_item(
             thumbnails: kind
                 .thumbnails(&campaign.config, &detail.item.payload)
                 .into_iter()
-                .map(|t| Thumbnail { url: crate::core::handles::admin_address(&t.url), ..t })
+                .map(|t| Thumbnail { url: crate::core::work::handles::admin_address(&t.url), ..t })
                 .collect(),
             batches: detail.batches.words(),
             in_batch: detail.batches.total > 0,

@@ -6,11 +6,9 @@
 
 use super::paging::{PageQuery, Pager};
 use super::{render_with, OnPage, PageResult};
-use crate::core::ground_truth::{self, Freshness};
-use crate::core::item_browser::{self, Agreement, Filter, Status};
-use crate::core::kind::TaskKind;
-use crate::core::thumbnails::Thumbnail;
-use crate::core::{campaigns, Result};
+use crate::core::campaign::campaigns;
+use crate::core::item::browser::{self, Agreement, Filter, Status};
+use crate::core::item::thumbnails::Thumbnail;
 use crate::http::extract::{Admin, Path};
 use crate::http::AppState;
 use askama::Template;
@@ -18,12 +16,13 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::Router;
-use std::collections::BTreeMap;
-use std::sync::Arc;
 use uuid::Uuid;
 
 mod actions;
 mod item;
+mod labels;
+
+use labels::{current_labels, flags};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -114,7 +113,7 @@ struct Row {
     more_thumbnails: usize,
     known_answer: bool,
     batches: String,
-    counts: item_browser::Counts,
+    counts: browser::Counts,
     label: Option<String>,
 }
 
@@ -132,31 +131,6 @@ struct DataPage {
     as_of: Option<String>,
 }
 
-/// Each item's ground-truth label in words, by external id.
-type Labels = BTreeMap<String, String>;
-
-fn labels(kind: &dyn TaskKind, json: &[u8]) -> Result<Labels> {
-    Ok(kind.release_labels(json))
-}
-
-/// The labels the page shows and, when they predate the last change, since when.
-pub(super) async fn current_labels(
-    s: &AppState,
-    campaign: &campaigns::Campaign,
-) -> Result<(Arc<Labels>, Option<String>)> {
-    let (labels, freshness) =
-        ground_truth::summary(&s.pool, &s.kinds, &s.caches, campaign, "item-labels", labels).await?;
-    let as_of = match freshness {
-        Freshness::Current => None,
-        Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
-    };
-    Ok((labels, as_of))
-}
-
-pub(super) fn flags(kind: &dyn TaskKind) -> Vec<serde_json::Value> {
-    kind.answer_flags().iter().filter_map(|f| serde_json::from_str(f).ok()).collect()
-}
-
 async fn list(
     _: OnPage<Admin>,
     State(s): State<AppState>,
@@ -171,11 +145,11 @@ async fn list(
     let (page, refusal) = match form.parse() {
         Ok(filter) => {
             let rows = |total| Pager::rows_of(total, requested);
-            (item_browser::page(&s.pool, id, &flags(kind), &filter, rows).await?, None)
+            (browser::page(&s.pool, id, &flags(kind), &filter, rows).await?, None)
         }
         // Nothing is shown rather than everything: a list that ignored a
         // mistyped filter would look filtered.
-        Err(message) => (item_browser::ItemPage { total: 0, rows: Vec::new() }, Some(message)),
+        Err(message) => (browser::ItemPage { total: 0, rows: Vec::new() }, Some(message)),
     };
     let pager = Pager::new(page.total, &query, "page", "items");
     let (labels, as_of) = current_labels(&s, &campaign).await?;
@@ -186,7 +160,7 @@ async fn list(
             let mut thumbnails: Vec<Thumbnail> = kind
                 .thumbnails(&campaign.config, &r.payload)
                 .into_iter()
-                .map(|t| Thumbnail { url: crate::core::handles::admin_address(&t.url), ..t })
+                .map(|t| Thumbnail { url: crate::core::work::handles::admin_address(&t.url), ..t })
                 .collect();
             let more_thumbnails = thumbnails.len().saturating_sub(THUMBNAILS_PER_ROW);
             thumbnails.truncate(THUMBNAILS_PER_ROW);

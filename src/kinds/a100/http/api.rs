@@ -1,9 +1,9 @@
 //! A100 admin routes: import a question set, score models, pilot rounds.
 
 use super::A100Campaign;
-use crate::core::items;
-use crate::core::Code;
-use crate::core::Error;
+use crate::core::item::items;
+use crate::error::Code;
+use crate::error::Error;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Query};
 use crate::http::kind_routes::KindCampaign;

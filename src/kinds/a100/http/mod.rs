@@ -2,23 +2,14 @@
 //! pilot (API), and the A100 admin pages.
 
 mod api;
+mod campaign;
 mod pages;
 mod task;
 
-use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
+use crate::http::kind_routes::KindRoutes;
+pub use campaign::{A100Campaign, A100};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-
-/// The routes of A100 (LAT or AAT) campaigns (see [`KindCampaign`]).
-pub struct A100;
-
-impl CampaignKind for A100 {
-    const KINDS: &'static [&'static str] = &[super::LAT, super::AAT];
-    const WHAT: &'static str = "an A100";
-}
-
-/// The A100 (LAT or AAT) campaign the path names.
-pub type A100Campaign = KindCampaign<A100>;
 
 /// The kind's schemas in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

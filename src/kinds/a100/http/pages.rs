@@ -2,7 +2,8 @@
 //! distributions, and models scored side by side.
 
 use super::A100Campaign;
-use crate::core::{campaigns, ground_truth, Error};
+use crate::core::{campaign::campaigns, truth::ground_truth};
+use crate::error::Error;
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
@@ -179,7 +180,7 @@ async fn build(
     let mut rows = rows_pager.keep(rows);
     // Images, not ids: this page's questions' outfits and choices.
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let payloads = crate::core::items::payloads_by_external_id(&s.pool, id, &ids).await?;
+    let payloads = crate::core::item::items::payloads_by_external_id(&s.pool, id, &ids).await?;
     for row in &mut rows {
         let Some(p) = payloads.get(&row.id) else { continue };
         let image = |v: &serde_json::Value| v["image"].as_str().unwrap_or_default().to_owned();

@@ -2,7 +2,7 @@
 //! export (streamed) and the statistics.
 
 use super::FashionpediaCampaign;
-use crate::core::ground_truth;
+use crate::core::truth::ground_truth;
 use crate::http::api::body_text;
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::Admin;

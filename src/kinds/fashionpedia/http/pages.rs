@@ -4,7 +4,7 @@
 //! suggestions for the ontology). Also serves the task page's script.
 
 use super::FashionpediaCampaign;
-use crate::core::{campaigns, ground_truth};
+use crate::core::{campaign::campaigns, truth::ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS, JAVASCRIPT};
@@ -76,7 +76,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 /// The page, with a refused import beside its form (and the refusal's status).
 async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
     let campaign = FashionpediaCampaign::of(s, id).await?;
-    let config = FpConfig::parse(&campaign.config).map_err(crate::core::Error::from)?;
+    let config = FpConfig::parse(&campaign.config).map_err(crate::error::Error::from)?;
     let ontology = store::ontology(&s.pool, id).await?;
     let applies = match (&config.applies, &ontology) {
         (Some(a), _) => a.clone(),
@@ -105,7 +105,7 @@ async fn act(
     id: Uuid,
     form: &'static str,
     kept: Vec<(String, String)>,
-    outcome: Result<String, crate::core::Error>,
+    outcome: Result<String, crate::error::Error>,
 ) -> PageResult {
     let to = format!("/admin/campaigns/{id}/fashionpedia");
     crate::http::pages::act(session, outcome, &to, form, kept, |r| show_page(s, session, id, Some(r))).await

@@ -2,7 +2,8 @@
 //! the benchmark-format export, and model scoring.
 
 use super::VsdCampaign;
-use crate::core::{ground_truth, Error};
+use crate::core::truth::ground_truth;
+use crate::error::Error;
 use crate::http::api::{attachment, body_text};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Query};

@@ -2,23 +2,14 @@
 //! scoring (API), the VSD admin page, and images under a configured root.
 
 mod api;
+mod campaign;
 mod pages;
 mod task;
 
-use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
+use crate::http::kind_routes::KindRoutes;
+pub use campaign::{Vsd, VsdCampaign};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-
-/// The routes of VSD campaigns (see [`KindCampaign`]).
-pub struct Vsd;
-
-impl CampaignKind for Vsd {
-    const KINDS: &'static [&'static str] = &[super::NAME];
-    const WHAT: &'static str = "a VSD";
-}
-
-/// The VSD campaign the path names.
-pub type VsdCampaign = KindCampaign<Vsd>;
 
 /// The kind's schemas in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -5,7 +5,7 @@
 //! serves images under `ATELIER_VSD_IMAGE_ROOT`.
 
 use super::VsdCampaign;
-use crate::core::{campaigns, ground_truth};
+use crate::core::{campaign::campaigns, truth::ground_truth};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
@@ -132,7 +132,7 @@ async fn act(
     id: Uuid,
     form: &'static str,
     kept: Vec<(String, String)>,
-    outcome: Result<String, crate::core::Error>,
+    outcome: Result<String, crate::error::Error>,
 ) -> PageResult {
     let to = format!("/admin/campaigns/{id}/vsd");
     let first = PageQuery::default();

@@ -2,8 +2,9 @@
 //! quality predictor, and the questionnaire table.
 
 use super::VtonCampaign;
-use crate::core::Code;
-use crate::core::{ground_truth, items, Error};
+use crate::core::{item::items, truth::ground_truth};
+use crate::error::Code;
+use crate::error::Error;
 use crate::http::api::{body_text, chunks_attachment};
 use crate::http::error::{AppResult, ErrorBody};
 use crate::http::extract::{Admin, Json, Query};
@@ -146,7 +147,7 @@ pub async fn questionnaires_csv(
     use axum::response::IntoResponse;
     let aggregate = ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?;
     // Reads the whole ground truth back: off the async workers.
-    let csv = crate::core::heavy::run(move || {
+    let csv = crate::core::support::heavy::run(move || {
         ground_truth::to_csv(&crate::kinds::vton::ground_truth::questionnaire_table(&aggregate))
     })
     .await??;

@@ -2,23 +2,14 @@
 //! re-queueing, predictor scoring and exports (API), and the VTON admin page.
 
 mod api;
+mod campaign;
 mod pages;
 mod task;
 
-use crate::http::kind_routes::{CampaignKind, KindCampaign, KindRoutes};
+use crate::http::kind_routes::KindRoutes;
+pub use campaign::{Vton, VtonCampaign};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-
-/// The routes of VTON campaigns (see [`KindCampaign`]).
-pub struct Vton;
-
-impl CampaignKind for Vton {
-    const KINDS: &'static [&'static str] = &[super::NAME];
-    const WHAT: &'static str = "a VTON";
-}
-
-/// The VTON campaign the path names.
-pub type VtonCampaign = KindCampaign<Vton>;
 
 /// The kind's schemas in the OpenAPI document.
 #[derive(utoipa::OpenApi)]

@@ -2,8 +2,8 @@
 //! and after, model rankings, the human ceiling, and predictor scoring.
 
 use super::VtonCampaign;
-use crate::core::campaigns;
-use crate::core::ground_truth::{self, Freshness};
+use crate::core::campaign::campaigns;
+use crate::core::truth::ground_truth::{self, Freshness};
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
@@ -65,7 +65,7 @@ fn fmt(v: Option<f64>) -> String {
 }
 
 /// The page's figures from the ground truth's JSON text.
-fn figures(_kind: &dyn crate::core::kind::TaskKind, json: &[u8]) -> crate::core::Result<Figures> {
+fn figures(_kind: &dyn crate::core::kind::contract::TaskKind, json: &[u8]) -> crate::error::Result<Figures> {
     let gt = VtonGroundTruth::from_json(json)?;
     let c = &gt.curation;
     let preset = gt.thresholds.preset;
@@ -207,7 +207,7 @@ async fn act(
     session: &Session,
     id: Uuid,
     form: &'static str,
-    outcome: Result<String, crate::core::Error>,
+    outcome: Result<String, crate::error::Error>,
 ) -> PageResult {
     let to = format!("/admin/campaigns/{id}/vton");
     crate::http::pages::act(session, outcome, &to, form, Vec::new(), |r| show_page(s, session, id, Some(r))).await

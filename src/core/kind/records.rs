@@ -1,0 +1,103 @@
+//! What the core hands a kind to aggregate (every item and response of a
+//! campaign) and the table a kind hands back for exports.
+
+use serde_json::Value;
+use uuid::Uuid;
+
+/// An item with its hidden answer, for aggregation.
+#[derive(Debug, Clone)]
+pub struct ItemRecord {
+    /// Item id.
+    pub id: Uuid,
+    /// The importer's id.
+    pub external_id: String,
+    /// Payload, as text: each kind parses what it reads, when it reads it.
+    pub payload: crate::core::item::payload::Payload,
+    /// Gold answer, if any.
+    pub gold: Option<Value>,
+}
+
+/// One counted response, for aggregation.
+#[derive(Debug, Clone)]
+pub struct ResponseRecord {
+    /// The assignment it was given in (one annotator's take of the batch).
+    pub assignment_id: Uuid,
+    /// For a review: the assignment whose answer to the same item it
+    /// reviews (the reviewed response is that assignment's response to
+    /// `item_id`); `None` for an ordinary response.
+    pub reviews: Option<Uuid>,
+    /// The batch it was answered in (the questionnaire).
+    pub batch_id: Uuid,
+    /// The item.
+    pub item_id: Uuid,
+    /// The annotator.
+    pub annotator_id: Uuid,
+    /// The answer. Shared: a crowd campaign's hundreds of thousands of
+    /// answers take a handful of distinct values, and each `Value` object
+    /// costs hundreds of bytes.
+    pub answer: std::sync::Arc<Value>,
+    /// Whether its questionnaire (assignment) was submitted; answers of
+    /// questionnaires still in progress are in the input too, and each kind
+    /// decides whether they count.
+    pub submitted: bool,
+    /// The item's 1-based position in its batch (as formed, before any
+    /// per-annotator shuffle).
+    pub position: Option<i32>,
+}
+
+/// What a kind aggregates: the campaign's configuration, items and the
+/// responses that count (not excluded).
+#[derive(Debug, Clone)]
+pub struct AggregationInput {
+    /// Campaign configuration.
+    pub config: Value,
+    /// All items, gold included.
+    pub items: Vec<ItemRecord>,
+    /// Responses not excluded.
+    pub responses: Vec<ResponseRecord>,
+    /// The crowd platform's worker id (or account name) per annotator, for
+    /// admins' live views; empty in releases, which keep pseudonyms only.
+    pub worker_ids: std::collections::BTreeMap<Uuid, String>,
+    /// Each batch's id in an imported source, where it has one: its name in
+    /// exported files (else the batch id), e.g. to seed per-batch draws
+    /// that must be the same when the files are imported again.
+    pub batch_names: std::collections::BTreeMap<Uuid, String>,
+    /// Everyone who has answered anything, submitted or not (the responses
+    /// a kind aggregates are the submitted ones): e.g. the experts who are
+    /// to label every pair.
+    pub participants: std::collections::BTreeSet<Uuid>,
+    /// Whether a second expert reviews every submitted batch (the core's
+    /// `review` setting): then only reviewed answers are final.
+    pub review: bool,
+}
+
+impl AggregationInput {
+    /// "The reviewed answer wins": each reviewed response takes its
+    /// reviewer's answer (the last review, if several), and the reviews
+    /// themselves leave the input, so every item keeps one answer per
+    /// original annotator.
+    pub fn apply_reviews(&mut self) {
+        let mut verdicts: std::collections::HashMap<(Uuid, Uuid), std::sync::Arc<Value>> =
+            std::collections::HashMap::new();
+        for r in self.responses.iter().filter(|r| r.submitted) {
+            if let Some(reviewed) = r.reviews {
+                verdicts.insert((reviewed, r.item_id), r.answer.clone());
+            }
+        }
+        self.responses.retain(|r| r.reviews.is_none());
+        for r in &mut self.responses {
+            if let Some(answer) = verdicts.remove(&(r.assignment_id, r.item_id)) {
+                r.answer = answer;
+            }
+        }
+    }
+}
+
+/// A table for CSV export.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// Column names.
+    pub header: Vec<String>,
+    /// Rows of cells.
+    pub rows: Vec<Vec<String>>,
+}

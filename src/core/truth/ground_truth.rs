@@ -1,0 +1,374 @@
+//! Ground truth and exports: the kind aggregates, the core gathers the data
+//! and writes the generic raw-response table.
+
+use crate::core::campaign::campaigns;
+use crate::core::kind::contract::{AggregationInput, ItemRecord, ResponseRecord, Table, TaskKind};
+use crate::core::truth::aggregate_cache::{self, Derived, DerivedValue};
+use crate::core::truth::caches::Caches;
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::PgPool;
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// Loads what the kind needs to aggregate a campaign. Responses excluded by
+/// an earlier curation run (reason `curation:...`) are included: curation
+/// recomputes those exclusions itself, so re-running it gives the same result.
+pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput> {
+    input_without(pool, campaign_id, &[]).await
+}
+
+/// [`input`] with some payload keys left out of every item (what a kind
+/// does not aggregate, e.g. masks' polygons), so big campaigns fit in memory.
+#[tracing::instrument(level = "debug", skip(pool, skip))]
+pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> Result<AggregationInput> {
+    use futures_util::TryStreamExt;
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    // One snapshot for items, responses and workers, and room to sort the
+    // responses in memory (PostgreSQL's default 4 MB sends a crowd
+    // campaign's sort to disk).
+    let mut tx = crate::db::one_moment(pool).await?;
+    sqlx::query("SET LOCAL work_mem = '64MB'").execute(&mut *tx).await?;
+    // Read as a stream, each payload kept as text as it comes: read whole,
+    // every row's parsed payload was held at once.
+    let items = sqlx::query_as::<_, (Uuid, String, Value, Option<Value>)>(
+        "SELECT id, external_id, payload - $2::text[], gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id",
+    )
+    .bind(campaign_id)
+    .bind(skip)
+    .fetch(&mut *tx)
+    .map_ok(|(id, external_id, payload, gold)| ItemRecord { id, external_id, payload: payload.into(), gold })
+    .try_collect()
+    .await?;
+    let responses = responses(&mut tx, campaign_id).await?;
+    let worker_ids = worker_ids(&mut *tx, campaign_id).await?;
+    let batch_names = sqlx::query_as::<_, (Uuid, String)>(
+        "SELECT id, external_id FROM batches WHERE campaign_id = $1 AND external_id IS NOT NULL",
+    )
+    .bind(campaign_id)
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
+    tx.commit().await?;
+    Ok(AggregationInput {
+        config: campaign.config.clone(),
+        items,
+        responses,
+        worker_ids,
+        batch_names,
+        participants: Default::default(),
+        review: campaign.settings.review,
+    })
+}
+
+/// The responses that count, oldest first, identical answers sharing one
+/// parsed copy (read as a stream, so only the shared copies are ever parsed).
+#[tracing::instrument(level = "debug", skip(db))]
+async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
+    use futures_util::TryStreamExt;
+    // Allocated once: grown by doubling, a crowd campaign's half-million
+    // responses would need the old and the new list at once (~80 MB, not ~50).
+    let capacity = crate::core::work::assignments::answers_stored(&mut *db, campaign_id).await?;
+    type Row = (Uuid, Option<Uuid>, Uuid, Uuid, Uuid, String, bool, Option<i32>);
+    let mut rows = sqlx::query_as::<_, Row>(
+        "SELECT r.assignment_id, b.review_of, a.batch_id, r.item_id, r.annotator_id, r.answer::text,
+                a.state = 'completed', bi.position + 1
+         FROM responses r
+         JOIN assignments a ON a.id = r.assignment_id
+         JOIN batches b ON b.id = a.batch_id
+         LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
+         WHERE r.campaign_id = $1 AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')
+         ORDER BY r.created_at, r.id",
+    )
+    .bind(campaign_id)
+    .fetch(db);
+    let mut shared = crate::core::truth::shared_answers::SharedAnswers::default();
+    let mut responses = Vec::with_capacity(capacity);
+    while let Some((assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position)) =
+        rows.try_next().await?
+    {
+        let answer = shared.from_text(&answer).map_err(|e| crate::error::Error::internal("stored answer", e))?;
+        responses.push(ResponseRecord {
+            assignment_id,
+            reviews,
+            batch_id,
+            item_id,
+            annotator_id,
+            answer,
+            submitted,
+            position,
+        });
+    }
+    Ok(responses)
+}
+
+/// The crowd platform's worker id (an account name for experts) of everyone
+/// who took a batch of the campaign: for admins' live views, never releases.
+pub async fn worker_ids<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    campaign_id: Uuid,
+) -> Result<std::collections::BTreeMap<Uuid, String>> {
+    Ok(sqlx::query_as::<_, (Uuid, String)>(
+        "SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) FROM users u
+         JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1",
+    )
+    .bind(campaign_id)
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .collect())
+}
+
+/// The campaign's ground truth as its kind computes it, as compact JSON
+/// text: from the cache while the campaign's data is unchanged (see
+/// [`crate::core::truth::aggregate_cache`]), else computed off the async workers (it can
+/// be heavy on big campaigns). Kinds read it back into their typed results;
+/// the API sends it as it is.
+pub async fn aggregate(
+    pool: &PgPool,
+    kinds: &crate::core::Registry,
+    caches: &Caches,
+    campaign_id: Uuid,
+) -> Result<bytes::Bytes> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    aggregate_of(pool, kinds.of(&campaign)?, caches, campaign_id).await
+}
+
+/// [`aggregate`] when the campaign's kind is known.
+async fn aggregate_of(
+    pool: &PgPool,
+    kind: &'static dyn TaskKind,
+    caches: &Caches,
+    campaign_id: Uuid,
+) -> Result<bytes::Bytes> {
+    let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
+    aggregate_at(pool, kind, caches, campaign_id, fingerprint).await
+}
+
+/// [`aggregate_of`] with the data's fingerprint already read (read before
+/// the data: a change in between makes the next read compute again).
+#[tracing::instrument(level = "debug", skip(pool, kind, caches, fingerprint), fields(kind = kind.name()))]
+async fn aggregate_at(
+    pool: &PgPool,
+    kind: &'static dyn TaskKind,
+    caches: &Caches,
+    campaign_id: Uuid,
+    fingerprint: String,
+) -> Result<bytes::Bytes> {
+    if let Some(cached) = caches.ground_truths.get(campaign_id, &fingerprint) {
+        metrics::counter!("atelier_ground_truth_cache_hits_total").increment(1);
+        return cached.text().await;
+    }
+    let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
+    let json =
+        crate::core::support::heavy::run(move || crate::core::kind::contract::aggregate_json_with_reviews(kind, input))
+            .await?;
+    let json = bytes::Bytes::from(json);
+    caches.ground_truths.put(campaign_id, fingerprint, &json);
+    Ok(json)
+}
+
+/// How current a [`summary`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Derived from the campaign's data as it is now.
+    Current,
+    /// Derived at `as_of`; the data has changed since, and the new summary
+    /// is being computed.
+    Updating {
+        /// When the summary shown was derived.
+        as_of: DateTime<Utc>,
+    },
+}
+
+/// A small result `derive`d from the campaign's ground truth (what a page
+/// shows), kept beside it under `name` so a view reads neither the data nor
+/// a release-sized ground truth. When the campaign has changed since the
+/// last one was derived, that one comes back at once, marked
+/// [`Freshness::Updating`], while the new one is derived in the background
+/// (one computation per campaign and name, whoever asks meanwhile): a
+/// ground truth can take seconds. The first is derived while waiting.
+#[tracing::instrument(level = "debug", skip_all, fields(campaign_id = %campaign.id, name))]
+pub async fn summary<T: Send + Sync + 'static>(
+    pool: &PgPool,
+    kinds: &crate::core::Registry,
+    caches: &Arc<Caches>,
+    campaign: &campaigns::Campaign,
+    name: &'static str,
+    derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
+) -> Result<(Arc<T>, Freshness)> {
+    let (campaign_id, kind) = (campaign.id, kinds.of(campaign)?);
+    let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
+    let last = caches
+        .ground_truths
+        .derived(campaign_id, name)
+        .and_then(|d| Some((d.fingerprint, d.at, d.value.downcast::<T>().ok()?)));
+    match last {
+        Some((derived_from, _, value)) if derived_from == fingerprint => Ok((value, Freshness::Current)),
+        Some((_, as_of, value)) => {
+            let (pool, caches) = (pool.clone(), caches.clone());
+            tokio::spawn(async move {
+                if let Err(e) = derive_summary::<T>(&pool, kind, &caches, campaign_id, name, derive).await {
+                    tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
+                }
+            });
+            Ok((value, Freshness::Updating { as_of }))
+        }
+        None => Ok((derive_summary(pool, kind, caches, campaign_id, name, derive).await?, Freshness::Current)),
+    }
+}
+
+/// Derives and keeps a [`summary`] from the data as it is now; concurrent
+/// calls for the same campaign and name share one computation.
+async fn derive_summary<T: Send + Sync + 'static>(
+    pool: &PgPool,
+    kind: &'static dyn TaskKind,
+    caches: &Arc<Caches>,
+    campaign_id: Uuid,
+    name: &'static str,
+    derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
+) -> Result<Arc<T>> {
+    let value = caches
+        .summaries
+        .get((campaign_id, name), || {
+            let (pool, caches) = (pool.clone(), caches.clone());
+            async move {
+                let fingerprint = aggregate_cache::fingerprint(&pool, campaign_id).await?;
+                let json = aggregate_at(&pool, kind, &caches, campaign_id, fingerprint.clone()).await?;
+                let value: DerivedValue =
+                    Arc::new(crate::core::support::heavy::run(move || derive(kind, &json)).await??);
+                let at = Utc::now();
+                let derived = Derived { fingerprint, at, value: value.clone() };
+                caches.ground_truths.put_derived(campaign_id, name, derived);
+                Ok(value)
+            }
+        })
+        .await?;
+    value.downcast::<T>().map_err(|_| crate::error::Error::unexpected("two summaries of different types share a name"))
+}
+
+/// The ground truth as CSV text in chunks (see [`crate::core::support::csv_chunks`]),
+/// written off the async workers (tens of MB at benchmark scale) where the
+/// ground truth was computed (see [`crate::core::support::heavy`]), row by row as the kind
+/// reads them.
+/// `partial` asks for results not yet final too (see
+/// [`TaskKind::export_partial_rows`]).
+#[tracing::instrument(level = "debug", skip(pool, kinds, caches))]
+pub async fn csv(
+    pool: &PgPool,
+    kinds: &crate::core::Registry,
+    caches: &Caches,
+    campaign_id: Uuid,
+    partial: bool,
+) -> Result<Vec<bytes::Bytes>> {
+    let campaign = campaigns::get(pool, campaign_id).await?;
+    let kind = kinds.of(&campaign)?;
+    let aggregate = aggregate_of(pool, kind, caches, campaign_id).await?;
+    crate::core::support::heavy::run(move || {
+        let mut csv = crate::core::support::csv_chunks::CsvChunks::default();
+        if partial {
+            kind.export_partial_rows(&aggregate, &mut |row| csv.row(row));
+        } else {
+            kind.export_rows(&aggregate, &mut |row| csv.row(row));
+        }
+        csv.chunks()
+    })
+    .await?
+}
+
+/// Every response of the campaign, excluded ones with their reason, one row
+/// per annotator and item, built in memory from a snapshot: the reference the
+/// streamed export ([`crate::core::truth::responses_export`]) is checked against.
+pub async fn raw_responses(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
+    let snapshot = crate::core::releases::Snapshot::load(pool, campaign_id, false).await?;
+    Ok(responses_table(&snapshot))
+}
+
+/// The responses of a snapshot as a table (the live export and a release's
+/// `responses.csv`), by questionnaire position, annotator and item. Every
+/// export names things the same way: `questionnaire` is the batch id (as in
+/// the questionnaire tables and the worker API), `item` the importer's id,
+/// `annotator` the annotator's id; live exports for admins add the crowd
+/// platform's `worker_id`, releases never do.
+pub fn responses_table(snapshot: &crate::core::releases::Snapshot) -> Table {
+    let (mut header, mut rows) = (None, Vec::with_capacity(snapshot.responses.len()));
+    each_response_row(snapshot, &mut |row| match header {
+        None => header = Some(row),
+        Some(_) => rows.push(row),
+    });
+    Table { header: header.unwrap_or_default(), rows }
+}
+
+/// The header and rows of [`responses_table`], handed to `each` one at a
+/// time in the table's order (only the sort keys are held: at crowd scale
+/// the whole table is ~250 MB).
+pub fn each_response_row(snapshot: &crate::core::releases::Snapshot, each: &mut dyn FnMut(Vec<String>)) {
+    let batch_position: std::collections::HashMap<Uuid, i32> =
+        snapshot.batches.iter().map(|b| (b.id, b.position)).collect();
+    let item_id: std::collections::HashMap<Uuid, &str> =
+        snapshot.items.iter().map(|i| (i.id, i.external_id.as_str())).collect();
+    let with_workers = !snapshot.worker_ids.is_empty();
+    each(responses_header(with_workers).iter().map(|h| (*h).to_owned()).collect());
+    // Rows by questionnaire position, annotator and item id, sorted as 16-byte
+    // keys of ranks (ties in the order given): with the ids themselves in the
+    // keys the order took 23 MB at VTON-QBench size, beside a release's
+    // aggregation. Annotators compare as their text does (lowercase hex,
+    // hyphens in fixed places); an item not found sorts as an empty id.
+    let annotators: std::collections::BTreeSet<Uuid> = snapshot.responses.iter().map(|r| r.annotator).collect();
+    let annotator_rank: std::collections::HashMap<Uuid, u32> = annotators.into_iter().zip(0..).collect();
+    let mut ids: Vec<&str> = item_id.values().copied().chain([""]).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let id_rank: std::collections::HashMap<&str, u32> = ids.iter().copied().zip(0..).collect();
+    let item_rank: std::collections::HashMap<Uuid, u32> =
+        item_id.iter().map(|(item, id)| (*item, id_rank.get(id).copied().unwrap_or(0))).collect();
+    drop(id_rank);
+    let mut order: Vec<(i32, u32, u32, u32)> = snapshot
+        .responses
+        .iter()
+        .zip(0..)
+        .map(|(r, n)| {
+            let position = batch_position.get(&r.batch_id).copied().unwrap_or(-1);
+            let annotator = annotator_rank.get(&r.annotator).copied().unwrap_or(0);
+            (position, annotator, item_rank.get(&r.item_id).copied().unwrap_or(0), n)
+        })
+        .collect();
+    drop((annotator_rank, item_rank));
+    order.sort_unstable();
+    for (position, _, _, n) in order {
+        let r = &snapshot.responses[n as usize];
+        let item = item_id.get(&r.item_id).copied().unwrap_or_default();
+        let mut row = vec![r.batch_id.to_string(), position.to_string(), item.to_owned(), r.annotator.to_string()];
+        if with_workers {
+            row.push(snapshot.worker_ids.get(&r.annotator).cloned().unwrap_or_default());
+        }
+        row.extend([
+            r.answer.to_string(),
+            r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
+            crate::core::releases::snapshot::time(r.answered_at),
+            crate::core::releases::snapshot::time(r.changed_at),
+            r.excluded_reason.as_deref().unwrap_or_default().to_owned(),
+        ]);
+        each(row);
+    }
+}
+
+/// The columns of `responses.csv`, live (with the worker's id when anyone
+/// took part) or in a release (without).
+pub fn responses_header(with_workers: bool) -> Vec<&'static str> {
+    let mut header = vec!["questionnaire", "questionnaire_position", "item", "annotator"];
+    if with_workers {
+        header.push("worker_id");
+    }
+    header.extend(["answer", "time_on_task_ms", "answered_at", "changed_at", "excluded_reason"]);
+    header
+}
+
+/// Writes a table as CSV, spreadsheet formulas neutralised.
+pub fn to_csv(table: &Table) -> Result<String> {
+    let mut csv = crate::core::support::csv_chunks::CsvRows::new(Vec::new());
+    std::iter::once(&table.header).chain(&table.rows).for_each(|row| csv.row(row));
+    String::from_utf8(csv.finish()?).map_err(|e| crate::error::Error::internal("writing the ground-truth CSV", e))
+}

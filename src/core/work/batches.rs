@@ -1,0 +1,241 @@
+//! Batches (questionnaires): ordered lists of items, formed by the kind.
+
+use crate::core::kind::contract::ItemRef;
+use crate::error::Code;
+use crate::error::{Error, Result};
+use rand::SeedableRng;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// Before the first batches are formed: whether forming them now would
+/// work, and how many it would make, or the kind's refusal in words (e.g.
+/// VTON's "... need 5 sanity tasks, but the campaign has 1"), so the page
+/// says what is missing before the admin tries. `None` once batches exist.
+pub async fn readiness(
+    pool: &PgPool,
+    kinds: &crate::core::Registry,
+    campaign: &crate::core::campaign::campaigns::Campaign,
+) -> Result<Option<std::result::Result<usize, String>>> {
+    let formed: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM batches WHERE campaign_id = $1)")
+        .bind(campaign.id)
+        .fetch_one(pool)
+        .await?;
+    if formed {
+        return Ok(None);
+    }
+    let items = crate::core::item::items::list(pool, campaign.id).await?;
+    if items.is_empty() {
+        return Ok(Some(Err("import items first".to_owned())));
+    }
+    let refs: Vec<ItemRef> =
+        items.into_iter().map(|i| ItemRef { id: i.id, has_gold: i.gold.is_some(), payload: i.payload }).collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+    Ok(Some(kinds.of(campaign)?.form_batches(&campaign.config, &refs, &mut rng).map(|p| p.len()).map_err(|e| e.0)))
+}
+
+/// Forms the campaign's batches with its kind's rule; `seed` makes the
+/// formation reproducible. Pools grow: once batches exist, forming again
+/// batches only the items in no batch yet (with the gold items too when the
+/// kind shares them across batches, like VTON's sanity tasks).
+pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid, seed: u64) -> Result<usize> {
+    let campaign = crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
+    let kind = kinds.of(&campaign)?;
+    let items = crate::core::item::items::list(pool, campaign_id).await?;
+    let mut tx = pool.begin().await?;
+    // Serialise formation per campaign, so two admins cannot both form the same items.
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
+    let (next_position, batched): (i32, Vec<Uuid>) = sqlx::query_as(
+        "SELECT coalesce((SELECT max(position) + 1 FROM batches WHERE campaign_id = $1), 0),
+                coalesce((SELECT array_agg(DISTINCT bi.item_id) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+                          WHERE b.campaign_id = $1), '{}')",
+    )
+    .bind(campaign_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    let batched: std::collections::HashSet<Uuid> = batched.into_iter().collect();
+    if items.is_empty() {
+        return Err(Error::conflict(Code::NoItems, "import items before forming batches"));
+    }
+    let new = |i: &&crate::core::item::items::Item| !batched.contains(&i.id);
+    let shared_gold = kind.shares_gold_across_batches(&campaign.config);
+    // Gold shared across batches is not work of its own: a sanity task not
+    // yet used does not make a new batch.
+    let new_work = |i: &&crate::core::item::items::Item| new(i) && !(shared_gold && i.gold.is_some());
+    if !batched.is_empty() && !items.iter().any(|i| new_work(&i)) {
+        return Err(Error::conflict(Code::NothingToBatch, "every item is already in a batch; import more items first"));
+    }
+    let refs: Vec<ItemRef> = items
+        .iter()
+        .filter(|i| new(i) || (shared_gold && i.gold.is_some()))
+        .map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() })
+        .collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let plans = kind.form_batches(&campaign.config, &refs, &mut rng)?;
+    let start = usize::try_from(next_position).unwrap_or(0);
+    let planned = plans.first().and_then(|p| campaign.settings.annotators_per_batch.overlap(p.overlap));
+    if campaign.settings.overlap.rule().is_some() {
+        // What fixed overlap would have given each item, for the saved-ratings figure.
+        sqlx::query("UPDATE campaigns SET planned_overlap = $2 WHERE id = $1")
+            .bind(campaign_id)
+            .bind(planned)
+            .execute(&mut *tx)
+            .await?;
+    }
+    for (n, plan) in plans.iter().enumerate() {
+        let overlap = crate::core::work::overlap::first_overlap(
+            campaign.settings.overlap,
+            campaign.settings.annotators_per_batch.overlap(plan.overlap),
+        );
+        let batch = insert(&mut tx, campaign_id, start + n, overlap, None, &plan.items).await?;
+        if let Some(group) = &plan.group {
+            sqlx::query("UPDATE batches SET grouping = $2 WHERE id = $1")
+                .bind(batch)
+                .bind(group)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    tx.commit().await?;
+    refresh_statistics(pool).await?;
+    Ok(plans.len())
+}
+
+/// How the reason of an answer sent back to the experts starts; such an
+/// answer does not keep its expert from the batch offering the item again
+/// (`eligibility::WITH_ROOM_FOR` spells the same text in SQL).
+pub const SENT_BACK: &str = "sent back to experts: ";
+
+/// What [`send_back`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentBack {
+    /// The item's answers that no longer count.
+    pub excluded: u64,
+    /// The new batch offering it again, numbered from 1 as pages show it.
+    pub batch: i32,
+}
+
+/// Sends an item of an expert campaign back to the experts: its answers
+/// stop counting (kept, marked "sent back to experts: `reason`") and a new
+/// batch of this item alone, with the overlap and group of the batch it was
+/// last in, offers it to them again; their new answers make its ground
+/// truth. Crowd questionnaires are re-queued by curation instead.
+#[tracing::instrument(level = "debug", skip(pool))]
+pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: &str) -> Result<SentBack> {
+    let reason = format!("{SENT_BACK}{}", crate::core::work::responses::admin_reason(reason)?);
+    let campaign = crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
+    if campaign.settings.crowd() {
+        return Err(Error::conflict(
+            Code::NotAnExpertCampaign,
+            "only an expert campaign sends an item back; a crowd campaign's questionnaires are re-queued by curation",
+        ));
+    }
+    crate::core::item::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
+    let last: Option<(Option<i32>, Option<String>)> = sqlx::query_as(
+        "SELECT b.overlap, b.grouping FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+          WHERE bi.item_id = $1 AND b.campaign_id = $2 AND b.review_of IS NULL
+          ORDER BY b.position DESC LIMIT 1",
+    )
+    .bind(item_id)
+    .bind(campaign_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((overlap, group)) = last else {
+        return Err(Error::conflict(
+            Code::NoBatches,
+            "this item is in no batch yet: form batches to offer it to the experts",
+        ));
+    };
+    let excluded = sqlx::query(
+        "UPDATE responses SET excluded_reason = $3, excluded_at = now()
+          WHERE campaign_id = $1 AND item_id = $2 AND excluded_reason IS NULL",
+    )
+    .bind(campaign_id)
+    .bind(item_id)
+    .bind(&reason)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    let position: i32 = sqlx::query_scalar("SELECT coalesce(max(position) + 1, 0) FROM batches WHERE campaign_id = $1")
+        .bind(campaign_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let batch = insert(&mut tx, campaign_id, usize::try_from(position).unwrap_or(0), overlap, None, &[item_id]).await?;
+    sqlx::query("UPDATE batches SET grouping = $2 WHERE id = $1").bind(batch).bind(group).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(SentBack { excluded, batch: position + 1 })
+}
+
+/// Brings the planner's statistics up to date after batches were formed or
+/// imported in bulk. Workers arrive right after a launch, before the
+/// background analyser has looked at the new rows: with statistics from an
+/// empty campaign, reading a batch's items scanned every batch entry (20 ms
+/// at 4,000 questionnaires) while the batch was locked, and the workers
+/// taking questionnaires queued behind it.
+pub async fn refresh_statistics(pool: &PgPool) -> Result<()> {
+    sqlx::query("ANALYZE items, batches, batch_items").execute(pool).await?;
+    Ok(())
+}
+
+/// Locks the campaign row (so two admins cannot both form batches) and
+/// refuses with `message` when it has batches already.
+pub(in crate::core) async fn lock_without_batches(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    campaign_id: Uuid,
+    message: &str,
+) -> Result<()> {
+    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut **tx).await?;
+    let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1")
+        .bind(campaign_id)
+        .fetch_one(&mut **tx)
+        .await?;
+    if existing > 0 {
+        return Err(Error::conflict(Code::BatchesExist, message));
+    }
+    Ok(())
+}
+
+/// Inserts one batch with its items in order; returns its id.
+pub(in crate::core) async fn insert(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    campaign_id: Uuid,
+    position: usize,
+    overlap: Option<i32>,
+    external_id: Option<&str>,
+    items: &[Uuid],
+) -> Result<Uuid> {
+    let batch_id = Uuid::new_v4();
+    sqlx::query("INSERT INTO batches (id, campaign_id, position, overlap, external_id) VALUES ($1, $2, $3, $4, $5)")
+        .bind(batch_id)
+        .bind(campaign_id)
+        .bind(i32::try_from(position).map_err(|e| Error::internal("a batch position", e))?)
+        .bind(overlap)
+        .bind(external_id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO batch_items (batch_id, position, item_id)
+         SELECT $1, ord - 1, item FROM unnest($2::uuid[]) WITH ORDINALITY AS t(item, ord)",
+    )
+    .bind(batch_id)
+    .bind(items)
+    .execute(&mut **tx)
+    .await?;
+    Ok(batch_id)
+}
+
+/// Opens a batch to more annotators: its overlap becomes the number of
+/// completed assignments plus `more`. Used to re-queue questionnaires whose
+/// answers curation dropped.
+pub async fn requeue(pool: &PgPool, batch_id: Uuid, more: i32) -> Result<()> {
+    sqlx::query(
+        "UPDATE batches SET overlap = (SELECT count(*) FROM assignments WHERE batch_id = $1 AND state = 'completed')::int + $2
+         WHERE id = $1 AND overlap IS NOT NULL",
+    )
+    .bind(batch_id)
+    .bind(more.max(0))
+    .execute(pool)
+    .await?;
+    Ok(())
+}

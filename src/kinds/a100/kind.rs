@@ -1,0 +1,215 @@
+//! How A100 plugs into the core: the kind's unit struct and its
+//! [`TypedKind`](crate::core::TypedKind) implementation.
+
+use super::config::{A100Answer, A100Config, AAT, LAT};
+use super::{aggregate, demo, hub, question, release, result};
+use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table};
+use crate::core::kind::typed::Answered;
+use crate::core::TypedKind;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use serde_json::{json, Value};
+
+/// LAT: crowd votes are the ground truth.
+pub struct Lat;
+/// AAT: an expert key is the ground truth.
+pub struct Aat;
+
+fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
+    let c: A100Config = crate::core::campaign::config_text::parse(config)?;
+    if c.participants < 1 {
+        return Err(Invalid("configuration: participants must be at least 1".into()));
+    }
+    Ok(c)
+}
+
+/// Shared behaviour of LAT and AAT.
+fn validate_item(payload: &Value, gold: Option<&Value>, aat: bool) -> Result<(), Invalid> {
+    let q = question::from_item(payload, gold).map_err(|e| Invalid(format!("not an A100 question: {e}")))?;
+    question::validate(&q, aat).map_err(Invalid)
+}
+
+fn validate_answer(payload: &Value, answer: &Value) -> Result<A100Answer, Invalid> {
+    let choice = answer
+        .get("choice")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Invalid("answer must be {\"choice\": <choice id>}".into()))?;
+    let known = payload["choices"].as_array().into_iter().flatten().any(|c| c["id"] == choice);
+    if !known {
+        return Err(Invalid(format!("`{choice}` is not one of this question's choices")));
+    }
+    Ok(A100Answer { choice: choice.to_owned() })
+}
+
+fn form_batches(c: &A100Config, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
+    // The whole question set is one questionnaire, answered by many participants.
+    Ok(vec![BatchPlan { items: items.iter().map(|i| i.id).collect(), overlap: Some(c.participants), group: None }])
+}
+
+/// A per-participant order of the five choices.
+fn shuffle_choices(payload: &Value, rng: &mut StdRng) -> Value {
+    let mut ids: Vec<Value> = payload["choices"].as_array().into_iter().flatten().map(|c| c["id"].clone()).collect();
+    ids.shuffle(rng);
+    json!({ "choices": ids })
+}
+
+/// The payload with choices in the participant's order; the attention-check
+/// flag, dimension and overrides stay hidden.
+fn public(payload: &Value, presentation: &Value) -> Value {
+    let mut choices: Vec<Value> = payload["choices"].as_array().cloned().unwrap_or_default();
+    if let Some(order) = presentation["choices"].as_array() {
+        choices.sort_by_key(|c| order.iter().position(|o| *o == c["id"]).unwrap_or(usize::MAX));
+    }
+    let choices: Vec<Value> = choices.iter().map(|c| json!({"id": c["id"], "image": c["image"]})).collect();
+    json!({ "outfit": payload["outfit"], "blank_category": payload["blank_category"], "choices": choices })
+}
+
+/// Whether the answer is the gold one (an attention check's).
+fn chose_gold(gold: Option<&Value>, answer: Option<&A100Answer>) -> bool {
+    match (gold, answer) {
+        (Some(g), Some(a)) => g["answer"] == a.choice.as_str(),
+        (Some(g), None) => g["answer"].is_null(),
+        (None, _) => false,
+    }
+}
+
+/// A participant who misses an attention check is excluded (answers kept).
+fn attention(answered: &[Answered<'_, A100Answer>]) -> Option<String> {
+    let failed = answered
+        .iter()
+        .any(|a| a.payload["attention_check"] == true && a.gold.is_some() && !chose_gold(a.gold, a.answer.as_ref()));
+    failed.then(|| "attention_check_failed".to_owned())
+}
+
+macro_rules! a100_kind {
+    ($ty:ty, $name:expr, $title:literal, $aat:literal) => {
+        impl TypedKind for $ty {
+            type Config = A100Config;
+            type Answer = A100Answer;
+            type GroundTruth = result::A100Result;
+
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn title(&self) -> &'static str {
+                $title
+            }
+            fn default_settings(&self) -> CoreSettings {
+                CoreSettings::of(Participants::Crowd, 120, AnnotatorsPerBatch::AsPlanned, false)
+            }
+            fn parse_config(&self, config: &Value) -> Result<A100Config, Invalid> {
+                parse_config(config)
+            }
+            fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
+                validate_item(payload, gold, $aat)
+            }
+            fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<A100Answer, Invalid> {
+                validate_answer(payload, answer)
+            }
+            fn form_batches(
+                &self,
+                config: &A100Config,
+                items: &[ItemRef],
+                _rng: &mut StdRng,
+            ) -> Result<Vec<BatchPlan>, Invalid> {
+                form_batches(config, items)
+            }
+            fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value {
+                shuffle_choices(payload, rng)
+            }
+            fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
+                public(payload, presentation)
+            }
+            fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> result::A100Result {
+                aggregate::aggregate(input, $aat)
+            }
+            fn export_table(&self, aggregate: &[u8]) -> Table {
+                aggregate::table(aggregate)
+            }
+            fn release_tables(
+                &self,
+                _snapshot: &crate::core::releases::Snapshot,
+                aggregate: &[u8],
+            ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
+                hub::tables(aggregate)
+            }
+            fn hub_task_categories(&self) -> &'static [&'static str] {
+                &["multiple-choice", "visual-question-answering"]
+            }
+            fn on_submit(&self, _config: &A100Config, answered: &[Answered<'_, A100Answer>]) -> SubmitVerdict {
+                SubmitVerdict { exclude: attention(answered), block: None }
+            }
+            fn demo(&self) -> Option<crate::core::kind::contract::DemoCampaign> {
+                Some(demo::campaign($aat))
+            }
+            fn settings_help(&self) -> &'static [crate::core::campaign::setting_help::SettingHelp] {
+                use crate::core::campaign::setting_help::SettingHelp;
+                const HELP: &[SettingHelp] = &[
+                    SettingHelp::new(
+                        "participants",
+                        "Participants per questionnaire",
+                        "people who answer the questionnaire (the ground truth is their majority)",
+                    )
+                    .unit("people"),
+                    SettingHelp::new(
+                        "shuffle_questions",
+                        "Shuffle the questions",
+                        "show the questions in a random order per participant",
+                    ),
+                    SettingHelp::new(
+                        "background",
+                        "Background questions",
+                        "asked once before the first task",
+                    )
+                    .editor(crate::core::campaign::setting_help::Editor::Questions),
+                    SettingHelp::new(
+                        "review",
+                        "Review by a second annotator",
+                        "a different annotator reviews every submitted questionnaire (expert campaigns)",
+                    ),
+                ];
+                HELP
+            }
+            fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>) -> Option<bool> {
+                (payload["attention_check"] == true).then(|| chose_gold(gold, answer))
+            }
+            fn adaptive_vote(&self, payload: &Value, answer: &A100Answer) -> Option<crate::stats::adaptive::Vote> {
+                // The LAT's ground truth is the crowd's majority: a choice of the question's five.
+                let options = payload["choices"].as_array().map_or(0, Vec::len);
+                (!$aat).then(|| crate::stats::adaptive::Vote::Choice { picked: answer.choice.clone(), options })
+            }
+            fn adaptive_overlap(&self) -> bool {
+                // The AAT is scored against its key: every participant answers everything.
+                !$aat
+            }
+            fn release_parameters(&self, _config: &A100Config) -> Value {
+                release::parameters()
+            }
+            fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
+                release::labels(aggregate)
+            }
+            fn datasheet_task(&self, _config: &A100Config) -> String {
+                release::task($aat)
+            }
+            fn datasheet_quality(&self, aggregate: &[u8]) -> String {
+                serde_json::from_slice(aggregate).map(|gt: Value| release::quality(&gt)).unwrap_or_default()
+            }
+            fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid> {
+                question::parse_set(text)
+            }
+            fn import_hint(&self) -> &'static str {
+                "A100 question set JSON: {\"questions\": [{\"id\", \"outfit\", \"blank_category\", \"choices\", ...}]} (see README)"
+            }
+            fn shuffle_items(&self, config: &A100Config) -> bool {
+                config.shuffle_questions
+            }
+            fn background(&self, config: &A100Config) -> Vec<crate::core::campaign::profiles::BackgroundQuestion> {
+                config.background.clone()
+            }
+        }
+    };
+}
+
+a100_kind!(Lat, LAT, "A100 LAT (crowd aesthetic test)", false);
+a100_kind!(Aat, AAT, "A100 AAT (expert-keyed aesthetic test)", true);

@@ -1,0 +1,244 @@
+//! How Fashionpedia plugs into the core: the kind's unit struct and its
+//! [`TypedKind`](crate::core::TypedKind) implementation.
+
+use super::config::{Answer, FpConfig, NAME};
+use super::{demo, export, hub, masks, ontology, result};
+use crate::core::campaign::setting_help::{Editor, SettingHelp};
+use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+use crate::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
+use crate::core::TypedKind;
+use rand::rngs::StdRng;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The Fashionpedia kind.
+pub struct Fashionpedia;
+
+/// The attribute choices stored with a task.
+pub fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
+    serde_json::from_value(payload["options"].clone()).unwrap_or_default()
+}
+
+impl TypedKind for Fashionpedia {
+    type Config = FpConfig;
+    type Answer = Answer;
+    type GroundTruth = result::FpResult;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "Fashionpedia attributes"
+    }
+
+    fn default_settings(&self) -> CoreSettings {
+        // One expert annotates each task, a second reviews it.
+        CoreSettings::of(Participants::Experts, 240, AnnotatorsPerBatch::Exactly(1), true)
+    }
+
+    fn parse_config(&self, config: &Value) -> Result<FpConfig, Invalid> {
+        FpConfig::parse(config)
+    }
+
+    fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
+        for field in ["annotation_id", "image_id", "width", "height"] {
+            if payload.get(field).and_then(Value::as_u64).is_none() {
+                return Err(Invalid(format!("payload.{field} must be a whole number")));
+            }
+        }
+        if options(payload).is_empty() {
+            return Err(Invalid("payload.options: no attribute to choose from".into()));
+        }
+        let (w, h) = (payload["width"].as_u64().unwrap_or(0), payload["height"].as_u64().unwrap_or(0));
+        let (w, h) = (u32::try_from(w).unwrap_or(0), u32::try_from(h).unwrap_or(0));
+        masks::Mask::parse(&payload["segmentation"], w, h).map_err(|e| Invalid(format!("segmentation: {e}")))?;
+        Ok(())
+    }
+
+    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Answer, Invalid> {
+        let mut a: Answer = serde_json::from_value(answer.clone()).map_err(|e| {
+            Invalid(format!(
+                "answer must be {{\"attributes\": [ids], \"not_sure\", \"not_on_list\", \"missing\"}}: {e}"
+            ))
+        })?;
+        let allowed: Vec<u32> = options(payload).iter().map(|o| o.id).collect();
+        a.attributes.sort_unstable();
+        a.attributes.dedup();
+        if let Some(bad) = a.attributes.iter().find(|id| !allowed.contains(id)) {
+            return Err(Invalid(format!("attribute {bad} is not one of this super-category's")));
+        }
+        if a.not_sure && !a.attributes.is_empty() {
+            return Err(Invalid("\"not sure\" cannot go with ticked attributes".into()));
+        }
+        if a.not_sure && a.not_on_list {
+            return Err(Invalid("\"not sure\" and \"not on the list\" contradict each other: choose one".into()));
+        }
+        if a.not_on_list && a.missing.trim().is_empty() {
+            return Err(Invalid("\"not on the list\": say which attribute is missing".into()));
+        }
+        if a.attributes.is_empty() && !a.not_sure && !a.not_on_list {
+            return Err(Invalid("tick at least one attribute, or answer \"not sure\" or \"not on the list\"".into()));
+        }
+        a.missing = a.missing.trim().to_owned();
+        if !a.not_on_list {
+            a.missing.clear();
+        }
+        if a.missing.chars().count() > 200 {
+            return Err(Invalid("missing: at most 200 characters".into()));
+        }
+        Ok(a)
+    }
+
+    fn form_batches(&self, c: &FpConfig, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        // One super-category per batch: that is how the protocol keeps experts consistent.
+        let mut by: BTreeMap<String, Vec<uuid::Uuid>> = BTreeMap::new();
+        for i in items {
+            by.entry(i.payload["supercategory"].as_str().unwrap_or_default().to_owned()).or_default().push(i.id);
+        }
+        Ok(by
+            .into_iter()
+            .flat_map(|(sc, ids)| {
+                ids.chunks(c.masks_per_batch)
+                    .map(|ch| BatchPlan { items: ch.to_vec(), overlap: Some(1), group: Some(sc.clone()) })
+                    .collect::<Vec<_>>()
+            })
+            .collect())
+    }
+
+    fn may_take(&self, config: &FpConfig, group: Option<&str>, annotator: &str) -> bool {
+        // Super-categories assigned to experts go to them only; the others to anyone.
+        match group.and_then(|g| config.experts.get(g)) {
+            Some(names) if !names.is_empty() => names.iter().any(|n| n == annotator),
+            _ => true,
+        }
+    }
+
+    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
+        // Everything but attributes the source file already had.
+        let mut p = payload.clone();
+        if let Some(o) = p.as_object_mut() {
+            o.remove("attribute_ids");
+        }
+        p
+    }
+
+    fn release_labels(&self, aggregate: &[u8]) -> BTreeMap<String, String> {
+        result::FpResult::from_json(aggregate).map(|r| r.labels()).unwrap_or_default()
+    }
+
+    fn answer_flags(&self) -> &'static [&'static str] {
+        &[r#"{"not_sure": true}"#, r#"{"not_on_list": true}"#]
+    }
+
+    fn payload_keys_not_aggregated(&self) -> &'static [&'static str] {
+        // The choices' names come from the configuration, their ids from `option_ids`.
+        &["segmentation", "bbox", "area", "iscrowd", "attribute_ids", "image_url", "width", "height", "options"]
+    }
+
+    fn reviewed_answer_wins(&self, _config: &FpConfig) -> bool {
+        // The aggregate applies reviews itself, to count acceptance.
+        false
+    }
+
+    fn release_tables(
+        &self,
+        _snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
+        hub::tables(aggregate)
+    }
+
+    fn hub_task_categories(&self) -> &'static [&'static str] {
+        &["image-classification"]
+    }
+
+    fn release_files(
+        &self,
+        snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
+        let coco = export::coco_of_release(snapshot, aggregate).map_err(|e| Invalid(e.to_string()))?;
+        Ok(vec![("fashionpedia_attributes.json".to_owned(), coco)])
+    }
+
+    fn aggregate(&self, config: &FpConfig, input: &AggregationInput) -> result::FpResult {
+        result::aggregate(config, input)
+    }
+
+    fn export_table(&self, aggregate: &[u8]) -> Table {
+        export::flat_table(aggregate)
+    }
+
+    fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid> {
+        Err(Invalid(format!(
+            "Fashionpedia campaigns import an ontology and then COCO masks on the Fashionpedia page ({} characters received)",
+            text.len()
+        )))
+    }
+
+    fn imports_on_own_page(&self) -> bool {
+        true
+    }
+
+    fn import_hint(&self) -> &'static str {
+        "the ontology, then COCO JSON with images and masks, on the Fashionpedia page"
+    }
+
+    fn settings_help(&self) -> &'static [SettingHelp] {
+        const HELP: &[SettingHelp] = &[
+            SettingHelp::new(
+                "applies",
+                "Attribute groups per category",
+                "category name -> attribute super-categories asked for its masks (null: the paper's default)",
+            )
+            .source("Fashionpedia paper, the ontology's category-attribute links"),
+            SettingHelp::new("masks_per_batch", "Masks per batch", "a batch holds one super-category").unit("masks"),
+            SettingHelp::new(
+                "image_base_url",
+                "Image address prefix",
+                "prefix turning an image's file_name into its address",
+            ),
+            SettingHelp::new(
+                "experts",
+                "Experts per super-category",
+                "super-category -> expert account names who annotate it (others: any expert)",
+            )
+            .editor(Editor::NamesPerKey),
+            SettingHelp::new(
+                "df2_categories",
+                "DeepFashion2 categories",
+                "DeepFashion2 category -> ontology category, over the obvious name matches",
+            ),
+            SettingHelp::new(
+                "attribute_names",
+                "Attribute names",
+                "attribute id -> name, written from the ontology when it is imported",
+            ),
+        ];
+        HELP
+    }
+
+    fn demo(&self) -> Option<crate::core::kind::contract::DemoCampaign> {
+        Some(demo::campaign())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn contradictory_or_empty_flags_are_refused_with_a_clear_message() {
+        let payload = json!({"options": [{"id": 115, "name": "symmetrical"}]});
+        let check = |answer: Value| Fashionpedia.validate_answer(&payload, &answer).map_err(|e| e.0);
+        let both = check(json!({"not_sure": true, "not_on_list": true, "missing": "boxy"}));
+        assert!(both.as_ref().is_err_and(|e| e.contains("contradict")), "{both:?}");
+        let unnamed = check(json!({"not_on_list": true, "missing": "   "}));
+        assert!(unnamed.as_ref().is_err_and(|e| e.contains("which attribute")), "{unnamed:?}");
+        assert!(check(json!({"not_on_list": true, "missing": "boxy"})).is_ok());
+        assert!(check(json!({"not_sure": true})).is_ok());
+        assert!(check(json!({"attributes": [115]})).is_ok());
+    }
+}

@@ -1,0 +1,142 @@
+//! The values the VSD folder shares: the kind's stored name, its
+//! campaign configuration and its answer.
+
+use super::eds;
+use crate::core::kind::contract::Invalid;
+use serde_json::Value;
+
+/// Stored name of the kind.
+pub const NAME: &str = "vsd";
+
+/// Campaign settings of a VSD campaign.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VsdConfig {
+    /// Each model's top k become suspects (the paper: 6).
+    #[serde(default = "default_k")]
+    pub k: u32,
+    /// Regex with one capture group extracting a product id from an image
+    /// id: pairs of the same product are left out.
+    #[serde(default)]
+    pub same_product: Option<String>,
+    /// Prefix turning an image id into its address (e.g. `https://cdn/` or
+    /// `/kinds/vsd/images/` for files under the server's `ATELIER_VSD_IMAGE_ROOT`);
+    /// ids that are addresses already are used as they are.
+    #[serde(default)]
+    pub image_base_url: String,
+    /// Pairs per batch (pairs of one query stay together).
+    #[serde(default = "default_pairs_per_batch")]
+    pub pairs_per_batch: usize,
+    /// |Q|, for the estimates (default: the queries of the suspects).
+    #[serde(default)]
+    pub queries: Option<u64>,
+    /// |D|, the catalog's size, for the estimates.
+    #[serde(default)]
+    pub catalog: Option<u64>,
+    /// Queries are not catalog images ("in the wild").
+    #[serde(default)]
+    pub wild: bool,
+}
+
+fn default_k() -> u32 {
+    6
+}
+fn default_pairs_per_batch() -> usize {
+    60
+}
+
+impl Default for VsdConfig {
+    fn default() -> Self {
+        Self {
+            k: default_k(),
+            same_product: None,
+            image_base_url: String::new(),
+            pairs_per_batch: default_pairs_per_batch(),
+            queries: None,
+            catalog: None,
+            wild: false,
+        }
+    }
+}
+
+impl VsdConfig {
+    /// Parses and checks a campaign's configuration.
+    pub fn parse(config: &Value) -> Result<Self, Invalid> {
+        let c: Self = crate::core::campaign::config_text::parse(config)?;
+        if c.k == 0 || c.k > 1000 {
+            return Err(Invalid("configuration: k must be from 1 to 1000".into()));
+        }
+        if c.pairs_per_batch == 0 {
+            return Err(Invalid("configuration: pairs_per_batch must be at least 1".into()));
+        }
+        if let Some(re) = &c.same_product {
+            crate::stats::retrieval::product_pattern(re)
+                .map_err(|e| Invalid(format!("configuration: same_product: {e}")))?;
+        }
+        Ok(c)
+    }
+
+    /// The address of an image id.
+    pub fn image_url(&self, id: &str) -> String {
+        if id.starts_with("http://") || id.starts_with("https://") || id.starts_with('/') {
+            id.to_owned()
+        } else {
+            format!("{}{id}", self.image_base_url)
+        }
+    }
+}
+
+/// An expert's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// A vote (similar, not similar, unsure).
+    Vote(eds::Vote),
+    /// The pair is broken (an image missing, the same product...).
+    Broken,
+}
+
+/// A VSD answer, as `POST .../assignments/{id}/responses` takes it in
+/// `answer` and as it is stored: `label` is `"1"` (similar), `"0"` (not
+/// similar), `"unsure"` (abstains: one similar and two unsure is positive)
+/// or `"broken"` (with a `reason`, goes to the admin).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(example = json!({"label": "1"}))]
+pub struct VsdAnswer {
+    /// The expert's label.
+    pub label: Label,
+    /// With `"broken"`: what is wrong (image missing, the same product...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A VSD label as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[schema(as = VsdLabel)]
+pub enum Label {
+    /// Similar.
+    #[serde(rename = "1")]
+    Similar,
+    /// Not similar.
+    #[serde(rename = "0")]
+    NotSimilar,
+    /// The expert cannot tell.
+    #[serde(rename = "unsure")]
+    Unsure,
+    /// The pair is broken.
+    #[serde(rename = "broken")]
+    Broken,
+}
+
+/// Reads a stored answer: `{"label": "1" | "0" | "unsure" | "broken"}`.
+pub fn answer_of(answer: &Value) -> Option<Answer> {
+    let label = answer.get("label")?;
+    let text = match label {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    if text == "broken" {
+        return Some(Answer::Broken);
+    }
+    eds::Vote::parse(&text).map(Answer::Vote)
+}
