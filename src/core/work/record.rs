@@ -22,7 +22,6 @@ use crate::core::work::own_task::AnsweredItems;
 use crate::core::work::responses::{self, Outcome, Response, Submission};
 use crate::core::Registry;
 use crate::db::batcher::{in_input_order, Batcher};
-use crate::error::Code;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -195,13 +194,10 @@ impl Recorder {
         annotator_id: Uuid,
         sub: &Submission,
     ) -> Result<(Response, Outcome, AssignmentProgress)> {
-        if sub.time_on_task_ms.is_some_and(|t| t < 0) {
-            return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
-        }
         let item_id = self.item_named(assignment_id, sub.item_id).await?;
         let (answer, total) = match self.kind_answering_alone(assignment_id, annotator_id) {
-            Some(owner) => (owner.kind.validate_answer(&Value::Null, &sub.answer)?, owner.total),
-            None => self.validate_with_item(kinds, assignment_id, annotator_id, item_id, &sub.answer).await?,
+            Some(owner) => (responses::checked_answer(owner.kind, &Value::Null, sub)?, owner.total),
+            None => self.validate_with_item(kinds, assignment_id, annotator_id, item_id, sub).await?,
         };
         let write_of = |answer: Value| Write {
             assignment_id,
@@ -218,7 +214,7 @@ impl Recorder {
         }
         .ok_or(Error::NotFound("assignment"))?;
         if !written.in_batch {
-            return Err(not_in_batch());
+            return Err(responses::not_in_batch());
         }
         match (written.inserted, written.state) {
             (Some(response), _) => {
@@ -285,7 +281,7 @@ impl Recorder {
         assignment_id: Uuid,
         annotator_id: Uuid,
         item_id: Uuid,
-        answer: &Value,
+        sub: &Submission,
     ) -> Result<(Value, i64)> {
         let key = ReadKey { assignment_id, annotator_id, item_id };
         let ctx = match self.reads.call(key).await {
@@ -300,13 +296,9 @@ impl Recorder {
         if ctx.state == AssignmentState::Expired {
             return Err(Error::lease_expired());
         }
-        let payload = ctx.payload.ok_or_else(not_in_batch)?;
-        Ok((kind.validate_answer(&payload, answer)?, ctx.total))
+        let payload = ctx.payload.ok_or_else(responses::not_in_batch)?;
+        Ok((responses::checked_answer(kind, &payload, sub)?, ctx.total))
     }
-}
-
-fn not_in_batch() -> Error {
-    Error::invalid(Code::ItemNotInBatch, "that item is not part of this assignment")
 }
 
 /// Validation context for each key, in the keys' order (`None`: not the

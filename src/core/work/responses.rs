@@ -67,6 +67,26 @@ pub enum Outcome {
     Changed,
 }
 
+/// The answer as its kind stores it, or why it is refused: the one check
+/// every answer passes, on the answer path ([`super::record::Recorder`])
+/// and on the change and retry path ([`submit`]) alike. `payload` is the
+/// item's (`Null` for kinds whose answers do not read their item).
+pub fn checked_answer(
+    kind: &dyn crate::core::kind::contract::TaskKind,
+    payload: &Value,
+    sub: &Submission,
+) -> Result<Value> {
+    if sub.time_on_task_ms.is_some_and(|t| t < 0) {
+        return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
+    }
+    Ok(kind.validate_answer(payload, &sub.answer)?)
+}
+
+/// The refusal of an answer to an item outside the assignment's batch.
+pub fn not_in_batch() -> Error {
+    Error::invalid(Code::ItemNotInBatch, "that item is not part of this assignment")
+}
+
 /// Stores an answer within the annotator's assignment.
 pub async fn submit(
     pool: &PgPool,
@@ -78,10 +98,7 @@ pub async fn submit(
         return Err(Error::lease_expired());
     }
     if !assignment.item_order().contains(&sub.item_id) {
-        return Err(Error::invalid(Code::ItemNotInBatch, "that item is not part of this assignment"));
-    }
-    if sub.time_on_task_ms.is_some_and(|t| t < 0) {
-        return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
+        return Err(not_in_batch());
     }
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
     let kind = kinds.of(&campaign)?;
@@ -90,7 +107,7 @@ pub async fn submit(
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("item"))?;
-    let answer = kind.validate_answer(&payload, &sub.answer)?;
+    let answer = checked_answer(kind, &payload, sub)?;
     let lease = campaign.settings.lease_minutes;
 
     let mut tx = pool.begin().await?;
