@@ -7,7 +7,8 @@ use crate::auth::{users, Role};
 use crate::core::campaign::states::CampaignState;
 use crate::core::crowd::invitations;
 use crate::core::kind::contract::{DemoCampaign, Simulated};
-use crate::core::work::responses::{self, Submission};
+use crate::core::work::record::Recorder;
+use crate::core::work::responses::Submission;
 use crate::core::{campaign::campaigns, item::items, work::annotator, work::batches, Registry};
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -102,7 +103,10 @@ async fn seed_one(
 async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaign, sim: Simulated) -> Result<()> {
     let items: HashMap<uuid::Uuid, (Value, Option<Value>)> =
         items::list(pool, campaign.id).await?.into_iter().map(|i| (i.id, (i.payload, i.gold))).collect();
-    let questions = kinds.of(campaign)?.background(&campaign.config);
+    let questions = kinds.rules(campaign)?.background();
+    // Answers are stored as the service stores them: through the Recorder,
+    // with the same checks and the same statements.
+    let recorder = Recorder::new(pool.clone(), crate::db::statement_pool(pool), Default::default());
     for worker in 1..=sim.workers {
         let user = users::worker(pool, &format!("demo-sim-{worker:02}")).await?;
         let background: Vec<(String, String)> = questions
@@ -121,9 +125,10 @@ async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaig
                 let answer = (sim.answer)(worker, payload, gold.as_ref());
                 let time_on_task_ms = Some(3_000 + 250 * worker as i32);
                 let sub = Submission { item_id, answer, time_on_task_ms, change: false };
-                responses::submit(pool, kinds, &assignment, &sub).await?;
+                recorder.record(kinds, assignment.id, user.id, &sub).await?;
             }
             annotator::complete(pool, kinds, assignment.id, user.id).await?;
+            recorder.forget(assignment.id);
         }
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! Password hashing with argon2 (the crate's recommended defaults), a few at
 //! a time and off the async workers. Each computation takes about 19 MiB and
-//! tens of milliseconds of a core by design; run all at once, a burst of 300
-//! logins took the service to 5.8 GB and 300 threads. At most one runs per
+//! tens of milliseconds of a core by design; run all at once, a burst of
+//! logins would take a thread and that memory each. At most one runs per
 //! core; the others wait their turn, briefly, or hear that the service is busy.
 
 use crate::error::Code;

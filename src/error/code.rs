@@ -92,6 +92,7 @@ codes! {
         PlatformSessionRequired = "platform_session_required",
         SampleTooLarge = "sample_too_large",
         SignedInAsStaff = "signed_in_as_staff",
+        StoredConfigInvalid = "stored_config_invalid",
     }
     PAYLOAD_TOO_LARGE {
         BodyTooLarge = "body_too_large",

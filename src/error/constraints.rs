@@ -19,12 +19,11 @@
 //! - an assignment gaining answers is locked by the count's UPDATE, so it
 //!   cannot be deleted under an answer being stored.
 //!
-//! The foreign keys were measured again in session 18 (`VOTE_BENCH_SQL`
-//! adding them, `cargo bench --bench vote_ingest`): a browser's vote cycle
-//! lost 16 % (16 connections) and 28 % (64) of its rate against pgbench in
-//! the same run, the API vote 52-46 %, the key-share locks writing full-page
-//! images (6.8 kB of WAL a vote instead of 0.8 kB): over the 10 % the
-//! triggers had to beat, so they stay.
+//! The foreign keys were measured again (`VOTE_BENCH_SQL` adding them,
+//! `cargo bench --bench vote_ingest`): their key-share locks write
+//! full-page images on every vote, and the rate lost was over the 10 % the
+//! triggers had to beat, so the triggers stay (figures in
+//! `docs/benchmarks-history.md`).
 
 use crate::error::{Code, Error};
 

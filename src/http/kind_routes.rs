@@ -51,6 +51,8 @@ pub trait CampaignKind: Send + Sync + 'static {
     const KINDS: &'static [&'static str];
     /// The kind with its article ("a VTON"): "this is not a VTON campaign".
     const WHAT: &'static str;
+    /// The kind's configuration type (its `TypedKind::Config`).
+    type Config: Clone + Send + Sync + 'static;
 }
 
 /// The campaign the path's `{id}` names, when it is of kind `K`: a route of
@@ -58,11 +60,13 @@ pub trait CampaignKind: Send + Sync + 'static {
 /// another kind is a 422 `wrong_kind`; none at all a 404. Put it after the
 /// role extractor, so a caller without the role learns nothing of the
 /// campaign.
-pub struct KindCampaign<K> {
+pub struct KindCampaign<K: CampaignKind> {
     /// The campaign's id (the path's `{id}`).
     pub id: uuid::Uuid,
     /// The campaign.
     pub campaign: Campaign,
+    /// Its configuration, parsed once per campaign version.
+    pub config: K::Config,
     kind: PhantomData<fn() -> K>,
 }
 
@@ -77,7 +81,8 @@ impl<K: CampaignKind> FromRequestParts<AppState> for KindCampaign<K> {
 
     async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, Self::Rejection> {
         let Path(CampaignId { id }) = Path::<CampaignId>::from_request_parts(parts, s).await?;
-        Ok(Self { id, campaign: Self::of(s, id).await?, kind: PhantomData })
+        let campaign = Self::of(s, id).await?;
+        Ok(Self { id, config: Self::config(s, &campaign)?, campaign, kind: PhantomData })
     }
 }
 
@@ -90,5 +95,12 @@ impl<K: CampaignKind> KindCampaign<K> {
             return Err(Error::invalid(Code::WrongKind, format!("this is not {} campaign", K::WHAT)).into());
         }
         Ok(campaign)
+    }
+
+    /// The configuration of `campaign` (one of kind `K`), as parsed once
+    /// for its version by the registry; one that no longer parses is a 409
+    /// naming the campaign.
+    pub fn config(s: &AppState, campaign: &Campaign) -> Result<K::Config, AppError> {
+        Ok(s.kinds.config::<K::Config>(campaign)?)
     }
 }

@@ -105,16 +105,21 @@ mod tests {
     }
 
     #[test]
-    fn a_stored_configuration_that_no_longer_parses_stands_as_the_defaults() {
+    fn a_stored_configuration_that_no_longer_parses_is_an_error_naming_the_campaign() {
         use crate::core::kind::contract::TaskKind;
         let vton: &dyn TaskKind = &super::super::vton::Vton;
         let old = serde_json::json!({"a_setting_since_removed": 1});
         assert!(vton.validate_config(&old).is_err(), "refused when written");
-        // Read back (an old release's, say): the hooks see the defaults.
-        assert!(!vton.shuffle_items(&old));
-        assert_eq!(vton.max_batches_per_annotator(&old), Some(1));
-        assert_eq!(vton.background(&old).len(), 3);
-        let fp: &dyn TaskKind = &super::super::fashionpedia::Fashionpedia;
-        assert!(fp.may_take(&old, Some("sleeve"), "anyone"));
+        // Read back (an old release's, say): refused too, never the defaults.
+        let refused = crate::core::kind::registry::bind(vton, "Spring try-ons", &old).err().expect("refused");
+        assert_eq!(refused.code(), crate::error::Code::StoredConfigInvalid);
+        assert!(refused.to_string().contains("Spring try-ons"), "{refused}");
+        assert!(refused.to_string().contains("a_setting_since_removed"), "{refused}");
+        // What does parse is bound once and read through its rules.
+        let rules =
+            crate::core::kind::registry::bind(vton, "Spring try-ons", &serde_json::json!({})).expect("defaults");
+        assert!(!rules.shuffle_items());
+        assert_eq!(rules.max_batches_per_annotator(), Some(1));
+        assert_eq!(rules.background().len(), 3);
     }
 }

@@ -552,7 +552,11 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
     for batch in 0..2 {
         wait_text(&second, "Question 1 of").await;
         press(&second, "n").await;
-        // A batch may hold one or two pairs (one query's pairs stay together).
+        // A batch may hold one or two pairs (one query's pairs stay together):
+        // wait for the page after the label, then see which it is (looking
+        // at once may still see the first pair's page, under load).
+        let next = "//*[contains(normalize-space(.), 'Question 2 of 2') or contains(normalize-space(.), 'You have answered all')]";
+        second.wait().at_most(Duration::from_secs(10)).for_element(Locator::XPath(next)).await.expect("the next page");
         let two = second.find(Locator::XPath("//*[contains(., 'Question 2 of 2')]")).await.is_ok();
         if two {
             press(&second, "u").await;

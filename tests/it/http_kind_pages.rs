@@ -126,3 +126,68 @@ async fn the_generic_import_is_offered_only_where_it_works() {
         assert!(html.contains("name=\"image\""), "{kind}: images can be uploaded");
     }
 }
+
+/// A stored configuration this build no longer reads (a setting since
+/// removed, say) is an error naming the campaign wherever the kind's rules
+/// are needed, never a silent default; the campaign page still opens and
+/// says so where the batches would be formed, and saving the settings again
+/// mends it.
+#[tokio::test]
+async fn a_configuration_that_no_longer_reads_is_named_never_defaulted() {
+    let app = TestApp::spawn().await;
+    let token = admin_token(&app).await;
+    let config = serde_json::json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1});
+    let campaign = serde_json::json!({"kind": "vton", "name": "Spring try-ons", "config": config});
+    let id = crate::fixtures::create_campaign(&app, &token, campaign).await;
+    let mut items: Vec<serde_json::Value> = (0..6).map(|n| crate::fixtures::vton_item(n, None)).collect();
+    items.push(crate::fixtures::vton_item(1000, Some(1)));
+    let items = serde_json::json!({ "items": items });
+    let (status, body) = crate::fixtures::api(
+        &app,
+        &token,
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/campaigns/{id}/items"),
+        Some(items),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    sqlx::query("UPDATE campaigns SET config = config || '{\"a_setting_since_removed\": 1}' WHERE id = $1::uuid")
+        .bind(&id)
+        .execute(&app.pool)
+        .await
+        .expect("an old configuration");
+
+    let batches_path = format!("/api/v1/admin/campaigns/{id}/batches");
+    let form = || {
+        crate::fixtures::api(&app, &token, reqwest::Method::POST, &batches_path, Some(serde_json::json!({ "seed": 1 })))
+    };
+    let (status, body) = form().await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"]["code"], "stored_config_invalid", "{body}");
+    let message = body["error"]["message"].as_str().expect("message");
+    assert!(message.contains("Spring try-ons") && message.contains("a_setting_since_removed"), "{message}");
+    let batches: i64 = sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1::uuid")
+        .bind(&id)
+        .fetch_one(&app.pool)
+        .await
+        .expect("batches");
+    assert_eq!(batches, 0, "nothing formed with defaults standing in");
+
+    let (client, _) = logged_in_admin(&app).await;
+    let page = client.get(app.at(&format!("/admin/campaigns/{id}"))).send().await.expect("campaign page");
+    assert_eq!(page.status(), StatusCode::OK, "the page that mends it still opens");
+    let html = page.text().await.expect("html");
+    assert!(html.contains("no longer reads"), "the page says why no batches can be formed");
+    let vton = client.get(app.at(&format!("/admin/campaigns/{id}/vton"))).send().await.expect("vton page");
+    assert_eq!(vton.status(), StatusCode::CONFLICT);
+    assert!(vton.text().await.expect("html").contains("Spring try-ons"), "the kind's page names the campaign");
+
+    // Saved again without the old key (as the settings form does), it reads.
+    sqlx::query("UPDATE campaigns SET config = config - 'a_setting_since_removed' WHERE id = $1::uuid")
+        .bind(&id)
+        .execute(&app.pool)
+        .await
+        .expect("mended");
+    let (status, body) = form().await;
+    assert_eq!(status, StatusCode::CREATED, "the new version is read afresh: {body}");
+}

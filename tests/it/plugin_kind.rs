@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// Tags: pick any of an item's options (or "not sure").
+#[derive(Clone, Copy)]
 struct Tags;
 
 fn options(payload: &Value) -> Vec<String> {

@@ -1,6 +1,6 @@
-//! An item's payload as its compact JSON text, parsed where it is read: at
-//! crowd scale a campaign's payloads as parsed `Value`s took ~58 MB (~16 MB
-//! as text), held through the whole of a release cut and of a ground
+//! An item's payload as its compact JSON text, parsed where it is read: a
+//! campaign's payloads as parsed `Value`s take several times their text,
+//! held through the whole of a release cut and of a ground
 //! truth's computation, though each kind reads a few fields of each item
 //! once.
 

@@ -3,6 +3,7 @@
 use crate::error::Code;
 use rand::rngs::StdRng;
 use serde_json::Value;
+use std::any::Any;
 use uuid::Uuid;
 
 pub use super::records::{AggregationInput, ItemRecord, ResponseRecord, Table};
@@ -62,6 +63,57 @@ pub struct PublicItem {
     pub payload: Value,
 }
 
+/// The configuration-dependent hooks of a kind for one campaign (the
+/// object-safe face of [`Configured`](crate::core::kind::typed::Configured)).
+pub trait CampaignRules: Send + Sync {
+    /// Groups the campaign's items into batches.
+    fn form_batches(&self, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid>;
+
+    /// Whether items within a batch are shown in a per-annotator random order.
+    fn shuffle_items(&self) -> bool;
+
+    /// How many batches one annotator may take (`None`: no limit).
+    fn max_batches_per_annotator(&self) -> Option<i64>;
+
+    /// Whether gold items are shared by every batch (sanity tasks), so that
+    /// batches formed later for new items get them too.
+    fn shares_gold_across_batches(&self) -> bool;
+
+    /// Whether gold items may meet an annotator again in a later batch.
+    fn gold_may_repeat(&self) -> bool;
+
+    /// Whether the annotator (account name or worker id) may take a batch
+    /// of this group.
+    fn may_take(&self, group: Option<&str>, annotator: &str) -> bool;
+
+    /// Background questions asked before a participant's first task.
+    fn background(&self) -> Vec<crate::core::campaign::profiles::BackgroundQuestion>;
+
+    /// Called when an annotator submits a batch, with each item's gold
+    /// answer (if any), payload and stored answer.
+    fn on_submit(&self, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict;
+
+    /// Whether a reviewer's answer replaces the answer under review.
+    fn reviewed_answer_wins(&self) -> bool;
+
+    /// The ground truth as compact JSON text (see
+    /// [`TypedKind::aggregate_json`](crate::core::kind::typed::TypedKind::aggregate_json)).
+    fn aggregate_json(&self, input: AggregationInput) -> String;
+
+    /// Parameters fixed in code that shape the ground truth.
+    fn release_parameters(&self) -> Value;
+
+    /// Images that show an item at a glance in the data browser.
+    fn thumbnails(&self, payload: &Value) -> Vec<crate::core::item::thumbnails::Thumbnail>;
+
+    /// Markdown for a datasheet: what annotators were asked and the scale.
+    fn datasheet_task(&self) -> String;
+
+    /// The parsed configuration, for a kind's own routes to read back as
+    /// its type ([`config_of`](crate::core::kind::typed::config_of)).
+    fn config_any(&self) -> &(dyn Any + Send + Sync);
+}
+
 /// A task kind as the core and its registry hold it (`&dyn TaskKind`): A100
 /// questionnaires, VSD pairs, VTON ratings, Fashionpedia attributes. The
 /// core calls these hooks and never looks at kind names. Kinds do not
@@ -82,6 +134,10 @@ pub trait TaskKind: Send + Sync + 'static {
     /// Validates campaign configuration and fills in defaults.
     fn validate_config(&self, config: &Value) -> Result<Value, Invalid>;
 
+    /// The kind's hooks bound to one campaign's configuration, parsed once
+    /// (see [`CampaignRules`]); a configuration that no longer parses is refused.
+    fn rules(&self, config: &Value) -> Result<std::sync::Arc<dyn CampaignRules>, Invalid>;
+
     /// Validates an item's payload and optional gold answer.
     fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid>;
 
@@ -96,26 +152,12 @@ pub trait TaskKind: Send + Sync + 'static {
     /// item is in the annotator's batch).
     fn answer_reads_item(&self) -> bool;
 
-    /// Groups the campaign's items into batches.
-    fn form_batches(&self, config: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid>;
-
     /// Per-annotator presentation of one item (e.g. a choice order), stored
     /// with the assignment so analysis can undo it. `Null` when nothing varies.
     fn presentation(&self, _payload: &Value, _rng: &mut StdRng) -> Value;
 
     /// The payload as this annotator sees it, given their presentation.
     fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value;
-
-    /// Turns the campaign's responses into ground truth (a JSON document).
-    /// Excluded responses are already left out of `input`.
-    fn aggregate(&self, input: &AggregationInput) -> Value;
-
-    /// The same document as [`TaskKind::aggregate`], as compact JSON text
-    /// with the same bytes (`Value`'s sorted keys): what the live views
-    /// cache and send. A kind whose ground truth runs to hundreds of MB as a
-    /// `Value` writes its typed result directly instead, and may free the
-    /// input (which it owns here) before it writes.
-    fn aggregate_json(&self, input: AggregationInput) -> String;
 
     /// The ground truth (its compact JSON text) as a table for CSV export:
     /// a header and rows.
@@ -131,13 +173,6 @@ pub trait TaskKind: Send + Sync + 'static {
     /// final (`?partial=true`: e.g. pairs not every expert has answered);
     /// the same as [`TaskKind::export_rows`] for kinds without such results.
     fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String]));
-
-    /// Called when an annotator submits a batch, with each item's gold answer
-    /// (if any), payload and the annotator's answer. The kind may exclude the
-    /// batch's responses (kept, marked with the reason), e.g. after a failed
-    /// attention check, and may stop the annotator from getting further
-    /// batches of the campaign.
-    fn on_submit(&self, _config: &Value, _answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict;
 
     /// HTML shown on the landing page before the first task (instructions,
     /// examples); `None` for the generic text only.
@@ -159,19 +194,6 @@ pub trait TaskKind: Send + Sync + 'static {
 
     /// What the import form expects, shown on the campaign page.
     fn import_hint(&self) -> &'static str;
-
-    /// Background questions asked before a participant's first task.
-    fn background(&self, _config: &Value) -> Vec<crate::core::campaign::profiles::BackgroundQuestion>;
-
-    /// Whether items within a batch are shown in a per-annotator random order.
-    fn shuffle_items(&self, _config: &Value) -> bool;
-
-    /// How many batches one annotator may take in a campaign (`None`: no limit).
-    fn max_batches_per_annotator(&self, _config: &Value) -> Option<i64>;
-
-    /// Whether gold items are shared by every batch (sanity tasks), so that
-    /// batches formed later for new items get them too.
-    fn shares_gold_across_batches(&self, _config: &Value) -> bool;
 
     /// Each configuration key in words (label, meaning, unit, source of the
     /// default), for the settings form.
@@ -212,26 +234,15 @@ pub trait TaskKind: Send + Sync + 'static {
     /// The Hugging Face Hub's task categories for the kind's releases.
     fn hub_task_categories(&self) -> &'static [&'static str];
 
-    /// Parameters fixed in code that shape the ground truth (seeds, tie
-    /// rules), recorded in a release's manifest next to the configuration.
-    fn release_parameters(&self, _config: &Value) -> Value;
-
     /// The label of each item in a ground truth (its compact JSON text):
     /// the item's external id -> its label in words, for comparing
     /// releases and for the data browser.
     fn release_labels(&self, _aggregate: &[u8]) -> std::collections::BTreeMap<String, String>;
 
-    /// Images that show an item at a glance in the data browser: by
-    /// default every image address in its payload, named by its key.
-    fn thumbnails(&self, _config: &Value, payload: &Value) -> Vec<crate::core::item::thumbnails::Thumbnail>;
-
     /// JSON an answer contains when it raises a flag for the admin (a
     /// broken image, "not sure"), each a pattern for PostgreSQL's `@>`:
     /// the data browser's "flagged" filter.
     fn answer_flags(&self) -> &'static [&'static str];
-
-    /// Markdown for a datasheet: what annotators were asked and the scale.
-    fn datasheet_task(&self, _config: &Value) -> String;
 
     /// Markdown for a datasheet: the kind's quality control and agreement,
     /// read from the ground truth (its compact JSON text).
@@ -241,11 +252,6 @@ pub trait TaskKind: Send + Sync + 'static {
     /// masks' polygons), left out of the live aggregation's input.
     fn payload_keys_not_aggregated(&self) -> &'static [&'static str];
 
-    /// Whether a reviewer's answer replaces the answer under review in the
-    /// ground truth ("the reviewed answer wins"); otherwise reviews are in
-    /// the aggregation input beside the answers they review, marked.
-    fn reviewed_answer_wins(&self, _config: &Value) -> bool;
-
     /// A small campaign of this kind that `atelier demo` seeds (created,
     /// batched and opened by the core), or `None`.
     fn demo(&self) -> Option<DemoCampaign>;
@@ -253,15 +259,6 @@ pub trait TaskKind: Send + Sync + 'static {
     /// A picture the kind's demo items link to (`/demo/images/{role}/{n}.svg`),
     /// as SVG, or `None`.
     fn demo_picture(&self, role: &str, n: usize) -> Option<String>;
-
-    /// Whether the annotator (their account name or worker id) may take a
-    /// batch of this group (e.g. experts assigned to a super-category).
-    fn may_take(&self, _config: &Value, _group: Option<&str>, _annotator: &str) -> bool;
-
-    /// Whether gold items (sanity tasks) may meet an annotator again in a
-    /// later batch. When they may not, an annotator never gets a batch
-    /// holding any item they already answered.
-    fn gold_may_repeat(&self, _config: &Value) -> bool;
 }
 
 /// A demo campaign a kind offers: created, batched, opened and (for crowd
@@ -304,27 +301,22 @@ pub struct SubmitVerdict {
     pub block: Option<String>,
 }
 
-/// The kind's ground truth from an input, the reviews applied first when
-/// the kind lets the reviewed answer win: the one path both the live
-/// exports and releases take.
-pub fn aggregate_with_reviews(kind: &dyn TaskKind, input: AggregationInput) -> Value {
-    kind.aggregate(&reviewed(kind, input))
-}
-
-/// [`aggregate_with_reviews`] as compact JSON text (see
-/// [`TaskKind::aggregate_json`]).
-pub fn aggregate_json_with_reviews(kind: &dyn TaskKind, input: AggregationInput) -> String {
-    kind.aggregate_json(reviewed(kind, input))
+/// The ground truth as compact JSON text (see
+/// [`TypedKind::aggregate_json`](crate::core::kind::typed::TypedKind::aggregate_json))
+/// of an input, the reviews applied first when the kind lets the reviewed
+/// answer win: the one path both the live exports and releases take.
+pub fn aggregate_json_with_reviews(rules: &dyn CampaignRules, input: AggregationInput) -> String {
+    rules.aggregate_json(reviewed(rules, input))
 }
 
 /// The input with only submitted work (a questionnaire or batch moves the
 /// ground truth once it is submitted, in every kind, so every export of one
 /// snapshot agrees), the reviews applied when the kind lets the reviewed
 /// answer win.
-fn reviewed(kind: &dyn TaskKind, mut input: AggregationInput) -> AggregationInput {
+fn reviewed(rules: &dyn CampaignRules, mut input: AggregationInput) -> AggregationInput {
     input.participants.extend(input.responses.iter().filter(|r| r.reviews.is_none()).map(|r| r.annotator_id));
     input.responses.retain(|r| r.submitted);
-    if kind.reviewed_answer_wins(&input.config) {
+    if rules.reviewed_answer_wins() {
         input.apply_reviews();
     }
     input

@@ -1,9 +1,11 @@
 //! The trait a task kind implements, typed: its configuration is parsed
-//! once, at the boundary, into the kind's own `Config`, and every hook that
-//! depends on it receives that value. [`TaskKind`] is its object-safe face
-//! for the registry: every `TypedKind` is a `TaskKind` through the blanket
-//! implementation below, which does the parsing (atuin's `Database` and
-//! `DynDatabase` are the pattern).
+//! once per campaign version into the kind's own `Config`, and every hook
+//! that depends on it receives that value. [`TaskKind`] is its object-safe
+//! face for the registry: every `TypedKind` is a `TaskKind` through the
+//! blanket implementation below (atuin's `Database` and `DynDatabase` are
+//! the pattern), and the configuration-dependent hooks are reached through
+//! [`CampaignRules`], the kind bound to one parsed configuration
+//! ([`Configured`]).
 //!
 //! The hooks are grouped by concern: what the kind is; its items and
 //! answers; how batches are formed and handed out; aggregation; exports and
@@ -14,19 +16,20 @@ use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::CoreSettings;
 use crate::core::item::thumbnails::Thumbnail;
 use crate::core::kind::contract::{
-    AggregationInput, BatchPlan, DemoCampaign, Invalid, ItemRef, SubmitVerdict, Table, TaskKind,
+    AggregationInput, BatchPlan, CampaignRules, DemoCampaign, Invalid, ItemRef, SubmitVerdict, Table, TaskKind,
 };
 use rand::rngs::StdRng;
 use serde::Deserialize;
 use serde_json::Value;
+use std::any::Any;
 use std::collections::BTreeMap;
 
 /// A task kind with a typed configuration.
-pub trait TypedKind: Send + Sync + 'static {
+pub trait TypedKind: Clone + Send + Sync + 'static {
     /// The kind's campaign configuration, every field with a default (the
-    /// `Default` is what an empty configuration parses to: it stands in for
-    /// a stored configuration that no longer parses, e.g. an old release's).
-    type Config: serde::Serialize + Default;
+    /// `Default` is what an empty configuration parses to). Parsed once per
+    /// campaign version ([`crate::core::kind::typed::Configured`]).
+    type Config: serde::Serialize + Default + Send + Sync + 'static;
 
     /// An answer as the kind stores it: `validate_answer` makes one from
     /// what an annotator sent, and stored answers are read back into it. Its
@@ -308,7 +311,7 @@ pub struct Answered<'a, A> {
 
 /// The ground truth as a JSON document (`null` if it cannot be one: it is
 /// made of serde's own types, so only a bug would get there).
-fn ground_truth_value<K: TypedKind + ?Sized>(ground_truth: &K::GroundTruth) -> Value {
+fn ground_truth_value<K: TypedKind>(ground_truth: &K::GroundTruth) -> Value {
     serde_json::to_value(ground_truth).unwrap_or_else(|e| {
         tracing::error!(error = %e, "a ground truth is not a JSON document");
         Value::Null
@@ -318,16 +321,6 @@ fn ground_truth_value<K: TypedKind + ?Sized>(ground_truth: &K::GroundTruth) -> V
 /// A stored answer read back into the kind's type.
 fn stored_answer<K: TypedKind>(stored: &Value) -> Option<K::Answer> {
     K::Answer::deserialize(stored).ok()
-}
-
-/// The kind's configuration from its stored JSON; one that no longer
-/// parses (an old release's, say) stands as the defaults, and says so in
-/// the log.
-fn config<K: TypedKind>(kind: &K, config: &Value) -> K::Config {
-    kind.parse_config(config).unwrap_or_else(|e| {
-        tracing::warn!(kind = kind.name(), error = %e.0, "a stored configuration no longer parses; using the defaults");
-        K::Config::default()
-    })
 }
 
 impl<K: TypedKind> TaskKind for K {
@@ -344,6 +337,9 @@ impl<K: TypedKind> TaskKind for K {
         let parsed = self.parse_config(config)?;
         serde_json::to_value(parsed).map_err(|e| Invalid(e.to_string()))
     }
+    fn rules(&self, config: &Value) -> Result<std::sync::Arc<dyn CampaignRules>, Invalid> {
+        Ok(std::sync::Arc::new(Configured::parse(self.clone(), config)?))
+    }
     fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
         TypedKind::validate_item(self, payload, gold)
     }
@@ -354,20 +350,11 @@ impl<K: TypedKind> TaskKind for K {
     fn answer_reads_item(&self) -> bool {
         TypedKind::answer_reads_item(self)
     }
-    fn form_batches(&self, c: &Value, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-        TypedKind::form_batches(self, &self.parse_config(c)?, items, rng)
-    }
     fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value {
         TypedKind::presentation(self, payload, rng)
     }
     fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
         TypedKind::public_payload(self, payload, presentation)
-    }
-    fn aggregate(&self, input: &AggregationInput) -> Value {
-        ground_truth_value::<K>(&TypedKind::aggregate(self, &config(self, &input.config), input))
-    }
-    fn aggregate_json(&self, input: AggregationInput) -> String {
-        TypedKind::aggregate_json(self, &config(self, &input.config), input)
     }
     fn export_table(&self, aggregate: &[u8]) -> Table {
         TypedKind::export_table(self, aggregate)
@@ -377,17 +364,6 @@ impl<K: TypedKind> TaskKind for K {
     }
     fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
         TypedKind::export_partial_rows(self, aggregate, each)
-    }
-    fn on_submit(&self, c: &Value, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
-        let answered: Vec<Answered<'_, K::Answer>> = answered
-            .iter()
-            .map(|(gold, payload, stored)| Answered {
-                gold: gold.as_ref(),
-                payload,
-                answer: stored_answer::<K>(stored),
-            })
-            .collect();
-        TypedKind::on_submit(self, &config(self, c), &answered)
     }
     fn instructions(&self) -> Option<&'static str> {
         TypedKind::instructions(self)
@@ -403,18 +379,6 @@ impl<K: TypedKind> TaskKind for K {
     }
     fn import_hint(&self) -> &'static str {
         TypedKind::import_hint(self)
-    }
-    fn background(&self, c: &Value) -> Vec<BackgroundQuestion> {
-        TypedKind::background(self, &config(self, c))
-    }
-    fn shuffle_items(&self, c: &Value) -> bool {
-        TypedKind::shuffle_items(self, &config(self, c))
-    }
-    fn max_batches_per_annotator(&self, c: &Value) -> Option<i64> {
-        TypedKind::max_batches_per_annotator(self, &config(self, c))
-    }
-    fn shares_gold_across_batches(&self, c: &Value) -> bool {
-        TypedKind::shares_gold_across_batches(self, &config(self, c))
     }
     fn settings_help(&self) -> &'static [SettingHelp] {
         TypedKind::settings_help(self)
@@ -445,20 +409,11 @@ impl<K: TypedKind> TaskKind for K {
     fn hub_task_categories(&self) -> &'static [&'static str] {
         TypedKind::hub_task_categories(self)
     }
-    fn release_parameters(&self, c: &Value) -> Value {
-        TypedKind::release_parameters(self, &config(self, c))
-    }
     fn release_labels(&self, aggregate: &[u8]) -> BTreeMap<String, String> {
         TypedKind::release_labels(self, aggregate)
     }
-    fn thumbnails(&self, c: &Value, payload: &Value) -> Vec<Thumbnail> {
-        TypedKind::thumbnails(self, &config(self, c), payload)
-    }
     fn answer_flags(&self) -> &'static [&'static str] {
         TypedKind::answer_flags(self)
-    }
-    fn datasheet_task(&self, c: &Value) -> String {
-        TypedKind::datasheet_task(self, &config(self, c))
     }
     fn datasheet_quality(&self, aggregate: &[u8]) -> String {
         TypedKind::datasheet_quality(self, aggregate)
@@ -466,19 +421,83 @@ impl<K: TypedKind> TaskKind for K {
     fn payload_keys_not_aggregated(&self) -> &'static [&'static str] {
         TypedKind::payload_keys_not_aggregated(self)
     }
-    fn reviewed_answer_wins(&self, c: &Value) -> bool {
-        TypedKind::reviewed_answer_wins(self, &config(self, c))
-    }
     fn demo(&self) -> Option<DemoCampaign> {
         TypedKind::demo(self)
     }
     fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
         TypedKind::demo_picture(self, role, n)
     }
-    fn may_take(&self, c: &Value, group: Option<&str>, annotator: &str) -> bool {
-        TypedKind::may_take(self, &config(self, c), group, annotator)
+}
+
+/// Kind `K` with one campaign's parsed configuration.
+pub struct Configured<K: TypedKind> {
+    kind: K,
+    config: K::Config,
+}
+
+impl<K: TypedKind> Configured<K> {
+    /// Parses `config` for `kind`; a refusal names the setting.
+    pub fn parse(kind: K, config: &Value) -> Result<Self, Invalid> {
+        let config = kind.parse_config(config)?;
+        Ok(Self { kind, config })
     }
-    fn gold_may_repeat(&self, c: &Value) -> bool {
-        TypedKind::gold_may_repeat(self, &config(self, c))
+}
+
+/// The configuration inside rules, as the kind's type `C`; `None` when the
+/// rules are another kind's (whose configuration is another type).
+pub fn config_of<C: Any>(rules: &dyn CampaignRules) -> Option<&C> {
+    rules.config_any().downcast_ref::<C>()
+}
+
+impl<K: TypedKind> CampaignRules for Configured<K> {
+    fn form_batches(&self, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        self.kind.form_batches(&self.config, items, rng)
+    }
+    fn shuffle_items(&self) -> bool {
+        self.kind.shuffle_items(&self.config)
+    }
+    fn max_batches_per_annotator(&self) -> Option<i64> {
+        self.kind.max_batches_per_annotator(&self.config)
+    }
+    fn shares_gold_across_batches(&self) -> bool {
+        self.kind.shares_gold_across_batches(&self.config)
+    }
+    fn gold_may_repeat(&self) -> bool {
+        self.kind.gold_may_repeat(&self.config)
+    }
+    fn may_take(&self, group: Option<&str>, annotator: &str) -> bool {
+        self.kind.may_take(&self.config, group, annotator)
+    }
+    fn background(&self) -> Vec<BackgroundQuestion> {
+        self.kind.background(&self.config)
+    }
+    fn on_submit(&self, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
+        let answered: Vec<Answered<'_, K::Answer>> = answered
+            .iter()
+            .map(|(gold, payload, stored)| Answered {
+                gold: gold.as_ref(),
+                payload,
+                answer: K::Answer::deserialize(stored).ok(),
+            })
+            .collect();
+        self.kind.on_submit(&self.config, &answered)
+    }
+    fn reviewed_answer_wins(&self) -> bool {
+        self.kind.reviewed_answer_wins(&self.config)
+    }
+    fn aggregate_json(&self, input: AggregationInput) -> String {
+        self.kind.aggregate_json(&self.config, input)
+    }
+    fn release_parameters(&self) -> Value {
+        self.kind.release_parameters(&self.config)
+    }
+    fn thumbnails(&self, payload: &Value) -> Vec<Thumbnail> {
+        self.kind.thumbnails(&self.config, payload)
+    }
+    fn datasheet_task(&self) -> String {
+        self.kind.datasheet_task(&self.config)
+    }
+    fn config_any(&self) -> &(dyn Any + Send + Sync) {
+        &self.config
     }
 }

@@ -9,7 +9,7 @@ pub use super::format::{
     RESPONSES_CSV,
 };
 pub use super::verify::{verify, verify_digests, Verification};
-use crate::core::kind::contract::TaskKind;
+use crate::core::kind::contract::{CampaignRules, TaskKind};
 use crate::core::releases::datasheet;
 use crate::core::releases::hf::SnapshotTables;
 pub use crate::core::releases::lanes::Lanes;
@@ -36,13 +36,13 @@ pub type Make<'a, T> = &'a (dyn Fn(&str, WriteFile<'_>) -> Result<T> + Sync);
 ///
 /// The work is a queue of jobs that the lanes take as they come free: the
 /// aggregation first, then the files of the snapshot alone (the biggest
-/// first), then those that need the ground truth (which wait for it). At
-/// VTON-QBench size the aggregation took 1.9 s of one lane while the other
-/// made 3.1 s of snapshot files; with a fixed split (the aggregation beside
-/// the snapshot's files, then the ground truth's beside the rest) one lane
-/// waited for the other for over a second.
+/// first), then those that need the ground truth (which wait for it): with
+/// a fixed split (the aggregation beside the snapshot's files, then the
+/// ground truth's beside the rest) one lane waited for the other.
+#[allow(clippy::too_many_arguments)]
 pub fn release_files<T: Send>(
     kind: &dyn TaskKind,
+    rules: &dyn CampaignRules,
     snapshot: &Snapshot,
     info: &ReleaseInfo,
     format: &str,
@@ -51,9 +51,7 @@ pub fn release_files<T: Send>(
     make: Make<'_, T>,
 ) -> Result<Vec<(String, T)>> {
     // Each file's working memory goes back to the system once it is made,
-    // before the next one's (at VTON-QBench size, with the returns after the
-    // aggregation and after each file, a cut's peak went from ~340 to ~315 MB
-    // for ~0.1 s).
+    // before the next one's (a lower peak for a moment's work).
     let one = |name: &str, write: WriteFile<'_>| -> Result<(String, T)> {
         let made = make(name, write)?;
         crate::core::support::heavy::return_freed_memory();
@@ -79,7 +77,7 @@ pub fn release_files<T: Send>(
         // The ground truth as the live views have it, its compact text (a
         // `Value` of a crowd campaign's ground truth is several hundred MB).
         aggregate.fill(|| {
-            let text = crate::core::kind::contract::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+            let text = crate::core::kind::contract::aggregate_json_with_reviews(rules, snapshot.aggregation_input());
             // What the aggregation freed is not left for the next job.
             crate::core::support::heavy::return_freed_memory();
             Ok(Arc::new(text))
@@ -106,7 +104,7 @@ pub fn release_files<T: Send>(
         rest.fill(|| {
             let aggregate = aggregate.get()?;
             let aggregate = aggregate.as_bytes();
-            let datasheet = datasheet::render(kind, snapshot, aggregate, info, &counts(snapshot));
+            let datasheet = datasheet::render(kind, rules, snapshot, aggregate, info, &counts(snapshot));
             let mut rest = Vec::new();
             for (name, bytes) in kind.release_files(snapshot, aggregate)? {
                 rest.push(one(&name, &mut |out| out.write_all(&bytes).map_err(packing))?);
@@ -119,7 +117,7 @@ pub fn release_files<T: Send>(
                     Ok(())
                 };
                 crate::core::releases::hf::each_file_with(
-                    kind, snapshot, aggregate, info, &datasheet, None, tables, &mut each,
+                    kind, rules, snapshot, aggregate, info, &datasheet, None, tables, &mut each,
                 )?;
             }
             Ok(rest)
@@ -174,8 +172,14 @@ fn pretty_from_text(out: &mut dyn Write, text: &[u8]) -> Result<()> {
     out.write_all(b"\n").map_err(|e| internal(e.to_string()))
 }
 
+/// `kind` bound to the snapshot's configuration: a configuration this build
+/// no longer reads is refused, naming the campaign.
+pub fn rules_of(kind: &dyn TaskKind, snapshot: &Snapshot) -> Result<Arc<dyn CampaignRules>> {
+    crate::core::kind::registry::bind(kind, &snapshot.campaign.name, &snapshot.kind_config())
+}
+
 /// The manifest: identity, parameters, counts, and every file's hash and size.
-pub fn manifest(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInfo, files: &[Packed]) -> Value {
+pub fn manifest(rules: &dyn CampaignRules, snapshot: &Snapshot, info: &ReleaseInfo, files: &[Packed]) -> Value {
     let listed: Vec<Value> =
         files.iter().map(|f| json!({"name": f.name, "sha256": f.sha256, "size": f.size})).collect();
     json!({
@@ -183,7 +187,7 @@ pub fn manifest(kind: &dyn TaskKind, snapshot: &Snapshot, info: &ReleaseInfo, fi
         "campaign": {"id": snapshot.campaign.id, "name": snapshot.campaign.name, "kind": snapshot.campaign.kind},
         "campaign_state": snapshot.campaign.state,
         "release": info,
-        "parameters": parameters(kind, snapshot),
+        "parameters": parameters(rules, snapshot),
         "counts": counts(snapshot),
         "files": listed,
     })
@@ -200,9 +204,10 @@ pub fn build(
     mtime: u64,
 ) -> Result<(Value, Vec<Packed>)> {
     let make = |name: &str, write: WriteFile<'_>| Packed::written(root, name.to_owned(), mtime, write);
-    let files = release_files(kind, snapshot, info, FORMAT, true, Lanes::Two, &make)?;
+    let rules = rules_of(kind, snapshot)?;
+    let files = release_files(kind, &*rules, snapshot, info, FORMAT, true, Lanes::Two, &make)?;
     let mut files: Vec<Packed> = files.into_iter().map(|(_, packed)| packed).collect();
-    let manifest = manifest(kind, snapshot, info, &files);
+    let manifest = manifest(&*rules, snapshot, info, &files);
     let manifest_bytes = pretty_json(&manifest)?;
     let digest = manifest_digest(&manifest_bytes);
     files.insert(0, Packed::new(root, MANIFEST_DIGEST.to_owned(), mtime, digest.as_bytes())?);

@@ -2,7 +2,7 @@
 //! Datasets" (Gebru et al.) and dataset cards, generated from the release's
 //! own data so that it can be published as is and regenerated to verify.
 
-use crate::core::kind::contract::TaskKind;
+use crate::core::kind::contract::{CampaignRules, TaskKind};
 use crate::core::releases::archive::ReleaseInfo;
 use crate::core::releases::snapshot::Snapshot;
 use serde_json::Value;
@@ -24,6 +24,7 @@ pub fn background_summary(snapshot: &Snapshot) -> BTreeMap<String, BTreeMap<Stri
 /// Renders the datasheet.
 pub fn render(
     kind: &dyn TaskKind,
+    rules: &dyn CampaignRules,
     snapshot: &Snapshot,
     aggregate: &[u8],
     info: &ReleaseInfo,
@@ -73,7 +74,7 @@ pub fn render(
          files from `raw/` and checks them byte for byte.\n"
     );
     let _ = writeln!(md, "## Collection process\n");
-    let _ = writeln!(md, "### The task as annotators saw it\n\n{}\n", kind.datasheet_task(&snapshot.kind_config()));
+    let _ = writeln!(md, "### The task as annotators saw it\n\n{}\n", rules.datasheet_task());
     let _ = writeln!(md, "### Who annotated\n");
     let _ = writeln!(
         md,

@@ -1,7 +1,7 @@
 //! What a release archive holds and how its files are named, counted and
 //! digested: the format both writing and verifying an archive follow.
 
-use crate::core::kind::contract::TaskKind;
+use crate::core::kind::contract::CampaignRules;
 pub use crate::core::releases::lanes::Lanes;
 use crate::core::releases::snapshot::Snapshot;
 use crate::error::Result;
@@ -86,12 +86,12 @@ pub fn counts(snapshot: &Snapshot) -> Value {
 /// reconciliation (see `core::crowd::reconciliation`), whose work counted and how
 /// many workers each of its rules left out (absent for campaigns that never
 /// used it, whose manifests stay as they were).
-pub fn parameters(kind: &dyn TaskKind, snapshot: &Snapshot) -> Value {
+pub fn parameters(rules: &dyn CampaignRules, snapshot: &Snapshot) -> Value {
     use crate::core::campaign::settings::GroundTruthFrom;
     use crate::core::crowd::marks::{NOT_ON_PLATFORM, REJECTED_ON_PLATFORM};
     let mut parameters = json!({
         "config": snapshot.campaign.config,
-        "kind": kind.release_parameters(&snapshot.kind_config()),
+        "kind": rules.release_parameters(),
     });
     let rule = snapshot.campaign.settings.map(|s| s.ground_truth_from).unwrap_or_default();
     let left_out = |reason: &str| {

@@ -17,8 +17,8 @@ pub enum Lanes {
     /// Two threads, each taking the next job as it comes free.
     Two,
     /// One thread, the jobs one after the other: the aggregation's working
-    /// memory is gone before the Parquet tables are built (at VTON-QBench
-    /// size ~50 MB off the peak, ~1 s more).
+    /// memory is gone before the Parquet tables are built (a lower peak for
+    /// a longer run).
     One,
 }
 

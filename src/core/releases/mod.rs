@@ -93,8 +93,7 @@ pub async fn create(
     };
     // A connection of its own, closed after the archive is stored: sent
     // through it, the archive's tens of MB stay in its buffers, and a pooled
-    // connection would keep them (the service held ~30 MB more after each
-    // cut at VTON-QBench size).
+    // connection would keep them after each cut.
     let mut conn = pool.acquire().await?;
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
     // Numbers are handed out under the campaign's lock: v1, v2, ... without gaps.

@@ -209,8 +209,8 @@ pub fn time(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
-/// A moment kept as itself and written as [`time`] writes it: half a
-/// million responses' two times as text took ~45 MB of a snapshot.
+/// A moment kept as itself and written as [`time`] writes it: every
+/// response's two times as text would be a large part of a snapshot.
 mod micros {
     use chrono::{DateTime, Utc};
     use serde::{Deserialize, Deserializer, Serializer};
@@ -343,8 +343,7 @@ impl Snapshot {
 }
 
 /// A snapshot read back from a release's raw files as they stream past:
-/// each table parsed a line at a time, its text never held whole (at
-/// VTON-QBench size the raw responses are 184 MB of text).
+/// each table parsed a line at a time, its text never held whole.
 #[derive(Default)]
 pub struct RawFiles {
     campaign: Option<SnapCampaign>,
@@ -470,8 +469,8 @@ pub fn raw_table<T: serde::de::DeserializeOwned>(
     }
 }
 
-/// Writes a table as JSON Lines: one compact record a line (a crowd
-/// campaign's 84,000 ratings: 74 MB as pretty JSON, a fraction of it so).
+/// Writes a table as JSON Lines: one compact record a line, a fraction of
+/// the size of pretty JSON.
 pub fn write_json_lines<T: serde::Serialize>(out: &mut dyn std::io::Write, rows: &[T]) -> Result<()> {
     for row in rows {
         serde_json::to_writer(&mut *out, row).map_err(|e| Error::internal("writing the release's raw data", e))?;

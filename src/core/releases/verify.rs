@@ -92,6 +92,13 @@ pub fn verify_digests(
             return v;
         }
     };
+    let rules = match crate::core::releases::archive::rules_of(kind, &snapshot) {
+        Ok(rules) => rules,
+        Err(e) => {
+            v.problems.push(format!("{MANIFEST}: {e}"));
+            return v;
+        }
+    };
     let info: ReleaseInfo = match serde_json::from_value(manifest["release"].clone()) {
         Ok(i) => i,
         Err(e) => {
@@ -99,11 +106,11 @@ pub fn verify_digests(
             return v;
         }
     };
-    if manifest["parameters"] != parameters(kind, &snapshot) {
+    if manifest["parameters"] != parameters(&*rules, &snapshot) {
         v.problems.push(format!("{MANIFEST}: parameters differ from those the raw data and this Atelier give"));
     }
     // Everything else the manifest says, against what the raw data gives.
-    let expected = crate::core::releases::archive::manifest(kind, &snapshot, &info, &[]);
+    let expected = crate::core::releases::archive::manifest(&*rules, &snapshot, &info, &[]);
     for key in ["campaign", "campaign_state", "counts"] {
         if manifest[key] != expected[key] {
             v.problems
@@ -126,7 +133,7 @@ pub fn verify_digests(
         write(&mut out)?;
         Ok(out.digest())
     };
-    let recomputed = match release_files(kind, &snapshot, &info, format, false, Lanes::One, &digest) {
+    let recomputed = match release_files(kind, &*rules, &snapshot, &info, format, false, Lanes::One, &digest) {
         Ok(files) => files,
         Err(e) => {
             v.problems.push(format!("recomputing the derived files failed: {e}"));

@@ -47,11 +47,9 @@ static QUEUE: LazyLock<Mutex<Option<mpsc::Sender<Job>>>> = LazyLock::new(|| {
 /// what exited threads left to be purged. mimalloc (the service's
 /// allocator) returns freed memory lazily, on a thread's later allocations
 /// and after a delay, and this thread sleeps between computations: a release
-/// cut's few hundred MB stayed resident until the next computation (at
-/// VTON-QBench size the service held 546 MB after a cut and 565 MB after a
-/// second; returned after each job and on the idle seconds after it, 80 MB a
-/// second after each cut). Big computations call it too where they have just
-/// freed a large part of their working memory (a cut's peak: 350 → 315 MB).
+/// cut's few hundred MB stayed resident until the next computation. Big
+/// computations call it too where they have just freed a large part of
+/// their working memory (it lowers a cut's peak).
 #[allow(unsafe_code)]
 pub fn return_freed_memory() {
     // SAFETY: `mi_collect` takes no pointers and only trims the calling
@@ -66,10 +64,8 @@ pub fn return_freed_memory() {
 /// around it, not it).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// How long freed memory waits before it goes back to the system while a
-/// [`PromptPurge`] lasts, in ms (mimalloc 3's default is 1,000). On one
-/// restarted service over a VTON-QBench-sized campaign a release cut peaked
-/// at 281–294 MB with the default, 264–275 MB with 2 ms (4.4–5.0 s against
-/// 4.6–5.1 s), and 258–264 MB with 0 ms, which cost the cut 1.1–1.6 s.
+/// [`PromptPurge`] lasts, in ms (mimalloc 3's default is 1,000): a short
+/// delay lowers a cut's peak at little cost, none at all costs the cut time.
 const PROMPT_PURGE_MS: std::ffi::c_long = 2;
 
 /// While it lasts, freed memory goes back to the system after
@@ -117,7 +113,7 @@ const WORKER_TIDY: Duration = Duration::from_secs(1);
 /// [`WORKER_TIDY`]: for the async workers, called as they fall idle. mimalloc
 /// purges a thread's freed pages on that thread's later allocations, and an
 /// idle worker makes none: after a crowd's rating and an admin's exports the
-/// workers held ~35 MB more than a restarted service, and a release cut's
+/// workers held memory a restarted service does not, and a release cut's
 /// peak sat on top of it. At most once a second: a worker under load parks
 /// thousands of times a second, and each return costs its next allocations
 /// fresh pages. Whether it returned memory this time.

@@ -1,5 +1,5 @@
 //! Compact JSON text of big documents in a buffer of exactly their length.
-//! Written straight into a growing buffer, a ground truth of 50 MB leaves
+//! Written straight into a growing buffer, a big ground truth leaves
 //! every smaller buffer it outgrew behind (about as much again) and needs
 //! the old and the new one at once at each step; measuring first costs one
 //! more pass over the document and no memory.

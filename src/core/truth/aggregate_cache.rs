@@ -10,9 +10,8 @@
 //! outlives a change, for views that would rather show it, marked as such,
 //! than wait seconds for the new one (see [`crate::core::truth::ground_truth::summary`]).
 //!
-//! A big ground truth is kept deflated: at VTON-QBench size its 51 MB of
-//! text were a third of the service's memory before a release cut, and
-//! deflated they are a tenth of that. It is deflated on the heavy-work
+//! A big ground truth is kept deflated: its text is a large part of the
+//! service's memory before a release cut, and deflated a tenth of that. It is deflated on the heavy-work
 //! thread once its first reader has it, and inflated there for each later
 //! one (exports, mostly: pages read their derived results).
 
@@ -29,7 +28,7 @@ const KEEP: usize = 4;
 /// Derived results kept (campaign and name; the most recently used).
 const KEEP_DERIVED: usize = 32;
 /// Ground truths of this many bytes of text or more are kept deflated
-/// (inflating one costs its reader ~0.1 s at 50 MB; smaller ones, read by
+/// (inflating one costs its reader time; smaller ones, read by
 /// every view of an expert campaign's page, stay as they are).
 const DEFLATE_FROM: usize = 16 << 20;
 

@@ -2,7 +2,7 @@
 //! and writes the generic raw-response table.
 
 use crate::core::campaign::campaigns;
-use crate::core::kind::contract::{AggregationInput, ItemRecord, ResponseRecord, Table, TaskKind};
+use crate::core::kind::contract::{AggregationInput, CampaignRules, ItemRecord, ResponseRecord, Table, TaskKind};
 use crate::core::truth::aggregate_cache::{self, Derived, DerivedValue};
 use crate::core::truth::caches::Caches;
 use crate::error::Result;
@@ -68,8 +68,8 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
 #[tracing::instrument(level = "debug", skip(db))]
 async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec<ResponseRecord>> {
     use futures_util::TryStreamExt;
-    // Allocated once: grown by doubling, a crowd campaign's half-million
-    // responses would need the old and the new list at once (~80 MB, not ~50).
+    // Allocated once: grown by doubling, a crowd campaign's responses would
+    // need the old and the new list at once.
     let capacity = crate::core::work::assignments::answers_stored(&mut *db, campaign_id).await?;
     type Row = (Uuid, Option<Uuid>, Uuid, Uuid, Uuid, String, bool, Option<i32>);
     let mut rows = sqlx::query_as::<_, Row>(
@@ -133,26 +133,28 @@ pub async fn aggregate(
     campaign_id: Uuid,
 ) -> Result<bytes::Bytes> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    aggregate_of(pool, kinds.of(&campaign)?, caches, campaign_id).await
+    aggregate_of(pool, kinds.of(&campaign)?, kinds.rules(&campaign)?, caches, campaign_id).await
 }
 
 /// [`aggregate`] when the campaign's kind is known.
 async fn aggregate_of(
     pool: &PgPool,
     kind: &'static dyn TaskKind,
+    rules: Arc<dyn CampaignRules>,
     caches: &Caches,
     campaign_id: Uuid,
 ) -> Result<bytes::Bytes> {
     let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
-    aggregate_at(pool, kind, caches, campaign_id, fingerprint).await
+    aggregate_at(pool, kind, rules, caches, campaign_id, fingerprint).await
 }
 
 /// [`aggregate_of`] with the data's fingerprint already read (read before
 /// the data: a change in between makes the next read compute again).
-#[tracing::instrument(level = "debug", skip(pool, kind, caches, fingerprint), fields(kind = kind.name()))]
+#[tracing::instrument(level = "debug", skip(pool, kind, rules, caches, fingerprint), fields(kind = kind.name()))]
 async fn aggregate_at(
     pool: &PgPool,
     kind: &'static dyn TaskKind,
+    rules: Arc<dyn CampaignRules>,
     caches: &Caches,
     campaign_id: Uuid,
     fingerprint: String,
@@ -162,9 +164,10 @@ async fn aggregate_at(
         return cached.text().await;
     }
     let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
-    let json =
-        crate::core::support::heavy::run(move || crate::core::kind::contract::aggregate_json_with_reviews(kind, input))
-            .await?;
+    let json = crate::core::support::heavy::run(move || {
+        crate::core::kind::contract::aggregate_json_with_reviews(&*rules, input)
+    })
+    .await?;
     let json = bytes::Bytes::from(json);
     caches.ground_truths.put(campaign_id, fingerprint, &json);
     Ok(json)
@@ -199,7 +202,7 @@ pub async fn summary<T: Send + Sync + 'static>(
     name: &'static str,
     derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
 ) -> Result<(Arc<T>, Freshness)> {
-    let (campaign_id, kind) = (campaign.id, kinds.of(campaign)?);
+    let (campaign_id, kind, rules) = (campaign.id, kinds.of(campaign)?, kinds.rules(campaign)?);
     let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
     let last = caches
         .ground_truths
@@ -210,13 +213,13 @@ pub async fn summary<T: Send + Sync + 'static>(
         Some((_, as_of, value)) => {
             let (pool, caches) = (pool.clone(), caches.clone());
             tokio::spawn(async move {
-                if let Err(e) = derive_summary::<T>(&pool, kind, &caches, campaign_id, name, derive).await {
+                if let Err(e) = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await {
                     tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
                 }
             });
             Ok((value, Freshness::Updating { as_of }))
         }
-        None => Ok((derive_summary(pool, kind, caches, campaign_id, name, derive).await?, Freshness::Current)),
+        None => Ok((derive_summary(pool, kind, rules, caches, campaign_id, name, derive).await?, Freshness::Current)),
     }
 }
 
@@ -225,6 +228,7 @@ pub async fn summary<T: Send + Sync + 'static>(
 async fn derive_summary<T: Send + Sync + 'static>(
     pool: &PgPool,
     kind: &'static dyn TaskKind,
+    rules: Arc<dyn CampaignRules>,
     caches: &Arc<Caches>,
     campaign_id: Uuid,
     name: &'static str,
@@ -233,10 +237,10 @@ async fn derive_summary<T: Send + Sync + 'static>(
     let value = caches
         .summaries
         .get((campaign_id, name), || {
-            let (pool, caches) = (pool.clone(), caches.clone());
+            let (pool, caches, rules) = (pool.clone(), caches.clone(), rules.clone());
             async move {
                 let fingerprint = aggregate_cache::fingerprint(&pool, campaign_id).await?;
-                let json = aggregate_at(&pool, kind, &caches, campaign_id, fingerprint.clone()).await?;
+                let json = aggregate_at(&pool, kind, rules, &caches, campaign_id, fingerprint.clone()).await?;
                 let value: DerivedValue =
                     Arc::new(crate::core::support::heavy::run(move || derive(kind, &json)).await??);
                 let at = Utc::now();
@@ -265,7 +269,7 @@ pub async fn csv(
 ) -> Result<Vec<bytes::Bytes>> {
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
-    let aggregate = aggregate_of(pool, kind, caches, campaign_id).await?;
+    let aggregate = aggregate_of(pool, kind, kinds.rules(&campaign)?, caches, campaign_id).await?;
     crate::core::support::heavy::run(move || {
         let mut csv = crate::core::support::csv_chunks::CsvChunks::default();
         if partial {
@@ -302,8 +306,8 @@ pub fn responses_table(snapshot: &crate::core::releases::Snapshot) -> Table {
 }
 
 /// The header and rows of [`responses_table`], handed to `each` one at a
-/// time in the table's order (only the sort keys are held: at crowd scale
-/// the whole table is ~250 MB).
+/// time in the table's order (only the sort keys are held, never the whole
+/// table).
 pub fn each_response_row(snapshot: &crate::core::releases::Snapshot, each: &mut dyn FnMut(Vec<String>)) {
     let batch_position: std::collections::HashMap<Uuid, i32> =
         snapshot.batches.iter().map(|b| (b.id, b.position)).collect();
@@ -312,9 +316,9 @@ pub fn each_response_row(snapshot: &crate::core::releases::Snapshot, each: &mut 
     let with_workers = !snapshot.worker_ids.is_empty();
     each(responses_header(with_workers).iter().map(|h| (*h).to_owned()).collect());
     // Rows by questionnaire position, annotator and item id, sorted as 16-byte
-    // keys of ranks (ties in the order given): with the ids themselves in the
-    // keys the order took 23 MB at VTON-QBench size, beside a release's
-    // aggregation. Annotators compare as their text does (lowercase hex,
+    // keys of ranks (ties in the order given): the ids themselves in the
+    // keys would take several times that, beside a release's aggregation.
+    // Annotators compare as their text does (lowercase hex,
     // hyphens in fixed places); an item not found sorts as an empty id.
     let annotators: std::collections::BTreeSet<Uuid> = snapshot.responses.iter().map(|r| r.annotator).collect();
     let annotator_rank: std::collections::HashMap<Uuid, u32> = annotators.into_iter().zip(0..).collect();

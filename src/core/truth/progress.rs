@@ -62,7 +62,7 @@ pub async fn of_campaign(
 ) -> Result<CampaignProgress> {
     // Gold items a kind shares across batches (VTON's sanity tasks) wait in
     // reserve: no new batch would take them, so they are not "unbatched".
-    let reserve_gold = kinds.of(campaign).is_ok_and(|k| k.shares_gold_across_batches(&campaign.config));
+    let reserve_gold = kinds.rules(campaign).is_ok_and(|r| r.shares_gold_across_batches());
     let (campaign_id, experts) = (campaign.id, !campaign.settings.crowd());
     caches
         .progress
@@ -91,10 +91,9 @@ async fn count_campaign(
     )
     .bind(campaign_id)
     .fetch_one(pool);
-    // Two scans: as one FILTER the anti-join becomes a probe per item (3x slower).
+    // Two scans: as one FILTER the anti-join becomes a probe per item (slower).
     // The unbatched items' ids come from indexes alone; only those few are
-    // then read for their gold (reading every item's took 78 ms instead of 26
-    // at VTON-QBench size).
+    // then read for their gold (reading every item's was three times slower).
     let items = sqlx::query_as::<_, (i64, i64)>(
         "SELECT (SELECT count(*) FROM items WHERE campaign_id = $1),
                 (SELECT count(*) FROM items g WHERE NOT ($2 AND g.gold IS NOT NULL) AND g.id = ANY (ARRAY(

@@ -70,8 +70,8 @@ impl Assignment {
     }
 
     /// Every item's stored presentation (e.g. its choice order), by item, read
-    /// in one pass (finding each item's entry apart made a 30,000-item
-    /// questionnaire's view quadratic: 24 s).
+    /// in one pass (finding each item's entry apart made a questionnaire's
+    /// view quadratic).
     pub fn item_presentations(&self) -> HashMap<Uuid, &Value> {
         self.presentation
             .get("items")
@@ -132,7 +132,7 @@ pub async fn next_in(
         }
         return Err(Error::conflict(Code::CampaignNotOpen, "this campaign is not open for annotation"));
     }
-    let kind = kinds.of(campaign)?;
+    let (kind, rules) = (kinds.of(campaign)?, kinds.rules(campaign)?);
     // Resuming (the common case) is one statement; only handing out new
     // work needs the annotator's lock, under which resuming is checked again.
     if let Some(current) = resume(pool, campaign_id, annotator_id, lease).await? {
@@ -151,7 +151,7 @@ pub async fn next_in(
         tx.commit().await?;
         return Ok(Some(revived));
     }
-    let (check_gold, barred) = match who_may_take(&mut tx, kind, campaign, annotator_id).await? {
+    let (check_gold, barred) = match who_may_take(&mut tx, &*rules, campaign, annotator_id).await? {
         Eligibility::Blocked => {
             tx.commit().await?;
             return Err(Error::Forbidden(
@@ -183,7 +183,7 @@ pub async fn next_in(
     .await?;
     let mut rng = rand::rngs::StdRng::from_os_rng();
     let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
-    if kind.shuffle_items(&campaign.config) {
+    if rules.shuffle_items() {
         use rand::seq::SliceRandom;
         order.shuffle(&mut rng);
     }
@@ -436,7 +436,7 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
             .await?
             .ok_or(Error::NotFound("assignment"))?;
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let kind = kinds.of(&campaign)?;
+    let rules = kinds.rules(&campaign)?;
     let mut tx = pool.begin().await?;
     let assignment =
         sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2 FOR UPDATE")
@@ -480,7 +480,7 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
     if campaign.settings.review {
         create_review_batch(&mut tx, &done).await?;
     }
-    let verdict = kind.on_submit(&campaign.config, &answered);
+    let verdict = rules.on_submit(&answered);
     if let Some(reason) = verdict.exclude {
         sqlx::query(
             "UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE assignment_id = $1 AND excluded_reason IS NULL",

@@ -30,7 +30,13 @@ pub async fn readiness(
     let refs: Vec<ItemRef> =
         items.into_iter().map(|i| ItemRef { id: i.id, has_gold: i.gold.is_some(), payload: i.payload }).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(0);
-    Ok(Some(kinds.of(campaign)?.form_batches(&campaign.config, &refs, &mut rng).map(|p| p.len()).map_err(|e| e.0)))
+    // A configuration that no longer reads is said where the batches would
+    // be formed, so the campaign page (and its settings form) still opens.
+    let rules = match kinds.rules(campaign) {
+        Ok(rules) => rules,
+        Err(e) => return Ok(Some(Err(e.to_string()))),
+    };
+    Ok(Some(rules.form_batches(&refs, &mut rng).map(|p| p.len()).map_err(|e| e.0)))
 }
 
 /// Forms the campaign's batches with its kind's rule; `seed` makes the
@@ -39,7 +45,7 @@ pub async fn readiness(
 /// kind shares them across batches, like VTON's sanity tasks).
 pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid, seed: u64) -> Result<usize> {
     let campaign = crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
-    let kind = kinds.of(&campaign)?;
+    let rules = kinds.rules(&campaign)?;
     let items = crate::core::item::items::list(pool, campaign_id).await?;
     let mut tx = pool.begin().await?;
     // Serialise formation per campaign, so two admins cannot both form the same items.
@@ -57,7 +63,7 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
         return Err(Error::conflict(Code::NoItems, "import items before forming batches"));
     }
     let new = |i: &&crate::core::item::items::Item| !batched.contains(&i.id);
-    let shared_gold = kind.shares_gold_across_batches(&campaign.config);
+    let shared_gold = rules.shares_gold_across_batches();
     // Gold shared across batches is not work of its own: a sanity task not
     // yet used does not make a new batch.
     let new_work = |i: &&crate::core::item::items::Item| new(i) && !(shared_gold && i.gold.is_some());
@@ -70,7 +76,7 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
         .map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() })
         .collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let plans = kind.form_batches(&campaign.config, &refs, &mut rng)?;
+    let plans = rules.form_batches(&refs, &mut rng)?;
     let start = usize::try_from(next_position).unwrap_or(0);
     let planned = plans.first().and_then(|p| campaign.settings.annotators_per_batch.overlap(p.overlap));
     if campaign.settings.overlap.rule().is_some() {
@@ -170,8 +176,8 @@ pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: 
 /// Brings the planner's statistics up to date after batches were formed or
 /// imported in bulk. Workers arrive right after a launch, before the
 /// background analyser has looked at the new rows: with statistics from an
-/// empty campaign, reading a batch's items scanned every batch entry (20 ms
-/// at 4,000 questionnaires) while the batch was locked, and the workers
+/// empty campaign, reading a batch's items scanned every batch entry
+/// while the batch was locked, and the workers
 /// taking questionnaires queued behind it.
 pub async fn refresh_statistics(pool: &PgPool) -> Result<()> {
     sqlx::query("ANALYZE items, batches, batch_items").execute(pool).await?;

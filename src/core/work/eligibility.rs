@@ -39,7 +39,7 @@ pub(in crate::core) enum Eligibility {
 /// What keeps this annotator from the campaign's batches.
 pub(in crate::core) async fn who_may_take(
     conn: &mut sqlx::PgConnection,
-    kind: &dyn crate::core::kind::contract::TaskKind,
+    rules: &dyn crate::core::kind::contract::CampaignRules,
     campaign: &campaigns::Campaign,
     annotator_id: Uuid,
 ) -> Result<Eligibility> {
@@ -53,8 +53,7 @@ pub(in crate::core) async fn who_may_take(
     if blocked.is_some() {
         return Ok(Eligibility::Blocked);
     }
-    let config = &campaign.config;
-    if let Some(max) = kind.max_batches_per_annotator(config) {
+    if let Some(max) = rules.max_batches_per_annotator() {
         let taken: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM assignments a JOIN batches b ON b.id = a.batch_id
              WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state <> 'expired' AND b.review_of IS NULL",
@@ -78,8 +77,8 @@ pub(in crate::core) async fn who_may_take(
     .bind(annotator_id)
     .fetch_one(&mut *conn)
     .await?;
-    let barred = groups.into_iter().filter(|g| !kind.may_take(config, Some(g), &who)).collect();
-    Ok(Eligibility::May { check_gold: !kind.gold_may_repeat(config), barred })
+    let barred = groups.into_iter().filter(|g| !rules.may_take(Some(g), &who)).collect();
+    Ok(Eligibility::May { check_gold: !rules.gold_may_repeat(), barred })
 }
 
 /// What an annotator could start in a campaign now, by the rules that hand
@@ -106,9 +105,10 @@ pub async fn open_to(
     if campaign.state != CampaignState::Open {
         return Ok(OpenWork::default());
     }
-    let kind = kinds.of(campaign)?;
+    let rules = kinds.rules(campaign)?;
     let mut conn = pool.acquire().await?;
-    let Eligibility::May { check_gold, barred } = who_may_take(&mut conn, kind, campaign, annotator_id).await? else {
+    let Eligibility::May { check_gold, barred } = who_may_take(&mut conn, &*rules, campaign, annotator_id).await?
+    else {
         return Ok(OpenWork::default());
     };
     let (batches, items, reviews): (i64, i64, i64) = sqlx::query_as(&format!(

@@ -224,7 +224,7 @@ struct PageKey {
 /// scaling with the answers at 64 connections. The page's campaign is kept
 /// too, and read again when its version (bumped by every change to the
 /// row) is past the kept one's: decoding the campaign's row and
-/// configuration on every page was ~4 % of the service's work.
+/// configuration on every page was a measurable part of the service's work.
 pub struct TaskReads {
     pool: PgPool,
     pages: Batcher<PageKey, Option<PageRow>>,
@@ -251,9 +251,8 @@ impl TaskReads {
     }
 
     /// Forgets what is kept of a submitted assignment: its pages are not
-    /// shown again as tasks, and after a crowd campaign's rating (~10,000
-    /// questionnaires at VTON-QBench size) the kept presentations and answered
-    /// items held ~30 MB for good. The presentation is read again should a
+    /// shown again as tasks, and after a crowd campaign's rating the kept
+    /// presentations and answered items would be held for good. The presentation is read again should a
     /// page of it be asked for.
     pub fn forget(&self, assignment: Uuid) {
         self.layouts.forget(assignment);

@@ -36,9 +36,7 @@ const MAX_BATCH: usize = 128;
 const IN_FLIGHT: usize = 2;
 /// Storing statements running at once: one, so that every answer waiting
 /// joins the next statement (measured: fewer, fuller statements store more
-/// answers per second than two half-full ones running side by side: 11,275
-/// against 8,888 answers a second at 16 connections, 16,771 against 15,484
-/// at 64).
+/// answers per second than two half-full ones running side by side).
 const WRITES_IN_FLIGHT: usize = 1;
 /// Assignments whose owner and kind are remembered, at most (the memory is
 /// cleared when full: a bound, not an LRU; about 100 bytes each).
@@ -114,9 +112,8 @@ pub struct Recorder {
     /// here (none ever changes, so every instance may keep its own).
     owners: Kept<Owner>,
     /// Each assignment's items as (handle, id), sorted by handle, read with
-    /// its first answer here: a batch's items never change. (A map by handle
-    /// and by id took ~4 kB an assignment, ~40 MB held for good at
-    /// VTON-QBench size; this takes 1.6 kB.)
+    /// its first answer here: a batch's items never change. (A sorted list
+    /// takes well under half of a map by handle and by id.)
     items: Kept<ItemsByHandle>,
     /// Told of every answer stored here, for the task pages (see
     /// [`crate::core::work::own_task::TaskReads`]).
@@ -146,8 +143,8 @@ impl Recorder {
     /// Forgets what is kept of a submitted assignment (its owner and items;
     /// its answered items are the task pages' to forget, see
     /// [`crate::core::work::own_task::TaskReads::forget`]): nothing more is stored in
-    /// it, and kept for every questionnaire of a crowd campaign they held
-    /// ~20 MB for good at VTON-QBench size. An answer sent after all is
+    /// it, and kept for every questionnaire of a crowd campaign they would
+    /// be held for good. An answer sent after all is
     /// refused as before, with the assignment read again.
     pub fn forget(&self, assignment: Uuid) {
         self.owners.forget(assignment);

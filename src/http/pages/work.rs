@@ -419,7 +419,7 @@ async fn landing_page(
     let background = if crate::core::campaign::profiles::exists(&s.pool, campaign_id, user.id).await? {
         Vec::new()
     } else {
-        kind.background(&campaign.config)
+        s.kinds.rules(&campaign)?.background()
     };
     // Experts see their counts, by the rules that hand out work.
     let mine = match campaign.settings.crowd() {

@@ -12,8 +12,10 @@ use rand::seq::SliceRandom;
 use serde_json::{json, Value};
 
 /// LAT: crowd votes are the ground truth.
+#[derive(Debug, Clone, Copy)]
 pub struct Lat;
 /// AAT: an expert key is the ground truth.
+#[derive(Debug, Clone, Copy)]
 pub struct Aat;
 
 fn parse_config(config: &Value) -> Result<A100Config, Invalid> {

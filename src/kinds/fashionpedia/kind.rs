@@ -12,6 +12,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The Fashionpedia kind.
+#[derive(Debug, Clone, Copy)]
 pub struct Fashionpedia;
 
 /// The attribute choices stored with a task.

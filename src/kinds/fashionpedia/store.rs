@@ -5,6 +5,7 @@ use super::coco::{self, Annotation};
 use super::ontology::Ontology;
 use super::FpConfig;
 use crate::core::item::new_item::NewItem;
+use crate::core::kind::registry::unreadable_config;
 use crate::core::{campaign::campaigns, Registry};
 use crate::error::Code;
 use crate::error::{Error, Result};
@@ -53,7 +54,7 @@ pub async fn ontology(pool: &PgPool, campaign_id: Uuid) -> Result<Option<Ontolog
 /// they can become tasks (409 until the ontology is imported).
 async fn ready_for_masks(pool: &PgPool, campaign_id: Uuid) -> Result<(FpConfig, Ontology)> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = FpConfig::parse(&campaign.config)?;
+    let config = FpConfig::parse(&campaign.config).map_err(|e| unreadable_config(&campaign.name, e))?;
     let ontology = ontology(pool, campaign_id)
         .await?
         .ok_or_else(|| Error::conflict(Code::NoOntology, "import the ontology before the masks"))?;

@@ -50,8 +50,8 @@ fn check(line: usize, row: &RankingRow) -> Result<()> {
 
 /// Rankings given as text, read a chunk of rows at a time: JSON lines when
 /// the first non-blank character is `{`, else CSV with a header. Errors name
-/// the line and field. Only one chunk of parsed rows is ever held (1.2 M
-/// rows parsed at once took ~200 MB next to the upload).
+/// the line and field. Only one chunk of parsed rows is ever held: a whole
+/// upload's rows parsed at once would sit beside the upload itself.
 pub struct RankingText<'t> {
     source: Source<'t>,
 }

@@ -11,6 +11,7 @@ use rand::rngs::StdRng;
 use serde_json::{json, Value};
 
 /// The VSD kind.
+#[derive(Debug, Clone, Copy)]
 pub struct Vsd;
 
 /// A "broken" answer with its reason (by default "broken").

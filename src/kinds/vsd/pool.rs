@@ -7,6 +7,7 @@ use super::eds::{self, Pair, Suspect, Suspects};
 use super::VsdConfig;
 use crate::core::item::new_item::NewItem;
 use crate::core::kind::contract::{BatchPlan, ItemRef};
+use crate::core::kind::registry::unreadable_config;
 use crate::core::{campaign::campaigns, Registry};
 use crate::error::Code;
 use crate::error::{Error, Result};
@@ -145,7 +146,7 @@ pub fn batches_by_query(items: &[ItemRef], per_batch: usize, rng: &mut StdRng) -
 /// The campaign's suspects at its k, from the stored rankings.
 pub async fn suspects(pool: &PgPool, campaign_id: Uuid) -> Result<(VsdConfig, Suspects)> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = VsdConfig::parse(&campaign.config)?;
+    let config = VsdConfig::parse(&campaign.config).map_err(|e| unreadable_config(&campaign.name, e))?;
     let same_product = config.same_product.as_deref().map(crate::stats::retrieval::product_pattern).transpose();
     let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     // Read past k, so that dropping the query itself (or its product) re-ranks the rest.

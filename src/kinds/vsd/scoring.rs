@@ -151,7 +151,7 @@ pub async fn report(
     campaign_id: Uuid,
 ) -> Result<ScoringReport> {
     let gt = VsdResult::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
-    let config = super::VsdConfig::parse(&campaigns::get(pool, campaign_id).await?.config)?;
+    let config: super::VsdConfig = kinds.config(&campaigns::get(pool, campaign_id).await?)?;
     let same_product = config.same_product.as_deref().map(crate::stats::retrieval::product_pattern).transpose();
     let same_product = same_product.map_err(|e| Error::invalid(Code::InvalidConfig, e))?;
     let labelled = gt.labelled();

@@ -105,8 +105,7 @@ pub fn score_images(input: &AggregationInput, thresholds: &Thresholds) -> VtonGr
 
 /// [`score_images`] on an input it owns: the responses are freed as soon
 /// as curation has its own copy of the ratings, so that what curation and
-/// the images take reuses their memory (at benchmark scale ~55 MB off the
-/// computation's peak).
+/// the images take reuses their memory (it lowers the computation's peak).
 pub fn score_owned_input(mut input: AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
     let (answers, sanity) = answers_and_sanity(&input);
     input.responses = Vec::new();
@@ -133,8 +132,8 @@ fn score_answers(
     for a in &kept {
         annotators_of.entry(a.task.clone()).or_default().push(a.annotator.clone());
     }
-    // The ratings are gone before the images are built (at VTON-QBench size
-    // 23 MB off a release cut's peak).
+    // The ratings are gone before the images are built (off a release cut's
+    // peak).
     drop(kept);
     drop(answers);
     crate::core::support::heavy::return_freed_memory();
@@ -143,7 +142,7 @@ fn score_answers(
         .scores
         .iter()
         .map(|s| {
-            // Parsed one image at a time: all at once they were ~58 MB.
+            // Parsed one image at a time: all at once they would be held together.
             let p = &payloads.get(s.task.as_str()).map_or(Value::Null, |p| p.value());
             ImageScore {
                 image: s.task.clone(),
@@ -287,8 +286,8 @@ fn read_rows(aggregate: &[u8], each: &mut dyn FnMut(Vec<String>)) -> bool {
 }
 
 /// Reads the ground truth's `images` straight into table rows, one image
-/// at a time, skipping everything else: at benchmark scale the parsed
-/// images alone would be ~70 MB next to the table.
+/// at a time, skipping everything else: the parsed images would otherwise
+/// sit next to the table.
 struct ImageRows<'r>(&'r mut dyn FnMut(Vec<String>));
 
 impl<'de> serde::de::Visitor<'de> for ImageRows<'_> {
@@ -398,7 +397,8 @@ pub fn questionnaire_table(aggregate: &[u8]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::kind::contract::{ItemRecord, ResponseRecord, TaskKind};
+    use crate::core::kind::contract::{ItemRecord, ResponseRecord};
+    use crate::core::TypedKind;
     use serde_json::json;
     use std::sync::Arc;
     use uuid::Uuid;
@@ -472,10 +472,10 @@ mod tests {
         for preset in ["paper", "vton-qbench-code"] {
             let config = json!({"tasks_per_questionnaire": 12, "sanity_per_questionnaire": 2,
                                 "curation": {"preset": preset, "max_sanity_failures": 0}});
-            assert!(super::super::VtonConfig::parse(&config).is_ok(), "{preset}: a valid configuration");
+            let parsed = super::super::VtonConfig::parse(&config).expect("a valid configuration");
             let input = campaign(config);
-            let value = super::super::Vton.aggregate(&input);
-            let text = super::super::Vton.aggregate_json(input);
+            let value = serde_json::to_value(super::super::Vton.aggregate(&parsed, &input)).expect("json");
+            let text = super::super::Vton.aggregate_json(&parsed, input);
             assert_eq!(text, value.to_string(), "preset {preset}");
             assert!(value["images"].as_array().is_some_and(|i| i.len() >= 10), "{preset}: images scored");
             assert!(value["images"][0]["worker_ids"].is_array(), "{preset}: the admins' live view");
@@ -486,7 +486,8 @@ mod tests {
     #[test]
     fn the_rows_handed_over_one_by_one_are_the_table() {
         let config = json!({"tasks_per_questionnaire": 12, "sanity_per_questionnaire": 2});
-        let text = super::super::Vton.aggregate_json(campaign(config));
+        let parsed = super::super::VtonConfig::parse(&config).expect("a valid configuration");
+        let text = super::super::Vton.aggregate_json(&parsed, campaign(config));
         let whole = table(text.as_bytes());
         assert_eq!(whole.rows.len(), 20, "every image but the sanity tasks");
         let mut handed = Vec::new();

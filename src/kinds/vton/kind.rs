@@ -13,6 +13,7 @@ use rand::rngs::StdRng;
 use serde_json::Value;
 
 /// The VTON kind.
+#[derive(Debug, Clone, Copy)]
 pub struct Vton;
 
 impl TypedKind for Vton {
@@ -85,8 +86,8 @@ impl TypedKind for Vton {
 
     fn aggregate_json(&self, c: &VtonConfig, input: AggregationInput) -> String {
         // Straight from the typed result, the input freed while the images
-        // are scored: at benchmark scale the result's `Value` would be
-        // ~300 MB and the input is ~110 MB. The result's fields are declared
+        // are scored: the result's `Value` would be several times the size
+        // of its text, beside the input. The result's fields are declared
         // in alphabetical order, so the text is the `Value`'s byte for byte
         // (tested).
         let scored = tracing::debug_span!("score").in_scope(|| ground_truth::score_owned_input(input, &c.curation));

@@ -124,7 +124,7 @@ pub fn write_answers<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
 /// row by row.
 pub fn write_images<W: std::io::Write>(s: &Snapshot, csv: &mut CsvRows<W>) {
     // Each row's payload is parsed as it is written: all of them at once as
-    // `Value`s were ~58 MB at VTON-QBench size, in the middle of a cut.
+    // `Value`s would be held in the middle of a cut.
     let items: HashMap<Uuid, &Payload> = s.items.iter().map(|i| (i.id, &i.payload)).collect();
     let field = |p: &Value, k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let mut row: Vec<String> = IMAGE_COLUMNS.iter().map(|c| (*c).to_owned()).collect();

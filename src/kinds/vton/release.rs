@@ -55,7 +55,7 @@ pub fn task() -> String {
 /// Curation and agreement read from the ground truth.
 pub fn quality(aggregate: &[u8]) -> String {
     /// The parts of the ground truth the section shows: the images (most of
-    /// its text, ~100 MB parsed at VTON-QBench size) are skipped unread.
+    /// its text) are skipped unread.
     #[derive(serde::Deserialize)]
     struct CurationOnly {
         curation: super::curation::Curation,

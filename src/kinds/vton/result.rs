@@ -31,8 +31,8 @@ pub struct VtonGroundTruth {
 
 impl VtonGroundTruth {
     /// Its compact JSON text (as [`crate::core::support::json_text::exact`] writes
-    /// it), each image freed once written: at VTON-QBench size the images
-    /// take ~50 MB beside the text's ~45 MB, the top of a release cut.
+    /// it), each image freed once written: the images and the text at once
+    /// would be the top of a release cut.
     pub fn into_text(self) -> serde_json::Result<String> {
         let length = crate::core::support::json_text::length(&self)?;
         let Self { curation, human_ceiling, images, models, thresholds, workers } = self;

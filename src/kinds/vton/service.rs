@@ -180,7 +180,7 @@ pub async fn score_predictor(
     }
     let ratings = if options.labels == super::predictor::Labels::Half {
         let campaign = campaigns::get(pool, campaign_id).await?;
-        let thresholds = VtonConfig::parse(&campaign.config).map(|c| c.curation).unwrap_or_default();
+        let thresholds = kinds.config::<VtonConfig>(&campaign)?.curation;
         let input = ground_truth::input(pool, campaign_id).await?;
         tokio::task::spawn_blocking(move || super::ground_truth::curated_ratings(&input, &thresholds))
             .await
@@ -272,7 +272,7 @@ pub async fn requeue_dropped(
     campaign_id: Uuid,
 ) -> Result<usize> {
     let campaign = campaigns::get(pool, campaign_id).await?;
-    let config = VtonConfig::parse(&campaign.config).map_err(Error::from)?;
+    let config: VtonConfig = kinds.config(&campaign)?;
     let gt = VtonGroundTruth::from_json(&ground_truth::aggregate(pool, kinds, caches, campaign_id).await?)?;
     let mut requeued = 0;
     for q in &gt.curation.questionnaires {

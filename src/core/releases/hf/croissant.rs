@@ -2,7 +2,7 @@
 //! metadata the NeurIPS Datasets and Benchmarks track asks for, with the
 //! Responsible-AI (RAI) fields filled from what Atelier knows.
 
-use crate::core::kind::contract::TaskKind;
+use crate::core::kind::contract::{CampaignRules, TaskKind};
 use crate::core::releases::format::{self, ReleaseInfo};
 use crate::core::releases::hf::table::Written;
 use crate::core::releases::snapshot::Snapshot;
@@ -95,7 +95,7 @@ fn record_set(t: &Written) -> Value {
 
 /// The RAI fields: how the data was collected, annotated and filtered, and
 /// what it holds about people.
-fn rai(kind: &dyn TaskKind, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String, Value> {
+fn rai(kind: &dyn TaskKind, rules: &dyn CampaignRules, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String, Value> {
     let c = &snapshot.campaign;
     let crowd = c.settings.map_or(kind.default_settings().crowd(), |s| s.crowd());
     let counts = format::counts(snapshot);
@@ -122,7 +122,7 @@ fn rai(kind: &dyn TaskKind, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String
             reasons.join("; ")
         )
     };
-    let parameters = format::parameters(kind, snapshot);
+    let parameters = format::parameters(rules, snapshot);
     let mut rai = Map::new();
     let mut put = |key: &str, value: Value| {
         rai.insert(format!("rai:{key}"), value);
@@ -145,7 +145,7 @@ fn rai(kind: &dyn TaskKind, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String
         .into(),
     );
     put("dataCollectionType", json!([if crowd { "Crowdsourced" } else { "Manual Human Curator" }]));
-    put("dataAnnotationProtocol", kind.datasheet_task(&snapshot.kind_config()).into());
+    put("dataAnnotationProtocol", rules.datasheet_task().into());
     put("dataAnnotationPlatform", json!(["Atelier"]));
     put(
         "dataAnnotationAnalysis",
@@ -192,6 +192,7 @@ fn rai(kind: &dyn TaskKind, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String
 /// Renders the Croissant document for the folder's tables.
 pub fn render(
     kind: &dyn TaskKind,
+    rules: &dyn CampaignRules,
     snapshot: &Snapshot,
     aggregate: &[u8],
     info: &ReleaseInfo,
@@ -244,7 +245,7 @@ pub fn render(
         "recordSet": tables.iter().map(record_set).collect::<Vec<_>>(),
     });
     if let Some(map) = doc.as_object_mut() {
-        map.extend(rai(kind, snapshot, aggregate));
+        map.extend(rai(kind, rules, snapshot, aggregate));
     }
     doc
 }

@@ -13,7 +13,7 @@ pub mod table;
 
 pub use table::{column, Column, ColumnType, ParquetTable, ReleaseTable, Written};
 
-use crate::core::kind::contract::TaskKind;
+use crate::core::kind::contract::{CampaignRules, TaskKind};
 use crate::core::releases::archive::{EachFile, ReleaseInfo};
 use crate::core::releases::packing::packing;
 use crate::core::releases::snapshot::Snapshot;
@@ -52,8 +52,10 @@ pub type Rewrite<'a> = &'a dyn Fn(&str) -> Option<String>;
 /// `hf/croissant.json`) through `each`, the ground truth's table first; with
 /// the text cells of the kind's tables and of `items` passed through
 /// `rewrite` (responses hold answers, never paths), if given.
+#[allow(clippy::too_many_arguments)]
 pub fn each_file_rewritten(
     kind: &dyn TaskKind,
+    rules: &dyn CampaignRules,
     snapshot: &Snapshot,
     aggregate: &[u8],
     info: &ReleaseInfo,
@@ -62,7 +64,7 @@ pub fn each_file_rewritten(
     each: EachFile<'_>,
 ) -> Result<()> {
     let tables = snapshot_tables(snapshot, rewrite)?;
-    each_file_with(kind, snapshot, aggregate, info, datasheet, rewrite, tables, each)
+    each_file_with(kind, rules, snapshot, aggregate, info, datasheet, rewrite, tables, each)
 }
 
 /// The tables made from the snapshot alone (responses, then items), as
@@ -102,6 +104,7 @@ fn rewrite_row(columns: &[Column], row: &mut [String], rewrite: Option<Rewrite<'
 #[allow(clippy::too_many_arguments)]
 pub fn each_file_with(
     kind: &dyn TaskKind,
+    rules: &dyn CampaignRules,
     snapshot: &Snapshot,
     aggregate: &[u8],
     info: &ReleaseInfo,
@@ -134,7 +137,7 @@ pub fn each_file_with(
     }
     let card = card::render(kind, snapshot, info, &written, &empty, datasheet);
     each(&format!("{DIR}/README.md"), &mut |out| out.write_all(card.as_bytes()).map_err(packing))?;
-    let croissant = croissant::render(kind, snapshot, aggregate, info, &written);
+    let croissant = croissant::render(kind, rules, snapshot, aggregate, info, &written);
     each(&format!("{DIR}/croissant.json"), &mut |out| {
         crate::core::releases::snapshot::write_pretty_json(out, &croissant)
     })
@@ -169,7 +172,7 @@ pub fn responses_table(snapshot: &Snapshot) -> Result<SnapshotTable> {
 }
 
 /// The items table: every item with its payload and hidden answer, written
-/// row by row (held as text, a crowd campaign's payloads were ~25 MB).
+/// row by row (a crowd campaign's payloads are never held as text at once).
 pub fn items_table(snapshot: &Snapshot, rewrite: Option<Rewrite<'_>>) -> Result<SnapshotTable> {
     let table = ReleaseTable::new(
         "items",
@@ -216,21 +219,32 @@ pub fn folder(
     let info: ReleaseInfo =
         serde_json::from_value(manifest["release"].clone()).map_err(|e| format!("manifest.json: release: {e}"))?;
     let snapshot = Snapshot::from_raw_files(files)?;
-    let aggregate = crate::core::kind::contract::aggregate_json_with_reviews(kind, snapshot.aggregation_input());
+    let rules = crate::core::releases::archive::rules_of(kind, &snapshot).map_err(|e| format!("manifest.json: {e}"))?;
+    let aggregate = crate::core::kind::contract::aggregate_json_with_reviews(&*rules, snapshot.aggregation_input());
     let datasheet = crate::core::releases::datasheet::render(
         kind,
+        &*rules,
         &snapshot,
         aggregate.as_bytes(),
         &info,
         &crate::core::releases::archive::counts(&snapshot),
     );
     let mut out = Vec::new();
-    each_file_rewritten(kind, &snapshot, aggregate.as_bytes(), &info, &datasheet, rewrite, &mut |name, write| {
-        let mut bytes = Vec::new();
-        write(&mut bytes)?;
-        out.push((name.strip_prefix(&prefix).unwrap_or(name).to_owned(), bytes));
-        Ok(())
-    })
+    each_file_rewritten(
+        kind,
+        &*rules,
+        &snapshot,
+        aggregate.as_bytes(),
+        &info,
+        &datasheet,
+        rewrite,
+        &mut |name, write| {
+            let mut bytes = Vec::new();
+            write(&mut bytes)?;
+            out.push((name.strip_prefix(&prefix).unwrap_or(name).to_owned(), bytes));
+            Ok(())
+        },
+    )
     .map_err(|e| e.to_string())?;
     Ok(out)
 }

@@ -186,8 +186,7 @@ impl ReleaseTable {
     }
 
     /// A table whose rows `reader` reads out of the ground truth while its
-    /// file is written, never held all at once (a crowd campaign's per-image
-    /// table held whole was ~55 MB at VTON-QBench size).
+    /// file is written, never held all at once.
     pub fn from_aggregate(
         name: &'static str,
         description: &'static str,

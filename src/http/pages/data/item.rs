@@ -108,7 +108,7 @@ pub(super) async fn show_item(
     refused: Option<ExclusionForm>,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
-    let kind = s.kinds.of(&campaign)?;
+    let (kind, rules) = (s.kinds.of(&campaign)?, s.kinds.rules(&campaign)?);
     let pages = s.pages.of(&campaign)?;
     let requested = Pager::requested(query, "answers");
     let rows = |total| Pager::rows_of(total, requested);
@@ -125,8 +125,8 @@ pub(super) async fn show_item(
     render_with(
         status,
         &ItemPage {
-            thumbnails: kind
-                .thumbnails(&campaign.config, &detail.item.payload)
+            thumbnails: rules
+                .thumbnails(&detail.item.payload)
                 .into_iter()
                 .map(|t| Thumbnail { url: crate::core::work::handles::admin_address(&t.url), ..t })
                 .collect(),

@@ -139,6 +139,7 @@ async fn list(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
+    let rules = s.kinds.rules(&campaign)?;
     let query = PageQuery::parse(query.0.as_deref());
     let form = FilterForm::read(&query);
     let requested = Pager::requested(&query, "page");
@@ -157,8 +158,8 @@ async fn list(
         .rows
         .into_iter()
         .map(|r| {
-            let mut thumbnails: Vec<Thumbnail> = kind
-                .thumbnails(&campaign.config, &r.payload)
+            let mut thumbnails: Vec<Thumbnail> = rules
+                .thumbnails(&r.payload)
                 .into_iter()
                 .map(|t| Thumbnail { url: crate::core::work::handles::admin_address(&t.url), ..t })
                 .collect();

@@ -8,6 +8,7 @@ pub struct A100;
 impl CampaignKind for A100 {
     const KINDS: &'static [&'static str] = &[super::super::LAT, super::super::AAT];
     const WHAT: &'static str = "an A100";
+    type Config = super::super::A100Config;
 }
 
 /// The A100 (LAT or AAT) campaign the path names.

@@ -8,6 +8,7 @@ pub struct Fashionpedia;
 impl CampaignKind for Fashionpedia {
     const KINDS: &'static [&'static str] = &[super::super::NAME];
     const WHAT: &'static str = "a Fashionpedia";
+    type Config = super::super::FpConfig;
 }
 
 /// The Fashionpedia campaign the path names.

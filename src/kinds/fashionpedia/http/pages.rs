@@ -11,7 +11,7 @@ use crate::http::kind_routes::{asset, CSS, JAVASCRIPT};
 use crate::http::pages::{render_with, upload, OnPage, PageResult, Refusal};
 use crate::http::{csrf, AppState};
 use crate::kinds::fashionpedia::result::FpResult;
-use crate::kinds::fashionpedia::{store, FpConfig};
+use crate::kinds::fashionpedia::store;
 use askama::Template;
 use axum::extract::State;
 use axum::routing::{get, post};
@@ -76,7 +76,7 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 /// The page, with a refused import beside its form (and the refusal's status).
 async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
     let campaign = FashionpediaCampaign::of(s, id).await?;
-    let config = FpConfig::parse(&campaign.config).map_err(crate::error::Error::from)?;
+    let config = FashionpediaCampaign::config(s, &campaign)?;
     let ontology = store::ontology(&s.pool, id).await?;
     let applies = match (&config.applies, &ontology) {
         (Some(a), _) => a.clone(),

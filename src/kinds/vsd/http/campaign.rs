@@ -8,6 +8,7 @@ pub struct Vsd;
 impl CampaignKind for Vsd {
     const KINDS: &'static [&'static str] = &[super::super::NAME];
     const WHAT: &'static str = "a VSD";
+    type Config = super::super::VsdConfig;
 }
 
 /// The VSD campaign the path names.

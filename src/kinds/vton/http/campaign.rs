@@ -8,6 +8,7 @@ pub struct Vton;
 impl CampaignKind for Vton {
     const KINDS: &'static [&'static str] = &[super::super::NAME];
     const WHAT: &'static str = "a VTON";
+    type Config = super::super::VtonConfig;
 }
 
 /// The VTON campaign the path names.

@@ -143,8 +143,8 @@ async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Re
         Freshness::Current => None,
         Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
     };
-    let configured = crate::kinds::vton::VtonConfig::parse(&campaign.config).ok().map(|c| c.curation.preset.name());
-    let switched_to = configured.filter(|name| *name != f.preset).map(str::to_owned);
+    let configured = VtonCampaign::config(s, &campaign)?.curation.preset.name();
+    let switched_to = Some(configured).filter(|name| *name != f.preset).map(str::to_owned);
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let csrf_token = csrf::token(session).await?;
     render_with(status, &VtonPage { campaign, csrf_token, f, as_of, switched_to, refused })
