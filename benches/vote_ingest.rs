@@ -561,7 +561,7 @@ async fn least_page(
     };
     let payload: Option<Value> = sqlx::query_scalar("SELECT payload FROM items WHERE id = $1")
         .bind(item)
-        .fetch_optional(&s.statements)
+        .fetch_optional(s.statements.executor())
         .await
         .ok()
         .flatten();

@@ -106,7 +106,7 @@ async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaig
     let questions = kinds.rules(campaign)?.background();
     // Answers are stored as the service stores them: through the Recorder,
     // with the same checks and the same statements.
-    let recorder = Recorder::new(pool.clone(), crate::db::statement_pool(pool), Default::default());
+    let recorder = Recorder::new(pool.clone(), crate::db::statements::StatementPool::beside(pool), Default::default());
     for worker in 1..=sim.workers {
         let user = users::worker(pool, &format!("demo-sim-{worker:02}")).await?;
         let background: Vec<(String, String)> = questions

@@ -126,10 +126,10 @@ pub async fn worker<'e>(db: impl sqlx::PgExecutor<'e>, external_id: &str) -> Res
 }
 
 /// Loads a user by id; a disabled account is no one (its sessions end with it).
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<User>> {
+pub async fn get<'e>(db: impl sqlx::PgExecutor<'e>, id: Uuid) -> Result<Option<User>> {
     Ok(sqlx::query_as::<_, User>("SELECT id, role, name, external_id FROM users WHERE id = $1 AND disabled_at IS NULL")
         .bind(id)
-        .fetch_optional(pool)
+        .fetch_optional(db)
         .await?)
 }
 

@@ -6,8 +6,9 @@
 //! statement has returned, so an acknowledged write is committed.
 
 use super::held::Held;
+use super::statements::StatementPool;
 use futures_util::future::BoxFuture;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use std::sync::{Arc, OnceLock};
 use tokio::sync::{mpsc, oneshot, Semaphore};
 
@@ -49,13 +50,13 @@ impl<I: Send + 'static, O: Send + 'static> Batcher<I, O> {
         name: &'static str,
         max_batch: usize,
         in_flight: usize,
-        statements: PgPool,
+        statements: StatementPool,
         statement: Statement<I, O, E>,
     ) -> Self
     where
         E: From<sqlx::Error> + Into<BatchError> + 'static,
     {
-        let held = Arc::new(Held::new(statements, in_flight));
+        let held = Arc::new(Held::new(statements.pool().clone(), in_flight));
         let run: RunBatch<I, O> = Arc::new(move |inputs| {
             let held = held.clone();
             Box::pin(async move { held.run(async move |conn| statement(conn, inputs).await).await.map_err(Into::into) })

@@ -6,6 +6,7 @@ pub mod batcher;
 pub mod embedded;
 pub mod held;
 pub mod release_guard;
+pub mod statements;
 pub mod storage_location;
 
 use embedded::EmbeddedCluster;
@@ -251,25 +252,6 @@ pub fn pool_options(max_connections: u32) -> PgPoolOptions {
         // and the pool replaces it.
         .test_before_acquire(false)
         .after_release(release_guard::after_release)
-}
-
-/// Connections kept for single statements, at most.
-const STATEMENT_POOL_SIZE: u32 = 16;
-
-/// A second pool on the same server for single autocommit statements only
-/// (the batched hot path: answers, session lookups), never a transaction. It
-/// goes without the release guard: the guard's check is a round trip on every
-/// return of a connection, and it only matters where a `BEGIN` can be
-/// abandoned, which cannot happen on a pool that never begins one.
-pub fn statement_pool(pool: &PgPool) -> PgPool {
-    PgPoolOptions::new()
-        .max_connections(STATEMENT_POOL_SIZE)
-        .acquire_timeout(Duration::from_secs(5))
-        .test_before_acquire(false)
-        // The batched statements take arrays of a varying length: custom
-        // plans would be planned again on every call, which costs more than
-        // running them.
-        .connect_lazy_with(pool.connect_options().as_ref().clone().options([("plan_cache_mode", "force_generic_plan")]))
 }
 
 /// Runs the embedded migrations and the session store's own.

@@ -190,7 +190,7 @@ async fn check(state: &AppState, req: Request) -> Result<Request, AppError> {
     // The form is read whole to find the token: only an admin's may be large.
     let limit = match user_id {
         None => MAX_LOGIN_FORM,
-        Some(id) => match state.users.get(&state.statements, id).await? {
+        Some(id) => match state.users.get(state.statements.executor(), id).await? {
             Some(user) if user.role == Role::Admin => super::MAX_BODY,
             _ => super::MAX_ANNOTATOR_BODY,
         },

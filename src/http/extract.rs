@@ -220,7 +220,7 @@ pub async fn current_user(parts: &mut Parts, state: &AppState) -> Result<Option<
     let Some(id) = session.get::<Uuid>(USER_KEY).await? else {
         return Ok(None);
     };
-    Ok(state.users.get(&state.statements, id).await?)
+    Ok(state.users.get(state.statements.executor(), id).await?)
 }
 
 impl FromRequestParts<AppState> for CurrentUser {

@@ -37,7 +37,7 @@ impl SessionStoreWithBatchedLoads {
     /// `statements`, a pool for single statements. Its listener starts here
     /// (on the caller's runtime).
     /// `cache` is the instance's (see [`crate::http::Shared::sessions`]).
-    pub fn new(pool: PgPool, statements: PgPool, cache: Arc<SessionCache>) -> Self {
+    pub fn new(pool: PgPool, statements: crate::db::statements::StatementPool, cache: Arc<SessionCache>) -> Self {
         let store = PostgresStore::new(pool.clone());
         cache.listen(pool.clone());
         let loads = Batcher::on_held("session lookup", MAX_BATCH, IN_FLIGHT, statements, |conn, ids| {

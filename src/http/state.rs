@@ -42,8 +42,8 @@ pub struct Shared {
     pub task_reads: crate::core::work::own_task::TaskReads,
     /// This service's ground truths and shared counts (see [`crate::core::Caches`]).
     pub caches: Arc<crate::core::Caches>,
-    /// A pool for single statements only (see [`crate::db::statement_pool`]).
-    pub statements: PgPool,
+    /// A pool for single statements only: it cannot begin a transaction.
+    pub statements: crate::db::statements::StatementPool,
     /// The sessions this instance remembers (its session store's), so that
     /// ending sessions forgets them here at once, not when the announcement
     /// comes back.
@@ -54,7 +54,7 @@ impl AppState {
     /// State for a pool, settings and the build's kinds, with a fresh
     /// limiter and task tracker.
     pub fn new(pool: PgPool, config: HttpConfig, kinds: crate::core::Registry, pages: task_pages::KindPages) -> Self {
-        let statements = crate::db::statement_pool(&pool);
+        let statements = crate::db::statements::StatementPool::beside(&pool);
         // Answers stored, as the task pages need to know them.
         let answered = Arc::<crate::core::work::own_task::AnsweredItems>::default();
         Self(Arc::new(Shared {

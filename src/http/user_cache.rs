@@ -28,11 +28,11 @@ impl Default for UserCache {
 
 impl UserCache {
     /// The account, from memory when looked up in the last few seconds.
-    pub async fn get(&self, pool: &sqlx::PgPool, id: Uuid) -> crate::error::Result<Option<User>> {
+    pub async fn get<'e>(&self, db: impl sqlx::PgExecutor<'e>, id: Uuid) -> crate::error::Result<Option<User>> {
         if let Some(user) = self.inner.lock().ok().and_then(|map| map.get(&id).cloned()) {
             return Ok(Some(user));
         }
-        let user = crate::auth::users::get(pool, id).await?;
+        let user = crate::auth::users::get(db, id).await?;
         if let (Some(u), Ok(mut map)) = (&user, self.inner.lock()) {
             map.insert(id, u.clone());
         }

@@ -57,8 +57,8 @@ pub struct Completed {
 
 /// The campaign, if it is meant for this kind of annotator: crowd campaigns
 /// for workers, expert campaigns for experts.
-pub async fn campaign_for(pool: &PgPool, campaign_id: Uuid, is_worker: bool) -> Result<Campaign> {
-    let campaign = campaigns::get(pool, campaign_id).await?;
+pub async fn campaign_for<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid, is_worker: bool) -> Result<Campaign> {
+    let campaign = campaigns::get(db, campaign_id).await?;
     if campaign.settings.crowd() != is_worker {
         return Err(Error::Forbidden("this campaign is not for your role".into()));
     }
@@ -106,13 +106,13 @@ pub async fn start(
 /// The annotator's own assignment `id` with its campaign and its view, read
 /// in one statement (see [`crate::core::work::own_view`]); `NotFound` when it is not
 /// theirs.
-pub async fn own_view(
-    pool: &PgPool,
+pub async fn own_view<'e>(
+    db: impl sqlx::PgExecutor<'e>,
     kinds: &Registry,
     id: Uuid,
     annotator_id: Uuid,
 ) -> Result<(Campaign, AssignmentView)> {
-    let (campaign, assignment, rows) = crate::core::work::own_view::read(pool, id, annotator_id).await?;
+    let (campaign, assignment, rows) = crate::core::work::own_view::read(db, id, annotator_id).await?;
     let view = view_of(kinds.of(&campaign)?, assignment, rows, campaign.settings.crowd());
     Ok((campaign, view))
 }

@@ -415,11 +415,11 @@ pub async fn active_of(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> 
 
 /// Loads an assignment that must belong to the annotator (others get 404,
 /// so ids of other people's work reveal nothing).
-pub async fn get_own(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
+pub async fn get_own<'e>(db: impl sqlx::PgExecutor<'e>, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
     sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2")
         .bind(id)
         .bind(annotator_id)
-        .fetch_optional(pool)
+        .fetch_optional(db)
         .await?
         .ok_or(Error::NotFound("assignment"))
 }

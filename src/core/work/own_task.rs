@@ -12,10 +12,10 @@ use crate::core::campaign::campaigns::Campaign;
 use crate::core::campaign::states::AssignmentState;
 use crate::core::work::kept::Kept;
 use crate::db::batcher::{in_input_order, Batcher};
+use crate::db::statements::StatementPool;
 use crate::error::{Error, Result};
 use serde_json::Value;
 use sqlx::types::Json;
-use sqlx::PgPool;
 use std::collections::HashSet;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -226,7 +226,7 @@ struct PageKey {
 /// row) is past the kept one's: decoding the campaign's row and
 /// configuration on every page was a measurable part of the service's work.
 pub struct TaskReads {
-    pool: PgPool,
+    pool: StatementPool,
     pages: Batcher<PageKey, Option<PageRow>>,
     layouts: Kept<Arc<Layout>>,
     answered: Arc<AnsweredItems>,
@@ -235,10 +235,10 @@ pub struct TaskReads {
 
 impl TaskReads {
     /// Page reads on `statements`, a pool that never holds a transaction
-    /// (see [`crate::db::statement_pool`]), told of stored answers through
+    /// (see [`crate::db::statements::StatementPool`]), told of stored answers through
     /// `answered` (the recorder's); the batching task starts with the first
     /// page.
-    pub fn new(statements: PgPool, answered: Arc<AnsweredItems>) -> Self {
+    pub fn new(statements: StatementPool, answered: Arc<AnsweredItems>) -> Self {
         Self {
             pages: Batcher::on_held("task page", MAX_BATCH, IN_FLIGHT, statements.clone(), |conn, keys| {
                 Box::pin(async move { read_pages(conn, &keys).await })
@@ -339,7 +339,7 @@ impl TaskReads {
         if let Some(kept) = self.campaigns.get(id).filter(|kept| kept.version >= version) {
             return Ok(kept);
         }
-        let read = Arc::new(crate::core::campaign::campaigns::get(&self.pool, id).await?);
+        let read = Arc::new(crate::core::campaign::campaigns::get(self.pool.executor(), id).await?);
         self.campaigns.keep(id, read.clone());
         Ok(read)
     }
@@ -349,7 +349,7 @@ impl TaskReads {
     async fn page(&self, key: PageKey) -> Result<Option<PageRow>> {
         match self.pages.call(key).await {
             Some(row) => Ok(row),
-            None => Ok(read_pages(&self.pool, &[key]).await?.pop().flatten()),
+            None => Ok(read_pages(self.pool.executor(), &[key]).await?.pop().flatten()),
         }
     }
 }

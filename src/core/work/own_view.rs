@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::types::Json;
-use sqlx::PgPool;
 use uuid::Uuid;
 
 /// One row: the campaign's columns as [`Campaign`] reads them, the
@@ -41,8 +40,12 @@ struct Row {
 
 /// The annotator's own assignment `id` with its campaign and the rows of its
 /// view; `NotFound` when it is not theirs.
-#[tracing::instrument(level = "debug", skip(pool))]
-pub async fn read(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<(Campaign, Assignment, ViewRows)> {
+#[tracing::instrument(level = "debug", skip(db))]
+pub async fn read<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    id: Uuid,
+    annotator_id: Uuid,
+) -> Result<(Campaign, Assignment, ViewRows)> {
     let row: Row = sqlx::query_as(
         "SELECT c.*,
                 a.id AS a_id, a.batch_id AS a_batch_id, a.annotator_id AS a_annotator_id, a.state AS a_state,
@@ -70,7 +73,7 @@ pub async fn read(pool: &PgPool, id: Uuid, annotator_id: Uuid) -> Result<(Campai
     )
     .bind(id)
     .bind(annotator_id)
-    .fetch_optional(pool)
+    .fetch_optional(db)
     .await?
     .ok_or(Error::NotFound("assignment"))?;
     let assignment = Assignment {

@@ -125,7 +125,7 @@ impl Recorder {
     /// `statements`, a pool that never holds a transaction (its batching
     /// tasks start with the first answer); each answer stored is noted in
     /// `answered`.
-    pub fn new(pool: PgPool, statements: PgPool, answered: Arc<AnsweredItems>) -> Self {
+    pub fn new(pool: PgPool, statements: crate::db::statements::StatementPool, answered: Arc<AnsweredItems>) -> Self {
         Self {
             pool,
             reads: Batcher::on_held("answer context", MAX_BATCH, IN_FLIGHT, statements.clone(), |conn, keys| {

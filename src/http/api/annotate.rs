@@ -31,7 +31,7 @@ pub async fn check_access(
 ) -> AppResult<campaigns::Campaign> {
     let is_worker = user.role == Role::Worker;
     // One read: the single-statement pool.
-    let campaign = annotator::campaign_for(&s.statements, campaign_id, is_worker).await?;
+    let campaign = annotator::campaign_for(s.statements.executor(), campaign_id, is_worker).await?;
     if is_worker {
         let joined: Vec<Uuid> = match session {
             Some(s) => s.get(JOINED_KEY).await?.unwrap_or_default(),
@@ -90,7 +90,7 @@ async fn next_for(
     match annotator::start(&s.pool, &s.kinds, &campaign, user.id, &background, request.consent).await? {
         // The view is read as every view is (one statement, on the
         // single-statement pool: reads only).
-        Some(a) => Ok(Some(annotator::own_view(&s.statements, &s.kinds, a.id, user.id).await?.1)),
+        Some(a) => Ok(Some(annotator::own_view(s.statements.executor(), &s.kinds, a.id, user.id).await?.1)),
         None => Ok(None),
     }
 }
@@ -154,7 +154,7 @@ async fn view<R: Annotator>(
     s: &AppState,
     id: Uuid,
 ) -> AppResult<axum::Json<AssignmentView>> {
-    let (_, view) = annotator::own_view(&s.statements, &s.kinds, id, role.user().id).await?;
+    let (_, view) = annotator::own_view(s.statements.executor(), &s.kinds, id, role.user().id).await?;
     ensure_reaches::<R>(session, &view.assignment).await?;
     Ok(axum::Json(view))
 }
@@ -174,7 +174,7 @@ async fn complete<R: Annotator>(
     id: Uuid,
 ) -> AppResult<axum::Json<Completed>> {
     if R::CROWD {
-        ensure_reaches::<R>(session, &assignments::get_own(&s.statements, id, role.user().id).await?).await?;
+        ensure_reaches::<R>(session, &assignments::get_own(s.statements.executor(), id, role.user().id).await?).await?;
     }
     let completed = annotator::complete(&s.pool, &s.kinds, id, role.user().id).await?;
     s.forget_submitted(id);
