@@ -2,6 +2,9 @@
 FROM rust:1-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs askama.toml ./
+# Checked statements build against the recorded schema, without a database.
+COPY .cargo .cargo
+COPY .sqlx .sqlx
 COPY src src
 COPY migrations migrations
 COPY templates templates

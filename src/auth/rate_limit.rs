@@ -62,11 +62,12 @@ impl LoginLimiter {
         if name.len() > MAX_NAME || password.len() > MAX_PASSWORD {
             return Err(Error::invalid(Code::TooLong, "the name or password is too long"));
         }
-        let blocked: Vec<String> =
-            sqlx::query_scalar("SELECT key FROM login_failures WHERE key = ANY($1) AND blocked_until > now()")
-                .bind(vec![address_key(address), name_key(name)])
-                .fetch_all(pool)
-                .await?;
+        let blocked: Vec<String> = sqlx::query_scalar!(
+            "SELECT key FROM login_failures WHERE key = ANY($1) AND blocked_until > now()",
+            &[address_key(address), name_key(name)] as &[String],
+        )
+        .fetch_all(pool)
+        .await?;
         if blocked.is_empty() {
             return Ok(true);
         }
@@ -80,12 +81,12 @@ impl LoginLimiter {
     }
 
     async fn is_known_device(pool: &PgPool, name: &str, token: &str) -> Result<bool> {
-        let known: Option<i32> = sqlx::query_scalar(
-            "SELECT 1 FROM known_devices d JOIN users u ON u.id = d.user_id
+        let known = sqlx::query_scalar!(
+            "SELECT 1 AS known FROM known_devices d JOIN users u ON u.id = d.user_id
              WHERE d.token_hash = $1 AND lower(u.name) = lower($2)",
+            hash(token),
+            name.trim(),
         )
-        .bind(hash(token))
-        .bind(name.trim())
         .fetch_optional(pool)
         .await?;
         Ok(known.is_some())
@@ -96,26 +97,25 @@ impl LoginLimiter {
         for (key, free) in [(name_key(name), NAME_FREE), (address_key(address), ADDRESS_FREE)] {
             // Failures older than an hour are forgotten; past the free ones
             // each further failure doubles the wait, up to the maximum.
-            sqlx::query(
+            sqlx::query!(
                 "INSERT INTO login_failures (key, failures, last_failure) VALUES ($1, 1, now())
                  ON CONFLICT (key) DO UPDATE SET
                      failures = CASE WHEN login_failures.last_failure < now() - interval '1 hour' THEN 1
                                      ELSE login_failures.failures + 1 END,
-                     last_failure = now()
-                 RETURNING failures",
+                     last_failure = now()",
+                key,
             )
-            .bind(&key)
             .execute(pool)
             .await?;
-            sqlx::query(
+            sqlx::query!(
                 "UPDATE login_failures SET blocked_until = now() + make_interval(secs =>
                      LEAST($3::int, $4::int * power(2, LEAST(failures - $2, 16))::int))
                  WHERE key = $1 AND failures >= $2",
+                key,
+                free,
+                MAX_BACKOFF_SECS,
+                FIRST_BACKOFF_SECS,
             )
-            .bind(&key)
-            .bind(free)
-            .bind(MAX_BACKOFF_SECS)
-            .bind(FIRST_BACKOFF_SECS)
             .execute(pool)
             .await?;
         }
@@ -132,16 +132,14 @@ impl LoginLimiter {
         name: &str,
         device: Option<&str>,
     ) -> Result<Option<String>> {
-        sqlx::query("DELETE FROM login_failures WHERE key = $1").bind(name_key(name)).execute(pool).await?;
+        sqlx::query!("DELETE FROM login_failures WHERE key = $1", name_key(name)).execute(pool).await?;
         if let Some(token) = device {
             if Self::is_known_device(pool, name, token).await? {
                 return Ok(None);
             }
         }
         let token = crate::random::random_code(32);
-        sqlx::query("INSERT INTO known_devices (token_hash, user_id) VALUES ($1, $2)")
-            .bind(hash(&token))
-            .bind(user)
+        sqlx::query!("INSERT INTO known_devices (token_hash, user_id) VALUES ($1, $2)", hash(&token), user)
             .execute(pool)
             .await?;
         Ok(Some(token))
@@ -149,7 +147,7 @@ impl LoginLimiter {
 
     /// Forgets failures older than a day (run periodically).
     pub async fn prune(pool: &PgPool) -> Result<u64> {
-        Ok(sqlx::query("DELETE FROM login_failures WHERE last_failure < now() - interval '1 day'")
+        Ok(sqlx::query!("DELETE FROM login_failures WHERE last_failure < now() - interval '1 day'")
             .execute(pool)
             .await?
             .rows_affected())

@@ -1,6 +1,8 @@
 //! API tokens for scripts.
 
 use super::users::User;
+use super::Role;
+use crate::db::Time;
 use crate::error::Code;
 use crate::error::Result;
 use crate::random::random_code;
@@ -78,15 +80,15 @@ pub async fn create_expiring(
     }
     let id = Uuid::new_v4();
     let token = format!("{PREFIX}{}", random_code(40));
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO api_tokens (id, user_id, token_hash, expires_at, name)
          VALUES ($1, $2, $3, now() + make_interval(days => $4), $5)",
+        id,
+        user_id,
+        digest(&token),
+        days.unwrap_or(max) as i32,
+        origin.name(),
     )
-    .bind(id)
-    .bind(user_id)
-    .bind(digest(&token))
-    .bind(days.unwrap_or(max) as i32)
-    .bind(origin.name())
     .execute(pool)
     .await?;
     Ok((id, token))
@@ -96,8 +98,7 @@ pub async fn create_expiring(
 /// changed or reset: a token got with the old one must not outlive it);
 /// how many. Run in the same transaction as the password's change.
 pub async fn revoke_all_of(conn: &mut sqlx::PgConnection, user_id: Uuid) -> Result<u64> {
-    Ok(sqlx::query("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL")
-        .bind(user_id)
+    Ok(sqlx::query!("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL", user_id)
         .execute(conn)
         .await?
         .rows_affected())
@@ -105,26 +106,29 @@ pub async fn revoke_all_of(conn: &mut sqlx::PgConnection, user_id: Uuid) -> Resu
 
 /// A person's own tokens, live ones first, newest first (never the token).
 pub async fn own(pool: &PgPool, user_id: Uuid) -> Result<Vec<TokenInfo>> {
-    Ok(sqlx::query_as::<_, TokenInfo>(
-        "SELECT t.id, coalesce(u.name, u.id::text) AS user, t.name, t.created_at, t.last_used_at, t.expires_at,
-                t.revoked_at
-         FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.user_id = $1
-         ORDER BY t.revoked_at IS NOT NULL OR coalesce(t.expires_at < now(), false), t.created_at DESC",
+    Ok(sqlx::query_as!(
+        TokenInfo,
+        r#"SELECT t.id, coalesce(u.name, u.id::text) AS "user!", t.name, t.created_at AS "created_at: Time",
+                  t.last_used_at AS "last_used_at: Time", t.expires_at AS "expires_at: Time",
+                  t.revoked_at AS "revoked_at: Time"
+           FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.user_id = $1
+           ORDER BY t.revoked_at IS NOT NULL OR coalesce(t.expires_at < now(), false), t.created_at DESC"#,
+        user_id,
     )
-    .bind(user_id)
     .fetch_all(pool)
     .await?)
 }
 
 /// Revokes one of a person's own tokens (another's is not found).
 pub async fn revoke_own(pool: &PgPool, user_id: Uuid, id: Uuid) -> Result<()> {
-    let found =
-        sqlx::query("UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND user_id = $2")
-            .bind(id)
-            .bind(user_id)
-            .execute(pool)
-            .await?
-            .rows_affected();
+    let found = sqlx::query!(
+        "UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND user_id = $2",
+        id,
+        user_id
+    )
+    .execute(pool)
+    .await?
+    .rows_affected();
     if found == 0 {
         return Err(crate::error::Error::NotFound("token"));
     }
@@ -162,10 +166,12 @@ pub async fn create_for(pool: &PgPool, caller: &User, user: &User, days: Option<
 
 /// Every token, newest first.
 pub async fn list(pool: &PgPool) -> Result<Vec<TokenInfo>> {
-    Ok(sqlx::query_as::<_, TokenInfo>(
-        "SELECT t.id, coalesce(u.name, u.id::text) AS user, t.name, t.created_at, t.last_used_at, t.expires_at,
-                t.revoked_at
-         FROM api_tokens t JOIN users u ON u.id = t.user_id ORDER BY t.created_at DESC",
+    Ok(sqlx::query_as!(
+        TokenInfo,
+        r#"SELECT t.id, coalesce(u.name, u.id::text) AS "user!", t.name, t.created_at AS "created_at: Time",
+                  t.last_used_at AS "last_used_at: Time", t.expires_at AS "expires_at: Time",
+                  t.revoked_at AS "revoked_at: Time"
+           FROM api_tokens t JOIN users u ON u.id = t.user_id ORDER BY t.created_at DESC"#,
     )
     .fetch_all(pool)
     .await?)
@@ -173,8 +179,7 @@ pub async fn list(pool: &PgPool) -> Result<Vec<TokenInfo>> {
 
 /// Revokes a token; it stops working at once. Revoking twice changes nothing.
 pub async fn revoke(pool: &PgPool, id: Uuid) -> Result<TokenInfo> {
-    sqlx::query("UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1")
-        .bind(id)
+    sqlx::query!("UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1", id)
         .execute(pool)
         .await?;
     list(pool).await?.into_iter().find(|t| t.id == id).ok_or(crate::error::Error::NotFound("token"))
@@ -182,13 +187,14 @@ pub async fn revoke(pool: &PgPool, id: Uuid) -> Result<TokenInfo> {
 
 /// The user a bearer token belongs to, if it is valid.
 pub async fn authenticate(pool: &PgPool, token: &str) -> Result<Option<User>> {
-    let user = sqlx::query_as::<_, User>(
-        "UPDATE api_tokens t SET last_used_at = now() FROM users u
-         WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
-           AND u.id = t.user_id AND u.disabled_at IS NULL
-         RETURNING u.id, u.role, u.name, u.external_id",
+    let user = sqlx::query_as!(
+        User,
+        r#"UPDATE api_tokens t SET last_used_at = now() FROM users u
+           WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
+             AND u.id = t.user_id AND u.disabled_at IS NULL
+           RETURNING u.id, u.role AS "role: Role", u.name, u.external_id"#,
+        digest(token),
     )
-    .bind(digest(token))
     .fetch_optional(pool)
     .await?;
     Ok(user)

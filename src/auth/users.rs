@@ -1,6 +1,7 @@
 //! Users: admins and experts with passwords, crowd workers by external id.
 
 use super::{passwords, Role};
+use crate::db::Time;
 use crate::error::Code;
 use crate::error::{Error, Result};
 use sqlx::PgPool;
@@ -43,14 +44,15 @@ pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Re
     }
     let name = valid_name(name)?;
     let hash = passwords::hash(password).await?;
-    let user = sqlx::query_as::<_, User>(
-        "INSERT INTO users (id, role, name, password_hash) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (name) DO NOTHING RETURNING id, role, name, external_id",
+    let user = sqlx::query_as!(
+        User,
+        r#"INSERT INTO users (id, role, name, password_hash) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (name) DO NOTHING RETURNING id, role AS "role: Role", name, external_id"#,
+        Uuid::new_v4(),
+        role as Role,
+        name,
+        hash,
     )
-    .bind(Uuid::new_v4())
-    .bind(role)
-    .bind(name)
-    .bind(hash)
     .fetch_optional(pool)
     .await?;
     user.ok_or_else(|| Error::conflict(Code::NameTaken, format!("a user named `{name}` already exists")))
@@ -59,22 +61,16 @@ pub async fn create(pool: &PgPool, role: Role, name: &str, password: &str) -> Re
 /// Checks a name and password in the caller's turn at the password hasher;
 /// `None` for any mismatch (no hint which).
 pub async fn login(pool: &PgPool, turn: passwords::Turn, name: &str, password: &str) -> Result<Option<User>> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        #[sqlx(flatten)]
-        user: User,
-        password_hash: Option<String>,
-    }
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT id, role, name, external_id, password_hash FROM users
-         WHERE name = $1 AND role <> 'worker' AND disabled_at IS NULL",
+    let row = sqlx::query!(
+        r#"SELECT id, role AS "role: Role", name, external_id, password_hash FROM users
+           WHERE name = $1 AND role <> 'worker' AND disabled_at IS NULL"#,
+        name.trim(),
     )
-    .bind(name.trim())
     .fetch_optional(pool)
     .await?;
     let stored = row.as_ref().and_then(|r| r.password_hash.clone());
     let ok = passwords::verify(turn, password, stored).await?;
-    Ok(row.filter(|_| ok).map(|r| r.user))
+    Ok(row.filter(|_| ok).map(|r| User { id: r.id, role: r.role, name: r.name, external_id: r.external_id }))
 }
 
 /// The id's skeleton under Unicode's confusable rule (UTS #39): two ids
@@ -114,31 +110,36 @@ pub fn normalize_worker_id(given: &str) -> Result<String> {
 /// [`normalize_worker_id`]).
 pub async fn worker<'e>(db: impl sqlx::PgExecutor<'e>, external_id: &str) -> Result<User> {
     let external_id = normalize_worker_id(external_id)?;
-    Ok(sqlx::query_as::<_, User>(
-        "INSERT INTO users (id, role, external_id) VALUES ($1, 'worker', $2)
-         ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
-         RETURNING id, role, name, external_id",
+    Ok(sqlx::query_as!(
+        User,
+        r#"INSERT INTO users (id, role, external_id) VALUES ($1, 'worker', $2)
+           ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
+           RETURNING id, role AS "role: Role", name, external_id"#,
+        Uuid::new_v4(),
+        external_id,
     )
-    .bind(Uuid::new_v4())
-    .bind(&external_id)
     .fetch_one(db)
     .await?)
 }
 
 /// Loads a user by id; a disabled account is no one (its sessions end with it).
 pub async fn get<'e>(db: impl sqlx::PgExecutor<'e>, id: Uuid) -> Result<Option<User>> {
-    Ok(sqlx::query_as::<_, User>("SELECT id, role, name, external_id FROM users WHERE id = $1 AND disabled_at IS NULL")
-        .bind(id)
-        .fetch_optional(db)
-        .await?)
+    Ok(sqlx::query_as!(
+        User,
+        r#"SELECT id, role AS "role: Role", name, external_id FROM users WHERE id = $1 AND disabled_at IS NULL"#,
+        id,
+    )
+    .fetch_optional(db)
+    .await?)
 }
 
 /// Loads an enabled user by login name.
 pub async fn by_name(pool: &PgPool, name: &str) -> Result<Option<User>> {
-    Ok(sqlx::query_as::<_, User>(
-        "SELECT id, role, name, external_id FROM users WHERE name = $1 AND disabled_at IS NULL",
+    Ok(sqlx::query_as!(
+        User,
+        r#"SELECT id, role AS "role: Role", name, external_id FROM users WHERE name = $1 AND disabled_at IS NULL"#,
+        name.trim(),
     )
-    .bind(name.trim())
     .fetch_optional(pool)
     .await?)
 }
@@ -162,11 +163,14 @@ pub struct Account {
 
 /// Every admin and expert account, admins first, then by name.
 pub async fn accounts(pool: &PgPool) -> Result<Vec<Account>> {
-    Ok(sqlx::query_as::<_, Account>(
-        "SELECT u.id, u.role, u.name, u.created_at, u.disabled_at,
-                (SELECT count(*) FROM api_tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL
-                   AND (t.expires_at IS NULL OR t.expires_at > now())) AS live_tokens
-         FROM users u WHERE u.role <> 'worker' ORDER BY u.role = 'expert', u.name",
+    // Staff accounts always have a name (a check on the table).
+    Ok(sqlx::query_as!(
+        Account,
+        r#"SELECT u.id, u.role AS "role: Role", u.name AS "name!", u.created_at AS "created_at: Time",
+                  u.disabled_at AS "disabled_at: Time",
+                  (SELECT count(*) FROM api_tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL
+                     AND (t.expires_at IS NULL OR t.expires_at > now())) AS "live_tokens!"
+           FROM users u WHERE u.role <> 'worker' ORDER BY u.role = 'expert', u.name"#,
     )
     .fetch_all(pool)
     .await?)
@@ -183,19 +187,21 @@ pub async fn set_disabled(pool: &PgPool, by: Uuid, id: Uuid, disabled: bool) -> 
     // Locks the enabled admins: two admins disabling each other at once
     // must not both succeed.
     let admins: Vec<Uuid> =
-        sqlx::query_scalar("SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL FOR UPDATE")
+        sqlx::query_scalar!("SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL FOR UPDATE")
             .fetch_all(&mut *tx)
             .await?;
     if disabled && admins.iter().all(|a| *a == id) {
         return Err(Error::conflict(Code::LastAdmin, "the last enabled admin cannot be disabled"));
     }
-    let account = sqlx::query_as::<_, Account>(
-        "UPDATE users u SET disabled_at = CASE WHEN $2 THEN coalesce(u.disabled_at, now()) END
-         WHERE u.id = $1 AND u.role <> 'worker'
-         RETURNING u.id, u.role, u.name, u.created_at, u.disabled_at, 0::bigint AS live_tokens",
+    let account = sqlx::query_as!(
+        Account,
+        r#"UPDATE users u SET disabled_at = CASE WHEN $2 THEN coalesce(u.disabled_at, now()) END
+           WHERE u.id = $1 AND u.role <> 'worker'
+           RETURNING u.id, u.role AS "role: Role", u.name AS "name!", u.created_at AS "created_at: Time",
+                     u.disabled_at AS "disabled_at: Time", 0::bigint AS "live_tokens!""#,
+        id,
+        disabled,
     )
-    .bind(id)
-    .bind(disabled)
     .fetch_optional(&mut *tx)
     .await?
     .ok_or(Error::NotFound("account"))?;
@@ -218,12 +224,13 @@ pub struct PasswordSet {
 /// not outlive it. `None` when there is no such staff account.
 async fn set_password_hash(pool: &PgPool, id: Uuid, hash: String) -> Result<Option<PasswordSet>> {
     let mut tx = pool.begin().await?;
-    let name: Option<Option<String>> =
-        sqlx::query_scalar("UPDATE users SET password_hash = $2 WHERE id = $1 AND role <> 'worker' RETURNING name")
-            .bind(id)
-            .bind(hash)
-            .fetch_optional(&mut *tx)
-            .await?;
+    let name: Option<Option<String>> = sqlx::query_scalar!(
+        "UPDATE users SET password_hash = $2 WHERE id = $1 AND role <> 'worker' RETURNING name",
+        id,
+        hash
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
     let Some(name) = name else { return Ok(None) };
     let tokens_revoked = super::tokens::revoke_all_of(&mut tx, id).await?;
     tx.commit().await?;
@@ -259,10 +266,10 @@ pub async fn change_own_password(
     // The new password's rules first: the current one is not checked for a
     // change that would be refused anyway.
     passwords::check_rules(new)?;
-    let stored: Option<Option<String>> = sqlx::query_scalar(
+    let stored: Option<Option<String>> = sqlx::query_scalar!(
         "SELECT password_hash FROM users WHERE id = $1 AND role <> 'worker' AND disabled_at IS NULL",
+        id,
     )
-    .bind(id)
     .fetch_optional(pool)
     .await?;
     if !passwords::verify(turn, current, stored.flatten()).await? {

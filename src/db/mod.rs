@@ -9,6 +9,12 @@ pub mod release_guard;
 pub mod statements;
 pub mod storage_location;
 
+/// The Rust type of a `timestamptz` column in a compile-time checked
+/// statement, named as an override (`created_at AS "created_at: Time"`):
+/// with both of sqlx's time features on (another crate enables `time`) the
+/// macros would pick `time::OffsetDateTime`, and the service uses chrono's.
+pub type Time = chrono::DateTime<chrono::Utc>;
+
 use embedded::EmbeddedCluster;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, PgPool};

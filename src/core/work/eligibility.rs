@@ -44,22 +44,23 @@ pub(in crate::core) async fn who_may_take(
     annotator_id: Uuid,
 ) -> Result<Eligibility> {
     let campaign_id = campaign.id;
-    let blocked: Option<String> =
-        sqlx::query_scalar("SELECT reason FROM annotator_blocks WHERE campaign_id = $1 AND annotator_id = $2")
-            .bind(campaign_id)
-            .bind(annotator_id)
-            .fetch_optional(&mut *conn)
-            .await?;
+    let blocked = sqlx::query_scalar!(
+        "SELECT reason FROM annotator_blocks WHERE campaign_id = $1 AND annotator_id = $2",
+        campaign_id,
+        annotator_id,
+    )
+    .fetch_optional(&mut *conn)
+    .await?;
     if blocked.is_some() {
         return Ok(Eligibility::Blocked);
     }
     if let Some(max) = rules.max_batches_per_annotator() {
-        let taken: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM assignments a JOIN batches b ON b.id = a.batch_id
-             WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state <> 'expired' AND b.review_of IS NULL",
+        let taken = sqlx::query_scalar!(
+            r#"SELECT count(*) AS "taken!" FROM assignments a JOIN batches b ON b.id = a.batch_id
+               WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state <> 'expired' AND b.review_of IS NULL"#,
+            campaign_id,
+            annotator_id,
         )
-        .bind(campaign_id)
-        .bind(annotator_id)
         .fetch_one(&mut *conn)
         .await?;
         if taken >= max {
@@ -68,15 +69,17 @@ pub(in crate::core) async fn who_may_take(
     }
     // Groups of batches the kind keeps from this annotator (e.g. attribute
     // super-categories assigned to other experts), decided once per group.
-    let (who, groups): (String, Vec<String>) = sqlx::query_as(
-        "SELECT coalesce(u.name, u.external_id, u.id::text),
-                coalesce((SELECT array_agg(DISTINCT grouping) FROM batches WHERE campaign_id = $1 AND grouping IS NOT NULL), '{}')
-         FROM users u WHERE u.id = $2",
+    let row = sqlx::query!(
+        r#"SELECT coalesce(u.name, u.external_id, u.id::text) AS "who!",
+                  coalesce((SELECT array_agg(DISTINCT grouping) FROM batches WHERE campaign_id = $1 AND grouping IS NOT NULL),
+                           '{}') AS "groups!: Vec<String>"
+           FROM users u WHERE u.id = $2"#,
+        campaign_id,
+        annotator_id,
     )
-    .bind(campaign_id)
-    .bind(annotator_id)
     .fetch_one(&mut *conn)
     .await?;
+    let (who, groups) = (row.who, row.groups);
     let barred = groups.into_iter().filter(|g| !rules.may_take(Some(g), &who)).collect();
     Ok(Eligibility::May { check_gold: !rules.gold_may_repeat(), barred })
 }
