@@ -1,6 +1,7 @@
 //! Invitation links: how crowd workers reach a campaign without an account.
 
 use crate::auth::users::{self, User};
+use crate::db::Time;
 use crate::error::Code;
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -59,14 +60,14 @@ pub async fn create(pool: &PgPool, campaign_id: Uuid, created_by: Uuid, link: &N
         ));
     }
     let token = crate::random::random_code(24);
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO invitations (token, campaign_id, created_by, places, id_param) VALUES ($1, $2, $3, $4, $5)",
+        token,
+        campaign_id,
+        created_by,
+        places,
+        id_param,
     )
-    .bind(&token)
-    .bind(campaign_id)
-    .bind(created_by)
-    .bind(places)
-    .bind(id_param)
     .execute(pool)
     .await?;
     Ok(token)
@@ -137,37 +138,44 @@ pub async fn admit(pool: &PgPool, token: &str, visit: Visit<'_>) -> Result<User>
         ));
     }
     let mut tx = pool.begin().await?;
-    let (places, campaign_id, joins_per_address): (Option<i32>, Uuid, i32) = sqlx::query_as(
+    let link = sqlx::query!(
         "SELECT i.places, i.campaign_id, c.joins_per_address FROM invitations i JOIN campaigns c ON c.id = i.campaign_id
          WHERE i.token = $1 AND i.revoked_at IS NULL",
+        token,
     )
-    .bind(token)
     .fetch_optional(&mut *tx)
     .await?
     .ok_or(Error::NotFound("invitation"))?;
+    let (places, campaign_id, joins_per_address) = (link.places, link.campaign_id, link.joins_per_address);
     if places.is_some() {
         // The link's row locked, so that two workers never take its last
         // place; the joins are counted by the next statement, whose snapshot
         // (taken after the lock) sees every join committed before it.
-        sqlx::query("SELECT 1 FROM invitations WHERE token = $1 FOR UPDATE").bind(token).execute(&mut *tx).await?;
+        sqlx::query!("SELECT 1 AS locked FROM invitations WHERE token = $1 FOR UPDATE", token)
+            .fetch_optional(&mut *tx)
+            .await?;
     }
-    /// (joined this link before, joined the campaign before, ended in the campaign, secrets of earlier joins, joins)
-    type Known = (bool, bool, bool, Vec<Value>, i64);
-    let (returning, in_campaign, ended, earlier, joined): Known = sqlx::query_as(
-        "WITH me AS (SELECT id FROM users WHERE external_id = $2),
-              mine AS (SELECT j.token, j.platform_ids FROM invitation_joins j JOIN invitations i ON i.token = j.token
-                       WHERE i.campaign_id = $3 AND j.worker_id = (SELECT id FROM me))
-         SELECT EXISTS (SELECT 1 FROM mine WHERE token = $1),
-                EXISTS (SELECT 1 FROM mine),
-                EXISTS (SELECT 1 FROM campaign_ended_workers WHERE campaign_id = $3 AND worker_id = (SELECT id FROM me)),
-                coalesce((SELECT array_agg(platform_ids) FROM mine WHERE platform_ids IS NOT NULL), '{}'),
-                (SELECT count(*) FROM invitation_joins j WHERE j.token = $1)",
+    // Whether they joined this link before, the campaign before, were ended
+    // in the campaign; the secrets of their earlier joins; the link's joins.
+    let known = sqlx::query!(
+        r#"WITH me AS (SELECT id FROM users WHERE external_id = $2),
+                mine AS (SELECT j.token, j.platform_ids FROM invitation_joins j JOIN invitations i ON i.token = j.token
+                         WHERE i.campaign_id = $3 AND j.worker_id = (SELECT id FROM me))
+           SELECT EXISTS (SELECT 1 FROM mine WHERE token = $1) AS "returning!",
+                  EXISTS (SELECT 1 FROM mine) AS "in_campaign!",
+                  EXISTS (SELECT 1 FROM campaign_ended_workers WHERE campaign_id = $3 AND worker_id = (SELECT id FROM me))
+                    AS "ended!",
+                  coalesce((SELECT array_agg(platform_ids) FROM mine WHERE platform_ids IS NOT NULL), '{}')
+                    AS "earlier!: Vec<Value>",
+                  (SELECT count(*) FROM invitation_joins j WHERE j.token = $1) AS "joined!""#,
+        token,
+        external_id,
+        campaign_id,
     )
-    .bind(token)
-    .bind(external_id)
-    .bind(campaign_id)
     .fetch_one(&mut *tx)
     .await?;
+    let (returning, in_campaign, ended, earlier, joined) =
+        (known.returning, known.in_campaign, known.ended, known.earlier, known.joined);
     if ended {
         return Err(Error::conflict(
             Code::InvitationEnded,
@@ -179,14 +187,14 @@ pub async fn admit(pool: &PgPool, token: &str, visit: Visit<'_>) -> Result<User>
     check_session(&bound, &visit)?;
     if !in_campaign && joins_per_address > 0 {
         if let Some(hash) = visit.address_hash {
-            let recent: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM invitation_joins j JOIN invitations i ON i.token = j.token
-                 WHERE i.campaign_id = $1 AND j.address_hash = $2
-                   AND j.joined_at > now() - make_interval(mins => $3)",
+            let recent = sqlx::query_scalar!(
+                r#"SELECT count(*) AS "recent!" FROM invitation_joins j JOIN invitations i ON i.token = j.token
+                   WHERE i.campaign_id = $1 AND j.address_hash = $2
+                     AND j.joined_at > now() - make_interval(mins => $3)"#,
+                campaign_id,
+                hash,
+                JOIN_WINDOW_MINUTES,
             )
-            .bind(campaign_id)
-            .bind(hash)
-            .bind(JOIN_WINDOW_MINUTES)
             .fetch_one(&mut *tx)
             .await?;
             if recent >= i64::from(joins_per_address) {
@@ -214,16 +222,16 @@ pub async fn admit(pool: &PgPool, token: &str, visit: Visit<'_>) -> Result<User>
     let worker = users::worker(&mut *tx, external_id).await?;
     // The platform's ids of this visit, added to those kept (the first
     // visit's stay: a later one never unbinds the session it carried).
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO invitation_joins (token, worker_id, platform_ids, address_hash) VALUES ($1, $2, $3, $4)
          ON CONFLICT (token, worker_id) DO UPDATE
          SET platform_ids = coalesce(EXCLUDED.platform_ids || invitation_joins.platform_ids, EXCLUDED.platform_ids,
                                      invitation_joins.platform_ids)",
+        token,
+        worker.id,
+        visit.platform_ids,
+        visit.address_hash,
     )
-    .bind(token)
-    .bind(worker.id)
-    .bind(visit.platform_ids)
-    .bind(visit.address_hash)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -232,8 +240,7 @@ pub async fn admit(pool: &PgPool, token: &str, visit: Visit<'_>) -> Result<User>
 
 /// The campaign a valid invitation leads to.
 pub async fn resolve(pool: &PgPool, token: &str) -> Result<Uuid> {
-    sqlx::query_scalar("SELECT campaign_id FROM invitations WHERE token = $1 AND revoked_at IS NULL")
-        .bind(token)
+    sqlx::query_scalar!("SELECT campaign_id FROM invitations WHERE token = $1 AND revoked_at IS NULL", token)
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("invitation"))
@@ -241,10 +248,10 @@ pub async fn resolve(pool: &PgPool, token: &str) -> Result<Uuid> {
 
 /// Whether the worker was invited to the campaign (joined through one of its links).
 pub async fn tokens_of(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "SELECT token FROM invitations WHERE campaign_id = $1 AND revoked_at IS NULL ORDER BY created_at",
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?)
 }
@@ -270,12 +277,14 @@ pub struct InvitationInfo {
 
 /// Every invitation link of a campaign, revoked ones included.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<InvitationInfo>> {
-    Ok(sqlx::query_as::<_, InvitationInfo>(
-        "SELECT i.token, i.created_at, i.revoked_at, i.places, i.id_param, i.sessions_ended_at,
-                (SELECT count(*) FROM invitation_joins j WHERE j.token = i.token) AS joined
-         FROM invitations i WHERE i.campaign_id = $1 ORDER BY i.created_at",
+    Ok(sqlx::query_as!(
+        InvitationInfo,
+        r#"SELECT i.token, i.created_at AS "created_at: Time", i.revoked_at AS "revoked_at: Time", i.places,
+                  i.id_param, i.sessions_ended_at AS "sessions_ended_at: Time",
+                  (SELECT count(*) FROM invitation_joins j WHERE j.token = i.token) AS "joined!"
+           FROM invitations i WHERE i.campaign_id = $1 ORDER BY i.created_at"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?)
 }
@@ -296,14 +305,16 @@ pub struct Link {
 
 /// The link, revoked or not.
 pub async fn lookup(pool: &PgPool, token: &str) -> Result<Link> {
-    sqlx::query_as(
-        "SELECT campaign_id, revoked_at IS NOT NULL AS revoked, id_param, sessions_ended_at IS NOT NULL AS sessions_ended
-         FROM invitations WHERE token = $1",
+    sqlx::query_as!(
+        Link,
+        r#"SELECT campaign_id, revoked_at IS NOT NULL AS "revoked!", id_param,
+                  sessions_ended_at IS NOT NULL AS "sessions_ended!"
+           FROM invitations WHERE token = $1"#,
+        token,
     )
-        .bind(token)
-        .fetch_optional(pool)
-        .await?
-        .ok_or(Error::NotFound("invitation"))
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::NotFound("invitation"))
 }
 
 /// The worker who joined through this link before, by their platform id
@@ -312,17 +323,18 @@ pub async fn lookup(pool: &PgPool, token: &str) -> Result<Link> {
 /// platform session this visit does not (see [`admit`]).
 pub async fn returning_worker(pool: &PgPool, token: &str, visit: Visit<'_>) -> Result<Option<User>> {
     let external_id = users::normalize_worker_id(visit.external_id)?;
-    let found: Option<(Uuid, Option<Value>, bool)> = sqlx::query_as(
-        "SELECT u.id, j.platform_ids,
-                EXISTS (SELECT 1 FROM campaign_ended_workers e WHERE e.campaign_id = i.campaign_id AND e.worker_id = u.id)
-         FROM invitation_joins j JOIN users u ON u.id = j.worker_id JOIN invitations i ON i.token = j.token
-         WHERE j.token = $1 AND u.external_id = $2",
+    let found = sqlx::query!(
+        r#"SELECT u.id, j.platform_ids,
+                  EXISTS (SELECT 1 FROM campaign_ended_workers e WHERE e.campaign_id = i.campaign_id AND e.worker_id = u.id)
+                    AS "ended!"
+           FROM invitation_joins j JOIN users u ON u.id = j.worker_id JOIN invitations i ON i.token = j.token
+           WHERE j.token = $1 AND u.external_id = $2"#,
+        token,
+        external_id,
     )
-    .bind(token)
-    .bind(&external_id)
     .fetch_optional(pool)
     .await?;
-    let Some((id, platform_ids, ended)) = found else { return Ok(None) };
+    let Some((id, platform_ids, ended)) = found.map(|f| (f.id, f.platform_ids, f.ended)) else { return Ok(None) };
     if ended {
         return Ok(None);
     }
@@ -349,16 +361,17 @@ fn check_session(bound: &[String], visit: &Visit<'_>) -> Result<()> {
 /// every link they joined it through is revoked (a leaked link's bots stop
 /// at once; a questionnaire they hold they may still finish).
 pub async fn may_start_new(pool: &PgPool, campaign_id: Uuid, worker_id: Uuid) -> Result<bool> {
-    let (joins, open, ended): (i64, i64, bool) = sqlx::query_as(
-        "SELECT count(*), count(*) FILTER (WHERE i.revoked_at IS NULL),
-                EXISTS (SELECT 1 FROM campaign_ended_workers WHERE campaign_id = $1 AND worker_id = $2)
-         FROM invitation_joins j JOIN invitations i ON i.token = j.token
-         WHERE i.campaign_id = $1 AND j.worker_id = $2",
+    let row = sqlx::query!(
+        r#"SELECT count(*) AS "joins!", count(*) FILTER (WHERE i.revoked_at IS NULL) AS "open!",
+                  EXISTS (SELECT 1 FROM campaign_ended_workers WHERE campaign_id = $1 AND worker_id = $2) AS "ended!"
+           FROM invitation_joins j JOIN invitations i ON i.token = j.token
+           WHERE i.campaign_id = $1 AND j.worker_id = $2"#,
+        campaign_id,
+        worker_id,
     )
-    .bind(campaign_id)
-    .bind(worker_id)
     .fetch_one(pool)
     .await?;
+    let (joins, open, ended) = (row.joins, row.open, row.ended);
     // Workers from before joins were recorded have none: as before.
     Ok(!ended && (joins == 0 || open > 0))
 }
@@ -372,14 +385,14 @@ pub async fn revoke(pool: &PgPool, campaign_id: Uuid, token: &str) -> Result<()>
 /// Marks the link revoked (and, with `end_sessions`, its sessions ended);
 /// the first time of each is kept.
 async fn close(pool: &PgPool, campaign_id: Uuid, token: &str, end_sessions: bool) -> Result<()> {
-    let done = sqlx::query(
+    let done = sqlx::query!(
         "UPDATE invitations SET revoked_at = coalesce(revoked_at, now()),
                 sessions_ended_at = CASE WHEN $3 THEN coalesce(sessions_ended_at, now()) ELSE sessions_ended_at END
          WHERE campaign_id = $1 AND token = $2",
+        campaign_id,
+        token,
+        end_sessions,
     )
-    .bind(campaign_id)
-    .bind(token)
-    .bind(end_sessions)
     .execute(pool)
     .await?;
     if done.rows_affected() == 0 {
@@ -396,14 +409,14 @@ pub async fn revoke_and_end(pool: &PgPool, campaign_id: Uuid, token: &str) -> Re
     close(pool, campaign_id, token, true).await?;
     // Ended in the campaign, whichever link they come back through, until
     // an admin lets one back in ([`readmit`]).
-    Ok(sqlx::query_scalar(
+    Ok(sqlx::query_scalar!(
         "INSERT INTO campaign_ended_workers (campaign_id, worker_id)
          SELECT $1, worker_id FROM invitation_joins WHERE token = $2
          ON CONFLICT (campaign_id, worker_id) DO UPDATE SET ended_at = campaign_ended_workers.ended_at
          RETURNING worker_id",
+        campaign_id,
+        token,
     )
-    .bind(campaign_id)
-    .bind(token)
     .fetch_all(pool)
     .await?)
 }
@@ -419,11 +432,14 @@ pub struct EndedWorker {
 
 /// The workers kept out of a campaign (their sessions ended), newest first.
 pub async fn ended_workers(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<EndedWorker>> {
-    Ok(sqlx::query_as(
-        "SELECT u.external_id AS worker_id, e.ended_at FROM campaign_ended_workers e JOIN users u ON u.id = e.worker_id
-         WHERE e.campaign_id = $1 ORDER BY e.ended_at DESC, u.external_id",
+    // Only workers are ended, and workers have an external id (a check).
+    Ok(sqlx::query_as!(
+        EndedWorker,
+        r#"SELECT u.external_id AS "worker_id!", e.ended_at AS "ended_at: Time"
+           FROM campaign_ended_workers e JOIN users u ON u.id = e.worker_id
+           WHERE e.campaign_id = $1 ORDER BY e.ended_at DESC, u.external_id"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?)
 }
@@ -433,12 +449,12 @@ pub async fn ended_workers(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Ended
 pub async fn readmit(pool: &PgPool, campaign_id: Uuid, worker_id: &str) -> Result<()> {
     // An id no worker can have names no ended worker either.
     let external_id = users::normalize_worker_id(worker_id).map_err(|_| Error::NotFound("ended worker"))?;
-    let done = sqlx::query(
+    let done = sqlx::query!(
         "DELETE FROM campaign_ended_workers e USING users u
          WHERE e.campaign_id = $1 AND u.id = e.worker_id AND u.external_id = $2",
+        campaign_id,
+        external_id,
     )
-    .bind(campaign_id)
-    .bind(&external_id)
     .execute(pool)
     .await?;
     if done.rows_affected() == 0 {
@@ -450,13 +466,13 @@ pub async fn readmit(pool: &PgPool, campaign_id: Uuid, worker_id: &str) -> Resul
 /// The crowd platform's ids kept with the worker's join to a campaign (the
 /// last visit's, through any of its links), if any.
 pub async fn platform_ids_of(pool: &PgPool, campaign_id: uuid::Uuid, worker_id: uuid::Uuid) -> Result<Option<Value>> {
-    Ok(sqlx::query_scalar::<_, Option<Value>>(
+    Ok(sqlx::query_scalar!(
         "SELECT j.platform_ids FROM invitation_joins j JOIN invitations i ON i.token = j.token
          WHERE i.campaign_id = $1 AND j.worker_id = $2 AND j.platform_ids IS NOT NULL
          ORDER BY i.created_at DESC LIMIT 1",
+        campaign_id,
+        worker_id,
     )
-    .bind(campaign_id)
-    .bind(worker_id)
     .fetch_optional(pool)
     .await?
     .flatten())
