@@ -55,6 +55,19 @@ pub trait TaskPages: Send + Sync + 'static {
         format!("<code>{}</code>", escape_html(&answer.to_string()))
     }
 
+    /// HTML shown on the landing page before the first task (instructions,
+    /// examples); `None` for the generic text only.
+    fn instructions(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// A picture the kind's demo items link to
+    /// (`/demo/images/{role}/{n}.svg`), as SVG; `None` leaves the role to the
+    /// shared pictures ([`crate::demo::svg`]).
+    fn demo_picture(&self, _role: &str, _n: usize) -> Option<String> {
+        None
+    }
+
     /// The path segment of the kind's admin page
     /// (`/admin/campaigns/{id}/<segment>`), if it has one.
     fn admin_page(&self) -> Option<&'static str> {
@@ -115,6 +128,11 @@ impl KindPages {
             .find(|(name, _)| *name == kind)
             .map(|(_, pages)| *pages)
             .ok_or_else(|| Error::unexpected(format!("no pages for the kind `{kind}`")))
+    }
+
+    /// Every kind's pages, in registration order.
+    pub fn all(&self) -> impl Iterator<Item = &'static dyn TaskPages> + '_ {
+        self.by_name.iter().map(|(_, pages)| *pages)
     }
 
     /// The pages of a campaign's kind.

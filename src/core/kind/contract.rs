@@ -174,10 +174,6 @@ pub trait TaskKind: Send + Sync + 'static {
     /// the same as [`TaskKind::export_rows`] for kinds without such results.
     fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String]));
 
-    /// HTML shown on the landing page before the first task (instructions,
-    /// examples); `None` for the generic text only.
-    fn instructions(&self) -> Option<&'static str>;
-
     /// Parses an import file pasted or uploaded by an admin into items. The
     /// default reads the generic `{"items": [{"external_id", "payload", "gold"}]}`.
     fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid>;
@@ -255,10 +251,6 @@ pub trait TaskKind: Send + Sync + 'static {
     /// A small campaign of this kind that `atelier demo` seeds (created,
     /// batched and opened by the core), or `None`.
     fn demo(&self) -> Option<DemoCampaign>;
-
-    /// A picture the kind's demo items link to (`/demo/images/{role}/{n}.svg`),
-    /// as SVG, or `None`.
-    fn demo_picture(&self, role: &str, n: usize) -> Option<String>;
 }
 
 /// A demo campaign a kind offers: created, batched, opened and (for crowd

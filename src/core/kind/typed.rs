@@ -65,22 +65,9 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
         &[]
     }
 
-    /// HTML shown on the landing page before the first task (instructions,
-    /// examples); `None` for the generic text only.
-    fn instructions(&self) -> Option<&'static str> {
-        None
-    }
-
     /// A small campaign of this kind that `atelier demo` seeds (created,
     /// batched and opened by the core), or `None`.
     fn demo(&self) -> Option<DemoCampaign> {
-        None
-    }
-
-    /// A picture the kind's demo items link to
-    /// (`/demo/images/{role}/{n}.svg`), as SVG; `None` leaves the role to the
-    /// shared pictures ([`crate::demo::svg`]).
-    fn demo_picture(&self, _role: &str, _n: usize) -> Option<String> {
         None
     }
 
@@ -365,9 +352,6 @@ impl<K: TypedKind> TaskKind for K {
     fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
         TypedKind::export_partial_rows(self, aggregate, each)
     }
-    fn instructions(&self) -> Option<&'static str> {
-        TypedKind::instructions(self)
-    }
     fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid> {
         TypedKind::parse_import(self, text)
     }
@@ -423,9 +407,6 @@ impl<K: TypedKind> TaskKind for K {
     }
     fn demo(&self) -> Option<DemoCampaign> {
         TypedKind::demo(self)
-    }
-    fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
-        TypedKind::demo_picture(self, role, n)
     }
 }
 

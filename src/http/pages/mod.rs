@@ -51,7 +51,7 @@ pub async fn demo_image(
 ) -> Response {
     let n = file.strip_suffix(".svg").and_then(|n| n.parse::<usize>().ok());
     let drawn =
-        n.and_then(|n| s.kinds.all().find_map(|k| k.demo_picture(&role, n)).or_else(|| crate::demo::svg(&role, n)));
+        n.and_then(|n| s.pages.all().find_map(|p| p.demo_picture(&role, n)).or_else(|| crate::demo::svg(&role, n)));
     match drawn {
         Some(svg) => ([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "public, max-age=86400")], svg)
             .into_response(),

@@ -97,7 +97,7 @@ pub async fn preview(s: &AppState, campaign_id: Uuid) -> PageResult {
     render(&PreviewPage {
         campaign_name: &campaign.name,
         kind_title: kind.title(),
-        instructions: kind.instructions(),
+        instructions: s.pages.of(&campaign)?.instructions(),
         sample,
     })
 }

@@ -74,7 +74,7 @@ async fn preview(
         campaign_id: campaign.id,
         campaign_name: campaign.name,
         kind_title: kind.title(),
-        instructions: kind.instructions(),
+        instructions: pages.instructions(),
         position,
         total,
         body,

@@ -408,6 +408,7 @@ async fn landing_page(
 ) -> PageResult {
     let campaign_id = campaign.id;
     let kind = s.kinds.of(&campaign)?;
+    let instructions = s.pages.of(&campaign)?.instructions();
     let current = match assignments::active_of(&s.pool, campaign_id, user.id).await? {
         Some(a) => {
             let p = progress::of_assignment(&s.pool, a.id, a.batch_id).await?;
@@ -451,7 +452,7 @@ async fn landing_page(
         current,
         finished,
         background,
-        instructions: kind.instructions(),
+        instructions,
         mine,
         refused,
     };

@@ -139,10 +139,6 @@ impl TypedKind for Vton {
         Some(demo::campaign())
     }
 
-    fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
-        demo::picture(role, n)
-    }
-
     fn thumbnails(&self, _config: &VtonConfig, payload: &Value) -> Vec<crate::core::item::thumbnails::Thumbnail> {
         // The try-on first, as the task shows it.
         IMAGE_FIELDS
@@ -152,10 +148,6 @@ impl TypedKind for Vton {
                 Some(crate::core::item::thumbnails::Thumbnail { url, label: (*field).to_owned() })
             })
             .collect()
-    }
-
-    fn instructions(&self) -> Option<&'static str> {
-        Some(include_str!("templates/instructions.html"))
     }
 
     fn shuffle_items(&self, _config: &VtonConfig) -> bool {

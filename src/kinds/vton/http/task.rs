@@ -19,6 +19,14 @@ struct VtonTask<'a> {
 }
 
 impl TaskPages for Vton {
+    fn instructions(&self) -> Option<&'static str> {
+        Some(include_str!("../templates/instructions.html"))
+    }
+
+    fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
+        super::super::demo::picture(role, n)
+    }
+
     fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
         let field = |f: &str| view.item.payload.get(f).and_then(Value::as_str).unwrap_or_default().to_owned();
         VtonTask {
