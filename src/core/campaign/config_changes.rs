@@ -4,6 +4,7 @@
 
 use crate::core::campaign::campaigns::{self, Campaign};
 use crate::core::Registry;
+use crate::db::Time;
 use crate::error::Code;
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -88,7 +89,9 @@ pub async fn change(
 
 /// Answers a campaign holds.
 pub async fn answers(pool: &PgPool, id: Uuid) -> Result<i64> {
-    Ok(sqlx::query_scalar("SELECT count(*) FROM responses WHERE campaign_id = $1").bind(id).fetch_one(pool).await?)
+    Ok(sqlx::query_scalar!(r#"SELECT count(*) AS "count!" FROM responses WHERE campaign_id = $1"#, id)
+        .fetch_one(pool)
+        .await?)
 }
 
 /// Records a change of configuration (nothing when nothing changed).
@@ -102,15 +105,15 @@ pub async fn record(
     if before.config == after.config {
         return Ok(());
     }
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO campaign_changes (id, campaign_id, changed_by, before, after, responses) VALUES ($1, $2, $3, $4, $5, $6)",
+        Uuid::new_v4(),
+        before.id,
+        by,
+        before.config,
+        after.config,
+        responses,
     )
-    .bind(Uuid::new_v4())
-    .bind(before.id)
-    .bind(by)
-    .bind(&before.config)
-    .bind(&after.config)
-    .bind(responses)
     .execute(pool)
     .await?;
     Ok(())
@@ -119,11 +122,12 @@ pub async fn record(
 /// A campaign's recorded changes, oldest first.
 pub async fn history(pool: &PgPool, id: Uuid) -> Result<Vec<ConfigChange>> {
     campaigns::get(pool, id).await?;
-    Ok(sqlx::query_as(
-        "SELECT changed_at, changed_by, before, after, responses FROM campaign_changes
-         WHERE campaign_id = $1 ORDER BY changed_at, id",
+    Ok(sqlx::query_as!(
+        ConfigChange,
+        r#"SELECT changed_at AS "changed_at: Time", changed_by, before, after, responses FROM campaign_changes
+           WHERE campaign_id = $1 ORDER BY changed_at, id"#,
+        id,
     )
-    .bind(id)
     .fetch_all(pool)
     .await?)
 }

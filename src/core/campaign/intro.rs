@@ -100,10 +100,11 @@ impl Intro {
 
 /// The campaign's introduction (empty when none was written).
 pub async fn get(pool: &PgPool, campaign_id: Uuid) -> Result<Intro> {
-    Ok(sqlx::query_as::<_, Intro>(
+    Ok(sqlx::query_as!(
+        Intro,
         "SELECT text, estimated_minutes, pay, consent FROM campaign_intros WHERE campaign_id = $1",
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_optional(pool)
     .await?
     .unwrap_or_default())
@@ -113,17 +114,17 @@ pub async fn get(pool: &PgPool, campaign_id: Uuid) -> Result<Intro> {
 pub async fn set(pool: &PgPool, campaign_id: Uuid, intro: Intro) -> Result<Intro> {
     let intro = intro.checked()?;
     crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO campaign_intros (campaign_id, text, estimated_minutes, pay, consent) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (campaign_id) DO UPDATE
          SET text = EXCLUDED.text, estimated_minutes = EXCLUDED.estimated_minutes, pay = EXCLUDED.pay,
              consent = EXCLUDED.consent",
+        campaign_id,
+        intro.text,
+        intro.estimated_minutes,
+        intro.pay,
+        intro.consent,
     )
-    .bind(campaign_id)
-    .bind(&intro.text)
-    .bind(intro.estimated_minutes)
-    .bind(&intro.pay)
-    .bind(&intro.consent)
     .execute(pool)
     .await?;
     Ok(intro)
@@ -134,26 +135,29 @@ pub async fn set(pool: &PgPool, campaign_id: Uuid, intro: Intro) -> Result<Intro
 /// who already agreed, or who started before the text was set, go on.
 pub async fn ensure_consent(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid, agreed: bool) -> Result<()> {
     let Some(consent) = get(pool, campaign_id).await?.consent else { return Ok(()) };
-    let (given, started): (bool, bool) = sqlx::query_as(
-        "SELECT EXISTS (SELECT 1 FROM consents WHERE campaign_id = $1 AND annotator_id = $2),
-                EXISTS (SELECT 1 FROM assignments WHERE campaign_id = $1 AND annotator_id = $2)",
+    let row = sqlx::query!(
+        r#"SELECT EXISTS (SELECT 1 FROM consents WHERE campaign_id = $1 AND annotator_id = $2) AS "given!",
+                  EXISTS (SELECT 1 FROM assignments WHERE campaign_id = $1 AND annotator_id = $2) AS "started!""#,
+        campaign_id,
+        annotator_id,
     )
-    .bind(campaign_id)
-    .bind(annotator_id)
     .fetch_one(pool)
     .await?;
+    let (given, started) = (row.given, row.started);
     if given || started {
         return Ok(());
     }
     if !agreed {
         return Err(Error::invalid(Code::ConsentRequired, "please read the consent text and tick the box to start"));
     }
-    sqlx::query("INSERT INTO consents (campaign_id, annotator_id, consent) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
-        .bind(campaign_id)
-        .bind(annotator_id)
-        .bind(consent)
-        .execute(pool)
-        .await?;
+    sqlx::query!(
+        "INSERT INTO consents (campaign_id, annotator_id, consent) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        campaign_id,
+        annotator_id,
+        consent,
+    )
+    .execute(pool)
+    .await?;
     Ok(())
 }
 

@@ -50,13 +50,13 @@ pub fn validate(questions: &[BackgroundQuestion], submitted: &[(String, String)]
 
 /// Stores a participant's answers (first answers win; a retry changes nothing).
 pub async fn save(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid, answers: &Value) -> Result<()> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO participant_profiles (campaign_id, annotator_id, answers) VALUES ($1, $2, $3)
          ON CONFLICT (campaign_id, annotator_id) DO NOTHING",
+        campaign_id,
+        annotator_id,
+        answers,
     )
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .bind(answers)
     .execute(pool)
     .await?;
     Ok(())
@@ -64,12 +64,14 @@ pub async fn save(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid, answers:
 
 /// Whether the participant already answered the background questions.
 pub async fn exists(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<bool> {
-    Ok(sqlx::query_scalar::<_, i32>("SELECT 1 FROM participant_profiles WHERE campaign_id = $1 AND annotator_id = $2")
-        .bind(campaign_id)
-        .bind(annotator_id)
-        .fetch_optional(pool)
-        .await?
-        .is_some())
+    Ok(sqlx::query_scalar!(
+        "SELECT 1 AS answered FROM participant_profiles WHERE campaign_id = $1 AND annotator_id = $2",
+        campaign_id,
+        annotator_id,
+    )
+    .fetch_optional(pool)
+    .await?
+    .is_some())
 }
 
 #[cfg(test)]

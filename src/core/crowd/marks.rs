@@ -24,7 +24,7 @@ pub const REJECTED_ON_PLATFORM: &str = "platform:rejected_on_platform";
 /// workers who count, the marks are lifted (curation marks them again on
 /// its next run). Manual exclusions are left alone.
 pub async fn mark(conn: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<u64> {
-    let lifted = sqlx::query(
+    let lifted = sqlx::query!(
         "UPDATE responses r SET excluded_reason = NULL, excluded_at = NULL
          FROM users u, campaigns c
          WHERE r.campaign_id = $1 AND c.id = r.campaign_id AND u.id = r.annotator_id
@@ -33,12 +33,12 @@ pub async fn mark(conn: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<u6
                 OR NOT EXISTS (SELECT 1 FROM platform_submissions p WHERE p.campaign_id = $1)
                 OR EXISTS (SELECT 1 FROM platform_submissions p
                            WHERE p.campaign_id = $1 AND p.participant_id = u.external_id AND NOT p.rejected))",
+        campaign_id,
     )
-    .bind(campaign_id)
     .execute(&mut *conn)
     .await?
     .rows_affected();
-    let marked = sqlx::query(
+    let marked = sqlx::query!(
         "UPDATE responses r SET excluded_at = now(),
                 excluded_reason = CASE WHEN EXISTS (SELECT 1 FROM platform_submissions p
                                                     WHERE p.campaign_id = $1 AND p.participant_id = u.external_id)
@@ -50,10 +50,10 @@ pub async fn mark(conn: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<u6
            AND NOT EXISTS (SELECT 1 FROM platform_submissions p
                            WHERE p.campaign_id = $1 AND p.participant_id = u.external_id AND NOT p.rejected)
            AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')",
+        campaign_id,
+        NOT_ON_PLATFORM,
+        REJECTED_ON_PLATFORM,
     )
-    .bind(campaign_id)
-    .bind(NOT_ON_PLATFORM)
-    .bind(REJECTED_ON_PLATFORM)
     .execute(&mut *conn)
     .await?
     .rows_affected();
@@ -64,7 +64,7 @@ pub async fn mark(conn: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<u6
 /// responses are marked when its worker does not count (a worker who
 /// submits after the list was uploaded is on no list).
 pub async fn mark_assignment(conn: &mut sqlx::PgConnection, assignment_id: Uuid) -> Result<u64> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "UPDATE responses r SET excluded_at = now(),
                 excluded_reason = CASE WHEN EXISTS (SELECT 1 FROM platform_submissions p
                                                     WHERE p.campaign_id = r.campaign_id AND p.participant_id = u.external_id)
@@ -75,10 +75,10 @@ pub async fn mark_assignment(conn: &mut sqlx::PgConnection, assignment_id: Uuid)
            AND NOT EXISTS (SELECT 1 FROM platform_submissions p
                            WHERE p.campaign_id = r.campaign_id AND p.participant_id = u.external_id AND NOT p.rejected)
            AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')",
+        assignment_id,
+        NOT_ON_PLATFORM,
+        REJECTED_ON_PLATFORM,
     )
-    .bind(assignment_id)
-    .bind(NOT_ON_PLATFORM)
-    .bind(REJECTED_ON_PLATFORM)
     .execute(conn)
     .await?
     .rows_affected())

@@ -118,35 +118,37 @@ pub async fn decide(pool: &PgPool, campaign_id: Uuid, worker_id: &str, by: Uuid,
         })?),
         _ => None,
     };
-    let annotator: Uuid = sqlx::query_scalar(
+    let annotator: Uuid = sqlx::query_scalar!(
         "SELECT DISTINCT a.annotator_id FROM assignments a JOIN users u ON u.id = a.annotator_id
          WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.external_id = $2",
+        campaign_id,
+        worker_id,
     )
-    .bind(campaign_id)
-    .bind(worker_id)
     .fetch_optional(pool)
     .await?
     .ok_or(Error::NotFound("worker who submitted in this campaign"))?;
     if d.approve.is_none() && bonus.is_none() {
-        sqlx::query("DELETE FROM payout_decisions WHERE campaign_id = $1 AND annotator_id = $2")
-            .bind(campaign_id)
-            .bind(annotator)
-            .execute(pool)
-            .await?;
+        sqlx::query!(
+            "DELETE FROM payout_decisions WHERE campaign_id = $1 AND annotator_id = $2",
+            campaign_id,
+            annotator
+        )
+        .execute(pool)
+        .await?;
         return Ok(());
     }
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO payout_decisions (campaign_id, annotator_id, decision, reason, bonus, decided_by)
          VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (campaign_id, annotator_id) DO UPDATE
          SET decision = $3, reason = $4, bonus = $5, decided_by = $6, decided_at = now()",
+        campaign_id,
+        annotator,
+        d.approve.map(|a| if a { "approve" } else { "reject" }),
+        reason,
+        bonus,
+        by,
     )
-    .bind(campaign_id)
-    .bind(annotator)
-    .bind(d.approve.map(|a| if a { "approve" } else { "reject" }))
-    .bind(reason)
-    .bind(bonus)
-    .bind(by)
     .execute(pool)
     .await?;
     Ok(())
@@ -285,15 +287,15 @@ pub async fn mark_paid(pool: &PgPool, campaign_id: Uuid, by: Uuid, worker_ids: &
     if worker_ids.is_empty() {
         return Err(Error::invalid(Code::NoWorkers, "name the worker ids to mark as paid"));
     }
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "INSERT INTO payouts (campaign_id, annotator_id, paid_by)
-         SELECT DISTINCT a.campaign_id, a.annotator_id, $3 FROM assignments a JOIN users u ON u.id = a.annotator_id
+         SELECT DISTINCT a.campaign_id, a.annotator_id, $3::uuid FROM assignments a JOIN users u ON u.id = a.annotator_id
          WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.external_id = ANY($2)
          ON CONFLICT DO NOTHING",
+        campaign_id,
+        worker_ids,
+        by,
     )
-    .bind(campaign_id)
-    .bind(worker_ids)
-    .bind(by)
     .execute(pool)
     .await?
     .rows_affected())
@@ -301,15 +303,16 @@ pub async fn mark_paid(pool: &PgPool, campaign_id: Uuid, by: Uuid, worker_ids: &
 
 /// Background answers by worker id: (worker id, question -> answer).
 pub async fn background(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<(String, BTreeMap<String, String>)>> {
-    let rows: Vec<(String, Value)> = sqlx::query_as(
-        "SELECT coalesce(u.external_id, u.name, u.id::text), p.answers FROM participant_profiles p
-         JOIN users u ON u.id = p.annotator_id WHERE p.campaign_id = $1 ORDER BY 1",
+    let rows = sqlx::query!(
+        r#"SELECT coalesce(u.external_id, u.name, u.id::text) AS "worker!", p.answers FROM participant_profiles p
+           JOIN users u ON u.id = p.annotator_id WHERE p.campaign_id = $1 ORDER BY 1"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?;
     Ok(rows
         .into_iter()
+        .map(|row| (row.worker, row.answers))
         .map(|(worker, answers)| {
             let map = answers
                 .as_object()

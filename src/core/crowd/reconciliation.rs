@@ -166,24 +166,24 @@ pub async fn upload(pool: &PgPool, campaign_id: Uuid, list: &PlatformList) -> Re
         ));
     }
     let mut tx = pool.begin().await?;
-    sqlx::query("DELETE FROM platform_submissions WHERE campaign_id = $1").bind(campaign_id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM platform_submissions WHERE campaign_id = $1", campaign_id).execute(&mut *tx).await?;
     let column = |f: fn(&Submission) -> String| list.submissions.iter().map(f).collect::<Vec<String>>();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO platform_submissions (campaign_id, platform, participant_id, assignment_id, status, rejected)
          SELECT $1, $2, x.p, x.a, x.s, x.r FROM unnest($3::text[], $4::text[], $5::text[], $6::bool[]) AS x(p, a, s, r)",
+        campaign_id,
+        list.platform.as_str(),
+        &column(|s| s.participant_id.clone()),
+        &column(|s| s.assignment_id.clone()),
+        &column(|s| s.status.clone()),
+        &list.submissions.iter().map(|s| s.rejected).collect::<Vec<bool>>(),
     )
-    .bind(campaign_id)
-    .bind(list.platform.as_str())
-    .bind(column(|s| s.participant_id.clone()))
-    .bind(column(|s| s.assignment_id.clone()))
-    .bind(column(|s| s.status.clone()))
-    .bind(list.submissions.iter().map(|s| s.rejected).collect::<Vec<bool>>())
     .execute(&mut *tx)
     .await?;
-    sqlx::query(
+    sqlx::query!(
         "UPDATE campaigns SET ground_truth_from = 'reconciled' WHERE id = $1 AND ground_truth_from <> 'reconciled'",
+        campaign_id,
     )
-    .bind(campaign_id)
     .execute(&mut *tx)
     .await?;
     mark(&mut tx, campaign_id).await?;
@@ -242,14 +242,15 @@ pub async fn summary(pool: &PgPool, campaign_id: Uuid) -> Result<Summary> {
 /// Each listed worker's platform status (the first line's, and whether any
 /// line of theirs counts), by worker id: what the payouts table shows.
 pub async fn statuses(pool: &PgPool, campaign_id: Uuid) -> Result<std::collections::HashMap<String, (String, bool)>> {
-    let rows: Vec<(String, String, bool)> = sqlx::query_as(
-        "SELECT participant_id, string_agg(status, ', ' ORDER BY assignment_id), bool_or(NOT rejected)
-         FROM platform_submissions WHERE campaign_id = $1 GROUP BY participant_id",
+    let rows = sqlx::query!(
+        r#"SELECT participant_id, string_agg(status, ', ' ORDER BY assignment_id) AS "status!",
+                  bool_or(NOT rejected) AS "counts!"
+           FROM platform_submissions WHERE campaign_id = $1 GROUP BY participant_id"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?;
-    Ok(rows.into_iter().map(|(id, status, counts)| (id, (status, counts))).collect())
+    Ok(rows.into_iter().map(|r| (r.participant_id, (r.status, r.counts))).collect())
 }
 
 #[cfg(test)]
