@@ -259,24 +259,24 @@ async fn migrate(pool: &PgPool, from: &Storage, to_address: &str, out: &mut dyn 
             let new_key = crate::storage::release_key(campaign, number, &sha);
             let source = key.as_deref().map_or(Object::Release(""), Object::Release);
             copy_verified(from, &to, source, Object::Release(&new_key), &sha, Some(bytes)).await?;
-            sqlx::query(
+            sqlx::query!(
                 "UPDATE releases SET archive = NULL, archive_key = $2, archive_size = $3, archive_sha256 = $4 WHERE id = $1",
+                id,
+                &new_key,
+                size,
+                &sha,
             )
-            .bind(id)
-            .bind(&new_key)
-            .bind(size)
-            .bind(&sha)
             .execute(pool)
             .await?;
             moved += 1;
         } else if key.is_some() {
             // Into a folder store: the archive goes back into the database.
-            sqlx::query(
+            sqlx::query!(
                 "UPDATE releases SET archive = $2, archive_key = NULL, archive_size = NULL, archive_sha256 = NULL
                  WHERE id = $1",
+                id,
+                bytes.as_ref(),
             )
-            .bind(id)
-            .bind(bytes.as_ref())
             .execute(pool)
             .await?;
             moved += 1;

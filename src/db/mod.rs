@@ -243,7 +243,7 @@ pub async fn ping(pool: &PgPool) -> Result<(), sqlx::Error> {
 /// each other while answers keep coming in.
 pub async fn one_moment(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+    sqlx::query!("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
     Ok(tx)
 }
 

@@ -10,11 +10,11 @@ pub async fn recorded(pool: &PgPool) -> Result<Option<String>, sqlx::Error> {
 
 /// Records the store every instance uses from now on.
 pub async fn record(pool: &PgPool, address: &str) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO storage_location (address) VALUES ($1)
          ON CONFLICT (only_row) DO UPDATE SET address = EXCLUDED.address, switched_at = now()",
+        address,
     )
-    .bind(address)
     .execute(pool)
     .await?;
     Ok(())

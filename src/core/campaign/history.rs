@@ -71,42 +71,42 @@ pub async fn import_completed_in(
             json!({"items": batch.items.iter().map(|i| json!({"item": i, "presentation": null})).collect::<Vec<_>>()});
         for s in &batch.submissions {
             let assignment_id = Uuid::new_v4();
-            sqlx::query(
+            sqlx::query!(
                 "INSERT INTO assignments (id, batch_id, campaign_id, annotator_id, state, presentation, leased_until,
                                           created_at, completed_at, external_id)
                  VALUES ($1, $2, $3, $4, 'completed', $5, $6, $6, $6, $7)",
+                assignment_id,
+                batch_id,
+                campaign_id,
+                s.annotator_id,
+                &presentation,
+                s.submitted_at as _,
+                s.external_id.as_deref(),
             )
-            .bind(assignment_id)
-            .bind(batch_id)
-            .bind(campaign_id)
-            .bind(s.annotator_id)
-            .bind(&presentation)
-            .bind(s.submitted_at)
-            .bind(&s.external_id)
             .execute(&mut **tx)
             .await?;
             let (items, answers): (Vec<Uuid>, Vec<Value>) = s.answers.iter().cloned().unzip();
-            sqlx::query(
+            sqlx::query!(
                 "INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, created_at, updated_at)
                  SELECT gen_random_uuid(), $1, $2, item, $3, answer, $4, $4
                  FROM unnest($5::uuid[], $6::jsonb[]) AS t(item, answer)",
+                assignment_id,
+                campaign_id,
+                s.annotator_id,
+                s.submitted_at as _,
+                &items,
+                &answers,
             )
-            .bind(assignment_id)
-            .bind(campaign_id)
-            .bind(s.annotator_id)
-            .bind(s.submitted_at)
-            .bind(&items)
-            .bind(&answers)
             .execute(&mut **tx)
             .await?;
             if let Some(background) = &s.background {
-                sqlx::query(
+                sqlx::query!(
                     "INSERT INTO participant_profiles (campaign_id, annotator_id, answers) VALUES ($1, $2, $3)
                      ON CONFLICT (campaign_id, annotator_id) DO NOTHING",
+                    campaign_id,
+                    s.annotator_id,
+                    background,
                 )
-                .bind(campaign_id)
-                .bind(s.annotator_id)
-                .bind(background)
                 .execute(&mut **tx)
                 .await?;
             }

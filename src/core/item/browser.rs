@@ -404,12 +404,12 @@ pub async fn dismiss_flags(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, flag
     crate::core::item::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
     let open = counts_of_items(pool, &[item_id], flags).await?.remove(&item_id).unwrap_or_default().flagged;
     if open > 0 {
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO flag_dismissals (item_id, dismissed_by) VALUES ($1, $2)
              ON CONFLICT (item_id) DO UPDATE SET dismissed_by = EXCLUDED.dismissed_by, dismissed_at = now()",
+            item_id,
+            by,
         )
-        .bind(item_id)
-        .bind(by)
         .execute(pool)
         .await?;
     }

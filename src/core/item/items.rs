@@ -222,15 +222,15 @@ async fn merge_existing(
     incoming: &[&NewItem],
 ) -> Result<()> {
     let ids: Vec<&str> = incoming.iter().map(|i| i.external_id.trim()).collect();
-    let stored: std::collections::HashMap<String, (Uuid, Value)> = sqlx::query_as::<_, (String, Uuid, Value)>(
+    let stored: std::collections::HashMap<String, (Uuid, Value)> = sqlx::query!(
         "SELECT external_id, id, payload FROM items WHERE campaign_id = $1 AND external_id = ANY($2) FOR UPDATE",
+        campaign_id,
+        &ids as &[&str],
     )
-    .bind(campaign_id)
-    .bind(&ids)
     .fetch_all(&mut **tx)
     .await?
     .into_iter()
-    .map(|(e, id, p)| (e, (id, p)))
+    .map(|r| (r.external_id, (r.id, r.payload)))
     .collect();
     for item in incoming {
         let external = item.external_id.trim();
@@ -241,9 +241,7 @@ async fn merge_existing(
             .merge_item(payload, &item.payload)
             .ok_or_else(duplicate)?
             .map_err(|e| Error::invalid(Code::InvalidItem, format!("item `{external}`: {}", e.0)))?;
-        sqlx::query("UPDATE items SET payload = $2, updated_at = now() WHERE id = $1")
-            .bind(id)
-            .bind(&merged)
+        sqlx::query!("UPDATE items SET payload = $2, updated_at = now() WHERE id = $1", id, merged)
             .execute(&mut **tx)
             .await?;
     }
@@ -252,9 +250,8 @@ async fn merge_existing(
 
 /// The payloads of some items, by id (what an annotator's view is built from).
 pub async fn payloads(pool: &PgPool, ids: &[Uuid]) -> Result<std::collections::BTreeMap<Uuid, Value>> {
-    let rows: Vec<(Uuid, Value)> =
-        sqlx::query_as("SELECT id, payload FROM items WHERE id = ANY($1)").bind(ids).fetch_all(pool).await?;
-    Ok(rows.into_iter().collect())
+    let rows = sqlx::query!("SELECT id, payload FROM items WHERE id = ANY($1)", ids).fetch_all(pool).await?;
+    Ok(rows.into_iter().map(|r| (r.id, r.payload)).collect())
 }
 
 /// The payloads of some items of a campaign, by the importer's id (for an
@@ -264,23 +261,25 @@ pub async fn payloads_by_external_id(
     campaign_id: Uuid,
     ids: &[String],
 ) -> Result<std::collections::BTreeMap<String, Value>> {
-    let rows: Vec<(String, Value)> =
-        sqlx::query_as("SELECT external_id, payload FROM items WHERE campaign_id = $1 AND external_id = ANY($2)")
-            .bind(campaign_id)
-            .bind(ids)
-            .fetch_all(pool)
-            .await?;
-    Ok(rows.into_iter().collect())
+    let rows = sqlx::query!(
+        "SELECT external_id, payload FROM items WHERE campaign_id = $1 AND external_id = ANY($2)",
+        campaign_id,
+        ids,
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.external_id, r.payload)).collect())
 }
 
 /// One item of the campaign, its known answer included (admin views);
 /// `NotFound` for an item of another campaign.
 pub async fn get_in(pool: &PgPool, campaign_id: Uuid, item_id: Uuid) -> Result<Item> {
-    sqlx::query_as::<_, Item>(
+    sqlx::query_as!(
+        Item,
         "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE id = $1 AND campaign_id = $2",
+        item_id,
+        campaign_id,
     )
-    .bind(item_id)
-    .bind(campaign_id)
     .fetch_optional(pool)
     .await?
     .ok_or(Error::NotFound("item"))
@@ -289,11 +288,13 @@ pub async fn get_in(pool: &PgPool, campaign_id: Uuid, item_id: Uuid) -> Result<I
 /// Fails with `NotFound` unless the item is the campaign's (before an
 /// admin's action on it).
 pub async fn ensure_in_campaign(db: impl sqlx::PgExecutor<'_>, campaign_id: Uuid, item_id: Uuid) -> Result<()> {
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM items WHERE id = $1 AND campaign_id = $2)")
-        .bind(item_id)
-        .bind(campaign_id)
-        .fetch_one(db)
-        .await?;
+    let exists = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM items WHERE id = $1 AND campaign_id = $2) AS "exists!""#,
+        item_id,
+        campaign_id,
+    )
+    .fetch_one(db)
+    .await?;
     if exists {
         Ok(())
     } else {

@@ -295,17 +295,17 @@ pub async fn diff(
     );
     let d = diff::diff(kind, &a, &b).map_err(|e| Error::internal("comparing two releases", e))?;
     let json = serde_json::to_value(&d).map_err(|e| Error::internal("keeping a release diff", e))?;
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO release_diffs (campaign_id, from_number, to_number, atelier_version, diff)
          VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (campaign_id, from_number, to_number)
          DO UPDATE SET atelier_version = EXCLUDED.atelier_version, diff = EXCLUDED.diff",
+        campaign_id,
+        from,
+        to,
+        version,
+        json,
     )
-    .bind(campaign_id)
-    .bind(from)
-    .bind(to)
-    .bind(version)
-    .bind(json)
     .execute(pool)
     .await?;
     Ok(d)

@@ -29,7 +29,7 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     // responses in memory (PostgreSQL's default 4 MB sends a crowd
     // campaign's sort to disk).
     let mut tx = crate::db::one_moment(pool).await?;
-    sqlx::query("SET LOCAL work_mem = '64MB'").execute(&mut *tx).await?;
+    sqlx::query!("SET LOCAL work_mem = '64MB'").execute(&mut *tx).await?;
     // Read as a stream, each payload kept as text as it comes: read whole,
     // every row's parsed payload was held at once.
     let items = sqlx::query_as::<_, (Uuid, String, Value, Option<Value>)>(

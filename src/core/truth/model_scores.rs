@@ -2,6 +2,7 @@
 //! submitted and the kind's result, one row per model name (a rescore
 //! replaces it). Kinds score; this module owns the table.
 
+use crate::db::Time;
 use crate::error::{Code, Error, Result};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -42,28 +43,30 @@ pub async fn store(
     result: &Value,
 ) -> Result<ModelScore> {
     let model = model_name(model)?;
-    Ok(sqlx::query_as::<_, ModelScore>(
-        "INSERT INTO model_scores (id, campaign_id, model, answers, result, created_by) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (campaign_id, model) DO UPDATE SET answers = EXCLUDED.answers, result = EXCLUDED.result,
-             created_by = EXCLUDED.created_by, created_at = now()
-         RETURNING model, result, created_at",
+    Ok(sqlx::query_as!(
+        ModelScore,
+        r#"INSERT INTO model_scores (id, campaign_id, model, answers, result, created_by) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (campaign_id, model) DO UPDATE SET answers = EXCLUDED.answers, result = EXCLUDED.result,
+               created_by = EXCLUDED.created_by, created_at = now()
+           RETURNING model, result, created_at AS "created_at: Time""#,
+        Uuid::new_v4(),
+        campaign_id,
+        model,
+        answers,
+        result,
+        by,
     )
-    .bind(Uuid::new_v4())
-    .bind(campaign_id)
-    .bind(model)
-    .bind(answers)
-    .bind(result)
-    .bind(by)
     .fetch_one(pool)
     .await?)
 }
 
 /// Every scored model of a campaign, by name.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ModelScore>> {
-    Ok(sqlx::query_as::<_, ModelScore>(
-        "SELECT model, result, created_at FROM model_scores WHERE campaign_id = $1 ORDER BY model",
+    Ok(sqlx::query_as!(
+        ModelScore,
+        r#"SELECT model, result, created_at AS "created_at: Time" FROM model_scores WHERE campaign_id = $1 ORDER BY model"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?)
 }
@@ -71,8 +74,10 @@ pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ModelScore>> {
 /// Every scored model's answers as submitted, by name (what releases keep
 /// and scoring reports re-read).
 pub async fn answers<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Result<Vec<(String, Value)>> {
-    Ok(sqlx::query_as("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model")
-        .bind(campaign_id)
+    Ok(sqlx::query!("SELECT model, answers FROM model_scores WHERE campaign_id = $1 ORDER BY model", campaign_id)
         .fetch_all(db)
-        .await?)
+        .await?
+        .into_iter()
+        .map(|r| (r.model, r.answers))
+        .collect())
 }

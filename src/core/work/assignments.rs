@@ -327,11 +327,11 @@ async fn revive_every_annotator_work(
     .fetch_optional(&mut **tx)
     .await?;
     if let Some(a) = &revived {
-        sqlx::query(
+        sqlx::query!(
             "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL
              WHERE assignment_id = $1 AND excluded_reason = 'lease_expired'",
+            a.id,
         )
-        .bind(a.id)
         .execute(&mut **tx)
         .await?;
     }
@@ -350,11 +350,11 @@ async fn expire_stale(tx: &mut Transaction<'_, Postgres>, campaign_id: Uuid) -> 
     .fetch_all(&mut **tx)
     .await?;
     if !expired.is_empty() {
-        sqlx::query(
+        sqlx::query!(
             "UPDATE responses SET excluded_reason = 'lease_expired', excluded_at = now()
              WHERE assignment_id = ANY($1) AND excluded_reason IS NULL",
+            &expired,
         )
-        .bind(&expired)
         .execute(&mut **tx)
         .await?;
     }
@@ -374,18 +374,16 @@ async fn create_review_batch(tx: &mut Transaction<'_, Postgres>, done: &Assignme
     // Positions are unique per campaign: serialise concurrent completions.
     sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(done.campaign_id).execute(&mut **tx).await?;
     let batch_id = Uuid::new_v4();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO batches (id, campaign_id, position, overlap, review_of)
          SELECT $1, $2, COALESCE(max(position), 0) + 1, 1, $3 FROM batches WHERE campaign_id = $2",
+        batch_id,
+        done.campaign_id,
+        done.id,
     )
-    .bind(batch_id)
-    .bind(done.campaign_id)
-    .bind(done.id)
     .execute(&mut **tx)
     .await?;
-    sqlx::query("INSERT INTO batch_items (batch_id, position, item_id) SELECT $1, position, item_id FROM batch_items WHERE batch_id = $2")
-        .bind(batch_id)
-        .bind(done.batch_id)
+    sqlx::query!("INSERT INTO batch_items (batch_id, position, item_id) SELECT $1, position, item_id FROM batch_items WHERE batch_id = $2", batch_id, done.batch_id)
         .execute(&mut **tx)
         .await?;
     Ok(())
@@ -482,21 +480,21 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
     }
     let verdict = rules.on_submit(&answered);
     if let Some(reason) = verdict.exclude {
-        sqlx::query(
+        sqlx::query!(
             "UPDATE responses SET excluded_reason = $2, excluded_at = now() WHERE assignment_id = $1 AND excluded_reason IS NULL",
+            id,
+            reason,
         )
-        .bind(id)
-        .bind(reason)
         .execute(&mut *tx)
         .await?;
     }
     if let Some(reason) = verdict.block {
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO annotator_blocks (campaign_id, annotator_id, reason) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            assignment.campaign_id,
+            annotator_id,
+            reason,
         )
-        .bind(assignment.campaign_id)
-        .bind(annotator_id)
-        .bind(reason)
         .execute(&mut *tx)
         .await?;
     }

@@ -16,10 +16,12 @@ pub async fn readiness(
     kinds: &crate::core::Registry,
     campaign: &crate::core::campaign::campaigns::Campaign,
 ) -> Result<Option<std::result::Result<usize, String>>> {
-    let formed: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM batches WHERE campaign_id = $1)")
-        .bind(campaign.id)
-        .fetch_one(pool)
-        .await?;
+    let formed = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM batches WHERE campaign_id = $1) AS "formed!""#,
+        campaign.id
+    )
+    .fetch_one(pool)
+    .await?;
     if formed {
         return Ok(None);
     }
@@ -49,15 +51,18 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
     let items = crate::core::item::items::list(pool, campaign_id).await?;
     let mut tx = pool.begin().await?;
     // Serialise formation per campaign, so two admins cannot both form the same items.
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
-    let (next_position, batched): (i32, Vec<Uuid>) = sqlx::query_as(
-        "SELECT coalesce((SELECT max(position) + 1 FROM batches WHERE campaign_id = $1), 0),
-                coalesce((SELECT array_agg(DISTINCT bi.item_id) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
-                          WHERE b.campaign_id = $1), '{}')",
+    sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let row = sqlx::query!(
+        r#"SELECT coalesce((SELECT max(position) + 1 FROM batches WHERE campaign_id = $1), 0) AS "next_position!",
+                  coalesce((SELECT array_agg(DISTINCT bi.item_id) FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+                            WHERE b.campaign_id = $1), '{}') AS "batched!""#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_one(&mut *tx)
     .await?;
+    let (next_position, batched) = (row.next_position, row.batched);
     let batched: std::collections::HashSet<Uuid> = batched.into_iter().collect();
     if items.is_empty() {
         return Err(Error::conflict(Code::NoItems, "import items before forming batches"));
@@ -81,9 +86,7 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
     let planned = plans.first().and_then(|p| campaign.settings.annotators_per_batch.overlap(p.overlap));
     if campaign.settings.overlap.rule().is_some() {
         // What fixed overlap would have given each item, for the saved-ratings figure.
-        sqlx::query("UPDATE campaigns SET planned_overlap = $2 WHERE id = $1")
-            .bind(campaign_id)
-            .bind(planned)
+        sqlx::query!("UPDATE campaigns SET planned_overlap = $2 WHERE id = $1", campaign_id, planned)
             .execute(&mut *tx)
             .await?;
     }
@@ -94,11 +97,7 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
         );
         let batch = insert(&mut tx, campaign_id, start + n, overlap, None, &plan.items).await?;
         if let Some(group) = &plan.group {
-            sqlx::query("UPDATE batches SET grouping = $2 WHERE id = $1")
-                .bind(batch)
-                .bind(group)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query!("UPDATE batches SET grouping = $2 WHERE id = $1", batch, group).execute(&mut *tx).await?;
         }
     }
     tx.commit().await?;
@@ -137,38 +136,43 @@ pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: 
     }
     crate::core::item::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
-    let last: Option<(Option<i32>, Option<String>)> = sqlx::query_as(
+    sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let last = sqlx::query!(
         "SELECT b.overlap, b.grouping FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
           WHERE bi.item_id = $1 AND b.campaign_id = $2 AND b.review_of IS NULL
           ORDER BY b.position DESC LIMIT 1",
+        item_id,
+        campaign_id,
     )
-    .bind(item_id)
-    .bind(campaign_id)
     .fetch_optional(&mut *tx)
-    .await?;
+    .await?
+    .map(|b| (b.overlap, b.grouping));
     let Some((overlap, group)) = last else {
         return Err(Error::conflict(
             Code::NoBatches,
             "this item is in no batch yet: form batches to offer it to the experts",
         ));
     };
-    let excluded = sqlx::query(
+    let excluded = sqlx::query!(
         "UPDATE responses SET excluded_reason = $3, excluded_at = now()
           WHERE campaign_id = $1 AND item_id = $2 AND excluded_reason IS NULL",
+        campaign_id,
+        item_id,
+        &reason,
     )
-    .bind(campaign_id)
-    .bind(item_id)
-    .bind(&reason)
     .execute(&mut *tx)
     .await?
     .rows_affected();
-    let position: i32 = sqlx::query_scalar("SELECT coalesce(max(position) + 1, 0) FROM batches WHERE campaign_id = $1")
-        .bind(campaign_id)
-        .fetch_one(&mut *tx)
-        .await?;
+    let position = sqlx::query_scalar!(
+        r#"SELECT coalesce(max(position) + 1, 0) AS "position!" FROM batches WHERE campaign_id = $1"#,
+        campaign_id,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     let batch = insert(&mut tx, campaign_id, usize::try_from(position).unwrap_or(0), overlap, None, &[item_id]).await?;
-    sqlx::query("UPDATE batches SET grouping = $2 WHERE id = $1").bind(batch).bind(group).execute(&mut *tx).await?;
+    sqlx::query!("UPDATE batches SET grouping = $2 WHERE id = $1", batch, group).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(SentBack { excluded, batch: position + 1 })
 }
@@ -191,11 +195,13 @@ pub(in crate::core) async fn lock_without_batches(
     campaign_id: Uuid,
     message: &str,
 ) -> Result<()> {
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut **tx).await?;
-    let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1")
-        .bind(campaign_id)
-        .fetch_one(&mut **tx)
+    sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
+        .fetch_optional(&mut **tx)
         .await?;
+    let existing =
+        sqlx::query_scalar!(r#"SELECT count(*) AS "existing!" FROM batches WHERE campaign_id = $1"#, campaign_id)
+            .fetch_one(&mut **tx)
+            .await?;
     if existing > 0 {
         return Err(Error::conflict(Code::BatchesExist, message));
     }
@@ -212,20 +218,23 @@ pub(in crate::core) async fn insert(
     items: &[Uuid],
 ) -> Result<Uuid> {
     let batch_id = Uuid::new_v4();
-    sqlx::query("INSERT INTO batches (id, campaign_id, position, overlap, external_id) VALUES ($1, $2, $3, $4, $5)")
-        .bind(batch_id)
-        .bind(campaign_id)
-        .bind(i32::try_from(position).map_err(|e| Error::internal("a batch position", e))?)
-        .bind(overlap)
-        .bind(external_id)
-        .execute(&mut **tx)
-        .await?;
-    sqlx::query(
+    let position = i32::try_from(position).map_err(|e| Error::internal("a batch position", e))?;
+    sqlx::query!(
+        "INSERT INTO batches (id, campaign_id, position, overlap, external_id) VALUES ($1, $2, $3, $4, $5)",
+        batch_id,
+        campaign_id,
+        position,
+        overlap,
+        external_id,
+    )
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query!(
         "INSERT INTO batch_items (batch_id, position, item_id)
          SELECT $1, ord - 1, item FROM unnest($2::uuid[]) WITH ORDINALITY AS t(item, ord)",
+        batch_id,
+        items,
     )
-    .bind(batch_id)
-    .bind(items)
     .execute(&mut **tx)
     .await?;
     Ok(batch_id)
@@ -235,12 +244,12 @@ pub(in crate::core) async fn insert(
 /// completed assignments plus `more`. Used to re-queue questionnaires whose
 /// answers curation dropped.
 pub async fn requeue(pool: &PgPool, batch_id: Uuid, more: i32) -> Result<()> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE batches SET overlap = (SELECT count(*) FROM assignments WHERE batch_id = $1 AND state = 'completed')::int + $2
          WHERE id = $1 AND overlap IS NOT NULL",
+        batch_id,
+        more.max(0),
     )
-    .bind(batch_id)
-    .bind(more.max(0))
     .execute(pool)
     .await?;
     Ok(())

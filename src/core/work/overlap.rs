@@ -108,16 +108,16 @@ pub async fn after_submission(pool: &PgPool, kinds: &Registry, campaign_id: Uuid
         let settled = rule.settled(&v, n);
         // Decided by the rule itself (at the maximum too), not only stopped there.
         let decided = n >= rule.min && crate::stats::adaptive::Rule { max: u32::MAX, ..rule }.settled(&v, n);
-        sqlx::query(
+        sqlx::query!(
             "INSERT INTO adaptive_items (item_id, campaign_id, raters, state, decided) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (item_id) DO UPDATE SET raters = EXCLUDED.raters, state = EXCLUDED.state,
                  decided = EXCLUDED.decided, updated_at = now()",
+            item,
+            campaign_id,
+            i32::try_from(n).unwrap_or(i32::MAX),
+            if settled { "settled" } else { "waiting" },
+            decided,
         )
-        .bind(item)
-        .bind(campaign_id)
-        .bind(i32::try_from(n).unwrap_or(i32::MAX))
-        .bind(if settled { "settled" } else { "waiting" })
-        .bind(decided)
         .execute(&mut *tx)
         .await?;
     }
@@ -188,8 +188,7 @@ async fn form_waiting(
             &items,
         )
         .await?;
-        sqlx::query("UPDATE adaptive_items SET state = 'queued', updated_at = now() WHERE item_id = ANY($1)")
-            .bind(*chunk)
+        sqlx::query!("UPDATE adaptive_items SET state = 'queued', updated_at = now() WHERE item_id = ANY($1)", *chunk)
             .execute(&mut **tx)
             .await?;
         position += 1;

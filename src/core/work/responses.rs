@@ -164,14 +164,14 @@ pub async fn submit(
                     "this batch was already submitted; answers are final",
                 ));
             } else {
-                sqlx::query(
+                sqlx::query!(
                     "INSERT INTO response_changes (id, response_id, old_answer, new_answer, changed_by) VALUES ($1, $2, $3, $4, $5)",
+                    Uuid::new_v4(),
+                    existing.id,
+                    &existing.answer,
+                    &answer,
+                    assignment.annotator_id,
                 )
-                .bind(Uuid::new_v4())
-                .bind(existing.id)
-                .bind(&existing.answer)
-                .bind(&answer)
-                .bind(assignment.annotator_id)
                 .execute(&mut *tx)
                 .await?;
                 let changed = sqlx::query_as::<_, Response>(
@@ -191,11 +191,11 @@ pub async fn submit(
     };
     if state == AssignmentState::Active {
         // Never shortens a lease: "every annotator" work is leased forever.
-        sqlx::query(
+        sqlx::query!(
             "UPDATE assignments SET leased_until = greatest(leased_until, now() + make_interval(mins => $2::int)) WHERE id = $1",
+            assignment.id,
+            lease,
         )
-            .bind(assignment.id)
-            .bind(lease)
             .execute(&mut *tx)
             .await?;
     }
@@ -282,15 +282,15 @@ pub async fn set_item_exclusion(
             return Err(Error::NotFound("answer"));
         }
     }
-    let changed = sqlx::query(
+    let changed = sqlx::query!(
         "UPDATE responses SET excluded_reason = $4, excluded_at = CASE WHEN $4::text IS NULL THEN NULL ELSE now() END
           WHERE campaign_id = $1 AND item_id = $2 AND ($3::uuid IS NULL OR id = $3)
             AND excluded_reason IS DISTINCT FROM $4",
+        campaign_id,
+        item_id,
+        one,
+        reason,
     )
-    .bind(campaign_id)
-    .bind(item_id)
-    .bind(one)
-    .bind(reason)
     .execute(pool)
     .await?;
     Ok(changed.rows_affected())
@@ -299,12 +299,12 @@ pub async fn set_item_exclusion(
 /// Marks a response excluded with a reason (curation). Never deletes.
 pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<()> {
     let reason = admin_reason(reason)?;
-    let done = sqlx::query(
+    let done = sqlx::query!(
         "UPDATE responses SET excluded_reason = $2, excluded_at = now()
          WHERE id = $1 AND campaign_id IN (SELECT id FROM campaigns WHERE archived_at IS NULL)",
+        response_id,
+        reason,
     )
-    .bind(response_id)
-    .bind(reason)
     .execute(pool)
     .await?;
     if done.rows_affected() == 0 {
@@ -374,18 +374,17 @@ pub async fn set_curation_exclusions(
         .map(|(id, reason)| (*id, reason.as_str()))
         .unzip();
     if !cleared.is_empty() {
-        sqlx::query("UPDATE responses SET excluded_reason = NULL, excluded_at = NULL WHERE id = ANY($1)")
-            .bind(&cleared)
+        sqlx::query!("UPDATE responses SET excluded_reason = NULL, excluded_at = NULL WHERE id = ANY($1)", &cleared)
             .execute(&mut *tx)
             .await?;
     }
     if !marked.is_empty() {
-        sqlx::query(
+        sqlx::query!(
             "UPDATE responses r SET excluded_reason = x.reason, excluded_at = now()
              FROM unnest($1::uuid[], $2::text[]) AS x(id, reason) WHERE r.id = x.id",
+            &marked,
+            &marked_reasons as &[&str],
         )
-        .bind(&marked)
-        .bind(&marked_reasons)
         .execute(&mut *tx)
         .await?;
     }
