@@ -10,7 +10,6 @@ use crate::core::campaign::states::AssignmentState;
 use crate::core::item::payload::Payload;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use sqlx::PgPool;
 use std::collections::BTreeMap;
 use uuid::Uuid;
@@ -156,16 +155,14 @@ impl Snapshot {
             })
             .collect();
         let responses = if parts.responses { load_responses(db, campaign_id, &mut name).await? } else { Vec::new() };
-        let profiles: Vec<(Uuid, Value)> = sqlx::query_as(
+        let profiles = sqlx::query!(
             "SELECT annotator_id, answers FROM participant_profiles WHERE campaign_id = $1 ORDER BY created_at, annotator_id",
+            campaign_id,
         )
-        .bind(campaign_id)
         .fetch_all(&mut *db)
         .await?;
-        let profiles = profiles
-            .into_iter()
-            .map(|(annotator, answers)| SnapProfile { annotator: name(annotator), answers })
-            .collect();
+        let profiles =
+            profiles.into_iter().map(|p| SnapProfile { annotator: name(p.annotator_id), answers: p.answers }).collect();
         let model_scores = crate::core::truth::model_scores::answers(&mut *db, campaign_id).await?;
         let model_scores = model_scores.into_iter().map(|(model, scores)| SnapModelScores { model, scores }).collect();
         Ok(Self {

@@ -82,11 +82,12 @@ pub async fn create(
     let kind = kinds.of(&campaign)?;
     let (by, author) = match by {
         Author::User(id) => {
-            let name: String =
-                sqlx::query_scalar("SELECT coalesce(name, external_id, id::text) FROM users WHERE id = $1")
-                    .bind(id)
-                    .fetch_one(pool)
-                    .await?;
+            let name: String = sqlx::query_scalar!(
+                r#"SELECT coalesce(name, external_id, id::text) AS "name!" FROM users WHERE id = $1"#,
+                id
+            )
+            .fetch_one(pool)
+            .await?;
             (Some(*id), name)
         }
         Author::Named(name) => (None, name.clone()),
@@ -97,11 +98,15 @@ pub async fn create(
     let mut conn = pool.acquire().await?;
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
     // Numbers are handed out under the campaign's lock: v1, v2, ... without gaps.
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
-    let number: i32 = sqlx::query_scalar("SELECT coalesce(max(number), 0) + 1 FROM releases WHERE campaign_id = $1")
-        .bind(campaign_id)
-        .fetch_one(&mut *tx)
+    sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
+        .fetch_optional(&mut *tx)
         .await?;
+    let number = sqlx::query_scalar!(
+        r#"SELECT coalesce(max(number), 0) + 1 AS "number!" FROM releases WHERE campaign_id = $1"#,
+        campaign_id,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     let snapshot = Snapshot::load(pool, campaign_id, true).await?;
     let now = Utc::now();
     let info = ReleaseInfo {
@@ -197,14 +202,15 @@ pub enum ArchiveAt {
 
 /// Where a release's archive is, or not found.
 pub async fn archive_at(pool: &PgPool, campaign_id: Uuid, number: i32) -> Result<ArchiveAt> {
-    let row: Option<(Option<i64>, Option<String>, Option<i64>)> = sqlx::query_as(
-        "SELECT octet_length(archive)::bigint, archive_key, archive_size FROM releases
-         WHERE campaign_id = $1 AND number = $2",
+    let row = sqlx::query!(
+        r#"SELECT octet_length(archive)::bigint AS "in_table", archive_key, archive_size FROM releases
+           WHERE campaign_id = $1 AND number = $2"#,
+        campaign_id,
+        number,
     )
-    .bind(campaign_id)
-    .bind(number)
     .fetch_optional(pool)
-    .await?;
+    .await?
+    .map(|r| (r.in_table, r.archive_key, r.archive_size));
     match row {
         Some((_, Some(key), Some(size))) => Ok(ArchiveAt::Store { key, size }),
         Some((Some(size), _, _)) => Ok(ArchiveAt::Table(size)),
@@ -223,13 +229,14 @@ pub async fn archive_bytes(
         ArchiveAt::Store { key, .. } => {
             Ok(storage.get_bytes(crate::storage::Object::Release(&key), u64::MAX).await?.to_vec())
         }
-        ArchiveAt::Table(_) => {
-            Ok(sqlx::query_scalar("SELECT archive FROM releases WHERE campaign_id = $1 AND number = $2")
-                .bind(campaign_id)
-                .bind(number)
-                .fetch_one(pool)
-                .await?)
-        }
+        ArchiveAt::Table(_) => Ok(sqlx::query_scalar!(
+            "SELECT archive FROM releases WHERE campaign_id = $1 AND number = $2",
+            campaign_id,
+            number
+        )
+        .fetch_one(pool)
+        .await?
+        .ok_or(Error::NotFound("release"))?),
     }
 }
 
@@ -275,14 +282,14 @@ pub async fn diff(
     let campaign = campaigns::get(pool, campaign_id).await?;
     let kind = kinds.of(&campaign)?;
     let version = env!("CARGO_PKG_VERSION");
-    let kept: Option<String> = sqlx::query_scalar(
-        "SELECT diff::text FROM release_diffs
-         WHERE campaign_id = $1 AND from_number = $2 AND to_number = $3 AND atelier_version = $4",
+    let kept = sqlx::query_scalar!(
+        r#"SELECT diff::text AS "diff!" FROM release_diffs
+           WHERE campaign_id = $1 AND from_number = $2 AND to_number = $3 AND atelier_version = $4"#,
+        campaign_id,
+        from,
+        to,
+        version,
     )
-    .bind(campaign_id)
-    .bind(from)
-    .bind(to)
-    .bind(version)
     .fetch_optional(pool)
     .await?;
     // One that no longer reads (a changed type) is made again.

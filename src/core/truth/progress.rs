@@ -16,15 +16,15 @@ pub struct AssignmentProgress {
 /// Progress within an assignment (its answers as counted on the assignment
 /// by the database, see migration 0018).
 pub async fn of_assignment(pool: &PgPool, assignment_id: Uuid, batch_id: Uuid) -> Result<AssignmentProgress> {
-    let (answered, total): (i64, i64) = sqlx::query_as(
-        "SELECT coalesce((SELECT answered::bigint FROM assignments WHERE id = $1), 0),
-                (SELECT count(*) FROM batch_items WHERE batch_id = $2)",
+    let row = sqlx::query!(
+        r#"SELECT coalesce((SELECT answered::bigint FROM assignments WHERE id = $1), 0) AS "answered!",
+                  (SELECT count(*) FROM batch_items WHERE batch_id = $2) AS "total!""#,
+        assignment_id,
+        batch_id,
     )
-    .bind(assignment_id)
-    .bind(batch_id)
     .fetch_one(pool)
     .await?;
-    Ok(AssignmentProgress { answered, total })
+    Ok(AssignmentProgress { answered: row.answered, total: row.total })
 }
 
 /// A campaign's overall progress.
@@ -85,42 +85,47 @@ async fn count_campaign(
     reserve_gold: bool,
     experts: bool,
 ) -> Result<CampaignProgress> {
-    let responses = sqlx::query_as::<_, (i64, i64)>(
-        "SELECT (SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1),
-                (SELECT count(*) FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL)",
+    let responses = sqlx::query!(
+        r#"SELECT (SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1) AS "answered!",
+                  (SELECT count(*) FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL) AS "excluded!""#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_one(pool);
     // Two scans: as one FILTER the anti-join becomes a probe per item (slower).
     // The unbatched items' ids come from indexes alone; only those few are
     // then read for their gold (reading every item's was three times slower).
-    let items = sqlx::query_as::<_, (i64, i64)>(
-        "SELECT (SELECT count(*) FROM items WHERE campaign_id = $1),
-                (SELECT count(*) FROM items g WHERE NOT ($2 AND g.gold IS NOT NULL) AND g.id = ANY (ARRAY(
-                   SELECT i.id FROM items i WHERE i.campaign_id = $1
-                     AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id))))",
+    let items = sqlx::query!(
+        r#"SELECT (SELECT count(*) FROM items WHERE campaign_id = $1) AS "items!",
+                  (SELECT count(*) FROM items g WHERE NOT ($2 AND g.gold IS NOT NULL) AND g.id = ANY (ARRAY(
+                     SELECT i.id FROM items i WHERE i.campaign_id = $1
+                       AND NOT EXISTS (SELECT 1 FROM batch_items bi WHERE bi.item_id = i.id)))) AS "unbatched!""#,
+        campaign_id,
+        reserve_gold,
     )
-    .bind(campaign_id)
-    .bind(reserve_gold)
     .fetch_one(pool);
-    let work = sqlx::query_as::<_, (i64, i64, i64, i64, i64)>(
-        "SELECT
-           (SELECT count(*) FROM batches WHERE campaign_id = $1),
-           (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1)
-             + CASE WHEN $2
-                    THEN (SELECT count(*) FROM batches
-                          WHERE campaign_id = $1 AND overlap IS NULL AND review_of IS NULL)
-                         * (SELECT count(*) FROM users WHERE role = 'expert' AND disabled_at IS NULL)
-                    ELSE 0 END,
-           (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'completed'),
-           (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'active' AND leased_until > now()),
-           (SELECT count(DISTINCT annotator_id) FROM assignments WHERE campaign_id = $1 AND answered > 0)",
+    let work = sqlx::query!(
+        r#"SELECT
+             (SELECT count(*) FROM batches WHERE campaign_id = $1) AS "batches!",
+             (SELECT COALESCE(sum(overlap), 0)::bigint FROM batches WHERE campaign_id = $1)
+               + CASE WHEN $2
+                      THEN (SELECT count(*) FROM batches
+                            WHERE campaign_id = $1 AND overlap IS NULL AND review_of IS NULL)
+                           * (SELECT count(*) FROM users WHERE role = 'expert' AND disabled_at IS NULL)
+                      ELSE 0 END AS "wanted!",
+             (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'completed') AS "completed!",
+             (SELECT count(*) FROM assignments WHERE campaign_id = $1 AND state = 'active' AND leased_until > now())
+               AS "active!",
+             (SELECT count(DISTINCT annotator_id) FROM assignments WHERE campaign_id = $1 AND answered > 0)
+               AS "annotators!""#,
+        campaign_id,
+        experts,
     )
-    .bind(campaign_id)
-    .bind(experts)
     .fetch_one(pool);
-    let ((responses, responses_excluded), (items, items_unbatched), work) = tokio::try_join!(responses, items, work)?;
-    let (batches, assignments_wanted, assignments_completed, assignments_active, annotators) = work;
+    let (responses, items, work) = tokio::try_join!(responses, items, work)?;
+    let (responses, responses_excluded) = (responses.answered, responses.excluded);
+    let (items, items_unbatched) = (items.items, items.unbatched);
+    let (batches, assignments_wanted, assignments_completed, assignments_active, annotators) =
+        (work.batches, work.wanted, work.completed, work.active, work.annotators);
     Ok(CampaignProgress {
         items,
         items_unbatched,
@@ -136,11 +141,12 @@ async fn count_campaign(
 
 /// How many batches an annotator has submitted in a campaign.
 pub async fn submitted_by(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<i64> {
-    Ok(sqlx::query_scalar(
-        "SELECT count(*) FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'completed'",
+    Ok(sqlx::query_scalar!(
+        r#"SELECT count(*) AS "submitted!" FROM assignments
+           WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'completed'"#,
+        campaign_id,
+        annotator_id,
     )
-    .bind(campaign_id)
-    .bind(annotator_id)
     .fetch_one(pool)
     .await?)
 }

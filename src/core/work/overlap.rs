@@ -43,37 +43,44 @@ pub async fn after_submission(pool: &PgPool, kinds: &Registry, campaign_id: Uuid
     let kind = kinds.of(&campaign)?;
     let mut tx = pool.begin().await?;
     // One campaign's decisions and formations at a time.
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(campaign_id).execute(&mut *tx).await?;
-    let (overlap, completed): (Option<i32>, i64) = sqlx::query_as(
-        "SELECT b.overlap, (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id AND a.state = 'completed')
-         FROM batches b WHERE b.id = $1",
+    sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let batch = sqlx::query!(
+        r#"SELECT b.overlap,
+                  (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id AND a.state = 'completed') AS "completed!"
+           FROM batches b WHERE b.id = $1"#,
+        batch_id,
     )
-    .bind(batch_id)
     .fetch_one(&mut *tx)
     .await?;
+    let (overlap, completed) = (batch.overlap, batch.completed);
     if overlap.is_none_or(|o| completed < i64::from(o)) {
         tx.commit().await?;
         return Ok(0);
     }
     // This questionnaire's items to decide (not its checks).
-    let items: Vec<Uuid> = sqlx::query_scalar(
+    let items: Vec<Uuid> = sqlx::query_scalar!(
         "SELECT bi.item_id FROM batch_items bi JOIN items i ON i.id = bi.item_id
          WHERE bi.batch_id = $1 AND i.gold IS NULL",
+        batch_id,
     )
-    .bind(batch_id)
     .fetch_all(&mut *tx)
     .await?;
     // Every submitted answer to them, and the checks of the same assignments.
     type Answered = (Uuid, Uuid, Value, Value, Option<Value>, Option<String>);
-    let answered: Vec<Answered> = sqlx::query_as(
+    let answered: Vec<Answered> = sqlx::query!(
         "SELECT r.item_id, r.assignment_id, i.payload, r.answer, i.gold, r.excluded_reason
          FROM responses r JOIN assignments a ON a.id = r.assignment_id JOIN items i ON i.id = r.item_id
          WHERE a.state = 'completed' AND a.id IN (
              SELECT r2.assignment_id FROM responses r2 WHERE r2.item_id = ANY($1))",
+        &items,
     )
-    .bind(&items)
     .fetch_all(&mut *tx)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.item_id, r.assignment_id, r.payload, r.answer, r.gold, r.excluded_reason))
+    .collect();
     let failed: HashSet<Uuid> = answered
         .iter()
         .filter(|(_, _, payload, answer, gold, _)| kind.check_passed(payload, gold.as_ref(), answer) == Some(false))
@@ -92,13 +99,13 @@ pub async fn after_submission(pool: &PgPool, kinds: &Registry, campaign_id: Uuid
         }
     }
     // Items still in a questionnaire that is not full wait for it.
-    let open: HashSet<Uuid> = sqlx::query_scalar::<_, Uuid>(
+    let open: HashSet<Uuid> = sqlx::query_scalar!(
         "SELECT DISTINCT bi.item_id FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
          WHERE bi.item_id = ANY($1) AND b.id <> $2 AND b.overlap IS NOT NULL
            AND (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id AND a.state = 'completed') < b.overlap",
+        &items,
+        batch_id,
     )
-    .bind(&items)
-    .bind(batch_id)
     .fetch_all(&mut *tx)
     .await?
     .into_iter()
@@ -139,41 +146,49 @@ async fn form_waiting(
     campaign_id: Uuid,
     rule: crate::stats::adaptive::Rule,
 ) -> Result<usize> {
-    let waiting: Vec<(Uuid, i32)> = sqlx::query_as(
+    let waiting: Vec<(Uuid, i32)> = sqlx::query!(
         "SELECT item_id, raters FROM adaptive_items WHERE campaign_id = $1 AND state = 'waiting'
          ORDER BY raters, updated_at, item_id",
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(&mut **tx)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.item_id, r.raters))
+    .collect();
     let raters: HashMap<Uuid, i32> = waiting.iter().copied().collect();
     let waiting: Vec<Uuid> = waiting.into_iter().map(|(id, _)| id).collect();
     if waiting.is_empty() {
         return Ok(0);
     }
     // The first questionnaire's layout: which places hold checks.
-    let template: Vec<(Uuid, bool)> = sqlx::query_as(
-        "SELECT bi.item_id, i.gold IS NOT NULL FROM batch_items bi JOIN items i ON i.id = bi.item_id
-         WHERE bi.batch_id = (SELECT id FROM batches WHERE campaign_id = $1 ORDER BY position LIMIT 1)
-         ORDER BY bi.position",
+    let template: Vec<(Uuid, bool)> = sqlx::query!(
+        r#"SELECT bi.item_id, i.gold IS NOT NULL AS "gold!" FROM batch_items bi JOIN items i ON i.id = bi.item_id
+           WHERE bi.batch_id = (SELECT id FROM batches WHERE campaign_id = $1 ORDER BY position LIMIT 1)
+           ORDER BY bi.position"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(&mut **tx)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.item_id, r.gold))
+    .collect();
     let per = template.iter().filter(|(_, gold)| !gold).count().max(1);
-    let open: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM batches b WHERE b.campaign_id = $1 AND b.overlap IS NOT NULL
-                          AND (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id AND a.state = 'completed') < b.overlap)",
+    let open = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM batches b WHERE b.campaign_id = $1 AND b.overlap IS NOT NULL
+                            AND (SELECT count(*) FROM assignments a WHERE a.batch_id = b.id AND a.state = 'completed') < b.overlap)
+             AS "open!""#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_one(&mut **tx)
     .await?;
     let chunks: Vec<&[Uuid]> = waiting.chunks(per).filter(|c| c.len() == per || !open).collect();
-    let mut position: i32 =
-        sqlx::query_scalar("SELECT coalesce(max(position) + 1, 0) FROM batches WHERE campaign_id = $1")
-            .bind(campaign_id)
-            .fetch_one(&mut **tx)
-            .await?;
+    let mut position = sqlx::query_scalar!(
+        r#"SELECT coalesce(max(position) + 1, 0) AS "position!" FROM batches WHERE campaign_id = $1"#,
+        campaign_id,
+    )
+    .fetch_one(&mut **tx)
+    .await?;
     for chunk in &chunks {
         let items = laid_out(&template, chunk);
         let most = chunk.iter().filter_map(|i| raters.get(i)).copied().max().unwrap_or(0);
@@ -237,19 +252,21 @@ pub async fn progress(pool: &PgPool, campaign: &campaigns::Campaign) -> Result<O
     if campaign.settings.overlap.rule().is_none() {
         return Ok(None);
     }
-    let (decided, at_max, undecided, items, ratings, planned): (i64, i64, i64, i64, i64, Option<i32>) = sqlx::query_as(
-        "SELECT count(*) FILTER (WHERE a.state = 'settled' AND a.decided),
-                count(*) FILTER (WHERE a.state = 'settled' AND NOT a.decided),
-                count(*) FILTER (WHERE a.state IN ('waiting', 'queued')),
-                (SELECT count(*) FROM items WHERE campaign_id = $1 AND gold IS NULL),
-                (SELECT count(*) FROM responses r JOIN assignments s ON s.id = r.assignment_id JOIN items i ON i.id = r.item_id
-                  WHERE r.campaign_id = $1 AND s.state = 'completed' AND i.gold IS NULL),
-                (SELECT planned_overlap FROM campaigns WHERE id = $1)
-         FROM adaptive_items a WHERE a.campaign_id = $1",
+    let row = sqlx::query!(
+        r#"SELECT count(*) FILTER (WHERE a.state = 'settled' AND a.decided) AS "decided!",
+                  count(*) FILTER (WHERE a.state = 'settled' AND NOT a.decided) AS "at_max!",
+                  count(*) FILTER (WHERE a.state IN ('waiting', 'queued')) AS "undecided!",
+                  (SELECT count(*) FROM items WHERE campaign_id = $1 AND gold IS NULL) AS "items!",
+                  (SELECT count(*) FROM responses r JOIN assignments s ON s.id = r.assignment_id JOIN items i ON i.id = r.item_id
+                    WHERE r.campaign_id = $1 AND s.state = 'completed' AND i.gold IS NULL) AS "ratings!",
+                  (SELECT planned_overlap FROM campaigns WHERE id = $1) AS planned
+           FROM adaptive_items a WHERE a.campaign_id = $1"#,
+        campaign.id,
     )
-    .bind(campaign.id)
     .fetch_one(pool)
     .await?;
+    let (decided, at_max, undecided, items, ratings, planned) =
+        (row.decided, row.at_max, row.undecided, row.items, row.ratings, row.planned);
     Ok(Some(AdaptiveProgress {
         decided,
         at_max,
