@@ -43,13 +43,14 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     .await?;
     let responses = responses(&mut tx, campaign_id).await?;
     let worker_ids = worker_ids(&mut *tx, campaign_id).await?;
-    let batch_names = sqlx::query_as::<_, (Uuid, String)>(
-        "SELECT id, external_id FROM batches WHERE campaign_id = $1 AND external_id IS NOT NULL",
+    let batch_names = sqlx::query!(
+        r#"SELECT id, external_id AS "external_id!" FROM batches WHERE campaign_id = $1 AND external_id IS NOT NULL"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(&mut *tx)
     .await?
     .into_iter()
+    .map(|b| (b.id, b.external_id))
     .collect();
     tx.commit().await?;
     Ok(AggregationInput {
@@ -110,14 +111,15 @@ pub async fn worker_ids<'e>(
     db: impl sqlx::PgExecutor<'e>,
     campaign_id: Uuid,
 ) -> Result<std::collections::BTreeMap<Uuid, String>> {
-    Ok(sqlx::query_as::<_, (Uuid, String)>(
-        "SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) FROM users u
-         JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1",
+    Ok(sqlx::query!(
+        r#"SELECT DISTINCT u.id, coalesce(u.external_id, u.name, u.id::text) AS "worker_id!" FROM users u
+           JOIN assignments a ON a.annotator_id = u.id WHERE a.campaign_id = $1"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(db)
     .await?
     .into_iter()
+    .map(|u| (u.id, u.worker_id))
     .collect())
 }
 

@@ -238,12 +238,13 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, assignment_id: Uuid, anno
 /// a gold or sanity task, which would give it away).
 pub async fn sample_item(pool: &PgPool, kinds: &Registry, campaign: &Campaign) -> Result<Option<PublicItem>> {
     let kind = kinds.of(campaign)?;
-    let row: Option<(Uuid, Value)> = sqlx::query_as(
+    let row = sqlx::query!(
         "SELECT id, payload FROM items WHERE campaign_id = $1 AND gold IS NULL ORDER BY created_at, external_id LIMIT 1",
+        campaign.id,
     )
-    .bind(campaign.id)
     .fetch_optional(pool)
-    .await?;
+    .await?
+    .map(|i| (i.id, i.payload));
     Ok(row.map(|(id, payload)| PublicItem { id, payload: kind.public_payload(&payload, &Value::Null) }))
 }
 

@@ -139,9 +139,8 @@ pub async fn next_in(
         return Ok(Some(current));
     }
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))")
-        .bind(annotator_id)
-        .execute(&mut *tx)
+    sqlx::query!("SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0)) AS locked", annotator_id.to_string())
+        .fetch_one(&mut *tx)
         .await?;
     if let Some(current) = resume(&mut *tx, campaign_id, annotator_id, lease).await? {
         tx.commit().await?;
@@ -174,13 +173,16 @@ pub async fn next_in(
         tx.commit().await?;
         return Ok(None);
     };
-    let items: Vec<(Uuid, Value)> = sqlx::query_as(
+    let items: Vec<(Uuid, Value)> = sqlx::query!(
         "SELECT i.id, i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
          WHERE bi.batch_id = $1 ORDER BY bi.position",
+        batch_id,
     )
-    .bind(batch_id)
     .fetch_all(&mut *tx)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|i| (i.id, i.payload))
+    .collect();
     let mut rng = rand::rngs::StdRng::from_os_rng();
     let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
     if rules.shuffle_items() {
@@ -342,11 +344,11 @@ async fn revive_every_annotator_work(
 /// slots can be handed out again; their partial answers stay, marked
 /// excluded. How many expired.
 async fn expire_stale(tx: &mut Transaction<'_, Postgres>, campaign_id: Uuid) -> Result<usize> {
-    let expired: Vec<Uuid> = sqlx::query_scalar(
+    let expired: Vec<Uuid> = sqlx::query_scalar!(
         "UPDATE assignments SET state = 'expired'
          WHERE campaign_id = $1 AND state = 'active' AND leased_until <= now() RETURNING id",
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(&mut **tx)
     .await?;
     if !expired.is_empty() {
@@ -364,15 +366,15 @@ async fn expire_stale(tx: &mut Transaction<'_, Postgres>, campaign_id: Uuid) -> 
 /// Queues a review of a completed assignment by a different annotator,
 /// unless the assignment is itself a review.
 async fn create_review_batch(tx: &mut Transaction<'_, Postgres>, done: &Assignment) -> Result<()> {
-    let is_review: Option<Uuid> = sqlx::query_scalar("SELECT review_of FROM batches WHERE id = $1")
-        .bind(done.batch_id)
-        .fetch_one(&mut **tx)
-        .await?;
+    let is_review =
+        sqlx::query_scalar!("SELECT review_of FROM batches WHERE id = $1", done.batch_id).fetch_one(&mut **tx).await?;
     if is_review.is_some() {
         return Ok(());
     }
     // Positions are unique per campaign: serialise concurrent completions.
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE").bind(done.campaign_id).execute(&mut **tx).await?;
+    sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", done.campaign_id)
+        .fetch_optional(&mut **tx)
+        .await?;
     let batch_id = Uuid::new_v4();
     sqlx::query!(
         "INSERT INTO batches (id, campaign_id, position, overlap, review_of)
@@ -394,11 +396,12 @@ async fn create_review_batch(tx: &mut Transaction<'_, Postgres>, done: &Assignme
 /// responses scans them. Responses are never deleted, so this bounds any
 /// later read of them (a capacity to allocate once).
 pub async fn answers_stored<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Result<usize> {
-    let stored: i64 =
-        sqlx::query_scalar("SELECT COALESCE(sum(answered), 0)::bigint FROM assignments WHERE campaign_id = $1")
-            .bind(campaign_id)
-            .fetch_one(db)
-            .await?;
+    let stored: i64 = sqlx::query_scalar!(
+        r#"SELECT COALESCE(sum(answered), 0)::bigint AS "stored!" FROM assignments WHERE campaign_id = $1"#,
+        campaign_id,
+    )
+    .fetch_one(db)
+    .await?;
     Ok(usize::try_from(stored).unwrap_or_default())
 }
 
@@ -426,13 +429,14 @@ pub async fn get_own<'e>(db: impl sqlx::PgExecutor<'e>, id: Uuid, annotator_id: 
 pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
     // Everything needed from other tables is read before the transaction:
     // taking a second connection while holding one starves the pool under load.
-    let campaign_id: Uuid =
-        sqlx::query_scalar("SELECT campaign_id FROM assignments WHERE id = $1 AND annotator_id = $2")
-            .bind(id)
-            .bind(annotator_id)
-            .fetch_optional(pool)
-            .await?
-            .ok_or(Error::NotFound("assignment"))?;
+    let campaign_id: Uuid = sqlx::query_scalar!(
+        "SELECT campaign_id FROM assignments WHERE id = $1 AND annotator_id = $2",
+        id,
+        annotator_id
+    )
+    .fetch_optional(pool)
+    .await?
+    .ok_or(Error::NotFound("assignment"))?;
     let campaign = campaigns::get(pool, campaign_id).await?;
     let rules = kinds.rules(&campaign)?;
     let mut tx = pool.begin().await?;
@@ -448,14 +452,15 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
         AssignmentState::Expired => return Err(Error::lease_expired()),
         AssignmentState::Active => {}
     }
-    let (total, answered): (i64, i64) = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM batch_items WHERE batch_id = $1),
-                (SELECT count(*) FROM responses WHERE assignment_id = $2)",
+    let counts = sqlx::query!(
+        r#"SELECT (SELECT count(*) FROM batch_items WHERE batch_id = $1) AS "total!",
+                  (SELECT count(*) FROM responses WHERE assignment_id = $2) AS "answered!""#,
+        assignment.batch_id,
+        id,
     )
-    .bind(assignment.batch_id)
-    .bind(id)
     .fetch_one(&mut *tx)
     .await?;
+    let (total, answered) = (counts.total, counts.answered);
     if answered < total {
         return Err(Error::conflict(
             Code::Incomplete,
@@ -469,12 +474,15 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
     .fetch_one(&mut *tx)
     .await?;
     // (gold, payload, answer) of every item, for the kind's submit check.
-    let answered: Vec<(Option<Value>, Value, Value)> = sqlx::query_as(
+    let answered: Vec<(Option<Value>, Value, Value)> = sqlx::query!(
         "SELECT i.gold, i.payload, r.answer FROM responses r JOIN items i ON i.id = r.item_id WHERE r.assignment_id = $1",
+        id,
     )
-    .bind(id)
     .fetch_all(&mut *tx)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.gold, r.payload, r.answer))
+    .collect();
     if campaign.settings.review {
         create_review_batch(&mut tx, &done).await?;
     }

@@ -7,6 +7,7 @@
 use crate::core::campaign::campaigns;
 use crate::core::campaign::states::AssignmentState;
 use crate::core::work::assignments::Assignment;
+use crate::db::Time;
 use crate::error::Code;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -102,8 +103,7 @@ pub async fn submit(
     }
     let campaign = campaigns::get(pool, assignment.campaign_id).await?;
     let kind = kinds.of(&campaign)?;
-    let payload: Value = sqlx::query_scalar("SELECT payload FROM items WHERE id = $1")
-        .bind(sub.item_id)
+    let payload: Value = sqlx::query_scalar!("SELECT payload FROM items WHERE id = $1", sub.item_id)
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("item"))?;
@@ -112,26 +112,30 @@ pub async fn submit(
 
     let mut tx = pool.begin().await?;
     // Lock the assignment so a concurrent expiry or completion is seen.
-    let state: AssignmentState = sqlx::query_scalar("SELECT state FROM assignments WHERE id = $1 FOR UPDATE")
-        .bind(assignment.id)
-        .fetch_one(&mut *tx)
-        .await?;
+    let state = sqlx::query_scalar!(
+        r#"SELECT state AS "state: AssignmentState" FROM assignments WHERE id = $1 FOR UPDATE"#,
+        assignment.id,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     if state == AssignmentState::Expired {
         return Err(Error::lease_expired());
     }
-    let inserted = sqlx::query_as::<_, Response>(
-        "INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (assignment_id, item_id) DO NOTHING
-         RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason",
+    let inserted = sqlx::query_as!(
+        Response,
+        r#"INSERT INTO responses (id, assignment_id, campaign_id, item_id, annotator_id, answer, time_on_task_ms)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (assignment_id, item_id) DO NOTHING
+           RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms,
+                  created_at AS "created_at: Time", updated_at AS "updated_at: Time", excluded_reason"#,
+        Uuid::new_v4(),
+        assignment.id,
+        assignment.campaign_id,
+        sub.item_id,
+        assignment.annotator_id,
+        answer,
+        sub.time_on_task_ms,
     )
-    .bind(Uuid::new_v4())
-    .bind(assignment.id)
-    .bind(assignment.campaign_id)
-    .bind(sub.item_id)
-    .bind(assignment.annotator_id)
-    .bind(&answer)
-    .bind(sub.time_on_task_ms)
     .fetch_optional(&mut *tx)
     .await?;
     let result = match inserted {
@@ -143,12 +147,14 @@ pub async fn submit(
             (r, Outcome::Created)
         }
         None => {
-            let existing = sqlx::query_as::<_, Response>(
-                "SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason
-                 FROM responses WHERE item_id = $1 AND assignment_id = $2 FOR UPDATE",
+            let existing = sqlx::query_as!(
+                Response,
+                r#"SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms,
+                  created_at AS "created_at: Time", updated_at AS "updated_at: Time", excluded_reason
+                   FROM responses WHERE item_id = $1 AND assignment_id = $2 FOR UPDATE"#,
+                sub.item_id,
+                assignment.id,
             )
-            .bind(sub.item_id)
-            .bind(assignment.id)
             .fetch_one(&mut *tx)
             .await?;
             if existing.answer == answer {
@@ -174,15 +180,17 @@ pub async fn submit(
                 )
                 .execute(&mut *tx)
                 .await?;
-                let changed = sqlx::query_as::<_, Response>(
-                    "UPDATE responses SET answer = $2, updated_at = now(),
-                        time_on_task_ms = LEAST(COALESCE(time_on_task_ms, 0)::bigint + COALESCE($3, 0), 2147483647)::int
-                     WHERE id = $1
-                     RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason",
+                let changed = sqlx::query_as!(
+                    Response,
+                    r#"UPDATE responses SET answer = $2, updated_at = now(),
+                          time_on_task_ms = LEAST(COALESCE(time_on_task_ms, 0)::bigint + COALESCE($3::int, 0), 2147483647)::int
+                       WHERE id = $1
+                       RETURNING id, assignment_id, item_id, annotator_id, answer, time_on_task_ms,
+                  created_at AS "created_at: Time", updated_at AS "updated_at: Time", excluded_reason"#,
+                    existing.id,
+                    answer,
+                    sub.time_on_task_ms,
                 )
-                .bind(existing.id)
-                .bind(&answer)
-                .bind(sub.time_on_task_ms)
                 .fetch_one(&mut *tx)
                 .await?;
                 (changed, Outcome::Changed)
@@ -205,11 +213,13 @@ pub async fn submit(
 
 /// All responses of a campaign (admin export).
 pub async fn in_campaign(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<Response>> {
-    Ok(sqlx::query_as::<_, Response>(
-        "SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms, created_at, updated_at, excluded_reason
-         FROM responses WHERE campaign_id = $1 ORDER BY created_at, id",
+    Ok(sqlx::query_as!(
+        Response,
+        r#"SELECT id, assignment_id, item_id, annotator_id, answer, time_on_task_ms,
+                  created_at AS "created_at: Time", updated_at AS "updated_at: Time", excluded_reason
+           FROM responses WHERE campaign_id = $1 ORDER BY created_at, id"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?)
 }
@@ -272,12 +282,13 @@ pub async fn set_item_exclusion(
     crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
     crate::core::item::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
     if let Some(id) = one {
-        let answer_of_item: bool =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM responses WHERE id = $1 AND item_id = $2)")
-                .bind(id)
-                .bind(item_id)
-                .fetch_one(pool)
-                .await?;
+        let answer_of_item: bool = sqlx::query_scalar!(
+            r#"SELECT EXISTS (SELECT 1 FROM responses WHERE id = $1 AND item_id = $2) AS "exists!""#,
+            id,
+            item_id
+        )
+        .fetch_one(pool)
+        .await?;
         if !answer_of_item {
             return Err(Error::NotFound("answer"));
         }
