@@ -60,13 +60,11 @@ pub trait CampaignKind: Send + Sync + 'static {
 /// another kind is a 422 `wrong_kind`; none at all a 404. Put it after the
 /// role extractor, so a caller without the role learns nothing of the
 /// campaign.
-pub struct KindCampaign<K: CampaignKind> {
+pub struct KindCampaign<K> {
     /// The campaign's id (the path's `{id}`).
     pub id: uuid::Uuid,
-    /// The campaign.
+    /// The campaign (its typed configuration: [`KindCampaign::config`]).
     pub campaign: Campaign,
-    /// Its configuration, parsed once per campaign version.
-    pub config: K::Config,
     kind: PhantomData<fn() -> K>,
 }
 
@@ -81,8 +79,7 @@ impl<K: CampaignKind> FromRequestParts<AppState> for KindCampaign<K> {
 
     async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, Self::Rejection> {
         let Path(CampaignId { id }) = Path::<CampaignId>::from_request_parts(parts, s).await?;
-        let campaign = Self::of(s, id).await?;
-        Ok(Self { id, config: Self::config(s, &campaign)?, campaign, kind: PhantomData })
+        Ok(Self { id, campaign: Self::of(s, id).await?, kind: PhantomData })
     }
 }
 
@@ -99,7 +96,8 @@ impl<K: CampaignKind> KindCampaign<K> {
 
     /// The configuration of `campaign` (one of kind `K`), as parsed once
     /// for its version by the registry; one that no longer parses is a 409
-    /// naming the campaign.
+    /// naming the campaign. Asked for by the handlers that read it, so the
+    /// kind's other routes neither copy it nor fail on it.
     pub fn config(s: &AppState, campaign: &Campaign) -> Result<K::Config, AppError> {
         Ok(s.kinds.config::<K::Config>(campaign)?)
     }
