@@ -35,7 +35,7 @@ pub async fn seed(pool: &PgPool, kinds: &Registry, public_url: &str) -> Result<S
     let mut links = Vec::new();
     let mut answered = Vec::new();
     for kind in kinds.all() {
-        let Some(demo) = kind.demo() else { continue };
+        let Some(demo) = kind.about().demo.map(|demo| demo()) else { continue };
         if let Some(simulated) = demo.simulated {
             let name = format!("{} (answered by {} simulated workers)", demo.name, simulated.workers);
             let campaign = match existing.iter().find(|c| c.name == name) {
@@ -103,7 +103,7 @@ async fn seed_one(
 async fn simulate(pool: &PgPool, kinds: &Registry, campaign: &campaigns::Campaign, sim: Simulated) -> Result<()> {
     let items: HashMap<uuid::Uuid, (Value, Option<Value>)> =
         items::list(pool, campaign.id).await?.into_iter().map(|i| (i.id, (i.payload, i.gold))).collect();
-    let questions = kinds.rules(campaign)?.background();
+    let questions = kinds.rules(campaign)?.policy().background.clone();
     // Answers are stored as the service stores them: through the Recorder,
     // with the same checks and the same statements.
     let recorder = Recorder::new(pool.clone(), crate::db::statements::StatementPool::beside(pool), Default::default());

@@ -5,7 +5,8 @@
 //! core knows nothing of HTML, templates or CSRF tokens.
 
 use crate::core::campaign::campaigns::Campaign;
-use crate::core::kind::contract::PublicItem;
+pub use crate::core::item::thumbnails::Thumbnail;
+use crate::core::kind::contract::{CampaignRules, PublicItem};
 use crate::error::Error;
 use serde_json::Value;
 use std::sync::Arc;
@@ -66,6 +67,13 @@ pub trait TaskPages: Send + Sync + 'static {
     /// shared pictures ([`crate::demo::svg`]).
     fn demo_picture(&self, _role: &str, _n: usize) -> Option<String> {
         None
+    }
+
+    /// Images that show an item at a glance in the data browser, given the
+    /// campaign's rules (whose configuration may say where images live):
+    /// by default every image address in the payload, named by its key.
+    fn thumbnails(&self, _rules: &dyn CampaignRules, payload: &Value) -> Vec<Thumbnail> {
+        crate::core::item::thumbnails::in_payload(payload)
     }
 
     /// The path segment of the kind's admin page

@@ -94,7 +94,7 @@ mod tests {
                 serde_json::to_value(parsed).expect("json"),
                 serde_json::to_value(K::Config::default()).expect("json"),
                 "{}",
-                kind.name()
+                kind.about().name
             );
         }
         check(&super::super::a100::Lat);
@@ -118,8 +118,9 @@ mod tests {
         // What does parse is bound once and read through its rules.
         let rules =
             crate::core::kind::registry::bind(vton, "Spring try-ons", &serde_json::json!({})).expect("defaults");
-        assert!(!rules.shuffle_items());
-        assert_eq!(rules.max_batches_per_annotator(), Some(1));
-        assert_eq!(rules.background().len(), 3);
+        let policy = rules.policy();
+        assert!(!policy.batches.shuffle_items);
+        assert_eq!(policy.batches.max_batches_per_annotator, Some(1));
+        assert_eq!(policy.background.len(), 3);
     }
 }

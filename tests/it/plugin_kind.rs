@@ -7,7 +7,8 @@ use crate::fixtures::{admin_token, api, csrf_in, login_page};
 use crate::support::TestApp;
 use atelier::auth::{tokens, users, Role};
 use atelier::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use atelier::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
+use atelier::core::kind::contract::{About, AggregationInput, BatchPlan, Invalid, ItemRef, Policy};
+use atelier::core::kind::ground_truth_text::GroundTruthText;
 use atelier::core::Registry;
 use atelier::core::TypedKind;
 use atelier::http::kind_routes::KindRoutes;
@@ -52,19 +53,34 @@ struct TagsGroundTruth {
     items: BTreeMap<String, Vec<Value>>,
 }
 
+/// What the tags kind is: expert work; items merge their options.
+static ABOUT: About = About {
+    merge_item: Some(merge),
+    ..About::new(
+        "test-tags",
+        "Tags (a test kind)",
+        CoreSettings::of(Participants::Experts, 60, AnnotatorsPerBatch::AsPlanned, false),
+    )
+};
+
+/// An item imported again: its options and the new ones.
+fn merge(existing: &Value, incoming: &Value) -> Value {
+    let mut all = options(existing);
+    for o in options(incoming) {
+        if !all.contains(&o) {
+            all.push(o);
+        }
+    }
+    json!({ "options": all })
+}
+
 impl TypedKind for Tags {
     type Config = TagsConfig;
     type Answer = TagsAnswer;
     type GroundTruth = TagsGroundTruth;
 
-    fn name(&self) -> &'static str {
-        "test-tags"
-    }
-    fn title(&self) -> &'static str {
-        "Tags (a test kind)"
-    }
-    fn default_settings(&self) -> CoreSettings {
-        CoreSettings::of(Participants::Experts, 60, AnnotatorsPerBatch::AsPlanned, false)
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
     fn parse_config(&self, config: &Value) -> Result<TagsConfig, Invalid> {
         Ok(TagsConfig { per_batch: config.get("per_batch").and_then(Value::as_u64).unwrap_or(2) })
@@ -101,17 +117,8 @@ impl TypedKind for Tags {
             .map(|c| BatchPlan { items: c.iter().map(|i| i.id).collect(), overlap: None, group: None })
             .collect())
     }
-    fn reviewed_answer_wins(&self, _config: &TagsConfig) -> bool {
-        true
-    }
-    fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>> {
-        let mut all = options(existing);
-        for o in options(incoming) {
-            if !all.contains(&o) {
-                all.push(o);
-            }
-        }
-        Some(Ok(json!({ "options": all })))
+    fn policy(&self, _config: &TagsConfig) -> Policy {
+        Policy { reviewed_answer_wins: true, ..Policy::plain(ABOUT.title) }
     }
     fn aggregate(&self, _config: &TagsConfig, input: &AggregationInput) -> TagsGroundTruth {
         let names: BTreeMap<_, _> = input.items.iter().map(|i| (i.id, i.external_id.clone())).collect();
@@ -121,14 +128,16 @@ impl TypedKind for Tags {
         }
         TagsGroundTruth { items }
     }
-    fn export_table(&self, aggregate: &[u8]) -> Table {
-        let aggregate: TagsGroundTruth = serde_json::from_slice(aggregate).unwrap_or_default();
-        let rows = aggregate
-            .items
-            .iter()
-            .map(|(item, answers)| vec![item.clone(), Value::from(answers.clone()).to_string()])
-            .collect();
-        Table { header: vec!["item".into(), "answers".into()], rows }
+    fn export(
+        &self,
+        ground_truth: GroundTruthText<'_, TagsGroundTruth>,
+        _partial: bool,
+        each: &mut dyn FnMut(&[String]),
+    ) {
+        each(&["item".into(), "answers".into()]);
+        for (item, answers) in ground_truth.read().unwrap_or_default().items {
+            each(&[item, Value::from(answers).to_string()]);
+        }
     }
 }
 
@@ -171,7 +180,7 @@ fn registry() -> Registry {
 }
 
 fn pages() -> KindPages {
-    KindPages::new(vec![(TAGS.name(), &TAGS)])
+    KindPages::new(vec![(ABOUT.name, &TAGS)])
 }
 
 /// The kind's own page, merged by the application like any kind's.

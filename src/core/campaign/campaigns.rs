@@ -74,7 +74,7 @@ fn validated(
     let (kind_config, mut changes) = split_legacy(config);
     changes.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
     let settings = base.with_changes(&changes)?;
-    if settings.overlap != crate::core::campaign::settings::Overlap::Fixed && !plugin.adaptive_overlap() {
+    if settings.overlap != crate::core::campaign::settings::Overlap::Fixed && !plugin.about().adaptive_overlap {
         return Err(Error::invalid(
             Code::InvalidSettings,
             format!("an adaptive overlap needs a decision rule, which `{}` has none of (fixed only)", plugin.name()),
@@ -110,7 +110,7 @@ pub fn settings_of(kinds: &Registry, kind: &str, config: &Value) -> Result<Vec<S
     let mut keys: std::collections::BTreeSet<String> =
         defaults.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
     keys.extend(config.as_object().into_iter().flatten().map(|(k, _)| k.clone()));
-    let help = |key: &str| plugin.settings_help().iter().find(|h| h.key == key).copied();
+    let help = |key: &str| plugin.about().settings_help.iter().find(|h| h.key == key).copied();
     Ok(keys
         .into_iter()
         .map(|key| Setting {
@@ -137,7 +137,7 @@ pub async fn create(
     if name.is_empty() || name.len() > 200 {
         return Err(Error::invalid(Code::InvalidName, "name must be 1 to 200 characters"));
     }
-    let (settings, config) = validated(plugin, plugin.default_settings(), config, settings)?;
+    let (settings, config) = validated(plugin, plugin.about().default_settings, config, settings)?;
     let code = crate::random::completion_code();
     let campaign = sqlx::query_as::<_, Campaign>(
         "INSERT INTO campaigns (id, kind, name, config, completion_code, participants, lease_minutes, annotators_per_batch, review,

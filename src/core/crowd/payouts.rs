@@ -218,7 +218,7 @@ pub async fn table(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uu
     let mut checks: BTreeMap<Uuid, (usize, usize)> = BTreeMap::new();
     let mut exclusions: BTreeMap<Uuid, BTreeMap<String, usize>> = BTreeMap::new();
     for (annotator, payload, gold, answer, excluded) in &responses {
-        if let Some(passed) = kind.check_passed(payload, gold.as_ref(), answer) {
+        if let Some(passed) = kind.judge(payload, gold.as_ref(), answer).check {
             let c = checks.entry(*annotator).or_default();
             if passed {
                 c.0 += 1;

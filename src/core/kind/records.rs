@@ -101,3 +101,25 @@ pub struct Table {
     /// Rows of cells.
     pub rows: Vec<Vec<String>>,
 }
+
+impl Table {
+    /// The rows a writer hands over one at a time, header first, as a table.
+    pub fn collect(write: impl FnOnce(&mut dyn FnMut(&[String]))) -> Self {
+        let mut table = Self::default();
+        let mut first = true;
+        write(&mut |row: &[String]| {
+            if std::mem::take(&mut first) {
+                table.header = row.to_vec();
+            } else {
+                table.rows.push(row.to_vec());
+            }
+        });
+        table
+    }
+
+    /// Hands over the header, then each row.
+    pub fn each(&self, each: &mut dyn FnMut(&[String])) {
+        each(&self.header);
+        self.rows.iter().for_each(|row| each(row));
+    }
+}

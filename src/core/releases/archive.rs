@@ -134,7 +134,7 @@ pub fn release_files<T: Send>(
             let aggregate = aggregate.get()?;
             one(GROUND_TRUTH_CSV, &mut |out| {
                 let mut csv = CsvRows::new(out);
-                kind.export_rows(aggregate.as_bytes(), &mut |row| csv.row(row));
+                kind.export(aggregate.as_bytes(), false, &mut |row| csv.row(row));
                 csv.finish().map(drop)
             })
         })

@@ -32,7 +32,7 @@ pub fn render(
 ) -> String {
     let c = &snapshot.campaign;
     let mut md = String::new();
-    let crowd = c.settings.map_or(kind.default_settings().crowd(), |s| s.crowd());
+    let crowd = c.settings.map_or(kind.about().default_settings.crowd(), |s| s.crowd());
     let who =
         if crowd { "crowd workers recruited through a crowd platform" } else { "expert annotators with accounts" };
     let _ = writeln!(md, "# Datasheet: {} (release v{})\n", c.name, info.release);
@@ -74,7 +74,7 @@ pub fn render(
          files from `raw/` and checks them byte for byte.\n"
     );
     let _ = writeln!(md, "## Collection process\n");
-    let _ = writeln!(md, "### The task as annotators saw it\n\n{}\n", rules.datasheet_task());
+    let _ = writeln!(md, "### The task as annotators saw it\n\n{}\n", rules.policy().datasheet_task);
     let _ = writeln!(md, "### Who annotated\n");
     let _ = writeln!(
         md,

@@ -91,7 +91,7 @@ pub fn parameters(rules: &dyn CampaignRules, snapshot: &Snapshot) -> Value {
     use crate::core::crowd::marks::{NOT_ON_PLATFORM, REJECTED_ON_PLATFORM};
     let mut parameters = json!({
         "config": snapshot.campaign.config,
-        "kind": rules.release_parameters(),
+        "kind": rules.policy().release_parameters,
     });
     let rule = snapshot.campaign.settings.map(|s| s.ground_truth_from).unwrap_or_default();
     let left_out = |reason: &str| {

@@ -165,7 +165,7 @@ async fn aggregate_at(
         metrics::counter!("atelier_ground_truth_cache_hits_total").increment(1);
         return cached.text().await;
     }
-    let input = input_without(pool, campaign_id, kind.payload_keys_not_aggregated()).await?;
+    let input = input_without(pool, campaign_id, kind.about().payload_keys_not_aggregated).await?;
     let json = crate::core::support::heavy::run(move || {
         crate::core::kind::contract::aggregate_json_with_reviews(&*rules, input)
     })
@@ -275,9 +275,9 @@ pub async fn csv(
     crate::core::support::heavy::run(move || {
         let mut csv = crate::core::support::csv_chunks::CsvChunks::default();
         if partial {
-            kind.export_partial_rows(&aggregate, &mut |row| csv.row(row));
+            kind.export(&aggregate, true, &mut |row| csv.row(row));
         } else {
-            kind.export_rows(&aggregate, &mut |row| csv.row(row));
+            kind.export(&aggregate, false, &mut |row| csv.row(row));
         }
         csv.chunks()
     })

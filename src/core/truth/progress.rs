@@ -62,7 +62,7 @@ pub async fn of_campaign(
 ) -> Result<CampaignProgress> {
     // Gold items a kind shares across batches (VTON's sanity tasks) wait in
     // reserve: no new batch would take them, so they are not "unbatched".
-    let reserve_gold = kinds.rules(campaign).is_ok_and(|r| r.shares_gold_across_batches());
+    let reserve_gold = kinds.rules(campaign).is_ok_and(|r| r.policy().batches.shares_gold_across_batches);
     let (campaign_id, experts) = (campaign.id, !campaign.settings.crowd());
     caches
         .progress

@@ -90,7 +90,7 @@ pub async fn start(
     }
     // The background answers are checked before the consent is stored: a
     // refused start stores nothing.
-    let questions = kinds.rules(campaign)?.background();
+    let questions = kinds.rules(campaign)?.policy().background.clone();
     let answers =
         match questions.is_empty() || crate::core::campaign::profiles::exists(pool, campaign.id, annotator_id).await? {
             true => None,

@@ -185,7 +185,7 @@ pub async fn next_in(
     .collect();
     let mut rng = rand::rngs::StdRng::from_os_rng();
     let mut order: Vec<&(Uuid, Value)> = items.iter().collect();
-    if rules.shuffle_items() {
+    if rules.policy().batches.shuffle_items {
         use rand::seq::SliceRandom;
         order.shuffle(&mut rng);
     }

@@ -68,7 +68,7 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
         return Err(Error::conflict(Code::NoItems, "import items before forming batches"));
     }
     let new = |i: &&crate::core::item::items::Item| !batched.contains(&i.id);
-    let shared_gold = rules.shares_gold_across_batches();
+    let shared_gold = rules.policy().batches.shares_gold_across_batches;
     // Gold shared across batches is not work of its own: a sanity task not
     // yet used does not make a new batch.
     let new_work = |i: &&crate::core::item::items::Item| new(i) && !(shared_gold && i.gold.is_some());

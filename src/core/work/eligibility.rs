@@ -54,7 +54,7 @@ pub(in crate::core) async fn who_may_take(
     if blocked.is_some() {
         return Ok(Eligibility::Blocked);
     }
-    if let Some(max) = rules.max_batches_per_annotator() {
+    if let Some(max) = rules.policy().batches.max_batches_per_annotator {
         let taken = sqlx::query_scalar!(
             r#"SELECT count(*) AS "taken!" FROM assignments a JOIN batches b ON b.id = a.batch_id
                WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state <> 'expired' AND b.review_of IS NULL"#,
@@ -80,8 +80,8 @@ pub(in crate::core) async fn who_may_take(
     .fetch_one(&mut *conn)
     .await?;
     let (who, groups) = (row.who, row.groups);
-    let barred = groups.into_iter().filter(|g| !rules.may_take(Some(g), &who)).collect();
-    Ok(Eligibility::May { check_gold: !rules.gold_may_repeat(), barred })
+    let barred = groups.into_iter().filter(|g| !rules.policy().batches.may_take(Some(g), &who)).collect();
+    Ok(Eligibility::May { check_gold: !rules.policy().batches.gold_may_repeat, barred })
 }
 
 /// What an annotator could start in a campaign now, by the rules that hand

@@ -11,10 +11,10 @@
 //! (the assignment rules). Fixed overlap (the default) is untouched.
 
 use crate::core::campaign::settings::Overlap;
+use crate::core::kind::contract::Judgement;
 use crate::core::{campaign::campaigns, Registry};
 use crate::error::Result;
 use crate::stats::adaptive::Vote;
-use serde_json::Value;
 use sqlx::PgPool;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use uuid::Uuid;
@@ -68,7 +68,7 @@ pub async fn after_submission(pool: &PgPool, kinds: &Registry, campaign_id: Uuid
     .fetch_all(&mut *tx)
     .await?;
     // Every submitted answer to them, and the checks of the same assignments.
-    type Answered = (Uuid, Uuid, Value, Value, Option<Value>, Option<String>);
+    type Answered = (Uuid, Uuid, Judgement, Option<String>);
     let answered: Vec<Answered> = sqlx::query!(
         "SELECT r.item_id, r.assignment_id, i.payload, r.answer, i.gold, r.excluded_reason
          FROM responses r JOIN assignments a ON a.id = r.assignment_id JOIN items i ON i.id = r.item_id
@@ -79,23 +79,20 @@ pub async fn after_submission(pool: &PgPool, kinds: &Registry, campaign_id: Uuid
     .fetch_all(&mut *tx)
     .await?
     .into_iter()
-    .map(|r| (r.item_id, r.assignment_id, r.payload, r.answer, r.gold, r.excluded_reason))
+    .map(|r| (r.item_id, r.assignment_id, kind.judge(&r.payload, r.gold.as_ref(), &r.answer), r.excluded_reason))
     .collect();
-    let failed: HashSet<Uuid> = answered
-        .iter()
-        .filter(|(_, _, payload, answer, gold, _)| kind.check_passed(payload, gold.as_ref(), answer) == Some(false))
-        .map(|(_, a, ..)| *a)
-        .collect();
+    let failed: HashSet<Uuid> =
+        answered.iter().filter(|(_, _, judged, _)| judged.check == Some(false)).map(|(_, a, ..)| *a).collect();
     let wanted: HashSet<Uuid> = items.iter().copied().collect();
     let mut raters: HashMap<Uuid, u32> = HashMap::new();
     let mut votes: HashMap<Uuid, Vec<Vote>> = HashMap::new();
-    for (item, assignment, payload, answer, _, excluded) in &answered {
-        if !wanted.contains(item) {
+    for (item, assignment, judged, excluded) in answered {
+        if !wanted.contains(&item) {
             continue;
         }
-        *raters.entry(*item).or_default() += 1;
-        if excluded.as_deref().is_none_or(|r| r.starts_with("curation:")) && !failed.contains(assignment) {
-            votes.entry(*item).or_default().extend(kind.adaptive_vote(payload, answer));
+        *raters.entry(item).or_default() += 1;
+        if excluded.as_deref().is_none_or(|r| r.starts_with("curation:")) && !failed.contains(&assignment) {
+            votes.entry(item).or_default().extend(judged.vote);
         }
     }
     // Items still in a questionnaire that is not full wait for it.

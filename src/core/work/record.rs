@@ -266,7 +266,7 @@ impl Recorder {
     /// validates answers without their item.
     fn kind_answering_alone(&self, assignment_id: Uuid, annotator_id: Uuid) -> Option<Owner> {
         let owner = self.owners.get(assignment_id)?;
-        (owner.annotator_id == annotator_id && !owner.kind.answer_reads_item()).then_some(owner)
+        (owner.annotator_id == annotator_id && !owner.kind.about().answer_reads_item).then_some(owner)
     }
 
     /// Validates the answer against its item, read with the assignment's

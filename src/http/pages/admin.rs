@@ -181,7 +181,7 @@ pub(super) async fn show(s: &AppState, session: &Session, id: Uuid, refused: Opt
         })
         .collect();
     let mut settings: Vec<super::settings::SettingRow> =
-        super::settings::core_rows(&campaign.settings, &kind.default_settings())
+        super::settings::core_rows(&campaign.settings, &kind.about().default_settings)
             .into_iter()
             .chain(super::settings::rows(campaigns::settings(&s.kinds, &campaign)?))
             .collect();
@@ -196,8 +196,8 @@ pub(super) async fn show(s: &AppState, session: &Session, id: Uuid, refused: Opt
         status,
         &CampaignPage {
             kind_title: kind.title(),
-            import_hint: kind.import_hint(),
-            own_import: kind.imports_on_own_page(),
+            import_hint: kind.about().import.hint(),
+            own_import: kind.about().import.on_own_page(),
             kind_page: s.pages.of(&campaign)?.admin_page(),
             progress,
             releases,
@@ -511,7 +511,8 @@ async fn import(
     let upload = super::upload::read(req).await?;
     let kept = Refusal::keep_pasted(&upload);
     let outcome = async {
-        let items = s.kinds.of(&campaign)?.parse_import(upload.text()?).map_err(Error::from)?;
+        let kind = s.kinds.of(&campaign)?.about();
+        let items = kind.import.parse(kind.title, upload.text()?).map_err(Error::from)?;
         let n = crate::core::item::items::import_with_store(&s.pool, &s.config.storage, &s.kinds, id, &items).await?;
         Ok(format!("{n} item(s) imported."))
     }

@@ -278,7 +278,7 @@ struct NewPage {
 /// The new-campaign form's rows for a kind, each with its default (or,
 /// after a refusal, with what the admin typed).
 fn new_rows(s: &AppState, kind_name: &str, typed: &[(String, String)]) -> Result<Vec<SettingRow>, Error> {
-    let defaults = s.kinds.get(kind_name)?.default_settings();
+    let defaults = s.kinds.get(kind_name)?.about().default_settings;
     let mut settings = core_rows(&defaults, &defaults);
     settings.extend(rows(campaigns::settings_of(&s.kinds, kind_name, &Value::Null)?));
     show_as_typed(&mut settings, typed);

@@ -420,7 +420,7 @@ async fn landing_page(
     let background = if crate::core::campaign::profiles::exists(&s.pool, campaign_id, user.id).await? {
         Vec::new()
     } else {
-        s.kinds.rules(&campaign)?.background()
+        s.kinds.rules(&campaign)?.policy().background.clone()
     };
     // Experts see their counts, by the rules that hand out work.
     let mine = match campaign.settings.crowd() {

@@ -3,12 +3,17 @@
 
 use super::config::{A100Answer, A100Config, AAT, LAT};
 use super::{aggregate, demo, hub, question, release, result};
+use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use crate::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table};
+use crate::core::kind::contract::{
+    About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Judgement, Policy, SubmitVerdict,
+};
+use crate::core::kind::ground_truth_text::GroundTruthText;
 use crate::core::kind::typed::Answered;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
+use result::A100Result;
 use serde_json::{json, Value};
 
 /// LAT: crowd votes are the ground truth.
@@ -84,21 +89,86 @@ fn attention(answered: &[Answered<'_, A100Answer>]) -> Option<String> {
     failed.then(|| "attention_check_failed".to_owned())
 }
 
+/// Each A100 setting in words.
+const SETTINGS_HELP: &[SettingHelp] = &[
+    SettingHelp::new(
+        "participants",
+        "Participants per questionnaire",
+        "people who answer the questionnaire (the ground truth is their majority)",
+    )
+    .unit("people"),
+    SettingHelp::new(
+        "shuffle_questions",
+        "Shuffle the questions",
+        "show the questions in a random order per participant",
+    ),
+    SettingHelp::new("background", "Background questions", "asked once before the first task")
+        .editor(crate::core::campaign::setting_help::Editor::Questions),
+    SettingHelp::new(
+        "review",
+        "Review by a second annotator",
+        "a different annotator reviews every submitted questionnaire (expert campaigns)",
+    ),
+];
+
+/// What LAT and AAT share of [`About`]: crowd questionnaires of two-hour
+/// leases, imported as a question set.
+const fn about(name: &'static str, title: &'static str) -> About {
+    About {
+        settings_help: SETTINGS_HELP,
+        import: Import::Format {
+            hint: "A100 question set JSON: {\"questions\": [{\"id\", \"outfit\", \"blank_category\", \"choices\", ...}]} (see README)",
+            parse: question::parse_set,
+        },
+        hub_task_categories: &["multiple-choice", "visual-question-answering"],
+        ..About::new(name, title, CoreSettings::of(Participants::Crowd, 120, AnnotatorsPerBatch::AsPlanned, false))
+    }
+}
+
+/// What LAT is: its crowd's majority decides a question, so an adaptive
+/// overlap may be set.
+static LAT_ABOUT: About = About {
+    adaptive_overlap: true,
+    demo: Some(|| demo::campaign(false)),
+    ..about(LAT, "A100 LAT (crowd aesthetic test)")
+};
+
+/// What AAT is: scored against its key, every participant answers everything.
+static AAT_ABOUT: About =
+    About { demo: Some(|| demo::campaign(true)), ..about(AAT, "A100 AAT (expert-keyed aesthetic test)") };
+
+/// What the configuration decides: the question order and background questions.
+fn policy(config: &A100Config, aat: bool) -> Policy {
+    Policy {
+        batches: BatchPolicy { shuffle_items: config.shuffle_questions, ..BatchPolicy::default() },
+        background: config.background.clone(),
+        release_parameters: release::parameters(),
+        datasheet_task: release::task(aat),
+        ..Policy::plain("A100")
+    }
+}
+
+/// An attention check's outcome and, for the LAT, the vote for deciding the
+/// question (a choice of its choices).
+fn judge(payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>, aat: bool) -> Judgement {
+    let options = payload["choices"].as_array().map_or(0, Vec::len);
+    Judgement {
+        check: (payload["attention_check"] == true).then(|| chose_gold(gold, answer)),
+        vote: answer
+            .filter(|_| !aat)
+            .map(|a| crate::stats::adaptive::Vote::Choice { picked: a.choice.clone(), options }),
+    }
+}
+
 macro_rules! a100_kind {
-    ($ty:ty, $name:expr, $title:literal, $aat:literal) => {
+    ($ty:ty, $about:expr, $aat:literal) => {
         impl TypedKind for $ty {
             type Config = A100Config;
             type Answer = A100Answer;
-            type GroundTruth = result::A100Result;
+            type GroundTruth = A100Result;
 
-            fn name(&self) -> &'static str {
-                $name
-            }
-            fn title(&self) -> &'static str {
-                $title
-            }
-            fn default_settings(&self) -> CoreSettings {
-                CoreSettings::of(Participants::Crowd, 120, AnnotatorsPerBatch::AsPlanned, false)
+            fn about(&self) -> &'static About {
+                &$about
             }
             fn parse_config(&self, config: &Value) -> Result<A100Config, Invalid> {
                 parse_config(config)
@@ -109,6 +179,18 @@ macro_rules! a100_kind {
             fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<A100Answer, Invalid> {
                 validate_answer(payload, answer)
             }
+            fn judge(&self, payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>) -> Judgement {
+                judge(payload, gold, answer, $aat)
+            }
+            fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value {
+                shuffle_choices(payload, rng)
+            }
+            fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
+                public(payload, presentation)
+            }
+            fn policy(&self, config: &A100Config) -> Policy {
+                policy(config, $aat)
+            }
             fn form_batches(
                 &self,
                 config: &A100Config,
@@ -117,101 +199,34 @@ macro_rules! a100_kind {
             ) -> Result<Vec<BatchPlan>, Invalid> {
                 form_batches(config, items)
             }
-            fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value {
-                shuffle_choices(payload, rng)
+            fn on_submit(&self, _config: &A100Config, answered: &[Answered<'_, A100Answer>]) -> SubmitVerdict {
+                SubmitVerdict { exclude: attention(answered), block: None }
             }
-            fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
-                public(payload, presentation)
-            }
-            fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> result::A100Result {
+            fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> A100Result {
                 aggregate::aggregate(input, $aat)
             }
-            fn export_table(&self, aggregate: &[u8]) -> Table {
-                aggregate::table(aggregate)
+            fn export(&self, gt: GroundTruthText<'_, A100Result>, _partial: bool, each: &mut dyn FnMut(&[String])) {
+                aggregate::table(gt.text()).each(each)
             }
             fn release_tables(
                 &self,
                 _snapshot: &crate::core::releases::Snapshot,
-                aggregate: &[u8],
+                gt: GroundTruthText<'_, A100Result>,
             ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
-                hub::tables(aggregate)
+                hub::tables(gt.text())
             }
-            fn hub_task_categories(&self) -> &'static [&'static str] {
-                &["multiple-choice", "visual-question-answering"]
+            fn release_labels(
+                &self,
+                gt: GroundTruthText<'_, A100Result>,
+            ) -> std::collections::BTreeMap<String, String> {
+                release::labels(gt.text())
             }
-            fn on_submit(&self, _config: &A100Config, answered: &[Answered<'_, A100Answer>]) -> SubmitVerdict {
-                SubmitVerdict { exclude: attention(answered), block: None }
-            }
-            fn demo(&self) -> Option<crate::core::kind::contract::DemoCampaign> {
-                Some(demo::campaign($aat))
-            }
-            fn settings_help(&self) -> &'static [crate::core::campaign::setting_help::SettingHelp] {
-                use crate::core::campaign::setting_help::SettingHelp;
-                const HELP: &[SettingHelp] = &[
-                    SettingHelp::new(
-                        "participants",
-                        "Participants per questionnaire",
-                        "people who answer the questionnaire (the ground truth is their majority)",
-                    )
-                    .unit("people"),
-                    SettingHelp::new(
-                        "shuffle_questions",
-                        "Shuffle the questions",
-                        "show the questions in a random order per participant",
-                    ),
-                    SettingHelp::new(
-                        "background",
-                        "Background questions",
-                        "asked once before the first task",
-                    )
-                    .editor(crate::core::campaign::setting_help::Editor::Questions),
-                    SettingHelp::new(
-                        "review",
-                        "Review by a second annotator",
-                        "a different annotator reviews every submitted questionnaire (expert campaigns)",
-                    ),
-                ];
-                HELP
-            }
-            fn check_passed(&self, payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>) -> Option<bool> {
-                (payload["attention_check"] == true).then(|| chose_gold(gold, answer))
-            }
-            fn adaptive_vote(&self, payload: &Value, answer: &A100Answer) -> Option<crate::stats::adaptive::Vote> {
-                // The LAT's ground truth is the crowd's majority: a choice of the question's five.
-                let options = payload["choices"].as_array().map_or(0, Vec::len);
-                (!$aat).then(|| crate::stats::adaptive::Vote::Choice { picked: answer.choice.clone(), options })
-            }
-            fn adaptive_overlap(&self) -> bool {
-                // The AAT is scored against its key: every participant answers everything.
-                !$aat
-            }
-            fn release_parameters(&self, _config: &A100Config) -> Value {
-                release::parameters()
-            }
-            fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
-                release::labels(aggregate)
-            }
-            fn datasheet_task(&self, _config: &A100Config) -> String {
-                release::task($aat)
-            }
-            fn datasheet_quality(&self, aggregate: &[u8]) -> String {
-                serde_json::from_slice(aggregate).map(|gt: Value| release::quality(&gt)).unwrap_or_default()
-            }
-            fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid> {
-                question::parse_set(text)
-            }
-            fn import_hint(&self) -> &'static str {
-                "A100 question set JSON: {\"questions\": [{\"id\", \"outfit\", \"blank_category\", \"choices\", ...}]} (see README)"
-            }
-            fn shuffle_items(&self, config: &A100Config) -> bool {
-                config.shuffle_questions
-            }
-            fn background(&self, config: &A100Config) -> Vec<crate::core::campaign::profiles::BackgroundQuestion> {
-                config.background.clone()
+            fn datasheet_quality(&self, gt: GroundTruthText<'_, A100Result>) -> String {
+                gt.read_as::<Value>().map(|gt| release::quality(&gt)).unwrap_or_default()
             }
         }
     };
 }
 
-a100_kind!(Lat, LAT, "A100 LAT (crowd aesthetic test)", false);
-a100_kind!(Aat, AAT, "A100 AAT (expert-keyed aesthetic test)", true);
+a100_kind!(Lat, LAT_ABOUT, false);
+a100_kind!(Aat, AAT_ABOUT, true);

@@ -5,11 +5,68 @@ use super::config::{Answer, FpConfig, NAME};
 use super::{demo, export, hub, masks, ontology, result};
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use crate::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
+use crate::core::kind::contract::{About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
+use crate::core::kind::ground_truth_text::GroundTruthText;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
+use result::FpResult;
 use serde_json::Value;
 use std::collections::BTreeMap;
+
+/// Each Fashionpedia setting in words.
+const SETTINGS_HELP: &[SettingHelp] = &[
+    SettingHelp::new(
+        "applies",
+        "Attribute groups per category",
+        "category name -> attribute super-categories asked for its masks (null: the paper's default)",
+    )
+    .source("Fashionpedia paper, the ontology's category-attribute links"),
+    SettingHelp::new("masks_per_batch", "Masks per batch", "a batch holds one super-category").unit("masks"),
+    SettingHelp::new("image_base_url", "Image address prefix", "prefix turning an image's file_name into its address"),
+    SettingHelp::new(
+        "experts",
+        "Experts per super-category",
+        "super-category -> expert account names who annotate it (others: any expert)",
+    )
+    .editor(Editor::NamesPerKey),
+    SettingHelp::new(
+        "df2_categories",
+        "DeepFashion2 categories",
+        "DeepFashion2 category -> ontology category, over the obvious name matches",
+    ),
+    SettingHelp::new(
+        "attribute_names",
+        "Attribute names",
+        "attribute id -> name, written from the ontology when it is imported",
+    ),
+];
+
+/// What Fashionpedia is.
+static ABOUT: About = About {
+    settings_help: SETTINGS_HELP,
+    import: Import::OwnPage { hint: "the ontology, then COCO JSON with images and masks, on the Fashionpedia page" },
+    answer_flags: &[r#"{"not_sure": true}"#, r#"{"not_on_list": true}"#],
+    // The choices' names come from the configuration, their ids from `option_ids`.
+    payload_keys_not_aggregated: &[
+        "segmentation",
+        "bbox",
+        "area",
+        "iscrowd",
+        "attribute_ids",
+        "image_url",
+        "width",
+        "height",
+        "options",
+    ],
+    hub_task_categories: &["image-classification"],
+    demo: Some(demo::campaign),
+    // One expert annotates each task, a second reviews it.
+    ..About::new(
+        NAME,
+        "Fashionpedia attributes",
+        CoreSettings::of(Participants::Experts, 240, AnnotatorsPerBatch::Exactly(1), true),
+    )
+};
 
 /// The Fashionpedia kind.
 #[derive(Debug, Clone, Copy)]
@@ -23,19 +80,10 @@ pub fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
 impl TypedKind for Fashionpedia {
     type Config = FpConfig;
     type Answer = Answer;
-    type GroundTruth = result::FpResult;
+    type GroundTruth = FpResult;
 
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "Fashionpedia attributes"
-    }
-
-    fn default_settings(&self) -> CoreSettings {
-        // One expert annotates each task, a second reviews it.
-        CoreSettings::of(Participants::Experts, 240, AnnotatorsPerBatch::Exactly(1), true)
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn parse_config(&self, config: &Value) -> Result<FpConfig, Invalid> {
@@ -91,6 +139,16 @@ impl TypedKind for Fashionpedia {
         Ok(a)
     }
 
+    fn policy(&self, config: &FpConfig) -> Policy {
+        Policy {
+            // Super-categories assigned to experts go to them only; the others to anyone.
+            batches: BatchPolicy { reserved_groups: config.experts.clone(), ..BatchPolicy::default() },
+            // The aggregate applies reviews itself, to count acceptance.
+            reviewed_answer_wins: false,
+            ..Policy::plain(ABOUT.title)
+        }
+    }
+
     fn form_batches(&self, c: &FpConfig, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
         // One super-category per batch: that is how the protocol keeps experts consistent.
         let mut by: BTreeMap<String, Vec<uuid::Uuid>> = BTreeMap::new();
@@ -107,14 +165,6 @@ impl TypedKind for Fashionpedia {
             .collect())
     }
 
-    fn may_take(&self, config: &FpConfig, group: Option<&str>, annotator: &str) -> bool {
-        // Super-categories assigned to experts go to them only; the others to anyone.
-        match group.and_then(|g| config.experts.get(g)) {
-            Some(names) if !names.is_empty() => names.iter().any(|n| n == annotator),
-            _ => true,
-        }
-    }
-
     fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
         // Everything but attributes the source file already had.
         let mut p = payload.clone();
@@ -124,104 +174,33 @@ impl TypedKind for Fashionpedia {
         p
     }
 
-    fn release_labels(&self, aggregate: &[u8]) -> BTreeMap<String, String> {
-        result::FpResult::from_json(aggregate).map(|r| r.labels()).unwrap_or_default()
+    fn export(&self, gt: GroundTruthText<'_, FpResult>, _partial: bool, each: &mut dyn FnMut(&[String])) {
+        export::flat_table(gt.text()).each(each)
     }
 
-    fn answer_flags(&self) -> &'static [&'static str] {
-        &[r#"{"not_sure": true}"#, r#"{"not_on_list": true}"#]
-    }
-
-    fn payload_keys_not_aggregated(&self) -> &'static [&'static str] {
-        // The choices' names come from the configuration, their ids from `option_ids`.
-        &["segmentation", "bbox", "area", "iscrowd", "attribute_ids", "image_url", "width", "height", "options"]
-    }
-
-    fn reviewed_answer_wins(&self, _config: &FpConfig) -> bool {
-        // The aggregate applies reviews itself, to count acceptance.
-        false
+    fn release_labels(&self, gt: GroundTruthText<'_, FpResult>) -> BTreeMap<String, String> {
+        gt.read().map(|r| r.labels()).unwrap_or_default()
     }
 
     fn release_tables(
         &self,
         _snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
+        gt: GroundTruthText<'_, FpResult>,
     ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
-        hub::tables(aggregate)
-    }
-
-    fn hub_task_categories(&self) -> &'static [&'static str] {
-        &["image-classification"]
+        hub::tables(gt.text())
     }
 
     fn release_files(
         &self,
         snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
+        gt: GroundTruthText<'_, FpResult>,
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
-        let coco = export::coco_of_release(snapshot, aggregate).map_err(|e| Invalid(e.to_string()))?;
+        let coco = export::coco_of_release(snapshot, gt.text()).map_err(|e| Invalid(e.to_string()))?;
         Ok(vec![("fashionpedia_attributes.json".to_owned(), coco)])
     }
 
-    fn aggregate(&self, config: &FpConfig, input: &AggregationInput) -> result::FpResult {
+    fn aggregate(&self, config: &FpConfig, input: &AggregationInput) -> FpResult {
         result::aggregate(config, input)
-    }
-
-    fn export_table(&self, aggregate: &[u8]) -> Table {
-        export::flat_table(aggregate)
-    }
-
-    fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid> {
-        Err(Invalid(format!(
-            "Fashionpedia campaigns import an ontology and then COCO masks on the Fashionpedia page ({} characters received)",
-            text.len()
-        )))
-    }
-
-    fn imports_on_own_page(&self) -> bool {
-        true
-    }
-
-    fn import_hint(&self) -> &'static str {
-        "the ontology, then COCO JSON with images and masks, on the Fashionpedia page"
-    }
-
-    fn settings_help(&self) -> &'static [SettingHelp] {
-        const HELP: &[SettingHelp] = &[
-            SettingHelp::new(
-                "applies",
-                "Attribute groups per category",
-                "category name -> attribute super-categories asked for its masks (null: the paper's default)",
-            )
-            .source("Fashionpedia paper, the ontology's category-attribute links"),
-            SettingHelp::new("masks_per_batch", "Masks per batch", "a batch holds one super-category").unit("masks"),
-            SettingHelp::new(
-                "image_base_url",
-                "Image address prefix",
-                "prefix turning an image's file_name into its address",
-            ),
-            SettingHelp::new(
-                "experts",
-                "Experts per super-category",
-                "super-category -> expert account names who annotate it (others: any expert)",
-            )
-            .editor(Editor::NamesPerKey),
-            SettingHelp::new(
-                "df2_categories",
-                "DeepFashion2 categories",
-                "DeepFashion2 category -> ontology category, over the obvious name matches",
-            ),
-            SettingHelp::new(
-                "attribute_names",
-                "Attribute names",
-                "attribute id -> name, written from the ontology when it is imported",
-            ),
-        ];
-        HELP
-    }
-
-    fn demo(&self) -> Option<crate::core::kind::contract::DemoCampaign> {
-        Some(demo::campaign())
     }
 }
 

@@ -5,10 +5,79 @@ use super::config::{answer_of, Answer, Label, VsdAnswer, VsdConfig, NAME};
 use super::{demo, eds, hub, pool, result, scoring};
 use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use crate::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, Table};
+use crate::core::kind::contract::{About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
+use crate::core::kind::ground_truth_text::GroundTruthText;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
+use result::VsdResult;
 use serde_json::{json, Value};
+
+/// Each VSD setting in words.
+const SETTINGS_HELP: &[SettingHelp] = &[
+    SettingHelp::new(
+        "k",
+        "Candidates per model and query",
+        "each model's top k candidates per query become suspects (the paper: 6)",
+    )
+    .unit("candidates")
+    .source("VSD paper, §3 and §5 (|M| = 6 models, k = 6)"),
+    SettingHelp::new(
+        "same_product",
+        "Same-product pattern",
+        "regex with one capture group extracting the product id: same-product pairs are left out",
+    ),
+    SettingHelp::new(
+        "image_base_url",
+        "Image address prefix",
+        "prefix turning an image id into its address (ids that are addresses stay)",
+    ),
+    SettingHelp::new("pairs_per_batch", "Pairs per batch", "one query's pairs stay together").unit("pairs"),
+    SettingHelp::new("queries", "Queries |Q|", "|Q| for the estimates (default: the suspects' queries)")
+        .unit("queries"),
+    SettingHelp::new("catalog", "Catalog size |D|", "the catalog's size, for the estimates").unit("images"),
+    SettingHelp::new(
+        "wild",
+        "Queries from outside the catalog",
+        "queries are not catalog images: |A| = |Q| x |D| instead of |Q| x (|D| - 1)",
+    ),
+];
+
+/// What VSD is.
+static ABOUT: About = About {
+    settings_help: SETTINGS_HELP,
+    import: Import::OwnPage {
+        hint: "model rankings, on the VSD page (CSV model,query,candidate,rank[,score] or JSON lines)",
+    },
+    // A model's proposals added later join the pair's provenance.
+    merge_item: Some(pool::merge_provenance),
+    // Labels are valid or not whatever the pair.
+    answer_reads_item: false,
+    answer_flags: &[r#"{"label": "broken"}"#],
+    hub_task_categories: &["image-feature-extraction"],
+    demo: Some(demo::campaign),
+    // Every expert labels every pair, and may stop and resume any time.
+    ..About::new(
+        NAME,
+        "VSD suspect pairs (EDS)",
+        CoreSettings::of(
+            Participants::Experts,
+            crate::core::campaign::campaigns::DEFAULT_LEASE_MINUTES,
+            AnnotatorsPerBatch::Every,
+            false,
+        ),
+    )
+};
+
+/// What the task asked, for a release's datasheet.
+fn datasheet_task(config: &VsdConfig) -> String {
+    let k = config.k;
+    format!(
+        "Several retrieval models each proposed their top {k} catalog images per query; the union of the \
+             proposals, unordered and deduplicated, was shown pair by pair to every expert, who labelled it similar, \
+             not similar or unsure (keys y/n/u) without seeing which model proposed it. The label is the majority of \
+             the similar / not-similar votes, ties negative; pairs with only unsure votes have no label."
+    )
+}
 
 /// The VSD kind.
 #[derive(Debug, Clone, Copy)]
@@ -27,24 +96,10 @@ fn broken(answer: &Value) -> Result<VsdAnswer, Invalid> {
 impl TypedKind for Vsd {
     type Config = VsdConfig;
     type Answer = VsdAnswer;
-    type GroundTruth = result::VsdResult;
+    type GroundTruth = VsdResult;
 
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "VSD suspect pairs (EDS)"
-    }
-
-    fn default_settings(&self) -> CoreSettings {
-        // Every expert labels every pair, and may stop and resume any time.
-        CoreSettings::of(
-            Participants::Experts,
-            crate::core::campaign::campaigns::DEFAULT_LEASE_MINUTES,
-            AnnotatorsPerBatch::Every,
-            false,
-        )
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn parse_config(&self, config: &Value) -> Result<VsdConfig, Invalid> {
@@ -63,10 +118,6 @@ impl TypedKind for Vsd {
         Ok(())
     }
 
-    fn answer_reads_item(&self) -> bool {
-        false
-    }
-
     fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<VsdAnswer, Invalid> {
         let invalid = || Invalid("answer must be {\"label\": \"1\", \"0\", \"unsure\" or \"broken\"}".into());
         let label = match answer_of(answer).ok_or_else(invalid)? {
@@ -78,13 +129,17 @@ impl TypedKind for Vsd {
         Ok(VsdAnswer { label, reason: None })
     }
 
-    fn form_batches(&self, config: &VsdConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-        Ok(pool::batches_by_query(items, config.pairs_per_batch, rng))
+    fn policy(&self, config: &VsdConfig) -> Policy {
+        Policy {
+            // Batches hold one query's pairs: each expert sees them in their own order.
+            batches: BatchPolicy { shuffle_items: true, ..BatchPolicy::default() },
+            datasheet_task: datasheet_task(config),
+            ..Policy::plain(ABOUT.title)
+        }
     }
 
-    fn shuffle_items(&self, _config: &VsdConfig) -> bool {
-        // Batches hold one query's pairs: each expert sees them in their own order.
-        true
+    fn form_batches(&self, config: &VsdConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+        Ok(pool::batches_by_query(items, config.pairs_per_batch, rng))
     }
 
     fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
@@ -93,24 +148,24 @@ impl TypedKind for Vsd {
         json!({ "query_image": payload["query_image"], "candidate_image": payload["candidate_image"] })
     }
 
+    fn export(&self, gt: GroundTruthText<'_, VsdResult>, partial: bool, each: &mut dyn FnMut(&[String])) {
+        result::table(gt.text(), partial).each(each)
+    }
+
     fn release_tables(
         &self,
         _snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
+        gt: GroundTruthText<'_, VsdResult>,
     ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
-        hub::tables(aggregate)
-    }
-
-    fn hub_task_categories(&self) -> &'static [&'static str] {
-        &["image-feature-extraction"]
+        hub::tables(gt.text())
     }
 
     fn release_files(
         &self,
         snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
+        gt: GroundTruthText<'_, VsdResult>,
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
-        let gt = result::VsdResult::from_json(aggregate).map_err(|e| Invalid(e.to_string()))?;
+        let gt = gt.read().map_err(|e| Invalid(format!("the ground truth does not read: {e}")))?;
         let mut files = result::release_files(&gt).map_err(|e| Invalid(e.to_string()))?;
         if !snapshot.model_scores.is_empty() {
             let config = VsdConfig::parse(&snapshot.kind_config())?;
@@ -130,101 +185,12 @@ impl TypedKind for Vsd {
         Ok(files)
     }
 
-    fn aggregate(&self, config: &VsdConfig, input: &AggregationInput) -> result::VsdResult {
+    fn aggregate(&self, config: &VsdConfig, input: &AggregationInput) -> VsdResult {
         result::aggregate(config, input)
     }
 
-    fn export_table(&self, aggregate: &[u8]) -> Table {
-        result::table(aggregate, false)
-    }
-
-    fn export_partial_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
-        let table = result::table(aggregate, true);
-        each(&table.header);
-        table.rows.iter().for_each(|row| each(row));
-    }
-
-    fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>> {
-        // A model's proposals added later join the pair's provenance.
-        Some(Ok(pool::merge_provenance(existing, incoming)))
-    }
-
-    fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid> {
-        Err(Invalid(format!(
-            "VSD campaigns are built from model rankings: import them on the VSD page ({} characters received)",
-            text.len()
-        )))
-    }
-
-    fn imports_on_own_page(&self) -> bool {
-        true
-    }
-
-    fn import_hint(&self) -> &'static str {
-        "model rankings, on the VSD page (CSV model,query,candidate,rank[,score] or JSON lines)"
-    }
-
-    fn settings_help(&self) -> &'static [SettingHelp] {
-        const HELP: &[SettingHelp] = &[
-            SettingHelp::new(
-                "k",
-                "Candidates per model and query",
-                "each model's top k candidates per query become suspects (the paper: 6)",
-            )
-            .unit("candidates")
-            .source("VSD paper, §3 and §5 (|M| = 6 models, k = 6)"),
-            SettingHelp::new(
-                "same_product",
-                "Same-product pattern",
-                "regex with one capture group extracting the product id: same-product pairs are left out",
-            ),
-            SettingHelp::new(
-                "image_base_url",
-                "Image address prefix",
-                "prefix turning an image id into its address (ids that are addresses stay)",
-            ),
-            SettingHelp::new("pairs_per_batch", "Pairs per batch", "one query's pairs stay together").unit("pairs"),
-            SettingHelp::new("queries", "Queries |Q|", "|Q| for the estimates (default: the suspects' queries)")
-                .unit("queries"),
-            SettingHelp::new("catalog", "Catalog size |D|", "the catalog's size, for the estimates").unit("images"),
-            SettingHelp::new(
-                "wild",
-                "Queries from outside the catalog",
-                "queries are not catalog images: |A| = |Q| x |D| instead of |Q| x (|D| - 1)",
-            ),
-        ];
-        HELP
-    }
-
-    fn datasheet_task(&self, config: &VsdConfig) -> String {
-        let k = config.k;
-        format!(
-            "Several retrieval models each proposed their top {k} catalog images per query; the union of the \
-             proposals, unordered and deduplicated, was shown pair by pair to every expert, who labelled it similar, \
-             not similar or unsure (keys y/n/u) without seeing which model proposed it. The label is the majority of \
-             the similar / not-similar votes, ties negative; pairs with only unsure votes have no label."
-        )
-    }
-
-    fn thumbnails(&self, config: &VsdConfig, payload: &Value) -> Vec<crate::core::item::thumbnails::Thumbnail> {
-        ["query", "candidate"]
-            .into_iter()
-            .filter_map(|role| {
-                let id = payload[role].as_str()?;
-                Some(crate::core::item::thumbnails::Thumbnail {
-                    url: config.image_url(id),
-                    label: format!("{role} {id}"),
-                })
-            })
-            .collect()
-    }
-
-    fn answer_flags(&self) -> &'static [&'static str] {
-        &[r#"{"label": "broken"}"#]
-    }
-
-    fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
-        result::VsdResult::from_json(aggregate)
+    fn release_labels(&self, gt: GroundTruthText<'_, VsdResult>) -> std::collections::BTreeMap<String, String> {
+        gt.read()
             .map(|r| {
                 r.pairs
                     .iter()
@@ -232,10 +198,6 @@ impl TypedKind for Vsd {
                     .collect()
             })
             .unwrap_or_default()
-    }
-
-    fn demo(&self) -> Option<crate::core::kind::contract::DemoCampaign> {
-        Some(demo::campaign())
     }
 }
 
@@ -246,7 +208,7 @@ mod tests {
 
     #[test]
     fn answers_are_judged_without_their_item_as_the_kind_says() {
-        assert!(!TaskKind::answer_reads_item(&Vsd));
+        assert!(!TaskKind::about(&Vsd).answer_reads_item);
         let item = json!({"query": "/q.jpg", "candidate": "/c.jpg", "models": {"m": 1}});
         let long = "x".repeat(501);
         for answer in [

@@ -3,14 +3,114 @@
 
 use super::config::{rating, sanity_task, VtonAnswer, VtonConfig, IMAGE_FIELDS, NAME};
 use super::{batches, demo, ground_truth, hub, release, result, service};
-use crate::core::campaign::profiles::BackgroundQuestion;
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use crate::core::kind::contract::{AggregationInput, BatchPlan, Invalid, ItemRef, SubmitVerdict, Table};
+use crate::core::kind::contract::{
+    About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Judgement, Policy, SubmitVerdict,
+};
+use crate::core::kind::ground_truth_text::GroundTruthText;
 use crate::core::kind::typed::Answered;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
+use result::VtonGroundTruth;
 use serde_json::Value;
+
+/// What VTON is.
+static ABOUT: About = About {
+    settings_help: SETTINGS_HELP,
+    import: Import::Format {
+        hint: "CSV with header id,garment,person,tryon,reference,model,category,dataset,expected (expected only for sanity tasks), or JSON {\"triplets\": [...]}",
+        parse: |text| service::parse_triplets(text).map_err(|e| Invalid(e.to_string())),
+    },
+    // Ratings are valid or not whatever the image.
+    answer_reads_item: false,
+    adaptive_overlap: true,
+    hub_task_categories: &["image-classification"],
+    demo: Some(demo::campaign),
+    ..About::new(
+        NAME,
+        "VTON quality rating",
+        CoreSettings::of(
+            Participants::Crowd,
+            crate::core::campaign::campaigns::DEFAULT_LEASE_MINUTES,
+            AnnotatorsPerBatch::AsPlanned,
+            false,
+        ),
+    )
+};
+
+/// Where the defaults come from.
+const PAPER: &str = "VTON-QBench paper, §3.2 and §3.3";
+/// Each VTON setting in words.
+const SETTINGS_HELP: &[SettingHelp] = &[
+    SettingHelp::new(
+        "tasks_per_questionnaire",
+        "Tasks per questionnaire",
+        "tasks in every questionnaire, sanity tasks included (the paper: 50)",
+    )
+    .unit("tasks")
+    .source(PAPER),
+    SettingHelp::new(
+        "sanity_per_questionnaire",
+        "Sanity tasks per questionnaire",
+        "shared sanity tasks with known answers hidden in each questionnaire (the paper: 5)",
+    )
+    .unit("tasks")
+    .source(PAPER),
+    SettingHelp::new(
+        "sanity_positions",
+        "Positions of the sanity tasks",
+        "1-based positions of the sanity tasks (default: evenly spaced, 5, 15, 25, 35, 45 of 50)",
+    )
+    .editor(Editor::Numbers),
+    SettingHelp::new(
+        "sanity_placement",
+        "Where sanity tasks sit",
+        "fixed (default, the paper: the same positions in every questionnaire) or per_questionnaire \
+             (positions drawn for each). Fixed: workers who compare questionnaires see which positions repeat. \
+             Per questionnaire: positions no longer tell, but the released VTON-QBench code's curation, which \
+             finds sanity tasks by position, cannot be run on the export (Atelier's own curation can). Either \
+             way the images are the same, so workers comparing screenshots can match them",
+    ),
+    SettingHelp::new("appearances", "Questionnaires per image", "questionnaires each image appears in")
+        .unit("questionnaires"),
+    SettingHelp::new(
+        "annotators_per_questionnaire",
+        "Workers per questionnaire",
+        "workers who rate each questionnaire (VTON-QBench: about 7 ratings per image)",
+    )
+    .unit("workers")
+    .source(PAPER),
+    SettingHelp::new(
+        "max_questionnaires_per_worker",
+        "Questionnaires one worker may take",
+        "more than one needs disjoint sets of sanity tasks",
+    )
+    .unit("questionnaires"),
+    SettingHelp::new(
+        "fill_last_questionnaire",
+        "Fill the last questionnaire",
+        "fill the last questionnaire with images of others so every one is full",
+    ),
+    SettingHelp::new(
+        "stop_sanity_failures",
+        "Stop workers who fail sanity tasks",
+        "live mode: a worker who fails the sanity tasks gets no further questionnaire",
+    ),
+    SettingHelp::new(
+        "background",
+        "Background questions",
+        "asked once before the first task (default: gender, age, experience)",
+    )
+    .editor(Editor::Questions),
+    SettingHelp::new(
+        "curation",
+        "Curation rules",
+        "preset (paper or vton-qbench-code) and thresholds: at most 0 sanity failures, 80 % identical \
+             answers, 60 % disagreement with the majority; questionnaires with alpha at or below 0.4 dropped",
+    )
+    .source("VTON-QBench paper, §3.3"),
+];
 
 /// The VTON kind.
 #[derive(Debug, Clone, Copy)]
@@ -19,23 +119,10 @@ pub struct Vton;
 impl TypedKind for Vton {
     type Config = VtonConfig;
     type Answer = VtonAnswer;
-    type GroundTruth = result::VtonGroundTruth;
+    type GroundTruth = VtonGroundTruth;
 
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn title(&self) -> &'static str {
-        "VTON quality rating"
-    }
-
-    fn default_settings(&self) -> CoreSettings {
-        CoreSettings::of(
-            Participants::Crowd,
-            crate::core::campaign::campaigns::DEFAULT_LEASE_MINUTES,
-            AnnotatorsPerBatch::AsPlanned,
-            false,
-        )
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
     fn parse_config(&self, config: &Value) -> Result<VtonConfig, Invalid> {
@@ -59,28 +146,43 @@ impl TypedKind for Vton {
         Ok(())
     }
 
-    fn answer_reads_item(&self) -> bool {
-        false
-    }
-
-    fn adaptive_vote(&self, _payload: &Value, answer: &VtonAnswer) -> Option<crate::stats::adaptive::Vote> {
-        Some(crate::stats::adaptive::Vote::Rating(f64::from(answer.rating)))
-    }
-
-    fn adaptive_overlap(&self) -> bool {
-        true
-    }
-
     fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<VtonAnswer, Invalid> {
         let rating = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
         Ok(VtonAnswer { rating })
+    }
+
+    fn judge(&self, _payload: &Value, gold: Option<&Value>, answer: Option<&VtonAnswer>) -> Judgement {
+        Judgement {
+            check: gold.and_then(sanity_task).map(|task| answer.is_some_and(|a| task.passes(a.rating))),
+            vote: answer.map(|a| crate::stats::adaptive::Vote::Rating(f64::from(a.rating))),
+        }
+    }
+
+    fn policy(&self, c: &VtonConfig) -> Policy {
+        Policy {
+            batches: BatchPolicy {
+                // Questionnaire order is already random per questionnaire;
+                // workers of one questionnaire see the same order, as in the
+                // benchmark.
+                shuffle_items: false,
+                max_batches_per_annotator: i64::try_from(c.max_questionnaires_per_worker).ok(),
+                shares_gold_across_batches: true,
+                // A worker who met a sanity image before would recognise it as one.
+                gold_may_repeat: false,
+                ..BatchPolicy::default()
+            },
+            background: c.background.clone(),
+            release_parameters: release::parameters(),
+            datasheet_task: release::task(),
+            ..Policy::plain(ABOUT.title)
+        }
     }
 
     fn form_batches(&self, c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
         batches::form(c, items, rng)
     }
 
-    fn aggregate(&self, c: &VtonConfig, input: &AggregationInput) -> result::VtonGroundTruth {
+    fn aggregate(&self, c: &VtonConfig, input: &AggregationInput) -> VtonGroundTruth {
         ground_truth::aggregate(input, &c.curation)
     }
 
@@ -95,12 +197,8 @@ impl TypedKind for Vton {
         tracing::debug_span!("to JSON").in_scope(|| ranked.into_text().unwrap_or_else(|_| "null".to_owned()))
     }
 
-    fn export_table(&self, aggregate: &[u8]) -> Table {
-        ground_truth::table(aggregate)
-    }
-
-    fn export_rows(&self, aggregate: &[u8], each: &mut dyn FnMut(&[String])) {
-        ground_truth::rows(aggregate, each)
+    fn export(&self, gt: GroundTruthText<'_, VtonGroundTruth>, _partial: bool, each: &mut dyn FnMut(&[String])) {
+        ground_truth::rows(gt.text(), each)
     }
 
     fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
@@ -115,14 +213,6 @@ impl TypedKind for Vton {
         Value::Object(shown)
     }
 
-    fn parse_import(&self, text: &str) -> Result<Vec<crate::core::item::new_item::NewItem>, Invalid> {
-        service::parse_triplets(text).map_err(|e| Invalid(e.to_string()))
-    }
-
-    fn import_hint(&self) -> &'static str {
-        "CSV with header id,garment,person,tryon,reference,model,category,dataset,expected (expected only for sanity tasks), or JSON {\"triplets\": [...]}"
-    }
-
     fn on_submit(&self, c: &VtonConfig, answered: &[Answered<'_, VtonAnswer>]) -> SubmitVerdict {
         let failures = answered
             .iter()
@@ -135,157 +225,28 @@ impl TypedKind for Vton {
         SubmitVerdict { exclude: None, block }
     }
 
-    fn demo(&self) -> Option<crate::core::kind::contract::DemoCampaign> {
-        Some(demo::campaign())
-    }
-
-    fn thumbnails(&self, _config: &VtonConfig, payload: &Value) -> Vec<crate::core::item::thumbnails::Thumbnail> {
-        // The try-on first, as the task shows it.
-        IMAGE_FIELDS
-            .iter()
-            .filter_map(|field| {
-                let url = payload[*field].as_str()?.to_owned();
-                Some(crate::core::item::thumbnails::Thumbnail { url, label: (*field).to_owned() })
-            })
-            .collect()
-    }
-
-    fn shuffle_items(&self, _config: &VtonConfig) -> bool {
-        // Questionnaire order is already random per questionnaire; workers of
-        // one questionnaire see the same order, as in the benchmark.
-        false
-    }
-
-    fn background(&self, c: &VtonConfig) -> Vec<BackgroundQuestion> {
-        c.background.clone()
-    }
-
     fn release_tables(
         &self,
         _snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
+        gt: GroundTruthText<'_, VtonGroundTruth>,
     ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
-        hub::tables(aggregate)
-    }
-
-    fn hub_task_categories(&self) -> &'static [&'static str] {
-        &["image-classification"]
+        hub::tables(gt.text())
     }
 
     fn release_files(
         &self,
         snapshot: &crate::core::releases::Snapshot,
-        _aggregate: &[u8],
+        _gt: GroundTruthText<'_, VtonGroundTruth>,
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
         release::files(snapshot).map_err(|e| Invalid(e.to_string()))
     }
 
-    fn settings_help(&self) -> &'static [SettingHelp] {
-        const PAPER: &str = "VTON-QBench paper, §3.2 and §3.3";
-        const HELP: &[SettingHelp] = &[
-            SettingHelp::new(
-                "tasks_per_questionnaire",
-                "Tasks per questionnaire",
-                "tasks in every questionnaire, sanity tasks included (the paper: 50)",
-            )
-            .unit("tasks")
-            .source(PAPER),
-            SettingHelp::new(
-                "sanity_per_questionnaire",
-                "Sanity tasks per questionnaire",
-                "shared sanity tasks with known answers hidden in each questionnaire (the paper: 5)",
-            )
-            .unit("tasks")
-            .source(PAPER),
-            SettingHelp::new(
-                "sanity_positions",
-                "Positions of the sanity tasks",
-                "1-based positions of the sanity tasks (default: evenly spaced, 5, 15, 25, 35, 45 of 50)",
-            )
-            .editor(Editor::Numbers),
-            SettingHelp::new(
-                "sanity_placement",
-                "Where sanity tasks sit",
-                "fixed (default, the paper: the same positions in every questionnaire) or per_questionnaire \
-                 (positions drawn for each). Fixed: workers who compare questionnaires see which positions repeat. \
-                 Per questionnaire: positions no longer tell, but the released VTON-QBench code's curation, which \
-                 finds sanity tasks by position, cannot be run on the export (Atelier's own curation can). Either \
-                 way the images are the same, so workers comparing screenshots can match them",
-            ),
-            SettingHelp::new("appearances", "Questionnaires per image", "questionnaires each image appears in")
-                .unit("questionnaires"),
-            SettingHelp::new(
-                "annotators_per_questionnaire",
-                "Workers per questionnaire",
-                "workers who rate each questionnaire (VTON-QBench: about 7 ratings per image)",
-            )
-            .unit("workers")
-            .source(PAPER),
-            SettingHelp::new(
-                "max_questionnaires_per_worker",
-                "Questionnaires one worker may take",
-                "more than one needs disjoint sets of sanity tasks",
-            )
-            .unit("questionnaires"),
-            SettingHelp::new(
-                "fill_last_questionnaire",
-                "Fill the last questionnaire",
-                "fill the last questionnaire with images of others so every one is full",
-            ),
-            SettingHelp::new(
-                "stop_sanity_failures",
-                "Stop workers who fail sanity tasks",
-                "live mode: a worker who fails the sanity tasks gets no further questionnaire",
-            ),
-            SettingHelp::new(
-                "background",
-                "Background questions",
-                "asked once before the first task (default: gender, age, experience)",
-            )
-            .editor(Editor::Questions),
-            SettingHelp::new(
-                "curation",
-                "Curation rules",
-                "preset (paper or vton-qbench-code) and thresholds: at most 0 sanity failures, 80 % identical \
-                 answers, 60 % disagreement with the majority; questionnaires with alpha at or below 0.4 dropped",
-            )
-            .source("VTON-QBench paper, §3.3"),
-        ];
-        HELP
+    fn release_labels(&self, gt: GroundTruthText<'_, VtonGroundTruth>) -> std::collections::BTreeMap<String, String> {
+        release::labels(gt.text())
     }
 
-    fn check_passed(&self, _payload: &Value, gold: Option<&Value>, answer: Option<&VtonAnswer>) -> Option<bool> {
-        let task = sanity_task(gold?)?;
-        Some(answer.is_some_and(|a| task.passes(a.rating)))
-    }
-
-    fn release_parameters(&self, _config: &VtonConfig) -> Value {
-        release::parameters()
-    }
-
-    fn release_labels(&self, aggregate: &[u8]) -> std::collections::BTreeMap<String, String> {
-        release::labels(aggregate)
-    }
-
-    fn datasheet_task(&self, _config: &VtonConfig) -> String {
-        release::task()
-    }
-
-    fn datasheet_quality(&self, aggregate: &[u8]) -> String {
-        release::quality(aggregate)
-    }
-
-    fn max_batches_per_annotator(&self, c: &VtonConfig) -> Option<i64> {
-        i64::try_from(c.max_questionnaires_per_worker).ok()
-    }
-
-    fn shares_gold_across_batches(&self, _config: &VtonConfig) -> bool {
-        true
-    }
-
-    fn gold_may_repeat(&self, _config: &VtonConfig) -> bool {
-        // A worker who met a sanity image before would recognise it as one.
-        false
+    fn datasheet_quality(&self, gt: GroundTruthText<'_, VtonGroundTruth>) -> String {
+        release::quality(gt.text())
     }
 }
 
@@ -297,7 +258,7 @@ mod tests {
 
     #[test]
     fn answers_are_judged_without_their_item_as_the_kind_says() {
-        assert!(!TaskKind::answer_reads_item(&Vton));
+        assert!(!TaskKind::about(&Vton).answer_reads_item);
         let item = json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m"});
         for answer in [json!({"rating": 1}), json!({"rating": 3}), json!({"rating": 4}), json!({"x": 1}), json!(null)] {
             let alone = TaskKind::validate_answer(&Vton, &Value::Null, &answer).map_err(|e| e.0);

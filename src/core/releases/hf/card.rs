@@ -44,7 +44,7 @@ pub fn render(
     let _ = writeln!(md, "license: {}", yaml(license(info)));
     let _ = writeln!(md, "language:\n- en");
     let _ = writeln!(md, "task_categories:");
-    for category in kind.hub_task_categories() {
+    for category in kind.about().hub_task_categories {
         let _ = writeln!(md, "- {category}");
     }
     let ground_truth_rows = tables.first().map_or(0, |t| t.rows);

@@ -97,7 +97,7 @@ fn record_set(t: &Written) -> Value {
 /// what it holds about people.
 fn rai(kind: &dyn TaskKind, rules: &dyn CampaignRules, snapshot: &Snapshot, aggregate: &[u8]) -> Map<String, Value> {
     let c = &snapshot.campaign;
-    let crowd = c.settings.map_or(kind.default_settings().crowd(), |s| s.crowd());
+    let crowd = c.settings.map_or(kind.about().default_settings.crowd(), |s| s.crowd());
     let counts = format::counts(snapshot);
     let background: Vec<String> = crate::core::releases::datasheet::background_summary(snapshot)
         .into_iter()
@@ -145,7 +145,7 @@ fn rai(kind: &dyn TaskKind, rules: &dyn CampaignRules, snapshot: &Snapshot, aggr
         .into(),
     );
     put("dataCollectionType", json!([if crowd { "Crowdsourced" } else { "Manual Human Curator" }]));
-    put("dataAnnotationProtocol", rules.datasheet_task().into());
+    put("dataAnnotationProtocol", rules.policy().datasheet_task.clone().into());
     put("dataAnnotationPlatform", json!(["Atelier"]));
     put(
         "dataAnnotationAnalysis",

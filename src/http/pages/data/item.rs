@@ -125,8 +125,8 @@ pub(super) async fn show_item(
     render_with(
         status,
         &ItemPage {
-            thumbnails: rules
-                .thumbnails(&detail.item.payload)
+            thumbnails: pages
+                .thumbnails(&*rules, &detail.item.payload)
                 .into_iter()
                 .map(|t| Thumbnail { url: crate::core::work::handles::admin_address(&t.url), ..t })
                 .collect(),

@@ -30,5 +30,5 @@ pub(in crate::http::pages) async fn current_labels(
 }
 
 pub(in crate::http::pages) fn flags(kind: &dyn TaskKind) -> Vec<serde_json::Value> {
-    kind.answer_flags().iter().filter_map(|f| serde_json::from_str(f).ok()).collect()
+    kind.about().answer_flags.iter().filter_map(|f| serde_json::from_str(f).ok()).collect()
 }

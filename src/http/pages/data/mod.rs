@@ -139,7 +139,7 @@ async fn list(
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
-    let rules = s.kinds.rules(&campaign)?;
+    let (rules, pages) = (s.kinds.rules(&campaign)?, s.pages.of(&campaign)?);
     let query = PageQuery::parse(query.0.as_deref());
     let form = FilterForm::read(&query);
     let requested = Pager::requested(&query, "page");
@@ -158,8 +158,8 @@ async fn list(
         .rows
         .into_iter()
         .map(|r| {
-            let mut thumbnails: Vec<Thumbnail> = rules
-                .thumbnails(&r.payload)
+            let mut thumbnails: Vec<Thumbnail> = pages
+                .thumbnails(&*rules, &r.payload)
                 .into_iter()
                 .map(|t| Thumbnail { url: crate::core::work::handles::admin_address(&t.url), ..t })
                 .collect();
@@ -180,6 +180,6 @@ async fn list(
     let status = if refusal.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
     render_with(
         status,
-        &DataPage { has_flags: !kind.answer_flags().is_empty(), campaign, form, refusal, rows, pager, as_of },
+        &DataPage { has_flags: !kind.about().answer_flags.is_empty(), campaign, form, refusal, rows, pager, as_of },
     )
 }

@@ -1,8 +1,11 @@
 //! How VSD pairs look in the browser: the query beside its candidate, with
 //! the next pair's images fetched ahead.
 
+use super::super::config::VsdConfig;
 use super::super::{answer_of, eds, Answer, Vsd};
-use crate::http::task_pages::{TaskPages, TaskView};
+use crate::core::kind::contract::CampaignRules;
+use crate::core::kind::typed::config_of;
+use crate::http::task_pages::{TaskPages, TaskView, Thumbnail};
 use askama::Template;
 use serde_json::Value;
 
@@ -30,6 +33,17 @@ impl TaskPages for Vsd {
             view,
         }
         .render()
+    }
+
+    fn thumbnails(&self, rules: &dyn CampaignRules, payload: &Value) -> Vec<Thumbnail> {
+        let Some(config) = config_of::<VsdConfig>(rules) else { return Vec::new() };
+        ["query", "candidate"]
+            .into_iter()
+            .filter_map(|role| {
+                let id = payload[role].as_str()?;
+                Some(Thumbnail { url: config.image_url(id), label: format!("{role} {id}") })
+            })
+            .collect()
     }
 
     fn render_answer(&self, _payload: &Value, answer: &Value) -> String {

@@ -1,8 +1,10 @@
 //! How VTON tasks look in the browser: the try-on beside its garment,
 //! person and reference, rated on the three-level scale.
 
+use super::super::config::IMAGE_FIELDS;
 use super::super::{rating, Vton, LABELS};
-use crate::http::task_pages::{TaskPages, TaskView};
+use crate::core::kind::contract::CampaignRules;
+use crate::http::task_pages::{TaskPages, TaskView, Thumbnail};
 use askama::Template;
 use serde_json::Value;
 
@@ -25,6 +27,17 @@ impl TaskPages for Vton {
 
     fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
         super::super::demo::picture(role, n)
+    }
+
+    fn thumbnails(&self, _rules: &dyn CampaignRules, payload: &Value) -> Vec<Thumbnail> {
+        // The try-on first, as the task shows it.
+        IMAGE_FIELDS
+            .iter()
+            .filter_map(|field| {
+                let url = payload[*field].as_str()?.to_owned();
+                Some(Thumbnail { url, label: (*field).to_owned() })
+            })
+            .collect()
     }
 
     fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
