@@ -53,9 +53,8 @@ struct TagsGroundTruth {
     items: BTreeMap<String, Vec<Value>>,
 }
 
-/// What the tags kind is: expert work; items merge their options.
+/// What the tags kind is: expert work.
 static ABOUT: About = About {
-    merge_item: Some(merge),
     ..About::new(
         "test-tags",
         "Tags (a test kind)",
@@ -63,19 +62,18 @@ static ABOUT: About = About {
     )
 };
 
-/// An item imported again: its options and the new ones.
-fn merge(existing: &Value, incoming: &Value) -> Value {
-    let mut all = options(existing);
-    for o in options(incoming) {
-        if !all.contains(&o) {
-            all.push(o);
-        }
-    }
-    json!({ "options": all })
+/// The test kind's item: the options to pick from.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TagsItem {
+    #[serde(default)]
+    options: Vec<String>,
 }
 
 impl TypedKind for Tags {
     type Config = TagsConfig;
+    type Payload = TagsItem;
+    type Gold = serde::de::IgnoredAny;
+    type Presentation = ();
     type Answer = TagsAnswer;
     type GroundTruth = TagsGroundTruth;
 
@@ -85,17 +83,17 @@ impl TypedKind for Tags {
     fn parse_config(&self, config: &Value) -> Result<TagsConfig, Invalid> {
         Ok(TagsConfig { per_batch: config.get("per_batch").and_then(Value::as_u64).unwrap_or(2) })
     }
-    fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
-        if options(payload).is_empty() {
+    fn validate_item(&self, payload: &TagsItem, _gold: Option<&serde::de::IgnoredAny>) -> Result<(), Invalid> {
+        if payload.options.is_empty() {
             return Err(Invalid("options: give at least one".into()));
         }
         Ok(())
     }
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<TagsAnswer, Invalid> {
+    fn validate_answer(&self, payload: Option<&TagsItem>, answer: &Value) -> Result<TagsAnswer, Invalid> {
         if answer.get("not_sure") == Some(&json!(true)) {
             return Ok(TagsAnswer { tags: Vec::new(), not_sure: true });
         }
-        let allowed = options(payload);
+        let allowed = payload.map(|p| p.options.clone()).unwrap_or_default();
         let mut tags: Vec<String> =
             answer["tags"].as_array().into_iter().flatten().filter_map(|t| t.as_str().map(str::to_owned)).collect();
         tags.sort();
@@ -116,6 +114,16 @@ impl TypedKind for Tags {
             .chunks(per_batch)
             .map(|c| BatchPlan { items: c.iter().map(|i| i.id).collect(), overlap: None, group: None })
             .collect())
+    }
+    fn merge_item(&self, existing: TagsItem, incoming: TagsItem) -> Option<TagsItem> {
+        // An item imported again: its options and the new ones.
+        let mut options = existing.options;
+        for o in incoming.options {
+            if !options.contains(&o) {
+                options.push(o);
+            }
+        }
+        Some(TagsItem { options })
     }
     fn policy(&self, _config: &TagsConfig) -> Policy {
         Policy { reviewed_answer_wins: true, ..Policy::plain(ABOUT.title) }

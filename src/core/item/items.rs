@@ -237,8 +237,10 @@ async fn merge_existing(
         let duplicate =
             || Error::conflict(Code::DuplicateItem, format!("item `{external}` already exists in this campaign"));
         let (id, payload) = stored.get(external).ok_or_else(duplicate)?;
-        let merge = kind.about().merge_item.ok_or_else(duplicate)?;
-        let merged = merge(payload, &item.payload);
+        let merged = kind
+            .merge_item(payload, &item.payload)
+            .ok_or_else(duplicate)?
+            .map_err(|e| Error::invalid(Code::InvalidItem, format!("item `{external}`: {}", e.0)))?;
         sqlx::query!("UPDATE items SET payload = $2, updated_at = now() WHERE id = $1", id, merged)
             .execute(&mut **tx)
             .await?;

@@ -7,7 +7,6 @@ use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::CoreSettings;
 use crate::core::item::new_item::NewItem;
 use crate::core::kind::contract::{DemoCampaign, Invalid};
-use serde_json::Value;
 
 /// What a kind is.
 #[derive(Debug, Clone, Copy)]
@@ -24,13 +23,9 @@ pub struct About {
     pub settings_help: &'static [SettingHelp],
     /// How items come in.
     pub import: Import,
-    /// An imported item whose external id exists already: the merged
-    /// payload; `None` refuses such an import. A kind whose items grow (VSD
-    /// pairs gaining another model's proposals) merges.
-    pub merge_item: Option<fn(existing: &Value, incoming: &Value) -> Value>,
     /// Whether the kind's answer check reads the item's payload. A kind
     /// whose answers are valid or not whatever the item (a rating, a label)
-    /// says `false`: its answers are then checked against `Value::Null` and
+    /// says `false`: its answers are then checked without an item and
     /// stored without reading the item first, which saves a query on every
     /// vote (the statement storing the answer still checks that the item is
     /// in the annotator's batch).
@@ -65,7 +60,6 @@ impl About {
             default_settings,
             settings_help: &[],
             import: Import::Generic,
-            merge_item: None,
             answer_reads_item: true,
             answer_flags: &[],
             adaptive_overlap: false,

@@ -96,19 +96,26 @@ pub trait TaskKind: Send + Sync + 'static {
     /// Validates an item's payload and optional gold answer.
     fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid>;
 
-    /// Validates an answer to an item and returns the form to store.
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid>;
+    /// Validates an answer to an item (`None` when the kind's answers do
+    /// not read their item) and returns the form to store.
+    fn validate_answer(&self, payload: Option<&Value>, answer: &Value) -> Result<Value, Invalid>;
 
     /// What a stored answer says: whether it passed a quality check, and
     /// its vote for deciding the item under an adaptive overlap.
     fn judge(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Judgement;
 
     /// Per-annotator presentation of one item (e.g. a choice order), stored
-    /// with the assignment so analysis can undo it. `Null` when nothing varies.
-    fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value;
+    /// with the assignment so analysis can undo it. `Null` when nothing
+    /// varies; refused when the stored item no longer reads.
+    fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Result<Value, Invalid>;
 
-    /// The payload as this annotator sees it, given their presentation.
-    fn public_payload(&self, payload: &Value, presentation: &Value) -> Value;
+    /// The payload as this annotator sees it, given their presentation;
+    /// refused when the stored item no longer reads.
+    fn public_payload(&self, payload: &Value, presentation: &Value) -> Result<Value, Invalid>;
+
+    /// An imported item whose external id exists already: the merged
+    /// payload, or `None` to refuse the import.
+    fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>>;
 
     /// The ground truth (its compact JSON text) as CSV rows, header first,
     /// handed over one at a time; `partial` includes results not yet final

@@ -1,16 +1,17 @@
 //! The trait a task kind implements, typed: its configuration is parsed
-//! once per campaign version into the kind's own `Config`, its answers are
-//! read into its `Answer`, its ground truth is its `GroundTruth`. [`TaskKind`]
+//! once per campaign version into the kind's own `Config`, its items into
+//! its `Payload` and `Gold` (checked when imported), its answers into its
+//! `Answer`, its ground truth is its `GroundTruth`. [`TaskKind`]
 //! is its object-safe face for the registry: every `TypedKind` is a
 //! `TaskKind` through the blanket implementation below (atuin's `Database`
 //! and `DynDatabase` are the pattern), and the configuration-dependent hooks
 //! are reached through [`CampaignRules`], the kind bound to one parsed
 //! configuration ([`Configured`]).
 //!
-//! Seventeen hooks in five groups: what the kind is (one constant value,
+//! Eighteen hooks in five groups: what the kind is (one constant value,
 //! [`About`]) and its configuration; items and answers; batches (one value
 //! per configuration, [`Policy`], and the formation); aggregation; exports
-//! and releases. Seven are required; the rest have defaults.
+//! and releases. Six are required; the rest have defaults.
 
 use crate::core::kind::contract::{
     About, AggregationInput, BatchPlan, CampaignRules, Invalid, ItemRef, Judgement, Policy, SubmitVerdict, Table,
@@ -30,6 +31,22 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     /// `Default` is what an empty configuration parses to). Parsed once per
     /// campaign version ([`Configured`]).
     type Config: serde::Serialize + Default + Send + Sync + 'static;
+
+    /// An item's payload as the kind reads it: checked against this type
+    /// when imported (a payload that does not read is refused, naming the
+    /// field), read back into it for every hook. The store keeps the JSON as
+    /// imported, so fields the kind does not read (a VTON try-on's model,
+    /// read by the aggregation) stay with the item.
+    type Payload: serde::Serialize + DeserializeOwned;
+
+    /// An item's gold answer (a sanity or attention check), as the kind
+    /// reads it; `serde::de::IgnoredAny` for a kind without checks.
+    type Gold: DeserializeOwned;
+
+    /// What varies per annotator in how an item is shown (a choice order),
+    /// stored with the assignment so analysis can undo it; `()` when nothing
+    /// varies.
+    type Presentation: serde::Serialize + DeserializeOwned + Default;
 
     /// An answer as the kind stores it: `validate_answer` makes one from
     /// what an annotator sent, and stored answers are read back into it. Its
@@ -54,29 +71,39 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
 
     // Items and answers.
 
-    /// Validates an item's payload and optional gold answer (at import).
-    fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid>;
+    /// Checks an imported item beyond what its types hold (an image named
+    /// twice, a question's outfit rules); the payload and gold have read.
+    fn validate_item(&self, _payload: &Self::Payload, _gold: Option<&Self::Gold>) -> Result<(), Invalid> {
+        Ok(())
+    }
 
-    /// Reads and checks an answer to an item: what is stored. The payload
-    /// is `Null` for kinds whose [`About::answer_reads_item`] is false.
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Self::Answer, Invalid>;
+    /// Reads an answer as an annotator sent it (JSON, from the API or the
+    /// task form) into what is stored, checked against its item. The item
+    /// is `None` for kinds whose [`About::answer_reads_item`] is false.
+    fn validate_answer(&self, payload: Option<&Self::Payload>, answer: &Value) -> Result<Self::Answer, Invalid>;
 
     /// What a stored answer says (`None` when it no longer reads): whether
     /// it passed a quality check, its vote under an adaptive overlap.
-    fn judge(&self, _payload: &Value, _gold: Option<&Value>, _answer: Option<&Self::Answer>) -> Judgement {
+    fn judge(&self, _payload: &Self::Payload, _gold: Option<&Self::Gold>, _answer: Option<&Self::Answer>) -> Judgement {
         Judgement::default()
     }
 
-    /// Per-annotator presentation of one item (e.g. a choice order), stored
-    /// with the assignment so analysis can undo it. `Null` when nothing varies.
-    fn presentation(&self, _payload: &Value, _rng: &mut StdRng) -> Value {
-        Value::Null
+    /// How this annotator is shown the item (e.g. a choice order).
+    fn presentation(&self, _payload: &Self::Payload, _rng: &mut StdRng) -> Self::Presentation {
+        Self::Presentation::default()
     }
 
-    /// The payload as this annotator sees it, given their presentation:
+    /// The item as this annotator sees it, given their presentation:
     /// never a gold answer or anything that marks a check.
-    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
-        payload.clone()
+    fn public_payload(&self, payload: Self::Payload, _presentation: &Self::Presentation) -> impl serde::Serialize {
+        payload
+    }
+
+    /// An imported item whose external id exists already: the merged
+    /// payload, or `None` to refuse the import (the default). A kind whose
+    /// items grow (VSD pairs gaining another model's proposals) merges.
+    fn merge_item(&self, _existing: Self::Payload, _incoming: Self::Payload) -> Option<Self::Payload> {
+        None
     }
 
     // Batches: how they are formed and handed out.
@@ -96,7 +123,7 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     ) -> Result<Vec<BatchPlan>, Invalid>;
 
     /// Called when an annotator submits a batch, with each item answered.
-    fn on_submit(&self, _config: &Self::Config, _answered: &[Answered<'_, Self::Answer>]) -> SubmitVerdict {
+    fn on_submit(&self, _config: &Self::Config, _answered: &[Answered<Self>]) -> SubmitVerdict {
         SubmitVerdict::default()
     }
 
@@ -159,15 +186,14 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     }
 }
 
-/// One item of a submitted batch, as [`TypedKind::on_submit`] sees it.
-#[derive(Debug)]
-pub struct Answered<'a, A> {
+/// One item of a submitted batch, as [`TypedKind::on_submit`] of kind `K` sees it.
+pub struct Answered<K: TypedKind> {
     /// The item's gold answer, if it is a check.
-    pub gold: Option<&'a Value>,
+    pub gold: Option<K::Gold>,
     /// The item's payload.
-    pub payload: &'a Value,
+    pub payload: K::Payload,
     /// The annotator's answer (`None` when the stored one no longer reads).
-    pub answer: Option<A>,
+    pub answer: Option<K::Answer>,
 }
 
 /// The ground truth as a JSON document (`null` if it cannot be one: it is
@@ -182,6 +208,21 @@ fn ground_truth_value<K: TypedKind>(ground_truth: &K::GroundTruth) -> Value {
 /// A stored answer read back into the kind's type.
 fn stored_answer<K: TypedKind>(stored: &Value) -> Option<K::Answer> {
     K::Answer::deserialize(stored).ok()
+}
+
+/// A payload read into the kind's type; a refusal names the field.
+fn read_payload<K: TypedKind>(payload: &Value) -> Result<K::Payload, Invalid> {
+    K::Payload::deserialize(payload).map_err(|e| Invalid(format!("payload: {e}")))
+}
+
+/// A gold answer read into the kind's type; a refusal names the field.
+fn read_gold<K: TypedKind>(gold: Option<&Value>) -> Result<Option<K::Gold>, Invalid> {
+    gold.filter(|g| !g.is_null()).map(K::Gold::deserialize).transpose().map_err(|e| Invalid(format!("gold: {e}")))
+}
+
+/// A value the kind made as the JSON the core stores and sends.
+fn json_of(value: impl serde::Serialize) -> Result<Value, Invalid> {
+    serde_json::to_value(value).map_err(|e| Invalid(e.to_string()))
 }
 
 /// The stored ground truth text typed as kind `K`'s.
@@ -202,20 +243,33 @@ impl<K: TypedKind> TaskKind for K {
         Ok(std::sync::Arc::new(Configured::parse(self.clone(), config)?))
     }
     fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
-        TypedKind::validate_item(self, payload, gold)
+        let (payload, gold) = (read_payload::<K>(payload)?, read_gold::<K>(gold)?);
+        TypedKind::validate_item(self, &payload, gold.as_ref())
     }
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Value, Invalid> {
-        let parsed = TypedKind::validate_answer(self, payload, answer)?;
-        serde_json::to_value(parsed).map_err(|e| Invalid(e.to_string()))
+    fn validate_answer(&self, payload: Option<&Value>, answer: &Value) -> Result<Value, Invalid> {
+        let payload = payload.map(read_payload::<K>).transpose()?;
+        json_of(TypedKind::validate_answer(self, payload.as_ref(), answer)?)
     }
     fn judge(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Judgement {
-        TypedKind::judge(self, payload, gold, stored_answer::<K>(answer).as_ref())
+        // An item or gold answer that no longer reads judges nothing.
+        let (Ok(payload), Ok(gold)) = (read_payload::<K>(payload), read_gold::<K>(gold)) else {
+            return Judgement::default();
+        };
+        TypedKind::judge(self, &payload, gold.as_ref(), stored_answer::<K>(answer).as_ref())
     }
-    fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value {
-        TypedKind::presentation(self, payload, rng)
+    fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Result<Value, Invalid> {
+        json_of(TypedKind::presentation(self, &read_payload::<K>(payload)?, rng))
     }
-    fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
-        TypedKind::public_payload(self, payload, presentation)
+    fn public_payload(&self, payload: &Value, presentation: &Value) -> Result<Value, Invalid> {
+        let presentation = K::Presentation::deserialize(presentation).unwrap_or_default();
+        json_of(TypedKind::public_payload(self, read_payload::<K>(payload)?, &presentation))
+    }
+    fn merge_item(&self, existing: &Value, incoming: &Value) -> Option<Result<Value, Invalid>> {
+        let (existing, incoming) = match (read_payload::<K>(existing), read_payload::<K>(incoming)) {
+            (Ok(existing), Ok(incoming)) => (existing, incoming),
+            (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+        };
+        TypedKind::merge_item(self, existing, incoming).map(json_of)
     }
     fn export(&self, aggregate: &[u8], partial: bool, each: &mut dyn FnMut(&[String])) {
         TypedKind::export(self, text::<K>(aggregate), partial, each)
@@ -273,12 +327,16 @@ impl<K: TypedKind> CampaignRules for Configured<K> {
         self.kind.form_batches(&self.config, items, rng)
     }
     fn on_submit(&self, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
-        let answered: Vec<Answered<'_, K::Answer>> = answered
+        // Items that no longer read are left out of the verdict (and
+        // logged): a submission is never refused for the store's sake.
+        let answered: Vec<Answered<K>> = answered
             .iter()
-            .map(|(gold, payload, stored)| Answered {
-                gold: gold.as_ref(),
-                payload,
-                answer: stored_answer::<K>(stored),
+            .filter_map(|(gold, payload, stored)| match (read_gold::<K>(gold.as_ref()), read_payload::<K>(payload)) {
+                (Ok(gold), Ok(payload)) => Some(Answered { gold, payload, answer: stored_answer::<K>(stored) }),
+                (Err(e), _) | (_, Err(e)) => {
+                    tracing::warn!(error = %e.0, "a submitted item no longer reads");
+                    None
+                }
             })
             .collect();
         self.kind.on_submit(&self.config, &answered)

@@ -113,7 +113,7 @@ pub async fn own_view<'e>(
     annotator_id: Uuid,
 ) -> Result<(Campaign, AssignmentView)> {
     let (campaign, assignment, rows) = crate::core::work::own_view::read(db, id, annotator_id).await?;
-    let view = view_of(kinds.of(&campaign)?, assignment, rows, campaign.settings.crowd());
+    let view = view_of(kinds.of(&campaign)?, assignment, rows, campaign.settings.crowd())?;
     Ok((campaign, view))
 }
 
@@ -136,11 +136,14 @@ pub async fn own_task(
 ) -> Result<(std::sync::Arc<Campaign>, TaskShown)> {
     let (campaign, rows) = reads.read(id, annotator_id, wanted, ran_out).await?;
     let (kind, handles) = (kinds.of(&campaign)?, campaign.settings.crowd());
-    let public = |task: crate::core::work::own_task::StoredTask| PublicItem {
-        id: if handles { crate::core::work::handles::handle(id, task.item) } else { task.item },
-        payload: public_payload(kind, id, &task.presentation, &task.payload, handles),
+    let public = |task: crate::core::work::own_task::StoredTask| {
+        Ok::<_, Error>(PublicItem {
+            id: if handles { crate::core::work::handles::handle(id, task.item) } else { task.item },
+            payload: public_payload(kind, id, &task.presentation, &task.payload, handles)?,
+        })
     };
-    Ok((campaign, rows.map(public)))
+    let rows = rows.try_map(public)?;
+    Ok((campaign, rows))
 }
 
 /// An item's payload as its annotator sees it: the kind's public part, in
@@ -152,12 +155,18 @@ fn public_payload(
     presentation: &Value,
     payload: &Value,
     handles: bool,
-) -> Value {
-    let mut payload = kind.public_payload(payload, presentation);
+) -> Result<Value> {
+    let mut payload = kind.public_payload(payload, presentation).map_err(unreadable_item)?;
     if handles {
         crate::core::work::handles::rename_images(assignment_id, &mut payload);
     }
-    payload
+    Ok(payload)
+}
+
+/// A stored item its kind no longer reads: every item is read when it is
+/// imported, so only a change of the kind's types gets here.
+fn unreadable_item(e: crate::core::kind::contract::Invalid) -> Error {
+    Error::unexpected(format!("a stored item no longer reads as its kind's: {}", e.0))
 }
 
 /// What an assignment's view is built from, as read from the database.
@@ -183,7 +192,7 @@ fn view_of(
     assignment: Assignment,
     rows: ViewRows,
     handles: bool,
-) -> AssignmentView {
+) -> Result<AssignmentView> {
     let ViewRows { payloads, answers, progress, reviewing } = rows;
     let handle = |item: Uuid| if handles { crate::core::work::handles::handle(assignment.id, item) } else { item };
     let presentations = assignment.item_presentations();
@@ -194,12 +203,12 @@ fn view_of(
         .filter_map(|id| {
             let presentation = presentations.get(&id).copied().unwrap_or(&Value::Null);
             let payload = public_payload(kind, assignment.id, presentation, payloads.get(&id)?, handles);
-            Some(PublicItem { id: handle(id), payload })
+            Some(payload.map(|payload| PublicItem { id: handle(id), payload }))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let answers = answers.into_iter().map(|(item, answer)| (handle(item), answer)).collect();
     let reviewing = reviewing.map(|r| r.into_iter().map(|(item, answer)| (handle(item), answer)).collect());
-    AssignmentView { assignment, items, answers, progress, reviewing }
+    Ok(AssignmentView { assignment, items, answers, progress, reviewing })
 }
 
 /// Stores an answer in the annotator's own assignment.
@@ -245,7 +254,10 @@ pub async fn sample_item(pool: &PgPool, kinds: &Registry, campaign: &Campaign) -
     .fetch_optional(pool)
     .await?
     .map(|i| (i.id, i.payload));
-    Ok(row.map(|(id, payload)| PublicItem { id, payload: kind.public_payload(&payload, &Value::Null) }))
+    row.map(|(id, payload)| {
+        Ok(PublicItem { id, payload: kind.public_payload(&payload, &Value::Null).map_err(unreadable_item)? })
+    })
+    .transpose()
 }
 
 /// The first batch's item at a 1-based position (the last one past the
@@ -272,5 +284,8 @@ pub async fn batch_item_preview(
     .bind((position - 1).max(0))
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(id, payload, total)| (PublicItem { id, payload: kind.public_payload(&payload, &Value::Null) }, total)))
+    row.map(|(id, payload, total)| {
+        Ok((PublicItem { id, payload: kind.public_payload(&payload, &Value::Null).map_err(unreadable_item)? }, total))
+    })
+    .transpose()
 }

@@ -189,9 +189,16 @@ pub async fn next_in(
         use rand::seq::SliceRandom;
         order.shuffle(&mut rng);
     }
-    let presentation = json!({
-        "items": order.iter().map(|(id, payload)| json!({"item": id, "presentation": kind.presentation(payload, &mut rng)})).collect::<Vec<_>>()
-    });
+    let presented: Vec<Value> = order
+        .iter()
+        .map(|(id, payload)| {
+            let presentation = kind
+                .presentation(payload, &mut rng)
+                .map_err(|e| Error::unexpected(format!("a stored item no longer reads as its kind's: {}", e.0)))?;
+            Ok(json!({"item": id, "presentation": presentation}))
+        })
+        .collect::<Result<_>>()?;
+    let presentation = json!({ "items": presented });
     // A batch every annotator labels has no slot anyone waits for: its
     // lease never runs out, so an expert may pause for days.
     let assignment = sqlx::query_as::<_, Assignment>(&format!(

@@ -69,19 +69,20 @@ pub struct TaskRows<T = StoredTask> {
 }
 
 impl<T> TaskRows<T> {
-    /// The same rows with each task made into what `show` makes of it.
-    pub fn map<U>(self, mut show: impl FnMut(T) -> U) -> TaskRows<U> {
+    /// The same rows with each task made into what `show` makes of it, or
+    /// the first refusal.
+    pub fn try_map<U, E>(self, mut show: impl FnMut(T) -> Result<U, E>) -> Result<TaskRows<U>, E> {
         let Self { state, total, answered, position, task, next, answer, under_review } = self;
-        TaskRows {
+        Ok(TaskRows {
             state,
             total,
             answered,
             position,
-            task: task.map(&mut show),
-            next: next.map(show),
+            task: task.map(&mut show).transpose()?,
+            next: next.map(show).transpose()?,
             answer,
             under_review,
-        }
+        })
     }
 }
 

@@ -193,7 +193,7 @@ impl Recorder {
     ) -> Result<(Response, Outcome, AssignmentProgress)> {
         let item_id = self.item_named(assignment_id, sub.item_id).await?;
         let (answer, total) = match self.kind_answering_alone(assignment_id, annotator_id) {
-            Some(owner) => (responses::checked_answer(owner.kind, &Value::Null, sub)?, owner.total),
+            Some(owner) => (responses::checked_answer(owner.kind, None, sub)?, owner.total),
             None => self.validate_with_item(kinds, assignment_id, annotator_id, item_id, sub).await?,
         };
         let write_of = |answer: Value| Write {
@@ -294,7 +294,7 @@ impl Recorder {
             return Err(Error::lease_expired());
         }
         let payload = ctx.payload.ok_or_else(responses::not_in_batch)?;
-        Ok((responses::checked_answer(kind, &payload, sub)?, ctx.total))
+        Ok((responses::checked_answer(kind, Some(&payload), sub)?, ctx.total))
     }
 }
 

@@ -71,15 +71,17 @@ pub enum Outcome {
 /// The answer as its kind stores it, or why it is refused: the one check
 /// every answer passes, on the answer path ([`super::record::Recorder`])
 /// and on the change and retry path ([`submit`]) alike. `payload` is the
-/// item's (`Null` for kinds whose answers do not read their item).
+/// item's, when read (kinds whose answers do not read their item never
+/// get it, read or not).
 pub fn checked_answer(
     kind: &dyn crate::core::kind::contract::TaskKind,
-    payload: &Value,
+    payload: Option<&Value>,
     sub: &Submission,
 ) -> Result<Value> {
     if sub.time_on_task_ms.is_some_and(|t| t < 0) {
         return Err(Error::invalid(Code::InvalidTime, "time_on_task_ms must not be negative"));
     }
+    let payload = payload.filter(|_| kind.about().answer_reads_item);
     Ok(kind.validate_answer(payload, &sub.answer)?)
 }
 
@@ -107,7 +109,7 @@ pub async fn submit(
         .fetch_optional(pool)
         .await?
         .ok_or(Error::NotFound("item"))?;
-    let answer = checked_answer(kind, &payload, sub)?;
+    let answer = checked_answer(kind, Some(&payload), sub)?;
     let lease = campaign.settings.lease_minutes;
 
     let mut tx = pool.begin().await?;

@@ -40,6 +40,45 @@ pub struct A100Answer {
     pub choice: String,
 }
 
+/// A question's gold answer: the AAT's key, or the choice an attention
+/// check expects (`{"answer": "<choice id>"}`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct A100Gold {
+    /// The expected choice's id.
+    #[serde(default)]
+    pub answer: Option<String>,
+}
+
+/// The order a participant is shown a question's choices in, stored with
+/// their questionnaire.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChoiceOrder {
+    /// Choice ids, first shown first.
+    pub choices: Vec<String>,
+}
+
+/// A question as a participant receives it: the outfit, the blank's
+/// category and the choices in their order; never the key, the
+/// attention-check flag or the dimension.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PublicQuestion {
+    /// The partial outfit.
+    pub outfit: Vec<super::question::OutfitItem>,
+    /// Category of the missing item.
+    pub blank_category: String,
+    /// The choices, in the participant's order.
+    pub choices: Vec<PublicChoice>,
+}
+
+/// A choice as a participant receives it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PublicChoice {
+    /// Choice id, what an answer names.
+    pub id: String,
+    /// Image address.
+    pub image: String,
+}
+
 /// Stored name of the LAT kind.
 pub const LAT: &str = "a100-lat";
 /// Stored name of the AAT kind.

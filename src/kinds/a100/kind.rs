@@ -1,7 +1,8 @@
 //! How A100 plugs into the core: the kind's unit struct and its
 //! [`TypedKind`](crate::core::TypedKind) implementation.
 
-use super::config::{A100Answer, A100Config, AAT, LAT};
+use super::config::{A100Answer, A100Config, A100Gold, ChoiceOrder, PublicChoice, PublicQuestion, AAT, LAT};
+use super::question::Question;
 use super::{aggregate, demo, hub, question, release, result};
 use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
@@ -14,7 +15,7 @@ use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use result::A100Result;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// LAT: crowd votes are the ground truth.
 #[derive(Debug, Clone, Copy)]
@@ -31,18 +32,19 @@ fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
     Ok(c)
 }
 
-/// Shared behaviour of LAT and AAT.
-fn validate_item(payload: &Value, gold: Option<&Value>, aat: bool) -> Result<(), Invalid> {
-    let q = question::from_item(payload, gold).map_err(|e| Invalid(format!("not an A100 question: {e}")))?;
-    question::validate(&q, aat).map_err(Invalid)
+/// Shared behaviour of LAT and AAT: the question with its key (the gold
+/// answer) follows the outfit rules.
+fn validate_item(question: &Question, gold: Option<&A100Gold>, aat: bool) -> Result<(), Invalid> {
+    let keyed = Question { answer: gold.and_then(|g| g.answer.clone()), ..question.clone() };
+    question::validate(&keyed, aat).map_err(Invalid)
 }
 
-fn validate_answer(payload: &Value, answer: &Value) -> Result<A100Answer, Invalid> {
+fn validate_answer(question: Option<&Question>, answer: &Value) -> Result<A100Answer, Invalid> {
     let choice = answer
         .get("choice")
         .and_then(Value::as_str)
         .ok_or_else(|| Invalid("answer must be {\"choice\": <choice id>}".into()))?;
-    let known = payload["choices"].as_array().into_iter().flatten().any(|c| c["id"] == choice);
+    let known = question.is_some_and(|q| q.choices.iter().any(|c| c.id == choice));
     if !known {
         return Err(Invalid(format!("`{choice}` is not one of this question's choices")));
     }
@@ -55,37 +57,40 @@ fn form_batches(c: &A100Config, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Inv
 }
 
 /// A per-participant order of the five choices.
-fn shuffle_choices(payload: &Value, rng: &mut StdRng) -> Value {
-    let mut ids: Vec<Value> = payload["choices"].as_array().into_iter().flatten().map(|c| c["id"].clone()).collect();
-    ids.shuffle(rng);
-    json!({ "choices": ids })
+fn shuffle_choices(question: &Question, rng: &mut StdRng) -> ChoiceOrder {
+    let mut choices: Vec<String> = question.choices.iter().map(|c| c.id.clone()).collect();
+    choices.shuffle(rng);
+    ChoiceOrder { choices }
 }
 
-/// The payload with choices in the participant's order; the attention-check
-/// flag, dimension and overrides stay hidden.
-fn public(payload: &Value, presentation: &Value) -> Value {
-    let mut choices: Vec<Value> = payload["choices"].as_array().cloned().unwrap_or_default();
-    if let Some(order) = presentation["choices"].as_array() {
-        choices.sort_by_key(|c| order.iter().position(|o| *o == c["id"]).unwrap_or(usize::MAX));
+/// The question with choices in the participant's order; the
+/// attention-check flag, dimension and overrides stay hidden.
+fn public(question: Question, order: &ChoiceOrder) -> PublicQuestion {
+    let mut choices = question.choices;
+    choices.sort_by_key(|c| order.choices.iter().position(|o| *o == c.id).unwrap_or(usize::MAX));
+    PublicQuestion {
+        outfit: question.outfit,
+        blank_category: question.blank_category,
+        choices: choices.into_iter().map(|c| PublicChoice { id: c.id, image: c.image }).collect(),
     }
-    let choices: Vec<Value> = choices.iter().map(|c| json!({"id": c["id"], "image": c["image"]})).collect();
-    json!({ "outfit": payload["outfit"], "blank_category": payload["blank_category"], "choices": choices })
 }
 
 /// Whether the answer is the gold one (an attention check's).
-fn chose_gold(gold: Option<&Value>, answer: Option<&A100Answer>) -> bool {
+fn chose_gold(gold: Option<&A100Gold>, answer: Option<&A100Answer>) -> bool {
     match (gold, answer) {
-        (Some(g), Some(a)) => g["answer"] == a.choice.as_str(),
-        (Some(g), None) => g["answer"].is_null(),
+        (Some(g), Some(a)) => g.answer.as_deref() == Some(a.choice.as_str()),
+        (Some(g), None) => g.answer.is_none(),
         (None, _) => false,
     }
 }
 
 /// A participant who misses an attention check is excluded (answers kept).
-fn attention(answered: &[Answered<'_, A100Answer>]) -> Option<String> {
+fn attention<K: TypedKind<Payload = Question, Gold = A100Gold, Answer = A100Answer>>(
+    answered: &[Answered<K>],
+) -> Option<String> {
     let failed = answered
         .iter()
-        .any(|a| a.payload["attention_check"] == true && a.gold.is_some() && !chose_gold(a.gold, a.answer.as_ref()));
+        .any(|a| a.payload.attention_check && a.gold.is_some() && !chose_gold(a.gold.as_ref(), a.answer.as_ref()));
     failed.then(|| "attention_check_failed".to_owned())
 }
 
@@ -150,10 +155,10 @@ fn policy(config: &A100Config, aat: bool) -> Policy {
 
 /// An attention check's outcome and, for the LAT, the vote for deciding the
 /// question (a choice of its choices).
-fn judge(payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>, aat: bool) -> Judgement {
-    let options = payload["choices"].as_array().map_or(0, Vec::len);
+fn judge(question: &Question, gold: Option<&A100Gold>, answer: Option<&A100Answer>, aat: bool) -> Judgement {
+    let options = question.choices.len();
     Judgement {
-        check: (payload["attention_check"] == true).then(|| chose_gold(gold, answer)),
+        check: question.attention_check.then(|| chose_gold(gold, answer)),
         vote: answer
             .filter(|_| !aat)
             .map(|a| crate::stats::adaptive::Vote::Choice { picked: a.choice.clone(), options }),
@@ -164,6 +169,9 @@ macro_rules! a100_kind {
     ($ty:ty, $about:expr, $aat:literal) => {
         impl TypedKind for $ty {
             type Config = A100Config;
+            type Payload = Question;
+            type Gold = A100Gold;
+            type Presentation = ChoiceOrder;
             type Answer = A100Answer;
             type GroundTruth = A100Result;
 
@@ -173,20 +181,20 @@ macro_rules! a100_kind {
             fn parse_config(&self, config: &Value) -> Result<A100Config, Invalid> {
                 parse_config(config)
             }
-            fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
-                validate_item(payload, gold, $aat)
+            fn validate_item(&self, question: &Question, gold: Option<&A100Gold>) -> Result<(), Invalid> {
+                validate_item(question, gold, $aat)
             }
-            fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<A100Answer, Invalid> {
-                validate_answer(payload, answer)
+            fn validate_answer(&self, question: Option<&Question>, answer: &Value) -> Result<A100Answer, Invalid> {
+                validate_answer(question, answer)
             }
-            fn judge(&self, payload: &Value, gold: Option<&Value>, answer: Option<&A100Answer>) -> Judgement {
-                judge(payload, gold, answer, $aat)
+            fn judge(&self, question: &Question, gold: Option<&A100Gold>, answer: Option<&A100Answer>) -> Judgement {
+                judge(question, gold, answer, $aat)
             }
-            fn presentation(&self, payload: &Value, rng: &mut StdRng) -> Value {
-                shuffle_choices(payload, rng)
+            fn presentation(&self, question: &Question, rng: &mut StdRng) -> ChoiceOrder {
+                shuffle_choices(question, rng)
             }
-            fn public_payload(&self, payload: &Value, presentation: &Value) -> Value {
-                public(payload, presentation)
+            fn public_payload(&self, question: Question, order: &ChoiceOrder) -> impl serde::Serialize {
+                public(question, order)
             }
             fn policy(&self, config: &A100Config) -> Policy {
                 policy(config, $aat)
@@ -199,7 +207,7 @@ macro_rules! a100_kind {
             ) -> Result<Vec<BatchPlan>, Invalid> {
                 form_batches(config, items)
             }
-            fn on_submit(&self, _config: &A100Config, answered: &[Answered<'_, A100Answer>]) -> SubmitVerdict {
+            fn on_submit(&self, _config: &A100Config, answered: &[Answered<Self>]) -> SubmitVerdict {
                 SubmitVerdict { exclude: attention(answered), block: None }
             }
             fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> A100Result {

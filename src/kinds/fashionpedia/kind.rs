@@ -2,6 +2,7 @@
 //! [`TypedKind`](crate::core::TypedKind) implementation.
 
 use super::config::{Answer, FpConfig, NAME};
+use super::item::FpItem;
 use super::{demo, export, hub, masks, ontology, result};
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
@@ -79,6 +80,9 @@ pub fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
 
 impl TypedKind for Fashionpedia {
     type Config = FpConfig;
+    type Payload = FpItem;
+    type Gold = serde::de::IgnoredAny;
+    type Presentation = ();
     type Answer = Answer;
     type GroundTruth = FpResult;
 
@@ -90,28 +94,23 @@ impl TypedKind for Fashionpedia {
         FpConfig::parse(config)
     }
 
-    fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
-        for field in ["annotation_id", "image_id", "width", "height"] {
-            if payload.get(field).and_then(Value::as_u64).is_none() {
-                return Err(Invalid(format!("payload.{field} must be a whole number")));
-            }
-        }
-        if options(payload).is_empty() {
+    fn validate_item(&self, item: &FpItem, _gold: Option<&serde::de::IgnoredAny>) -> Result<(), Invalid> {
+        let task = &item.task;
+        if task.options.is_empty() {
             return Err(Invalid("payload.options: no attribute to choose from".into()));
         }
-        let (w, h) = (payload["width"].as_u64().unwrap_or(0), payload["height"].as_u64().unwrap_or(0));
-        let (w, h) = (u32::try_from(w).unwrap_or(0), u32::try_from(h).unwrap_or(0));
-        masks::Mask::parse(&payload["segmentation"], w, h).map_err(|e| Invalid(format!("segmentation: {e}")))?;
+        masks::Mask::parse(&task.segmentation, task.width, task.height)
+            .map_err(|e| Invalid(format!("segmentation: {e}")))?;
         Ok(())
     }
 
-    fn validate_answer(&self, payload: &Value, answer: &Value) -> Result<Answer, Invalid> {
+    fn validate_answer(&self, item: Option<&FpItem>, answer: &Value) -> Result<Answer, Invalid> {
         let mut a: Answer = serde_json::from_value(answer.clone()).map_err(|e| {
             Invalid(format!(
                 "answer must be {{\"attributes\": [ids], \"not_sure\", \"not_on_list\", \"missing\"}}: {e}"
             ))
         })?;
-        let allowed: Vec<u32> = options(payload).iter().map(|o| o.id).collect();
+        let allowed: Vec<u32> = item.into_iter().flat_map(|i| &i.task.options).map(|o| o.id).collect();
         a.attributes.sort_unstable();
         a.attributes.dedup();
         if let Some(bad) = a.attributes.iter().find(|id| !allowed.contains(id)) {
@@ -165,13 +164,9 @@ impl TypedKind for Fashionpedia {
             .collect())
     }
 
-    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
+    fn public_payload(&self, item: FpItem, _presentation: &()) -> impl serde::Serialize {
         // Everything but attributes the source file already had.
-        let mut p = payload.clone();
-        if let Some(o) = p.as_object_mut() {
-            o.remove("attribute_ids");
-        }
-        p
+        item.task
     }
 
     fn export(&self, gt: GroundTruthText<'_, FpResult>, _partial: bool, each: &mut dyn FnMut(&[String])) {
@@ -211,8 +206,10 @@ mod tests {
 
     #[test]
     fn contradictory_or_empty_flags_are_refused_with_a_clear_message() {
-        let payload = json!({"options": [{"id": 115, "name": "symmetrical"}]});
-        let check = |answer: Value| Fashionpedia.validate_answer(&payload, &answer).map_err(|e| e.0);
+        let item: FpItem = serde_json::from_value(json!({"annotation_id": 1, "image_id": 1, "width": 4, "height": 4,
+            "options": [{"id": 115, "name": "symmetrical"}]}))
+        .expect("an item");
+        let check = |answer: Value| Fashionpedia.validate_answer(Some(&item), &answer).map_err(|e| e.0);
         let both = check(json!({"not_sure": true, "not_on_list": true, "missing": "boxy"}));
         assert!(both.as_ref().is_err_and(|e| e.contains("contradict")), "{both:?}");
         let unnamed = check(json!({"not_on_list": true, "missing": "   "}));
@@ -220,5 +217,6 @@ mod tests {
         assert!(check(json!({"not_on_list": true, "missing": "boxy"})).is_ok());
         assert!(check(json!({"not_sure": true})).is_ok());
         assert!(check(json!({"attributes": [115]})).is_ok());
+        assert!(check(json!({"attributes": [116]})).is_err_and(|e| e.contains("not one of")));
     }
 }

@@ -12,6 +12,7 @@ pub mod df2;
 pub mod export;
 pub mod http;
 mod hub;
+mod item;
 mod kind;
 pub mod masks;
 pub mod ontology;

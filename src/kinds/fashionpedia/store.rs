@@ -2,6 +2,7 @@
 //! applicable attribute super-category).
 
 use super::coco::{self, Annotation};
+use super::item::{FpItem, FpTask};
 use super::ontology::Ontology;
 use super::FpConfig;
 use crate::core::item::new_item::NewItem;
@@ -9,7 +10,7 @@ use crate::core::kind::registry::unreadable_config;
 use crate::core::{campaign::campaigns, Registry};
 use crate::error::Code;
 use crate::error::{Error, Result};
-use serde_json::json;
+use serde_json::{json, Value};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -73,30 +74,32 @@ pub fn tasks(config: &FpConfig, ontology: &Ontology, annotations: &[Annotation])
                 continue;
             }
             let suggested = super::df2::sleeve_suggestion(&a.deepfashion2, &options);
-            out.push(NewItem {
-                external_id: format!("{}:{sc}", a.id),
-                payload: json!({
-                    "annotation_id": a.id,
-                    "image_id": a.image.id,
-                    "file_name": a.image.file_name,
-                    "image_url": format!("{}{}", config.image_base_url, a.image.file_name),
-                    "width": a.image.width,
-                    "height": a.image.height,
-                    "category_id": a.category_id,
-                    "category": category.name,
-                    "supercategory": sc,
-                    "segmentation": a.segmentation,
-                    "bbox": a.bbox,
-                    "area": a.area,
-                    "iscrowd": a.iscrowd,
-                    "attribute_ids": a.attribute_ids,
-                    "option_ids": options.iter().map(|o| o.id).collect::<Vec<_>>(),
-                    "options": options,
-                    "deepfashion2": a.deepfashion2,
-                    "suggested": suggested,
-                }),
-                gold: None,
-            });
+            let item = FpItem {
+                task: FpTask {
+                    annotation_id: a.id,
+                    image_id: a.image.id,
+                    file_name: a.image.file_name.clone(),
+                    image_url: format!("{}{}", config.image_base_url, a.image.file_name),
+                    width: a.image.width,
+                    height: a.image.height,
+                    category_id: a.category_id,
+                    category: category.name.clone(),
+                    supercategory: sc.clone(),
+                    segmentation: a.segmentation.clone(),
+                    bbox: a.bbox,
+                    area: a.area,
+                    iscrowd: a.iscrowd,
+                    option_ids: options.iter().map(|o| o.id).collect(),
+                    options,
+                    deepfashion2: a.deepfashion2.clone(),
+                    suggested,
+                },
+                attribute_ids: a.attribute_ids.clone(),
+            };
+            // Made of serde's own types: only a bug fails here, and the
+            // import then refuses the null payload.
+            let payload = serde_json::to_value(&item).unwrap_or(Value::Null);
+            out.push(NewItem { external_id: format!("{}:{sc}", a.id), payload, gold: None });
         }
     }
     out

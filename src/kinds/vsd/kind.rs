@@ -2,6 +2,7 @@
 //! [`TypedKind`](crate::core::TypedKind) implementation.
 
 use super::config::{answer_of, Answer, Label, VsdAnswer, VsdConfig, NAME};
+use super::pair::{ShownPair, VsdPair};
 use super::{demo, eds, hub, pool, result, scoring};
 use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
@@ -10,7 +11,7 @@ use crate::core::kind::ground_truth_text::GroundTruthText;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use result::VsdResult;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Each VSD setting in words.
 const SETTINGS_HELP: &[SettingHelp] = &[
@@ -48,8 +49,6 @@ static ABOUT: About = About {
     import: Import::OwnPage {
         hint: "model rankings, on the VSD page (CSV model,query,candidate,rank[,score] or JSON lines)",
     },
-    // A model's proposals added later join the pair's provenance.
-    merge_item: Some(pool::merge_provenance),
     // Labels are valid or not whatever the pair.
     answer_reads_item: false,
     answer_flags: &[r#"{"label": "broken"}"#],
@@ -95,6 +94,9 @@ fn broken(answer: &Value) -> Result<VsdAnswer, Invalid> {
 
 impl TypedKind for Vsd {
     type Config = VsdConfig;
+    type Payload = VsdPair;
+    type Gold = serde::de::IgnoredAny;
+    type Presentation = ();
     type Answer = VsdAnswer;
     type GroundTruth = VsdResult;
 
@@ -106,19 +108,19 @@ impl TypedKind for Vsd {
         VsdConfig::parse(config)
     }
 
-    fn validate_item(&self, payload: &Value, _gold: Option<&Value>) -> Result<(), Invalid> {
-        for field in ["query", "candidate"] {
-            if payload.get(field).and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
+    fn validate_item(&self, pair: &VsdPair, _gold: Option<&serde::de::IgnoredAny>) -> Result<(), Invalid> {
+        for (field, id) in [("query", &pair.query), ("candidate", &pair.candidate)] {
+            if id.trim().is_empty() {
                 return Err(Invalid(format!("payload.{field} must be an image id")));
             }
         }
-        if payload["query"] == payload["candidate"] {
+        if pair.query == pair.candidate {
             return Err(Invalid("a pair needs two different images".into()));
         }
         Ok(())
     }
 
-    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<VsdAnswer, Invalid> {
+    fn validate_answer(&self, _pair: Option<&VsdPair>, answer: &Value) -> Result<VsdAnswer, Invalid> {
         let invalid = || Invalid("answer must be {\"label\": \"1\", \"0\", \"unsure\" or \"broken\"}".into());
         let label = match answer_of(answer).ok_or_else(invalid)? {
             Answer::Vote(eds::Vote::Similar) => Label::Similar,
@@ -142,10 +144,13 @@ impl TypedKind for Vsd {
         Ok(pool::batches_by_query(items, config.pairs_per_batch, rng))
     }
 
-    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
-        // The images only: never which model proposed the pair (or its rank),
-        // nor the ids, which may name the product.
-        json!({ "query_image": payload["query_image"], "candidate_image": payload["candidate_image"] })
+    fn public_payload(&self, pair: VsdPair, _presentation: &()) -> impl serde::Serialize {
+        ShownPair { query_image: pair.query_image, candidate_image: pair.candidate_image }
+    }
+
+    fn merge_item(&self, existing: VsdPair, incoming: VsdPair) -> Option<VsdPair> {
+        // A model's proposals added later join the pair's provenance.
+        Some(existing.merged(&incoming))
     }
 
     fn export(&self, gt: GroundTruthText<'_, VsdResult>, partial: bool, each: &mut dyn FnMut(&[String])) {
@@ -205,6 +210,7 @@ impl TypedKind for Vsd {
 mod tests {
     use super::*;
     use crate::core::kind::contract::TaskKind;
+    use serde_json::json;
 
     #[test]
     fn answers_are_judged_without_their_item_as_the_kind_says() {
@@ -220,11 +226,11 @@ mod tests {
             json!({"label": "2"}),
             json!(null),
         ] {
-            let alone = TaskKind::validate_answer(&Vsd, &Value::Null, &answer).map_err(|e| e.0);
-            assert_eq!(alone, TaskKind::validate_answer(&Vsd, &item, &answer).map_err(|e| e.0), "{answer}");
+            let alone = TaskKind::validate_answer(&Vsd, None, &answer).map_err(|e| e.0);
+            assert_eq!(alone, TaskKind::validate_answer(&Vsd, Some(&item), &answer).map_err(|e| e.0), "{answer}");
         }
         assert_eq!(
-            TaskKind::validate_answer(&Vsd, &Value::Null, &json!({"label": "1"})).map_err(|e| e.0),
+            TaskKind::validate_answer(&Vsd, None, &json!({"label": "1"})).map_err(|e| e.0),
             Ok(json!({"label": "1"}))
         );
     }

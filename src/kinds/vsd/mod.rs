@@ -14,6 +14,7 @@ pub mod http;
 mod hub;
 pub mod import;
 mod kind;
+pub mod pair;
 pub mod pool;
 pub mod result;
 pub mod robustness;

@@ -68,55 +68,6 @@ pub fn items(config: &VsdConfig, suspects: &[Suspect], sample: bool) -> Vec<NewI
         .collect()
 }
 
-/// A pair imported again: the proposers of both, each at its best rank
-/// (per orientation in `proposals`).
-pub fn merge_provenance(existing: &Value, incoming: &Value) -> Value {
-    let mut merged = existing.clone();
-    let mut proposals: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    for p in [existing, incoming] {
-        for (query, by) in p["proposals"].as_object().into_iter().flatten() {
-            for (m, r) in by.as_object().into_iter().flatten() {
-                if let Some(r) = r.as_u64() {
-                    let best = proposals.entry(query.clone()).or_default().entry(m.clone()).or_insert(r);
-                    *best = (*best).min(r);
-                }
-            }
-        }
-    }
-    if !proposals.is_empty() {
-        merged["proposals"] = json!(proposals);
-    }
-    let mut by: BTreeMap<String, u64> = BTreeMap::new();
-    for p in [existing, incoming] {
-        for (m, r) in p["proposed_by"].as_object().into_iter().flatten() {
-            if let Some(r) = r.as_u64() {
-                let best = by.entry(m.clone()).or_insert(r);
-                *best = (*best).min(r);
-            }
-        }
-    }
-    merged["proposed_by"] = json!(by);
-    let from: BTreeSet<&str> = [existing, incoming]
-        .iter()
-        .flat_map(|p| p["from_queries"].as_array().into_iter().flatten().filter_map(Value::as_str))
-        .collect();
-    merged["from_queries"] = json!(from);
-    // A sampled pair that a model proposes after all becomes a suspect; a
-    // suspect drawn into the p-hat sample stays in the sample (its label
-    // counts there too: the sample is uniform over all of A, S_k included).
-    merged["sample"] = json!(existing["sample"] == true && incoming["sample"] == true);
-    let drawn = [existing, incoming].iter().any(|p| p["sample"] == true || p["in_sample"] == true);
-    if drawn && merged["sample"] != true {
-        merged["in_sample"] = json!(true);
-    }
-    if merged.get("sample_seed").is_none() {
-        if let Some(seed) = incoming.get("sample_seed") {
-            merged["sample_seed"] = seed.clone();
-        }
-    }
-    merged
-}
-
 /// Batches of at most `per_batch` pairs, one query's pairs together (a
 /// query with more pairs fills several batches); queries in random order.
 pub fn batches_by_query(items: &[ItemRef], per_batch: usize, rng: &mut StdRng) -> Vec<BatchPlan> {
@@ -184,7 +135,12 @@ pub async fn add_suspects(pool: &PgPool, kinds: &Registry, campaign_id: Uuid) ->
     let merged = items
         .iter()
         .filter_map(|i| Some((existing.get(&i.external_id)?, &i.payload)))
-        .filter(|(old, new)| merge_provenance(old, new) != **old)
+        .filter(|(old, new)| {
+            // Read as pairs (what the kind's merge compares); a payload that
+            // does not read is refused by the import below.
+            let read = |v: &Value| serde_json::from_value::<super::pair::VsdPair>(v.clone()).ok();
+            matches!((read(old), read(new)), (Some(old), Some(new)) if old.clone().merged(&new) != old)
+        })
         .count();
     crate::core::item::items::import(pool, kinds, campaign_id, &items).await?;
     Ok(PoolChange { suspects: s.suspects, added, merged })

@@ -179,6 +179,47 @@ impl VtonConfig {
 /// The payload fields that name an image, in the order the task page shows them.
 pub const IMAGE_FIELDS: [&str; 4] = ["tryon", "garment", "person", "reference"];
 
+/// A VTON item as the kind reads it: its four images (the try-on model,
+/// category and dataset stay in the stored payload for the aggregation,
+/// and are never shown: they would bias ratings).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct VtonImages {
+    /// The try-on image rated.
+    pub tryon: String,
+    /// The garment tried on.
+    pub garment: String,
+    /// The person it was tried on.
+    pub person: String,
+    /// A reference photo of the person wearing the garment.
+    pub reference: String,
+}
+
+impl VtonImages {
+    /// The images by field name, in [`IMAGE_FIELDS`] order.
+    pub fn fields(&self) -> [(&'static str, &str); 4] {
+        [("tryon", &self.tryon), ("garment", &self.garment), ("person", &self.person), ("reference", &self.reference)]
+    }
+}
+
+/// A sanity task's gold answer as stored: `{"rating": 1-3, "tolerance": 0-2}`
+/// (tolerance optional).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+pub struct VtonGold {
+    /// The known rating.
+    pub rating: u8,
+    /// How far a rating may be from it and pass.
+    #[serde(default)]
+    pub tolerance: u8,
+}
+
+impl VtonGold {
+    /// The sanity task it states, if its numbers are in range.
+    pub fn task(&self) -> Option<curation::SanityTask> {
+        ((1..=3).contains(&self.rating) && self.tolerance <= 2)
+            .then_some(curation::SanityTask { expected: self.rating, tolerance: self.tolerance })
+    }
+}
+
 /// A VTON answer, as `POST .../assignments/{id}/responses` takes it in
 /// `answer` and as it is stored: the rating 1 (unnatural), 2 (slightly
 /// unnatural) or 3 (completely natural).

@@ -1,7 +1,7 @@
 //! How VTON plugs into the core: the kind's unit struct and its
 //! [`TypedKind`](crate::core::TypedKind) implementation.
 
-use super::config::{rating, sanity_task, VtonAnswer, VtonConfig, IMAGE_FIELDS, NAME};
+use super::config::{rating, VtonAnswer, VtonConfig, VtonGold, VtonImages, NAME};
 use super::{batches, demo, ground_truth, hub, release, result, service};
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
@@ -118,6 +118,12 @@ pub struct Vton;
 
 impl TypedKind for Vton {
     type Config = VtonConfig;
+    // Only the images are read, and shown: the try-on model's name or the
+    // dataset would bias ratings, and nothing may hint which tasks are
+    // sanity checks.
+    type Payload = VtonImages;
+    type Gold = VtonGold;
+    type Presentation = ();
     type Answer = VtonAnswer;
     type GroundTruth = VtonGroundTruth;
 
@@ -129,15 +135,14 @@ impl TypedKind for Vton {
         VtonConfig::parse(config)
     }
 
-    fn validate_item(&self, payload: &Value, gold: Option<&Value>) -> Result<(), Invalid> {
-        for field in IMAGE_FIELDS {
-            let ok = payload.get(field).and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty());
-            if !ok {
+    fn validate_item(&self, images: &VtonImages, gold: Option<&VtonGold>) -> Result<(), Invalid> {
+        for (field, image) in images.fields() {
+            if image.trim().is_empty() {
                 return Err(Invalid(format!("payload.{field} must be an image URL or path")));
             }
         }
         if let Some(g) = gold {
-            if sanity_task(g).is_none() {
+            if g.task().is_none() {
                 return Err(Invalid(
                     "gold must be {\"rating\": 1, 2 or 3} with an optional \"tolerance\" of 0 to 2".into(),
                 ));
@@ -146,14 +151,14 @@ impl TypedKind for Vton {
         Ok(())
     }
 
-    fn validate_answer(&self, _payload: &Value, answer: &Value) -> Result<VtonAnswer, Invalid> {
+    fn validate_answer(&self, _images: Option<&VtonImages>, answer: &Value) -> Result<VtonAnswer, Invalid> {
         let rating = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
         Ok(VtonAnswer { rating })
     }
 
-    fn judge(&self, _payload: &Value, gold: Option<&Value>, answer: Option<&VtonAnswer>) -> Judgement {
+    fn judge(&self, _images: &VtonImages, gold: Option<&VtonGold>, answer: Option<&VtonAnswer>) -> Judgement {
         Judgement {
-            check: gold.and_then(sanity_task).map(|task| answer.is_some_and(|a| task.passes(a.rating))),
+            check: gold.and_then(VtonGold::task).map(|task| answer.is_some_and(|a| task.passes(a.rating))),
             vote: answer.map(|a| crate::stats::adaptive::Vote::Rating(f64::from(a.rating))),
         }
     }
@@ -201,23 +206,14 @@ impl TypedKind for Vton {
         ground_truth::rows(gt.text(), each)
     }
 
-    fn public_payload(&self, payload: &Value, _presentation: &Value) -> Value {
-        // Only the images: the try-on model's name or the dataset would bias
-        // ratings, and nothing may hint which tasks are sanity checks.
-        let mut shown = serde_json::Map::new();
-        for field in IMAGE_FIELDS {
-            if let Some(v) = payload.get(field) {
-                shown.insert(field.to_owned(), v.clone());
-            }
-        }
-        Value::Object(shown)
-    }
-
-    fn on_submit(&self, c: &VtonConfig, answered: &[Answered<'_, VtonAnswer>]) -> SubmitVerdict {
+    fn on_submit(&self, c: &VtonConfig, answered: &[Answered<Self>]) -> SubmitVerdict {
         let failures = answered
             .iter()
             .filter(|a| {
-                a.gold.and_then(sanity_task).is_some_and(|s| a.answer.is_none_or(|answer| !s.passes(answer.rating)))
+                a.gold
+                    .as_ref()
+                    .and_then(VtonGold::task)
+                    .is_some_and(|s| a.answer.is_none_or(|answer| !s.passes(answer.rating)))
             })
             .count();
         let block = (c.stop_sanity_failures && failures > c.curation.max_sanity_failures)
@@ -257,15 +253,36 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn an_item_reads_as_its_images_and_workers_see_nothing_else() {
+        let item =
+            json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m", "dataset": "d"});
+        assert_eq!(TaskKind::validate_item(&Vton, &item, None), Ok(()));
+        let shown = TaskKind::public_payload(&Vton, &item, &Value::Null).expect("reads");
+        assert_eq!(shown, json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r"}));
+        let no_tryon = json!({"garment": "/g", "person": "/p", "reference": "/r"});
+        let refused = TaskKind::validate_item(&Vton, &no_tryon, None).expect_err("refused");
+        assert!(refused.0.contains("payload") && refused.0.contains("tryon"), "{}", refused.0);
+        let blank = json!({"garment": " ", "person": "/p", "tryon": "/t", "reference": "/r"});
+        assert!(TaskKind::validate_item(&Vton, &blank, None).is_err_and(|e| e.0.contains("payload.garment")));
+        let out_of_scale = TaskKind::validate_item(&Vton, &item, Some(&json!({"rating": 4})));
+        assert!(out_of_scale.is_err_and(|e| e.0.contains("1, 2 or 3")));
+        // A sanity task is judged by its gold answer, a plain one not at all.
+        let gold = json!({"rating": 3, "tolerance": 1});
+        assert_eq!(TaskKind::judge(&Vton, &item, Some(&gold), &json!({"rating": 2})).check, Some(true));
+        assert_eq!(TaskKind::judge(&Vton, &item, Some(&gold), &json!({"rating": 1})).check, Some(false));
+        assert_eq!(TaskKind::judge(&Vton, &item, None, &json!({"rating": 1})).check, None);
+    }
+
+    #[test]
     fn answers_are_judged_without_their_item_as_the_kind_says() {
         assert!(!TaskKind::about(&Vton).answer_reads_item);
         let item = json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m"});
         for answer in [json!({"rating": 1}), json!({"rating": 3}), json!({"rating": 4}), json!({"x": 1}), json!(null)] {
-            let alone = TaskKind::validate_answer(&Vton, &Value::Null, &answer).map_err(|e| e.0);
-            assert_eq!(alone, TaskKind::validate_answer(&Vton, &item, &answer).map_err(|e| e.0), "{answer}");
+            let alone = TaskKind::validate_answer(&Vton, None, &answer).map_err(|e| e.0);
+            assert_eq!(alone, TaskKind::validate_answer(&Vton, Some(&item), &answer).map_err(|e| e.0), "{answer}");
         }
         assert_eq!(
-            TaskKind::validate_answer(&Vton, &Value::Null, &json!({"rating": 2})).map_err(|e| e.0),
+            TaskKind::validate_answer(&Vton, None, &json!({"rating": 2})).map_err(|e| e.0),
             Ok(json!({"rating": 2}))
         );
     }
