@@ -44,6 +44,16 @@ async fn median_ms(client: &reqwest::Client, url: &str) -> (f64, usize) {
     (times[times.len() / 2], bytes)
 }
 
+/// The first view's server time (ms) and the median of `VIEWS` later ones.
+async fn first_and_median_ms(client: &reqwest::Client, url: &str) -> (f64, f64) {
+    let start = Instant::now();
+    let response = client.get(url).send().await.expect("a page");
+    assert!(response.status().is_success(), "{url}: {}", response.status());
+    response.bytes().await.expect("its body");
+    let first = start.elapsed().as_secs_f64() * 1000.0;
+    (first, median_ms(client, url).await.0)
+}
+
 #[tokio::main]
 async fn main() {
     let questions: usize = std::env::var("ADMIN_PAGES_QUESTIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(30_000);
@@ -60,15 +70,23 @@ async fn main() {
     .await;
     let id = c["id"].as_str().expect("id").to_owned();
     let set: Vec<Value> = (0..questions).map(|n| question(&format!("q{n:05}"))).collect();
+    let client = service::logged_in_browser(&h).await;
+    let campaign_page = h.url(&format!("/admin/campaigns/{id}"));
     let start = Instant::now();
     admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/a100/questions"), json!({"questions": set})).await;
     println!("imported {questions} questions in {:.2} s", start.elapsed().as_secs_f64());
+    // The campaign page in each state an admin passes through: its first
+    // view in that state (what the admin meets after the action) and the
+    // median of later ones.
+    let mut states = Vec::new();
+    states.push(("imported", first_and_median_ms(&client, &campaign_page).await));
     admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/batches"), json!({"seed": 1})).await;
+    states.push(("batched", first_and_median_ms(&client, &campaign_page).await));
     admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/state"), json!({"state": "open"})).await;
+    states.push(("open", first_and_median_ms(&client, &campaign_page).await));
     for note in ["v1", "v2"] {
         admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/releases"), json!({"note": note})).await;
     }
-    let client = service::logged_in_browser(&h).await;
     let (floor, floor_bytes) = median_ms(&client, &h.url("/admin/tokens")).await;
     println!("RESULT floor (the API tokens page): {floor:.1} ms, {floor_bytes} bytes");
     // The diff's own floor: downloading both archives and reading them
@@ -133,7 +151,7 @@ async fn main() {
     let browser =
         ["data browser, first page", "data browser, last page", "data browser, an answer filter (reads every answer)"];
     let later = page("release diff (later views: the kept comparison)");
-    let rows = [
+    let mut rows = vec![
         figures::Row {
             what: format!("admin pages of a {}-question A100 campaign, median of 7 views: campaign page / A100 page (first, last page of questions) / pilot / payouts / preview / campaign list", figures::thousands(questions as u64)),
             figure: format!(
@@ -172,6 +190,28 @@ async fn main() {
             command,
         },
     ];
+    admin(&http, &h, &token, &format!("/api/v1/admin/campaigns/{id}/state"), json!({"state": "closed"})).await;
+    states.push(("closed", first_and_median_ms(&client, &campaign_page).await));
+    for (state, (first, median)) in &states {
+        println!(
+            "RESULT campaign page, {state}, at {questions} questions: first view {first:.1} ms, median {median:.1} ms"
+        );
+    }
+    let slowest_state = states.iter().map(|(_, (first, median))| first.max(*median)).fold(0.0, f64::max);
+    rows.push(figures::Row {
+        what: format!(
+            "the campaign page of a {}-question A100 campaign in each state, first view / median of 7: imported / batched / open / closed",
+            figures::thousands(questions as u64)
+        ),
+        figure: states
+            .iter()
+            .map(|(_, (first, median))| format!("{first:.1} / {median:.1} ms"))
+            .collect::<Vec<_>>()
+            .join("; "),
+        baseline: format!("the API tokens page (session, one query, a template) {floor:.1} ms"),
+        target: format!("< 300 ms in every state ({})", figures::met(slowest_state < 300.0)),
+        command: "`cargo bench --bench admin_pages`".to_owned(),
+    });
     figures::record(&rows, std::env::var_os("ADMIN_PAGES_QUESTIONS").is_none());
     service::signal(process.id() as i32, nix::sys::signal::Signal::SIGTERM);
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;

@@ -311,6 +311,33 @@ pub async fn list<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Resul
     Ok(sqlx::query_as::<_, Item>(IN_ORDER).bind(campaign_id).fetch_all(db).await?)
 }
 
+/// The campaign's items as batch formation sees them, in [`list`]'s order:
+/// each payload cut to `keys` (the keys its kind's formation reads; `None`
+/// keeps it whole), so a large campaign's payloads are not read to be
+/// ignored.
+pub async fn for_batching<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    campaign_id: Uuid,
+    keys: Option<&[&str]>,
+) -> Result<Vec<crate::core::kind::contract::ItemRef>> {
+    let keys: Option<Vec<String>> = keys.map(|k| k.iter().map(|k| (*k).to_owned()).collect());
+    let rows = sqlx::query!(
+        r#"SELECT id, gold IS NOT NULL AS "has_gold!",
+                  CASE WHEN $2::text[] IS NULL THEN payload
+                       ELSE coalesce((SELECT jsonb_object_agg(k, payload -> k) FROM unnest($2::text[]) k
+                                      WHERE payload ? k), '{}'::jsonb) END AS "payload!"
+           FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id"#,
+        campaign_id,
+        keys.as_deref(),
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| crate::core::kind::contract::ItemRef { id: r.id, payload: r.payload, has_gold: r.has_gold })
+        .collect())
+}
+
 /// The same items as [`list`], one at a time as they are read, for a reader
 /// that keeps less of each than the row.
 pub fn each<'e>(

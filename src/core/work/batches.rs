@@ -25,12 +25,11 @@ pub async fn readiness(
     if formed {
         return Ok(None);
     }
-    let items = crate::core::item::items::list(pool, campaign.id).await?;
-    if items.is_empty() {
+    let keys = kinds.of(campaign)?.about().payload_keys_batched;
+    let refs = crate::core::item::items::for_batching(pool, campaign.id, keys).await?;
+    if refs.is_empty() {
         return Ok(Some(Err("import items first".to_owned())));
     }
-    let refs: Vec<ItemRef> =
-        items.into_iter().map(|i| ItemRef { id: i.id, has_gold: i.gold.is_some(), payload: i.payload }).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(0);
     // A configuration that no longer reads is said where the batches would
     // be formed, so the campaign page (and its settings form) still opens.
@@ -48,7 +47,8 @@ pub async fn readiness(
 pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uuid, seed: u64) -> Result<usize> {
     let campaign = crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
     let rules = kinds.rules(&campaign)?;
-    let items = crate::core::item::items::list(pool, campaign_id).await?;
+    let keys = kinds.of(&campaign)?.about().payload_keys_batched;
+    let items = crate::core::item::items::for_batching(pool, campaign_id, keys).await?;
     let mut tx = pool.begin().await?;
     // Serialise formation per campaign, so two admins cannot both form the same items.
     sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
@@ -67,19 +67,15 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
     if items.is_empty() {
         return Err(Error::conflict(Code::NoItems, "import items before forming batches"));
     }
-    let new = |i: &&crate::core::item::items::Item| !batched.contains(&i.id);
+    let new = |i: &&ItemRef| !batched.contains(&i.id);
     let shared_gold = rules.policy().batches.shares_gold_across_batches;
     // Gold shared across batches is not work of its own: a sanity task not
     // yet used does not make a new batch.
-    let new_work = |i: &&crate::core::item::items::Item| new(i) && !(shared_gold && i.gold.is_some());
+    let new_work = |i: &&ItemRef| new(i) && !(shared_gold && i.has_gold);
     if !batched.is_empty() && !items.iter().any(|i| new_work(&i)) {
         return Err(Error::conflict(Code::NothingToBatch, "every item is already in a batch; import more items first"));
     }
-    let refs: Vec<ItemRef> = items
-        .iter()
-        .filter(|i| new(i) || (shared_gold && i.gold.is_some()))
-        .map(|i| ItemRef { id: i.id, payload: i.payload.clone(), has_gold: i.gold.is_some() })
-        .collect();
+    let refs: Vec<ItemRef> = items.into_iter().filter(|i| new(&i) || (shared_gold && i.has_gold)).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let plans = rules.form_batches(&refs, &mut rng)?;
     let start = usize::try_from(next_position).unwrap_or(0);

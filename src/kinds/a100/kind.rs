@@ -126,6 +126,8 @@ const fn about(name: &'static str, title: &'static str) -> About {
             parse: question::parse_set,
         },
         hub_task_categories: &["multiple-choice", "visual-question-answering"],
+        // The question set is one questionnaire: formation reads no payload.
+        payload_keys_batched: Some(&[]),
         ..About::new(name, title, CoreSettings::of(Participants::Crowd, 120, AnnotatorsPerBatch::AsPlanned, false))
     }
 }

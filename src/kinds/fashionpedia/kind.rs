@@ -60,6 +60,8 @@ static ABOUT: About = About {
         "options",
     ],
     hub_task_categories: &["image-classification"],
+    // One super-category per batch.
+    payload_keys_batched: Some(&["supercategory"]),
     demo: Some(demo::campaign),
     // One expert annotates each task, a second reviews it.
     ..About::new(

@@ -53,6 +53,8 @@ static ABOUT: About = About {
     answer_reads_item: false,
     answer_flags: &[r#"{"label": "broken"}"#],
     hub_task_categories: &["image-feature-extraction"],
+    // One query's pairs are batched together.
+    payload_keys_batched: Some(&["query"]),
     demo: Some(demo::campaign),
     // Every expert labels every pair, and may stop and resume any time.
     ..About::new(

@@ -26,6 +26,8 @@ static ABOUT: About = About {
     answer_reads_item: false,
     adaptive_overlap: true,
     hub_task_categories: &["image-classification"],
+    // Questionnaires are drawn from ids and the sanity flag alone.
+    payload_keys_batched: Some(&[]),
     demo: Some(demo::campaign),
     ..About::new(
         NAME,
