@@ -536,6 +536,8 @@ struct ReviewPage {
     assignment_id: Uuid,
     total: usize,
     csrf_token: String,
+    /// Experts go on to their next batch with the same key.
+    expert: bool,
 }
 
 async fn task(
@@ -641,7 +643,13 @@ async fn show_task(
     let total = task.total;
     let csrf_token = csrf::token(session).await?;
     let (Some(position), Some(item)) = (task.position, task.task.as_ref()) else {
-        return render(&ReviewPage { campaign_name: campaign.name.clone(), assignment_id: id, total, csrf_token });
+        return render(&ReviewPage {
+            campaign_name: campaign.name.clone(),
+            assignment_id: id,
+            total,
+            csrf_token,
+            expert: !campaign.settings.crowd(),
+        });
     };
     let index = position - 1;
     let stored = task.answer.as_ref();
@@ -769,8 +777,25 @@ async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, 
     );
     match completed.completion_url {
         Some(url) if hit.is_none() => Ok(Redirect::to(&url).into_response()),
-        _ => Ok(Redirect::to(&format!("/work/a/{id}/done")).into_response()),
+        _ => {
+            // An expert goes straight on to their next batch: one key ends a
+            // batch (the task page's "done, remaining" says it was counted).
+            // The thank-you page comes when none is left for them.
+            let next = next_batch(&s, &user, completed.assignment.campaign_id).await?;
+            Ok(Redirect::to(&next.map_or(format!("/work/a/{id}/done"), |a| format!("/work/a/{a}"))).into_response())
+        }
     }
+}
+
+/// An expert's next batch of the campaign, started, if one is left for
+/// them; `None` for crowd workers, whose questionnaires end on the
+/// thank-you page with their code.
+async fn next_batch(s: &AppState, user: &users::User, campaign_id: Uuid) -> Result<Option<Uuid>, Error> {
+    let campaign = campaigns::get(&s.pool, campaign_id).await?;
+    if campaign.settings.crowd() || annotate::ensure_may_start(s, user, campaign_id).await.is_err() {
+        return Ok(None);
+    }
+    Ok(annotator::start(&s.pool, &s.kinds, &campaign, user.id, &[], false).await.ok().flatten().map(|a| a.id))
 }
 
 #[derive(Template)]
