@@ -540,6 +540,19 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
     press(&browser, ENTER).await;
     wait_text(&browser, "Question 1 of 2").await;
     axe(&browser, "a VSD task").await;
+    // On a phone the two images share the width, neither squeezed (each
+    // image takes its figure's width; these test pairs name no real image).
+    browser.set_window_size(390, 844).await.expect("phone size");
+    let widths = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('.vsd-task figure')).map(f => f.getBoundingClientRect().width);",
+            vec![],
+        )
+        .await
+        .expect("layout");
+    let widths: Vec<f64> = widths.as_array().expect("widths").iter().filter_map(|w| w.as_f64()).collect();
+    assert!(widths.len() == 2 && widths.iter().all(|w| *w >= 150.0), "VSD figures on a phone: {widths:?} px");
+    browser.set_window_size(1366, 900).await.expect("laptop size");
     // With Caps Lock on (or Shift), letter keys work the same.
     press(&browser, "Y").await;
     wait_text(&browser, "Question 2 of 2").await;
@@ -698,6 +711,22 @@ async fn an_expert_annotates_two_masks_with_the_keyboard_and_a_reviewer_accepts_
     let author = session("fp-keys-author").await;
     wait_text(&author, "Question 1 of 2").await;
     axe(&author, "a Fashionpedia task").await;
+    // On a phone the mask spans the screen and Save stays in view.
+    author.set_window_size(390, 844).await.expect("phone size");
+    let layout = author
+        .execute(
+            "return [document.querySelector('.fp-canvas').getBoundingClientRect().width,
+                     document.querySelector('.fp-submit').getBoundingClientRect().bottom, window.innerHeight];",
+            vec![],
+        )
+        .await
+        .expect("layout");
+    let (mask, save, screen) =
+        (layout[0].as_f64().expect("w"), layout[1].as_f64().expect("b"), layout[2].as_f64().expect("h"));
+    assert!(mask >= 300.0, "the mask is {mask} px wide on a phone");
+    assert!(save <= screen, "Save at {save} px, the screen {screen} px");
+    axe(&author, "a Fashionpedia task at phone size").await;
+    author.set_window_size(1366, 900).await.expect("laptop size");
     // The page keeps contradictions out: "not sure" clears ticked attributes,
     // and "not on the list" needs the missing attribute named before saving.
     press(&author, "1").await;

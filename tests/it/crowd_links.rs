@@ -224,7 +224,10 @@ async fn the_start_for_a_worker_is_their_campaign_never_the_staff_login() {
 async fn an_admin_previews_the_study_as_a_worker_sees_it_and_nothing_is_recorded() {
     let app = TestApp::spawn().await;
     let admin = admin_token(&app).await;
-    let (campaign, invitation) = small_campaign(&app, &admin).await;
+    let config = json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2,
+        "background": [{"id": "experience", "question": "How often do you shop for clothes online?",
+                        "options": ["Rarely", "Monthly", "Weekly"]}]});
+    let (campaign, invitation) = open_vton_campaign(&app, &admin, 3, 1, config).await;
     let counts = || async {
         sqlx::query_as::<_, (i64, i64, i64)>(
             "SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM assignments), (SELECT count(*) FROM responses)",
@@ -233,18 +236,44 @@ async fn an_admin_previews_the_study_as_a_worker_sees_it_and_nothing_is_recorded
         .await
         .expect("counts")
     };
+    let intro = json!({"text": "Rate each try-on.", "estimated_minutes": 12, "pay": "£1.50",
+        "consent": "Your ratings are published under a pseudonym."});
+    let path = format!("/api/v1/admin/campaigns/{campaign}/intro");
+    let (status, _) = crate::fixtures::api(&app, &admin, reqwest::Method::PUT, &path, Some(intro)).await;
+    assert_eq!(status, StatusCode::OK);
     let before = counts().await;
     let page = |task: &'static str| {
         let (app, admin, campaign) = (&app, &admin, campaign.clone());
         async move {
+            let query = if task.is_empty() { String::new() } else { format!("?task={task}") };
             reqwest::Client::new()
-                .get(app.at(&format!("/admin/campaigns/{campaign}/preview?task={task}")))
+                .get(app.at(&format!("/admin/campaigns/{campaign}/preview{query}")))
                 .bearer_auth(admin)
                 .send()
                 .await
                 .expect("preview")
         }
     };
+    // The first screen is the study's page as a new worker meets it: time
+    // and pay, the introduction, the background questions and the consent,
+    // disabled, in the landing page's order; then the first task.
+    let landing = page("").await.text().await.expect("html");
+    let at = |text: &str| landing.find(text).unwrap_or_else(|| panic!("{text} is missing: {landing}"));
+    let order = [
+        at("12 minutes"),
+        at("£1.50"),
+        at("Rate each try-on."),
+        at("How it works"),
+        at("<fieldset class=\"preview\" disabled>"),
+        at("About you"),
+        at("How often do you shop for clothes online?"),
+        at("Your ratings are published under a pseudonym."),
+        at("?task=1"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "the landing page's order: {order:?}");
+    assert!(!landing.contains("Question 1 of"), "no task on the first screen");
+    let first = page("1").await.text().await.expect("html");
+    assert!(first.contains("Question 1 of 4") && first.contains("Back to the study"), "{first}");
     let resp = page("2").await;
     assert_eq!(resp.status(), StatusCode::OK);
     let html = resp.text().await.expect("html");

@@ -1,7 +1,9 @@
-//! The admin's preview of a study: the landing page's instructions and the
-//! first questionnaire's tasks one at a time, exactly as a worker sees them,
-//! with every answer control disabled. Nothing is recorded and the admin
-//! stays an admin.
+//! The admin's preview of a study: the screens a worker walks, in their
+//! order and exactly as they are shown — the landing page (time and pay,
+//! the introduction, the instructions, the background questions and the
+//! consent), then the first questionnaire's tasks one at a time — with
+//! every answer control disabled. Nothing is recorded and the admin stays
+//! an admin.
 
 use super::{render, OnPage, PageResult};
 use crate::core::{campaign::campaigns, work::annotator};
@@ -21,25 +23,42 @@ pub fn router() -> Router<AppState> {
 
 #[derive(serde::Deserialize)]
 struct PreviewQuery {
-    /// The task shown (1-based).
-    #[serde(default = "first")]
-    task: i64,
-}
-
-fn first() -> i64 {
-    1
+    /// The task shown (1-based); none: the landing page, the first screen.
+    task: Option<i64>,
 }
 
 #[derive(Template)]
 #[template(path = "admin_preview.html")]
 struct PreviewPage {
-    campaign_id: Uuid,
-    campaign_name: String,
+    campaign: campaigns::Campaign,
     kind_title: &'static str,
     instructions: Option<&'static str>,
+    /// The landing page is shown (else a task).
+    landing: bool,
+    /// The campaign's own introduction: instructions, time, pay.
+    intro: crate::core::campaign::intro::Intro,
+    /// Its instructions as paragraphs and images.
+    intro_blocks: Vec<crate::core::campaign::intro::Block>,
+    /// The background questions a new worker answers.
+    background: Vec<crate::core::campaign::profiles::BackgroundQuestion>,
+    /// The consent text a new worker agrees to.
+    consent: Option<String>,
     position: i64,
     total: i64,
     body: Option<String>,
+}
+
+impl PreviewPage {
+    /// Nothing is chosen in the preview (the landing page's start form
+    /// shows a refused form's choices; the preview has none).
+    fn chosen(&self, _question: &str, _option: &str) -> bool {
+        false
+    }
+
+    /// The consent box is never ticked in the preview.
+    fn consent_ticked(&self) -> bool {
+        false
+    }
 }
 
 async fn preview(
@@ -51,10 +70,12 @@ async fn preview(
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
     let pages = s.pages.of(&campaign)?;
-    let shown = annotator::batch_item_preview(&s.pool, &s.kinds, &campaign, q.task).await?;
+    let intro = crate::core::campaign::intro::get(&s.pool, id).await?;
+    let background = s.kinds.rules(&campaign)?.policy().background.clone();
+    let shown = annotator::batch_item_preview(&s.pool, &s.kinds, &campaign, q.task.unwrap_or(1)).await?;
     let (body, total, position) = match &shown {
         Some((item, total)) => {
-            let position = q.task.clamp(1, *total);
+            let position = q.task.unwrap_or(1).clamp(1, *total);
             let view = TaskView {
                 item,
                 next: None,
@@ -71,10 +92,14 @@ async fn preview(
         None => (None, 0, 0),
     };
     render(&PreviewPage {
-        campaign_id: campaign.id,
-        campaign_name: campaign.name,
         kind_title: kind.title(),
         instructions: pages.instructions(),
+        landing: q.task.is_none(),
+        intro_blocks: intro.blocks(),
+        consent: intro.consent.clone(),
+        intro,
+        background,
+        campaign,
         position,
         total,
         body,
