@@ -671,6 +671,7 @@ async fn main() {
             metrics_token: None,
             storage: atelier::storage::Storage::local(dir.path().join("uploads")).expect("store"),
             trusted_proxies: vec![],
+            backups: None,
         },
         kinds.clone(),
         atelier::kinds::pages(),

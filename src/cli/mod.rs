@@ -304,18 +304,27 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
         metrics_token: args.metrics_token.clone().filter(|t| !t.is_empty()),
         storage,
         trusted_proxies: args.trusted_proxies,
+        backups: None,
+    };
+    let backup_dir = args.backup_dir.clone().unwrap_or_else(|| args.db.data_dir.join("backups"));
+    // A folder store's images go into the backup; a bucket keeps its own
+    // (the backup holds the database, whose rows name them).
+    let images = upload_dir.unwrap_or_else(|| backup_dir.join("no-images"));
+    let config = crate::http::HttpConfig {
+        backups: Some(crate::db::backups::Folder {
+            dir: backup_dir.clone(),
+            keep: args.backup_keep as usize,
+            every: args.backup_every,
+            conninfo: db.conninfo.clone(),
+            upload_dir: images.clone(),
+            taking: Default::default(),
+        }),
+        ..config
     };
     if let Some(every) = args.backup_every {
-        let schedule = crate::db::backup::Schedule {
-            every,
-            dir: args.backup_dir.clone().unwrap_or_else(|| args.db.data_dir.join("backups")),
-            keep: args.backup_keep as usize,
-        };
+        let schedule = crate::db::backups::Schedule { every, dir: backup_dir, keep: args.backup_keep as usize };
         tracing::info!(every = %humantime::format_duration(every), dir = %schedule.dir.display(), keep = schedule.keep, "scheduled backups");
-        // A folder store's images go into the backup; a bucket keeps its own
-        // (the backup holds the database, whose rows name them).
-        let images = upload_dir.unwrap_or_else(|| schedule.dir.join("no-images"));
-        tokio::spawn(crate::db::backup::run_schedule(schedule, db.conninfo.clone(), images));
+        tokio::spawn(crate::db::backups::run_schedule(schedule, db.conninfo.clone(), images));
     }
     crate::server::serve(db, listener, config).await
 }

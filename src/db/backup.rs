@@ -109,7 +109,7 @@ pub enum BackupError {
 /// Result of this module.
 pub type Result<T, E = BackupError> = std::result::Result<T, E>;
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BackupError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BackupError + '_ {
     move |source| BackupError::Io { path: path.display().to_string(), source }
 }
 
@@ -415,94 +415,9 @@ pub async fn is_empty_database(pool: &sqlx::PgPool) -> Result<bool> {
     Ok(tables == 0)
 }
 
-/// The name of a scheduled backup taken at `at`; names sort by time.
-pub fn scheduled_name(at: chrono::DateTime<chrono::Utc>) -> String {
-    format!("atelier-{}.backup.tar", at.format("%Y%m%dT%H%M%SZ"))
-}
-
-/// Deletes the oldest scheduled backups in `dir` beyond the newest `keep`
-/// (other files are left alone); the names deleted.
-pub fn prune(dir: &Path, keep: usize) -> Result<Vec<String>> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(io(dir))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("atelier-") && n.ends_with(".backup.tar"))
-        .collect();
-    names.sort();
-    let excess = names.len().saturating_sub(keep);
-    let old: Vec<String> = names.drain(..excess).collect();
-    for name in &old {
-        let path = dir.join(name);
-        std::fs::remove_file(&path).map_err(io(&path))?;
-    }
-    Ok(old)
-}
-
-/// When and where the service takes backups by itself.
-#[derive(Debug, Clone)]
-pub struct Schedule {
-    /// Time between backups (the first is taken one period after start).
-    pub every: std::time::Duration,
-    /// The folder they go to.
-    pub dir: PathBuf,
-    /// How many to keep (older ones are deleted).
-    pub keep: usize,
-}
-
-/// Takes a backup every period until the process ends; failures are logged
-/// and the next period tries again.
-pub async fn run_schedule(schedule: Schedule, conninfo: String, upload_dir: PathBuf) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + schedule.every, schedule.every);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        let (schedule, conninfo, upload_dir) = (schedule.clone(), conninfo.clone(), upload_dir.clone());
-        let started = std::time::Instant::now();
-        let taken = tokio::task::spawn_blocking(move || {
-            let file = schedule.dir.join(scheduled_name(chrono::Utc::now()));
-            let manifest = create(&conninfo, &upload_dir, &file)?;
-            let pruned = prune(&schedule.dir, schedule.keep)?;
-            Ok::<_, BackupError>((file, manifest, pruned))
-        })
-        .await;
-        match taken {
-            Ok(Ok((file, manifest, pruned))) => tracing::info!(
-                file = %file.display(),
-                database_bytes = manifest.database.bytes,
-                images = manifest.uploads.len(),
-                pruned = pruned.len(),
-                ms = started.elapsed().as_millis() as u64,
-                "backup taken"
-            ),
-            Ok(Err(e)) => tracing::error!(error = %e, "scheduled backup failed"),
-            Err(e) => tracing::error!(error = %e, "scheduled backup task failed"),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scheduled_names_sort_by_time_and_pruning_keeps_the_newest() {
-        let dir = tempfile::tempdir().expect("dir");
-        let t0 = chrono::DateTime::parse_from_rfc3339("2026-11-27T06:00:00Z").expect("time").to_utc();
-        for hours in [0, 6, 12, 18] {
-            let name = scheduled_name(t0 + chrono::Duration::hours(hours));
-            std::fs::write(dir.path().join(name), b"x").expect("write");
-        }
-        std::fs::write(dir.path().join("notes.txt"), b"mine").expect("write");
-        let pruned = prune(dir.path(), 2).expect("prune");
-        assert_eq!(pruned, ["atelier-20261127T060000Z.backup.tar", "atelier-20261127T120000Z.backup.tar"]);
-        let mut left: Vec<String> = std::fs::read_dir(dir.path())
-            .expect("dir")
-            .map(|e| e.expect("e").file_name().into_string().expect("utf8"))
-            .collect();
-        left.sort();
-        assert_eq!(left, ["atelier-20261127T180000Z.backup.tar", "atelier-20261128T000000Z.backup.tar", "notes.txt"]);
-    }
 
     /// A tar of these (name, content) entries, in order.
     fn archive(entries: &[(&str, &[u8])]) -> tempfile::NamedTempFile {

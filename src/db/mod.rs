@@ -2,6 +2,7 @@
 //! and running migrations.
 
 pub mod backup;
+pub mod backups;
 pub mod batcher;
 pub mod embedded;
 pub mod held;

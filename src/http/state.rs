@@ -99,4 +99,7 @@ pub struct HttpConfig {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// A bearer token that may read `/metrics` (a scraper's); admins may always.
     pub metrics_token: Option<String>,
+    /// The backup folder the admin's backups page lists and adds to
+    /// (`None`: the page says backups are not set up).
+    pub backups: Option<crate::db::backups::Folder>,
 }

@@ -288,3 +288,58 @@ fn a_restore_of_a_crafted_archive_writes_nothing_anywhere() {
         }
     }
 }
+
+#[tokio::test]
+async fn an_admin_backs_up_from_the_page_and_downloads_a_verified_backup() {
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let config =
+        json!({"tasks_per_questionnaire": 4, "sanity_per_questionnaire": 1, "annotators_per_questionnaire": 2});
+    open_vton_campaign(&app, &admin, 3, 1, config).await;
+    let (browser, csrf) = crate::fixtures::logged_in_admin(&app).await;
+    let page =
+        || async { browser.get(app.at("/admin/backups")).send().await.expect("page").text().await.expect("html") };
+    assert!(page().await.contains("No backup yet"), "an empty folder");
+    // A form without its token changes nothing.
+    let refused = browser.post(app.at("/admin/backups/now")).send().await.expect("post");
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let asked = browser.post(app.at("/admin/backups/now")).form(&[("csrf_token", csrf.as_str())]).send().await;
+    assert_eq!(asked.expect("post").status(), StatusCode::SEE_OTHER);
+    // Listed once it is written and read back whole.
+    let name = {
+        let link = regex::Regex::new(r#"href="/admin/backups/(atelier-\d{8}T\d{6}Z\.backup\.tar)""#).expect("re");
+        let mut found = None;
+        for _ in 0..240 {
+            let html = page().await;
+            if let Some(c) = link.captures(&html) {
+                assert!(html.contains(r#"<td data-label="Verified">yes</td>"#), "{html}");
+                found = Some(c[1].to_owned());
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
+        found.expect("the backup is listed within a minute")
+    };
+    let resp = browser.get(app.at(&format!("/admin/backups/{name}"))).send().await.expect("download");
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(resp.headers()[reqwest::header::CONTENT_DISPOSITION].to_str().expect("header").contains(&name));
+    let bytes = resp.bytes().await.expect("bytes");
+    let file = tempfile::NamedTempFile::new().expect("file");
+    std::fs::write(file.path(), &bytes).expect("write");
+    let staged = atelier::db::backup::read(file.path()).expect("the download is a whole backup");
+    assert!(staged.manifest.database.bytes > 0);
+    // Only a backup's own name reaches a file.
+    for bad in ["..%2F..%2Fetc%2Fpasswd", "notes.txt", "atelier-20990101T000000Z.backup.tar"] {
+        let resp = browser.get(app.at(&format!("/admin/backups/{bad}"))).send().await.expect("get");
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{bad}");
+    }
+    // Admins only.
+    atelier::auth::users::create(&app.pool, atelier::auth::Role::Expert, "backup-expert", "expert-password-1")
+        .await
+        .expect("expert");
+    let (expert, _) = crate::fixtures::logged_in(&app, "backup-expert", "expert-password-1").await;
+    for path in ["/admin/backups".to_owned(), format!("/admin/backups/{name}")] {
+        let resp = expert.get(app.at(&path)).send().await.expect("get");
+        assert!(matches!(resp.status(), StatusCode::FORBIDDEN | StatusCode::SEE_OTHER), "{path}: {}", resp.status());
+    }
+}

@@ -4,6 +4,7 @@
 mod accounts;
 mod admin;
 mod auth;
+mod backups;
 pub mod charts;
 mod data;
 mod expert;
@@ -40,6 +41,7 @@ pub fn router() -> Router<AppState> {
         .merge(own_account::router())
         .merge(releases::router())
         .merge(payouts::router())
+        .merge(backups::router())
         .route("/demo/images/{role}/{file}", axum::routing::get(demo_image))
 }
 

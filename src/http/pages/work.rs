@@ -536,8 +536,9 @@ struct ReviewPage {
     assignment_id: Uuid,
     total: usize,
     csrf_token: String,
-    /// Experts go on to their next batch with the same key.
-    expert: bool,
+    /// Experts of an "every expert" campaign go on to their next batch
+    /// with the same key.
+    goes_on: bool,
 }
 
 async fn task(
@@ -648,7 +649,8 @@ async fn show_task(
             assignment_id: id,
             total,
             csrf_token,
-            expert: !campaign.settings.crowd(),
+            goes_on: !campaign.settings.crowd()
+                && campaign.settings.annotators_per_batch == crate::core::campaign::settings::AnnotatorsPerBatch::Every,
         });
     };
     let index = position - 1;
@@ -778,21 +780,26 @@ async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, 
     match completed.completion_url {
         Some(url) if hit.is_none() => Ok(Redirect::to(&url).into_response()),
         _ => {
-            // An expert goes straight on to their next batch: one key ends a
-            // batch (the task page's "done, remaining" says it was counted).
-            // The thank-you page comes when none is left for them.
+            // Where every expert labels every batch, an expert goes straight
+            // on to their next one: one key ends a batch (the task page's
+            // "done, remaining" says it was counted), and starting a batch
+            // holds back nobody. The thank-you page comes when none is left.
             let next = next_batch(&s, &user, completed.assignment.campaign_id).await?;
             Ok(Redirect::to(&next.map_or(format!("/work/a/{id}/done"), |a| format!("/work/a/{a}"))).into_response())
         }
     }
 }
 
-/// An expert's next batch of the campaign, started, if one is left for
-/// them; `None` for crowd workers, whose questionnaires end on the
-/// thank-you page with their code.
+/// An expert's next batch of an "every expert" campaign, started, if one
+/// is left for them; `None` elsewhere: crowd questionnaires end on the
+/// thank-you page with their code, and a batch fewer experts share (a
+/// review, a Fashionpedia batch) is taken only when the expert asks, so
+/// one who stops holds none back.
 async fn next_batch(s: &AppState, user: &users::User, campaign_id: Uuid) -> Result<Option<Uuid>, Error> {
+    use crate::core::campaign::settings::AnnotatorsPerBatch;
     let campaign = campaigns::get(&s.pool, campaign_id).await?;
-    if campaign.settings.crowd() || annotate::ensure_may_start(s, user, campaign_id).await.is_err() {
+    let every = campaign.settings.annotators_per_batch == AnnotatorsPerBatch::Every;
+    if campaign.settings.crowd() || !every || annotate::ensure_may_start(s, user, campaign_id).await.is_err() {
         return Ok(None);
     }
     Ok(annotator::start(&s.pool, &s.kinds, &campaign, user.id, &[], false).await.ok().flatten().map(|a| a.id))

@@ -23,6 +23,18 @@ struct Server {
     _watchdog: Option<Mutex<std::process::ChildStdin>>,
 }
 
+/// A `DATABASE_URL`-style string for the test database `database`.
+fn url_of(database: &str) -> String {
+    let s = server();
+    let host = s.options.get_host();
+    let port = s.options.get_port();
+    let user = s.options.get_username();
+    match s.options.get_socket() {
+        Some(dir) => format!("postgres://{user}@localhost/{database}?host={}&port={port}", dir.display()),
+        None => format!("postgres://{user}@{host}:{port}/{database}"),
+    }
+}
+
 fn server() -> &'static Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     SERVER.get_or_init(|| {
@@ -149,10 +161,18 @@ impl TestApp {
         public_url: Option<String>,
         storage: Option<atelier::storage::Storage>,
     ) -> Self {
-        let storage = storage.unwrap_or_else(|| {
-            atelier::storage::Storage::local(std::env::temp_dir().join(format!("atelier-uploads-{database}")))
-                .expect("a folder store")
-        });
+        let uploads = std::env::temp_dir().join(format!("atelier-uploads-{database}"));
+        let storage =
+            storage.unwrap_or_else(|| atelier::storage::Storage::local(uploads.clone()).expect("a folder store"));
+        // The backups page's folder: taken only when a test asks.
+        let backups = atelier::db::backups::Folder {
+            dir: std::env::temp_dir().join(format!("atelier-backups-{database}")),
+            keep: 3,
+            every: None,
+            conninfo: url_of(&database),
+            upload_dir: uploads,
+            taking: Default::default(),
+        };
         let pool = atelier::db::pool_options(10).connect_with(db_options.clone()).await.expect("pool");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
@@ -165,6 +185,7 @@ impl TestApp {
                 metrics_token: None,
                 storage,
                 trusted_proxies: vec!["127.0.0.1/32".parse().expect("net")],
+                backups: Some(backups),
             },
             kinds,
             pages,
@@ -177,14 +198,7 @@ impl TestApp {
 
     /// A `DATABASE_URL`-style string for CLI subcommands against this database.
     pub fn database_url(&self) -> String {
-        let s = server();
-        let host = s.options.get_host();
-        let port = s.options.get_port();
-        let user = s.options.get_username();
-        match s.options.get_socket() {
-            Some(dir) => format!("postgres://{user}@localhost/{}?host={}&port={port}", self.database, dir.display()),
-            None => format!("postgres://{user}@{host}:{port}/{}", self.database),
-        }
+        url_of(&self.database)
     }
 
     /// A fresh browser-like client with its own cookie jar.

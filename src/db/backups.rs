@@ -1,0 +1,261 @@
+//! The folder of backups the service keeps: taking one (read back and
+//! checked before it counts as verified), listing them for the admin's
+//! page, finding one by its name, and keeping the newest few. The archive
+//! format itself is [`super::backup`]'s.
+
+use super::backup::{create, io, read, BackupError, Manifest, Result};
+use std::path::{Path, PathBuf};
+
+/// How a scheduled backup's name starts and ends.
+const PREFIX: &str = "atelier-";
+/// How a scheduled backup's name ends.
+const SUFFIX: &str = ".backup.tar";
+/// What marks a backup that was read back whole: a file beside it, named
+/// after it, holding its manifest.
+const VERIFIED: &str = ".verified.json";
+
+/// The name of a backup taken at `at`; names sort by time.
+pub fn scheduled_name(at: chrono::DateTime<chrono::Utc>) -> String {
+    format!("{PREFIX}{}{SUFFIX}", at.format("%Y%m%dT%H%M%SZ"))
+}
+
+/// When a backup of this name was taken (`None`: not a backup's name). The
+/// only names the folder's readers accept, so a name from a request can
+/// never reach another file.
+fn taken_at(name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    let stamp = name.strip_prefix(PREFIX)?.strip_suffix(SUFFIX)?;
+    let ok = stamp.len() == 16 && stamp.bytes().all(|b| b.is_ascii_digit() || b == b'T' || b == b'Z');
+    let at = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%SZ").ok().filter(|_| ok)?;
+    Some(at.and_utc())
+}
+
+/// Takes a backup into `dir`, reads it back whole (every checksum), marks
+/// it verified, and deletes the oldest beyond the newest `keep`: the file
+/// and its manifest.
+pub fn take(conninfo: &str, upload_dir: &Path, dir: &Path, keep: usize) -> Result<(PathBuf, Manifest)> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let file = dir.join(scheduled_name(chrono::Utc::now()));
+    create(conninfo, upload_dir, &file)?;
+    // The staging copy is deleted when `staged` is dropped.
+    let staged = read(&file)?;
+    let mark = verified_mark(&file);
+    let text = serde_json::to_vec_pretty(&staged.manifest).map_err(|e| BackupError::Damaged {
+        file: file.display().to_string(),
+        entry: "manifest.json".into(),
+        reason: e.to_string(),
+    })?;
+    std::fs::write(&mark, text).map_err(io(&mark))?;
+    prune(dir, keep)?;
+    Ok((file, staged.manifest))
+}
+
+/// The mark beside a verified backup.
+fn verified_mark(file: &Path) -> PathBuf {
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(VERIFIED);
+    file.with_file_name(name)
+}
+
+/// Deletes the oldest backups in `dir` beyond the newest `keep` (other files
+/// are left alone); the names deleted.
+pub fn prune(dir: &Path, keep: usize) -> Result<Vec<String>> {
+    let mut names: Vec<String> = names(dir)?;
+    names.sort();
+    let excess = names.len().saturating_sub(keep);
+    let old: Vec<String> = names.drain(..excess).collect();
+    for name in &old {
+        let path = dir.join(name);
+        std::fs::remove_file(&path).map_err(io(&path))?;
+        // A backup taken before marks existed has none.
+        let _ = std::fs::remove_file(verified_mark(&path));
+    }
+    Ok(old)
+}
+
+/// The backups' names in `dir` (none when it does not exist yet).
+fn names(dir: &Path) -> Result<Vec<String>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(dir)(e)),
+    };
+    Ok(entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| taken_at(n).is_some())
+        .collect())
+}
+
+/// One backup in the folder, as the admin's page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// Its file name (what a download names).
+    pub name: String,
+    /// When it was taken.
+    pub taken_at: chrono::DateTime<chrono::Utc>,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Whether it was read back whole after it was written.
+    pub verified: bool,
+}
+
+/// The backups in `dir`, newest first.
+pub fn list(dir: &Path) -> Result<Vec<Kept>> {
+    let mut kept: Vec<Kept> = names(dir)?
+        .into_iter()
+        .filter_map(|name| {
+            let path = dir.join(&name);
+            let bytes = std::fs::metadata(&path).ok()?.len();
+            Some(Kept { taken_at: taken_at(&name)?, verified: verified_mark(&path).is_file(), bytes, name })
+        })
+        .collect();
+    kept.sort_by(|a, b| b.name.cmp(&a.name));
+    Ok(kept)
+}
+
+/// The file of the backup called `name` in `dir`, if `name` is a backup's
+/// name and the file is there.
+pub fn find(dir: &Path, name: &str) -> Option<PathBuf> {
+    taken_at(name)?;
+    Some(dir.join(name)).filter(|p| p.is_file())
+}
+
+/// The service's backup folder, as its admin page uses it: where backups
+/// go, how many are kept, how often the service takes one by itself, and
+/// what a backup reads.
+#[derive(Clone)]
+pub struct Folder {
+    /// Where backups go.
+    pub dir: PathBuf,
+    /// How many are kept.
+    pub keep: usize,
+    /// How often the service takes one by itself (`None`: only when asked).
+    pub every: Option<std::time::Duration>,
+    /// The database to back up (a libpq connection string; never shown).
+    pub conninfo: String,
+    /// The folder store's images (a bucket keeps its own).
+    pub upload_dir: PathBuf,
+    /// Whether a backup asked for on the page is being taken.
+    pub taking: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl std::fmt::Debug for Folder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The connection string may hold a password.
+        f.debug_struct("Folder").field("dir", &self.dir).field("keep", &self.keep).field("every", &self.every).finish()
+    }
+}
+
+impl Folder {
+    /// Starts taking a backup in the background, unless one is being
+    /// taken; whether it started.
+    pub fn take_now(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.taking.swap(true, Ordering::SeqCst) {
+            return false;
+        }
+        let folder = self.clone();
+        tokio::task::spawn_blocking(move || {
+            match take(&folder.conninfo, &folder.upload_dir, &folder.dir, folder.keep) {
+                Ok((file, _)) => tracing::info!(file = %file.display(), "backup taken and verified (asked for)"),
+                Err(e) => tracing::error!(error = %e, "a backup asked for failed"),
+            }
+            folder.taking.store(false, Ordering::SeqCst);
+        });
+        true
+    }
+}
+
+/// When and where the service takes backups by itself.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    /// Time between backups (the first is taken one period after start).
+    pub every: std::time::Duration,
+    /// The folder they go to.
+    pub dir: PathBuf,
+    /// How many to keep (older ones are deleted).
+    pub keep: usize,
+}
+
+/// Takes a backup every period until the process ends; failures are logged
+/// and the next period tries again.
+pub async fn run_schedule(schedule: Schedule, conninfo: String, upload_dir: PathBuf) {
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + schedule.every, schedule.every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let (schedule, conninfo, upload_dir) = (schedule.clone(), conninfo.clone(), upload_dir.clone());
+        let started = std::time::Instant::now();
+        let taken =
+            tokio::task::spawn_blocking(move || take(&conninfo, &upload_dir, &schedule.dir, schedule.keep)).await;
+        match taken {
+            Ok(Ok((file, manifest))) => tracing::info!(
+                file = %file.display(),
+                database_bytes = manifest.database.bytes,
+                images = manifest.uploads.len(),
+                ms = started.elapsed().as_millis() as u64,
+                "backup taken and verified"
+            ),
+            Ok(Err(e)) => tracing::error!(error = %e, "scheduled backup failed"),
+            Err(e) => tracing::error!(error = %e, "scheduled backup task failed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scheduled_names_sort_by_time_and_pruning_keeps_the_newest() {
+        let dir = tempfile::tempdir().expect("dir");
+        let t0 = chrono::DateTime::parse_from_rfc3339("2026-11-27T06:00:00Z").expect("time").to_utc();
+        for hours in [0, 6, 12, 18] {
+            let name = scheduled_name(t0 + chrono::Duration::hours(hours));
+            std::fs::write(dir.path().join(&name), b"x").expect("write");
+            std::fs::write(verified_mark(&dir.path().join(name)), b"{}").expect("write");
+        }
+        std::fs::write(dir.path().join("notes.txt"), b"mine").expect("write");
+        let pruned = prune(dir.path(), 2).expect("prune");
+        assert_eq!(pruned, ["atelier-20261127T060000Z.backup.tar", "atelier-20261127T120000Z.backup.tar"]);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("e").file_name().into_string().expect("utf8"))
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [
+                "atelier-20261127T180000Z.backup.tar",
+                "atelier-20261127T180000Z.backup.tar.verified.json",
+                "atelier-20261128T000000Z.backup.tar",
+                "atelier-20261128T000000Z.backup.tar.verified.json",
+                "notes.txt"
+            ]
+        );
+        let listed = list(dir.path()).expect("list");
+        assert_eq!(listed.len(), 2);
+        assert_eq!(listed[0].name, "atelier-20261128T000000Z.backup.tar", "newest first");
+        assert!(listed.iter().all(|k| k.verified && k.bytes == 1));
+    }
+
+    #[test]
+    fn only_a_backups_own_name_finds_a_file() {
+        let dir = tempfile::tempdir().expect("dir");
+        let name = "atelier-20261127T060000Z.backup.tar";
+        std::fs::write(dir.path().join(name), b"x").expect("write");
+        std::fs::write(dir.path().join("notes.txt"), b"mine").expect("write");
+        assert!(find(dir.path(), name).is_some());
+        for bad in [
+            "notes.txt",
+            "../notes.txt",
+            "atelier-../../etc/passwd.backup.tar",
+            "atelier-20261127T060000Z.backup.tar.verified.json",
+            "atelier-2026112/T060000Z.backup.tar",
+            "atelier-20261127T070000Z.backup.tar",
+        ] {
+            assert!(find(dir.path(), bad).is_none(), "{bad}");
+        }
+        assert!(list(&dir.path().join("not yet made")).expect("a folder not made yet").is_empty());
+    }
+}
