@@ -511,6 +511,11 @@ async fn an_admin_uploads_a_large_file_and_edits_settings_in_the_browser() {
     wait_text(&browser, "New account").await;
     fits_the_width(&browser, "the users page").await;
     axe(&browser, "the users page at phone size").await;
+    // And the backups page, its list a scrolling table.
+    browser.goto(&app.at("/admin/backups")).await.expect("backups page");
+    wait_text(&browser, "Back up now").await;
+    fits_the_width(&browser, "the backups page").await;
+    axe(&browser, "the backups page at phone size").await;
     browser.close().await.expect("close");
 }
 
@@ -593,10 +598,8 @@ async fn two_experts_label_vsd_pairs_with_the_keyboard_and_one_resumes_after_a_p
     .expect("lease");
     assert!(endless);
     browser.goto(&app.at("/expert")).await.expect("home");
-    assert!(
-        browser.source().await.expect("html").contains(r#"<td class="num done" data-label="Done">1</td>"#),
-        "1 done on the home page"
-    );
+    let home = browser.source().await.expect("html");
+    assert!(home.contains(r#"<td class="num done" data-label="Done">1</td>"#), "1 done on the home page: {home}");
     browser.find(Locator::LinkText("VSD keys")).await.expect("campaign link").click().await.expect("open");
     wait_text(&browser, "You have answered 1 of 2 tasks").await;
     press(&browser, ENTER).await;

@@ -163,47 +163,62 @@ pub async fn table(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uu
     let kind = kinds.of(&campaign)?;
     /// (annotator, worker id, submitted, seconds, paid at, decision, its reason, bonus)
     type WorkerRow = (Uuid, String, i64, i64, Option<DateTime<Utc>>, Option<String>, Option<String>, Option<String>);
-    let workers: Vec<WorkerRow> = sqlx::query_as(
-        "SELECT u.id, u.external_id, count(*),
-                coalesce(sum(extract(epoch FROM a.completed_at - a.created_at))::bigint, 0),
-                max(p.paid_at), max(d.decision), max(d.reason), max(d.bonus)
-         FROM assignments a JOIN users u ON u.id = a.annotator_id
-         LEFT JOIN payouts p ON p.campaign_id = a.campaign_id AND p.annotator_id = u.id
-         LEFT JOIN payout_decisions d ON d.campaign_id = a.campaign_id AND d.annotator_id = u.id
-         WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.role = 'worker'
-         GROUP BY u.id, u.external_id ORDER BY u.external_id",
+    let workers: Vec<WorkerRow> = sqlx::query!(
+        r#"SELECT u.id, u.external_id AS "external_id!", count(*) AS "submitted!",
+                  coalesce(sum(extract(epoch FROM a.completed_at - a.created_at))::bigint, 0) AS "seconds!",
+                  max(p.paid_at) AS "paid_at: crate::db::Time", max(d.decision) AS decision, max(d.reason) AS reason,
+                  max(d.bonus) AS bonus
+           FROM assignments a JOIN users u ON u.id = a.annotator_id
+           LEFT JOIN payouts p ON p.campaign_id = a.campaign_id AND p.annotator_id = u.id
+           LEFT JOIN payout_decisions d ON d.campaign_id = a.campaign_id AND d.annotator_id = u.id
+           WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.role = 'worker'
+           GROUP BY u.id, u.external_id ORDER BY u.external_id"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.external_id, r.submitted, r.seconds, r.paid_at, r.decision, r.reason, r.bonus))
+    .collect();
     /// (annotator, payload, gold, answer, exclusion)
     type ResponseRow = (Uuid, Value, Option<Value>, Value, Option<String>);
-    let responses: Vec<ResponseRow> = sqlx::query_as(
+    let responses: Vec<ResponseRow> = sqlx::query!(
         "SELECT r.annotator_id, i.payload, i.gold, r.answer, r.excluded_reason
          FROM responses r JOIN items i ON i.id = r.item_id JOIN assignments a ON a.id = r.assignment_id
          WHERE r.campaign_id = $1 AND a.state = 'completed'",
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
-    .await?;
-    let platform: Vec<(Uuid, Value)> = sqlx::query_as(
-        "SELECT DISTINCT ON (j.worker_id) j.worker_id, j.platform_ids
-         FROM invitation_joins j JOIN invitations i ON i.token = j.token
-         WHERE i.campaign_id = $1 AND j.platform_ids IS NOT NULL ORDER BY j.worker_id, j.joined_at DESC",
+    .await?
+    .into_iter()
+    .map(|r| (r.annotator_id, r.payload, r.gold, r.answer, r.excluded_reason))
+    .collect();
+    let platform: Vec<(Uuid, Value)> = sqlx::query!(
+        r#"SELECT DISTINCT ON (j.worker_id) j.worker_id, j.platform_ids AS "platform_ids!"
+           FROM invitation_joins j JOIN invitations i ON i.token = j.token
+           WHERE i.campaign_id = $1 AND j.platform_ids IS NOT NULL ORDER BY j.worker_id, j.joined_at DESC"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.worker_id, r.platform_ids))
+    .collect();
     // Every join's MTurk assignment (the preview's placeholder is none).
-    let assignments: Vec<(Uuid, String, String)> = sqlx::query_as(
-        "SELECT j.worker_id, coalesce(j.platform_ids->>'hit_id', ''), j.platform_ids->>'assignment_id'
-         FROM invitation_joins j JOIN invitations i ON i.token = j.token
-         WHERE i.campaign_id = $1 AND coalesce(j.platform_ids->>'assignment_id', '') NOT IN ('', 'ASSIGNMENT_ID_NOT_AVAILABLE')
-         ORDER BY j.joined_at, 3",
+    let assignments: Vec<(Uuid, String, String)> = sqlx::query!(
+        r#"SELECT j.worker_id, coalesce(j.platform_ids->>'hit_id', '') AS "hit!",
+                  j.platform_ids->>'assignment_id' AS "assignment!"
+           FROM invitation_joins j JOIN invitations i ON i.token = j.token
+           WHERE i.campaign_id = $1
+             AND coalesce(j.platform_ids->>'assignment_id', '') NOT IN ('', 'ASSIGNMENT_ID_NOT_AVAILABLE')
+           ORDER BY j.joined_at, 3"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(pool)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.worker_id, r.hit, r.assignment))
+    .collect();
     let mut mturk_assignments: BTreeMap<Uuid, Vec<(String, String)>> = BTreeMap::new();
     for (worker, hit, assignment) in assignments {
         mturk_assignments.entry(worker).or_default().push((hit, assignment));

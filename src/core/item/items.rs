@@ -302,13 +302,11 @@ pub async fn ensure_in_campaign(db: impl sqlx::PgExecutor<'_>, campaign_id: Uuid
     }
 }
 
-/// A campaign's items in import order.
-const IN_ORDER: &str =
-    "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE campaign_id = $1 ORDER BY created_at, external_id";
-
-/// All items of a campaign (with gold; for admins and batch formation).
-pub async fn list<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid) -> Result<Vec<Item>> {
-    Ok(sqlx::query_as::<_, Item>(IN_ORDER).bind(campaign_id).fetch_all(db).await?)
+/// All items of a campaign in import order (with gold; for admins and
+/// releases).
+pub async fn list<'e>(db: impl sqlx::PgExecutor<'e> + 'e, campaign_id: Uuid) -> Result<Vec<Item>> {
+    use futures_util::TryStreamExt;
+    Ok(each(db, campaign_id).try_collect().await?)
 }
 
 /// The campaign's items as batch formation sees them, in [`list`]'s order:
@@ -344,5 +342,11 @@ pub fn each<'e>(
     db: impl sqlx::PgExecutor<'e> + 'e,
     campaign_id: Uuid,
 ) -> impl futures_util::Stream<Item = std::result::Result<Item, sqlx::Error>> + 'e {
-    sqlx::query_as::<_, Item>(IN_ORDER).bind(campaign_id).fetch(db)
+    sqlx::query_as!(
+        Item,
+        "SELECT id, campaign_id, external_id, payload, gold FROM items WHERE campaign_id = $1
+         ORDER BY created_at, external_id",
+        campaign_id,
+    )
+    .fetch(db)
 }

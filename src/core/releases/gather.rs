@@ -111,25 +111,33 @@ impl Snapshot {
         let c = campaigns::get(&mut *db, campaign_id).await?;
         let items = if parts.items { load_items(&mut *db, campaign_id).await? } else { Vec::new() };
         type BatchRow = (Uuid, Option<String>, i32, Vec<Uuid>, Option<Uuid>);
-        let batches: Vec<BatchRow> = sqlx::query_as(
-            "SELECT b.id, b.external_id, b.position,
-                    coalesce(array_agg(bi.item_id ORDER BY bi.position) FILTER (WHERE bi.item_id IS NOT NULL), '{}'),
-                    b.review_of
-             FROM batches b LEFT JOIN batch_items bi ON bi.batch_id = b.id
-             WHERE b.campaign_id = $1 GROUP BY b.id ORDER BY b.position",
+        let batches: Vec<BatchRow> = sqlx::query!(
+            r#"SELECT b.id, b.external_id, b.position,
+                      coalesce(array_agg(bi.item_id ORDER BY bi.position) FILTER (WHERE bi.item_id IS NOT NULL),
+                               '{}') AS "items!",
+                      b.review_of
+               FROM batches b LEFT JOIN batch_items bi ON bi.batch_id = b.id
+               WHERE b.campaign_id = $1 GROUP BY b.id ORDER BY b.position"#,
+            campaign_id,
         )
-        .bind(campaign_id)
         .fetch_all(&mut *db)
-        .await?;
+        .await?
+        .into_iter()
+        .map(|r| (r.id, r.external_id, r.position, r.items, r.review_of))
+        .collect();
         type AssignmentRow = (Uuid, Option<String>, Uuid, Uuid, AssignmentState, Option<DateTime<Utc>>);
-        let assignments: Vec<AssignmentRow> = sqlx::query_as(
-            "SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state, a.completed_at
-             FROM assignments a JOIN batches b ON b.id = a.batch_id
-             WHERE a.campaign_id = $1 ORDER BY b.position, a.completed_at NULLS LAST, a.created_at, a.id",
+        let assignments: Vec<AssignmentRow> = sqlx::query!(
+            r#"SELECT a.id, a.external_id, a.batch_id, a.annotator_id, a.state AS "state: AssignmentState",
+                      a.completed_at AS "completed_at: crate::db::Time"
+               FROM assignments a JOIN batches b ON b.id = a.batch_id
+               WHERE a.campaign_id = $1 ORDER BY b.position, a.completed_at NULLS LAST, a.created_at, a.id"#,
+            campaign_id,
         )
-        .bind(campaign_id)
         .fetch_all(&mut *db)
-        .await?;
+        .await?
+        .into_iter()
+        .map(|r| (r.id, r.external_id, r.batch_id, r.annotator_id, r.state, r.completed_at))
+        .collect();
         let worker_ids = if pseudonymize {
             BTreeMap::new()
         } else {

@@ -5,8 +5,8 @@
 use crate::core::releases::snapshot::time;
 use crate::core::support::csv_chunks::neutralise_formula;
 use crate::core::truth::ground_truth::responses_header;
+use crate::db::Time;
 use crate::error::{Error, Result};
-use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
 use serde_json::Value;
 use sqlx::PgPool;
@@ -19,7 +19,7 @@ const CHUNK: usize = 64 * 1024;
 /// A chunk of the file, or the error that ended it early.
 pub type Chunk = std::result::Result<Vec<u8>, std::io::Error>;
 
-#[derive(sqlx::FromRow)]
+/// One response as the export writes it.
 struct Row {
     batch_id: Uuid,
     position: i32,
@@ -28,8 +28,8 @@ struct Row {
     worker_id: String,
     answer: Value,
     time_on_task_ms: Option<i32>,
-    created_at: DateTime<Utc>,
-    updated_at: DateTime<Utc>,
+    created_at: Time,
+    updated_at: Time,
     excluded_reason: Option<String>,
 }
 
@@ -38,10 +38,12 @@ struct Row {
 /// download breaks visibly instead of looking complete).
 pub async fn csv_chunks(pool: &PgPool, campaign_id: Uuid) -> Result<mpsc::Receiver<Chunk>> {
     // The worker column is there when anyone took part, as in the table.
-    let with_workers: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM assignments WHERE campaign_id = $1)")
-        .bind(campaign_id)
-        .fetch_one(pool)
-        .await?;
+    let with_workers: bool = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM assignments WHERE campaign_id = $1) AS "exists!""#,
+        campaign_id
+    )
+    .fetch_one(pool)
+    .await?;
     let (tx, rx) = mpsc::channel::<Chunk>(8);
     let pool = pool.clone();
     tokio::spawn(async move {
@@ -58,16 +60,18 @@ async fn write(pool: &PgPool, campaign_id: Uuid, with_workers: bool, tx: &mpsc::
     let csv_error = |e: csv::Error| Error::internal("writing the responses CSV", e);
     out.write_record(responses_header(with_workers)).map_err(csv_error)?;
     // Ordered as the in-memory table sorts: bytewise, hence "C".
-    let mut rows = sqlx::query_as::<_, Row>(
-        "SELECT a.batch_id, b.position, i.external_id, r.annotator_id,
-                coalesce(u.external_id, u.name, u.id::text) AS worker_id,
-                r.answer, r.time_on_task_ms, r.created_at, r.updated_at, r.excluded_reason
-         FROM responses r JOIN assignments a ON a.id = r.assignment_id JOIN batches b ON b.id = a.batch_id
-         JOIN items i ON i.id = r.item_id JOIN users u ON u.id = r.annotator_id
-         WHERE r.campaign_id = $1
-         ORDER BY b.position, r.annotator_id::text COLLATE \"C\", i.external_id COLLATE \"C\"",
+    let mut rows = sqlx::query_as!(
+        Row,
+        r#"SELECT a.batch_id, b.position, i.external_id, r.annotator_id,
+                  coalesce(u.external_id, u.name, u.id::text) AS "worker_id!",
+                  r.answer, r.time_on_task_ms, r.created_at AS "created_at: Time",
+                  r.updated_at AS "updated_at: Time", r.excluded_reason
+           FROM responses r JOIN assignments a ON a.id = r.assignment_id JOIN batches b ON b.id = a.batch_id
+           JOIN items i ON i.id = r.item_id JOIN users u ON u.id = r.annotator_id
+           WHERE r.campaign_id = $1
+           ORDER BY b.position, r.annotator_id::text COLLATE "C", i.external_id COLLATE "C""#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch(pool);
     while let Some(row) = rows.next().await {
         let r = row?;

@@ -355,30 +355,32 @@ pub async fn set_curation_exclusions(
     // The marks wanted and the marks there, compared here: as one statement
     // the comparison's plan depended on estimates PostgreSQL cannot make for
     // an array's rows, and one plan took minutes at VTON-QBench size.
-    let wanted: HashMap<Uuid, String> = sqlx::query_as(
-        "SELECT r.id, x.reason
-         FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(batch_id, annotator_id, reason)
-         JOIN assignments a ON a.campaign_id = $1 AND a.batch_id = x.batch_id
-         JOIN responses r ON r.assignment_id = a.id AND r.annotator_id = x.annotator_id
-         WHERE r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%'",
+    let wanted: HashMap<Uuid, String> = sqlx::query!(
+        r#"SELECT r.id, x.reason AS "reason!"
+           FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(batch_id, annotator_id, reason)
+           JOIN assignments a ON a.campaign_id = $1 AND a.batch_id = x.batch_id
+           JOIN responses r ON r.assignment_id = a.id AND r.annotator_id = x.annotator_id
+           WHERE r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%'"#,
+        campaign_id,
+        &batches,
+        &annotators,
+        &reasons,
     )
-    .bind(campaign_id)
-    .bind(&batches)
-    .bind(&annotators)
-    .bind(&reasons)
     .fetch_all(&mut *tx)
     .await?
     .into_iter()
+    .map(|r| (r.id, r.reason))
     .collect();
     // Locked: a concurrent run waits and then compares with this one's marks.
-    let current: HashMap<Uuid, String> = sqlx::query_as(
-        "SELECT id, excluded_reason FROM responses
-         WHERE campaign_id = $1 AND excluded_reason LIKE 'curation:%' FOR UPDATE",
+    let current: HashMap<Uuid, String> = sqlx::query!(
+        r#"SELECT id, excluded_reason AS "excluded_reason!" FROM responses
+           WHERE campaign_id = $1 AND excluded_reason LIKE 'curation:%' FOR UPDATE"#,
+        campaign_id,
     )
-    .bind(campaign_id)
     .fetch_all(&mut *tx)
     .await?
     .into_iter()
+    .map(|r| (r.id, r.excluded_reason))
     .collect();
     let cleared: Vec<Uuid> = current.keys().filter(|id| !wanted.contains_key(id)).copied().collect();
     let (marked, marked_reasons): (Vec<Uuid>, Vec<&str>) = wanted
