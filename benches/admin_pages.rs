@@ -124,6 +124,10 @@ async fn main() {
             "data browser, an answer filter (reads every answer)",
             format!("/admin/campaigns/{id}/data?status=unanswered"),
         ),
+        (
+            "data browser, sorted by least agreement (reads every answer)",
+            format!("/admin/campaigns/{id}/data?sort=least-agreement"),
+        ),
         ("release diff (later views: the kept comparison)", format!("/admin/campaigns/{id}/releases/diff?from=1&to=2")),
     ] {
         let (ms, bytes) = median_ms(&client, &h.url(&path)).await;
@@ -148,8 +152,12 @@ async fn main() {
     ];
     let slowest = listed.iter().map(|w| page(w).0).fold(0.0, f64::max);
     let heaviest = listed.iter().map(|w| page(w).1).fold(0.0, f64::max);
-    let browser =
-        ["data browser, first page", "data browser, last page", "data browser, an answer filter (reads every answer)"];
+    let browser = [
+        "data browser, first page",
+        "data browser, last page",
+        "data browser, an answer filter (reads every answer)",
+        "data browser, sorted by least agreement (reads every answer)",
+    ];
     let later = page("release diff (later views: the kept comparison)");
     let mut rows = vec![
         figures::Row {
@@ -177,12 +185,13 @@ async fn main() {
             command: command.clone(),
         },
         figures::Row {
-            what: format!("data browser at {} questions (no answers): first page / last page / an answer filter (`status=unanswered`)", figures::thousands(questions as u64)),
+            what: format!("data browser at {} questions (no answers): first page / last page / an answer filter (`status=unanswered`) / sorted (`sort=least-agreement`)", figures::thousands(questions as u64)),
             figure: format!(
-                "{:.1} / {:.1} / {:.1} ms median, ≤ {:.0} kB",
+                "{:.1} / {:.1} / {:.1} / {:.1} ms median, ≤ {:.0} kB",
                 page(browser[0]).0,
                 page(browser[1]).0,
                 page(browser[2]).0,
+                page(browser[3]).0,
                 browser.iter().map(|w| page(w).1).fold(0.0, f64::max)
             ),
             baseline: floor_cell,

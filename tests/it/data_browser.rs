@@ -161,6 +161,37 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
         all_listed(&client, &app, &campaign, "agreement=split&known=no").await,
         split.iter().filter(|i| i.as_str() != "sanity-1000").cloned().collect()
     );
+    // Sorted by answers: the most counted first, ties in id order, against the database.
+    let counted: std::collections::HashMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
+        "SELECT i.external_id, count(r.id) FILTER (WHERE r.excluded_reason IS NULL)
+           FROM items i LEFT JOIN responses r ON r.item_id = i.id WHERE i.campaign_id = $1::uuid GROUP BY i.id",
+    )
+    .bind(&campaign)
+    .fetch_all(&app.pool)
+    .await
+    .expect("counts")
+    .into_iter()
+    .collect();
+    let (status, most) = page(&client, &app, &campaign, "sort=most-answers").await;
+    assert_eq!(status, StatusCode::OK, "{most}");
+    let order = listed(&most);
+    assert_eq!(order.len(), 100);
+    let keys: Vec<(i64, &str)> = order.iter().map(|id| (-counted[id], id.as_str())).collect();
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]), "most answers first, then by id: {keys:?}");
+    assert!(counted[&order[0]] >= 3, "the most answered item leads: {keys:?}");
+    let (_, fewest) = page(&client, &app, &campaign, "sort=fewest-answers").await;
+    assert_eq!(counted[&listed(&fewest)[0]], 0, "an unanswered item leads");
+    // Least agreement first: a split item leads; the choice is kept in the form and the pager.
+    let (_, least) = page(&client, &app, &campaign, "sort=least-agreement").await;
+    assert!(split.contains(&listed(&least)[0]), "{:?}", &listed(&least)[..3]);
+    assert!(least.contains(r#"<option value="least-agreement" selected>"#), "the form keeps the order");
+    assert!(
+        least.contains(r#"<input type="hidden" name="sort" value="least-agreement">"#),
+        "the pager keeps the order"
+    );
+    let (status, refused) = page(&client, &app, &campaign, "sort=sideways").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.contains("Sort by must be one of the listed orders"), "{refused}");
     let first_batch: BTreeSet<String> = sqlx::query_scalar(
         "SELECT i.external_id FROM batches b JOIN batch_items bi ON bi.batch_id = b.id JOIN items i ON i.id = bi.item_id
           WHERE b.campaign_id = $1::uuid AND b.position = 0",

@@ -33,6 +33,8 @@ pub struct Filter {
     pub flagged: Option<bool>,
     /// Only items whose external id contains this text (any case).
     pub search: Option<String>,
+    /// The order the matching items are listed in.
+    pub sort: Sort,
 }
 
 impl Filter {
@@ -43,6 +45,45 @@ impl Filter {
             || self.agreement.is_some()
             || self.excluded.is_some()
             || self.flagged.is_some()
+            || self.sort != Sort::Id
+    }
+}
+
+/// The order of the browser's items; ties keep the id order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// By the importer's id.
+    #[default]
+    Id,
+    /// Most counted answers first.
+    MostAnswers,
+    /// Fewest counted answers first.
+    FewestAnswers,
+    /// Least agreement first: the smallest share of counted answers that
+    /// agree (items with fewer than two counted answers last).
+    LeastAgreement,
+    /// Most open flags first.
+    MostFlagged,
+    /// Most excluded answers first.
+    MostExcluded,
+}
+
+impl Sort {
+    /// The key an item sorts by, smallest first.
+    fn key(self, c: &Counts) -> (i64, i64) {
+        match self {
+            Self::Id => (0, 0),
+            Self::MostAnswers => (-c.counted, 0),
+            Self::FewestAnswers => (c.counted, 0),
+            // modal / counted compared as fractions, without rounding:
+            // scaled to a common denominator of the largest plausible count.
+            Self::LeastAgreement => match c.agreement() {
+                Some(_) => (0, c.modal * 1_000_000 / c.counted.max(1)),
+                None => (1, 0),
+            },
+            Self::MostFlagged => (-c.flagged, 0),
+            Self::MostExcluded => (-c.excluded, 0),
+        }
     }
 }
 
@@ -168,7 +209,12 @@ pub async fn page(
     .await?;
     if filter.reads_answers() {
         let all = counts_in_campaign(pool, campaign_id, flags, filter).await?;
-        ids.retain(|id| all.get(id).cloned().unwrap_or_default().passes(filter));
+        let none = Counts::default();
+        ids.retain(|id| all.get(id).unwrap_or(&none).passes(filter));
+        if filter.sort != Sort::Id {
+            // Stable: ties keep the id order the statement gave.
+            ids.sort_by_key(|id| filter.sort.key(all.get(id).unwrap_or(&none)));
+        }
     }
     let total = ids.len();
     let range = rows(total);
@@ -184,7 +230,7 @@ pub async fn page(
            LEFT JOIN batches b ON b.id = bi.batch_id
           WHERE i.id = ANY($1)
           GROUP BY i.id
-          ORDER BY i.external_id",
+          ORDER BY array_position($1, i.id)",
     )
     .bind(&shown)
     .bind(Batches::LISTED)
@@ -266,8 +312,9 @@ async fn counts_in_campaign(
     flags: &[Value],
     filter: &Filter,
 ) -> Result<HashMap<Uuid, Counts>> {
-    let by_answer = if filter.agreement.is_some() { ", r.answer" } else { "" };
+    let by_answer = if filter.agreement.is_some() || filter.sort == Sort::LeastAgreement { ", r.answer" } else { "" };
     let excluded_only = filter.excluded.is_some()
+        && filter.sort == Sort::Id
         && filter.agreement.is_none()
         && filter.flagged.is_none()
         && filter.status.is_none_or(|s| s == Status::Unbatched);
@@ -458,5 +505,21 @@ mod tests {
     #[test]
     fn search_text_is_taken_literally() {
         assert_eq!(like_pattern("q1_c%0\\"), "%q1\\_c\\%0\\\\%");
+    }
+
+    #[test]
+    fn sort_keys_put_the_asked_items_first() {
+        let c = |counted, modal, excluded, flagged| Counts { counted, modal, excluded, flagged };
+        let (unanimous, split, single) = (c(3, 3, 0, 0), c(3, 2, 1, 1), c(1, 1, 0, 0));
+        let key = |s: Sort, x: &Counts| s.key(x);
+        assert!(key(Sort::LeastAgreement, &split) < key(Sort::LeastAgreement, &unanimous));
+        assert!(
+            key(Sort::LeastAgreement, &unanimous) < key(Sort::LeastAgreement, &single),
+            "one answer agrees with nothing"
+        );
+        assert!(key(Sort::MostAnswers, &unanimous) < key(Sort::MostAnswers, &single));
+        assert!(key(Sort::FewestAnswers, &single) < key(Sort::FewestAnswers, &unanimous));
+        assert!(key(Sort::MostFlagged, &split) < key(Sort::MostFlagged, &unanimous));
+        assert!(key(Sort::MostExcluded, &split) < key(Sort::MostExcluded, &unanimous));
     }
 }

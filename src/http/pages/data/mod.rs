@@ -7,7 +7,7 @@
 use super::paging::{PageQuery, Pager};
 use super::{render_with, OnPage, PageResult};
 use crate::core::campaign::campaigns;
-use crate::core::item::browser::{self, Agreement, Filter, Status};
+use crate::core::item::browser::{self, Agreement, Filter, Sort, Status};
 use crate::core::item::thumbnails::Thumbnail;
 use crate::http::extract::{Admin, Path};
 use crate::http::AppState;
@@ -47,6 +47,7 @@ struct FilterForm {
     excluded: String,
     flagged: String,
     q: String,
+    sort: String,
 }
 
 impl FilterForm {
@@ -60,6 +61,7 @@ impl FilterForm {
             excluded: value("excluded"),
             flagged: value("flagged"),
             q: value("q"),
+            sort: value("sort"),
         }
     }
 
@@ -93,7 +95,17 @@ impl FilterForm {
             "split" => Some(Agreement::Split),
             a => return Err(format!("Agreement must be unanimous or split, not “{a}”")),
         };
+        let sort = match self.sort.as_str() {
+            "" | "id" => Sort::Id,
+            "most-answers" => Sort::MostAnswers,
+            "fewest-answers" => Sort::FewestAnswers,
+            "least-agreement" => Sort::LeastAgreement,
+            "most-flagged" => Sort::MostFlagged,
+            "most-excluded" => Sort::MostExcluded,
+            s => return Err(format!("Sort by must be one of the listed orders, not “{s}”")),
+        };
         Ok(Filter {
+            sort,
             batch,
             status,
             known_answer: yes_no("Known answer", &self.known)?,
