@@ -104,7 +104,7 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
     .fetch_one(&app.pool)
     .await
     .expect("exclude one");
-    let (client, _) = logged_in_admin(&app).await;
+    let (client, csrf) = logged_in_admin(&app).await;
     let kind_page = client.get(app.at(&format!("/admin/campaigns/{campaign}/vton"))).send().await.expect("page");
     let kind_page = kind_page.text().await.expect("html");
     assert!(kind_page.contains(&format!(r#"<a href="/admin/campaigns/{campaign}/data">Browse the items</a>"#)));
@@ -192,6 +192,74 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
     let (status, refused) = page(&client, &app, &campaign, "sort=sideways").await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(refused.contains("Sort by must be one of the listed orders"), "{refused}");
+
+    // A bulk action on what a filter matches: the split items' answers
+    // excluded with one reason, all in one step, then counted again.
+    let counted_answers = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM responses WHERE campaign_id = $1::uuid AND excluded_reason IS NULL",
+        )
+        .bind(&campaign)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count")
+    };
+    let before = counted_answers().await;
+    let (_, filtered) = page(&client, &app, &campaign, "agreement=split&known=no").await;
+    assert!(
+        filtered.contains(r#"<input type="hidden" name="agreement" value="split">"#),
+        "the bulk form keeps the filter"
+    );
+    let bulk = |action: &'static str, reason: &'static str| {
+        let (client, app, campaign, csrf) = (&client, &app, campaign.clone(), csrf.clone());
+        async move {
+            client
+                .post(app.at(&format!("/admin/campaigns/{campaign}/data/bulk")))
+                .form(&[
+                    ("csrf_token", csrf.as_str()),
+                    ("agreement", "split"),
+                    ("known", "no"),
+                    ("action", action),
+                    ("reason", reason),
+                ])
+                .send()
+                .await
+                .expect("bulk")
+        }
+    };
+    // Refused beside the form, as typed, nothing changed.
+    let refused = bulk("exclude", "curation: mine").await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = refused.text().await.expect("html");
+    assert!(html.contains(r#"id="bulk-error""#) && html.contains(r#"value="curation: mine""#), "{html}");
+    assert_eq!(counted_answers().await, before);
+    let done = bulk("exclude", "bad lighting").await;
+    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    let split_known_no: Vec<String> = split.iter().filter(|i| i.as_str() != "sanity-1000").cloned().collect();
+    let excluded_now: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM responses r JOIN items i ON i.id = r.item_id
+          WHERE r.campaign_id = $1::uuid AND r.excluded_reason = 'bad lighting' AND i.external_id = ANY($2)",
+    )
+    .bind(&campaign)
+    .bind(&split_known_no)
+    .fetch_one(&app.pool)
+    .await
+    .expect("excluded");
+    assert!(excluded_now > 0);
+    assert_eq!(counted_answers().await, before - excluded_now, "only the matching items' answers");
+    let followed = client.get(app.at(done.headers()["location"].to_str().expect("to"))).send().await.expect("list");
+    let html = followed.text().await.expect("html");
+    assert!(html.contains(&format!("{excluded_now} answer(s) of")), "the page says what changed");
+    // The same items no longer match "split" (no counted answers): count
+    // them again through the filter that finds them.
+    let undo = client
+        .post(app.at(&format!("/admin/campaigns/{campaign}/data/bulk")))
+        .form(&[("csrf_token", csrf.as_str()), ("excluded", "yes"), ("action", "include"), ("reason", "bad lighting")])
+        .send()
+        .await
+        .expect("undo");
+    assert_eq!(undo.status(), StatusCode::SEE_OTHER);
+    assert_eq!(counted_answers().await, before, "counted again; the hand exclusion for another reason stays");
     let first_batch: BTreeSet<String> = sqlx::query_scalar(
         "SELECT i.external_id FROM batches b JOIN batch_items bi ON bi.batch_id = b.id JOIN items i ON i.id = bi.item_id
           WHERE b.campaign_id = $1::uuid AND b.position = 0",

@@ -189,6 +189,18 @@ pub async fn page(
     filter: &Filter,
     rows: impl FnOnce(usize) -> std::ops::Range<usize>,
 ) -> Result<ItemPage> {
+    let ids = matching(pool, campaign_id, flags, filter).await?;
+    let total = ids.len();
+    let range = rows(total);
+    let shown: Vec<Uuid> = ids.get(range.start.min(total)..range.end.min(total)).unwrap_or_default().to_vec();
+    let rows = rows_of(pool, &shown, flags).await?;
+    Ok(ItemPage { total, rows })
+}
+
+/// Every item matching `filter`, in its order: what a page shows a slice
+/// of, and what a bulk action acts on.
+#[instrument(level = "debug", skip(pool, flags))]
+pub async fn matching(pool: &PgPool, campaign_id: Uuid, flags: &[Value], filter: &Filter) -> Result<Vec<Uuid>> {
     let search = filter.search.as_deref().filter(|s| !s.is_empty()).map(like_pattern);
     let mut ids: Vec<Uuid> = sqlx::query_scalar(
         "SELECT i.id FROM items i
@@ -216,10 +228,12 @@ pub async fn page(
             ids.sort_by_key(|id| filter.sort.key(all.get(id).unwrap_or(&none)));
         }
     }
-    let total = ids.len();
-    let range = rows(total);
-    let shown: Vec<Uuid> = ids.get(range.start.min(total)..range.end.min(total)).unwrap_or_default().to_vec();
-    let mut counts = counts_of_items(pool, &shown, flags).await?;
+    Ok(ids)
+}
+
+/// The rows of these items, in this order, their answers counted.
+async fn rows_of(pool: &PgPool, shown: &[Uuid], flags: &[Value]) -> Result<Vec<ItemRow>> {
+    let mut counts = counts_of_items(pool, shown, flags).await?;
     let rows = sqlx::query_as::<_, (Uuid, String, Value, bool, Vec<i32>, i64)>(
         "SELECT i.id, i.external_id, i.payload, i.gold IS NOT NULL,
                 coalesce((array_agg(b.position + 1 ORDER BY b.position) FILTER (WHERE b.position IS NOT NULL))[1:$2],
@@ -232,7 +246,7 @@ pub async fn page(
           GROUP BY i.id
           ORDER BY array_position($1, i.id)",
     )
-    .bind(&shown)
+    .bind(shown)
     .bind(Batches::LISTED)
     .fetch_all(pool)
     .await?
@@ -246,7 +260,7 @@ pub async fn page(
         batches: Batches { first, total },
     })
     .collect();
-    Ok(ItemPage { total, rows })
+    Ok(rows)
 }
 
 /// The batches an item is in: the first few by number (from 1) and how

@@ -309,6 +309,52 @@ pub async fn set_item_exclusion(
     Ok(changed.rows_affected())
 }
 
+/// What a bulk action does to the answers of a set of items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bulk {
+    /// Excludes every counted answer, with the reason.
+    Exclude,
+    /// Counts again every answer excluded for exactly the reason (a bulk
+    /// exclusion undone; curation's and other rules' marks stay).
+    Include,
+}
+
+/// Applies `action` with `reason` to the answers of these items of the
+/// campaign, in one statement (all or nothing); how many answers changed.
+pub async fn set_items_exclusion(
+    pool: &PgPool,
+    campaign_id: Uuid,
+    items: &[Uuid],
+    action: Bulk,
+    reason: &str,
+) -> Result<u64> {
+    let reason = admin_reason(reason)?;
+    crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
+    let changed = match action {
+        Bulk::Exclude => sqlx::query!(
+            "UPDATE responses SET excluded_reason = $3, excluded_at = now()
+              WHERE campaign_id = $1 AND item_id = ANY($2) AND excluded_reason IS NULL",
+            campaign_id,
+            items,
+            reason,
+        )
+        .execute(pool)
+        .await?
+        .rows_affected(),
+        Bulk::Include => sqlx::query!(
+            "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL
+              WHERE campaign_id = $1 AND item_id = ANY($2) AND excluded_reason = $3",
+            campaign_id,
+            items,
+            reason,
+        )
+        .execute(pool)
+        .await?
+        .rows_affected(),
+    };
+    Ok(changed)
+}
+
 /// Marks a response excluded with a reason (curation). Never deletes.
 pub async fn exclude(pool: &PgPool, response_id: Uuid, reason: &str) -> Result<()> {
     let reason = admin_reason(reason)?;

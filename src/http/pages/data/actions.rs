@@ -1,5 +1,7 @@
 //! What an admin does about one item: exclude an answer or all of them,
-//! count one again, send the item back to the experts, dismiss its flags.
+//! count one again, send the item back to the experts, dismiss its flags;
+//! and about every item a filter matches: exclude their answers, or count
+//! again those a bulk exclusion took out.
 //! Each ends on the item's page saying what changed; a refusal is shown
 //! beside its form, as typed.
 
@@ -89,6 +91,57 @@ pub(super) async fn send_back(
     });
     let form = ExclusionForm { response: super::item::SEND_BACK.to_owned(), ..form };
     end(&s, &session, ids, form, done).await
+}
+
+/// Excludes the answers of every item the list's filter matches, or counts
+/// again those excluded for a reason: back to the same list saying how
+/// many changed; a refusal beside the bulk form, the reason as typed.
+pub(super) async fn bulk(
+    _: OnPage<Admin>,
+    State(s): State<AppState>,
+    session: Session,
+    Path(id): Path<Uuid>,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> PageResult {
+    let field = |k: &str| fields.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    let (action, reason) = (field("action"), field("reason"));
+    let filter_fields: Vec<(String, String)> = fields
+        .iter()
+        .filter(|(k, _)| !["action", "reason", "csrf_token", "page"].contains(&k.as_str()))
+        .cloned()
+        .collect();
+    let raw = serde_urlencoded::to_string(&filter_fields).unwrap_or_default();
+    let query = PageQuery::parse(Some(&raw));
+    let refuse =
+        |why: String| super::show_list(&s, &session, id, PageQuery::parse(Some(&raw)), Some((reason.clone(), why)));
+    let filter = match super::FilterForm::read(&query).parse() {
+        Ok(filter) => filter,
+        Err(why) => return refuse(why).await,
+    };
+    let action = match action.as_str() {
+        "exclude" => responses::Bulk::Exclude,
+        "include" => responses::Bulk::Include,
+        other => return refuse(format!("choose what to do with the items, not “{other}”")).await,
+    };
+    let kind = s.kinds.of(&campaigns::get(&s.pool, id).await?)?;
+    let items = browser::matching(&s.pool, id, &flags(kind), &filter).await?;
+    match responses::set_items_exclusion(&s.pool, id, &items, action, &reason).await {
+        Ok(n) => {
+            let reason = reason.trim();
+            let message = match action {
+                responses::Bulk::Exclude => {
+                    format!("{n} answer(s) of {} item(s) excluded: {reason}.", items.len())
+                }
+                responses::Bulk::Include => {
+                    format!("{n} answer(s) of {} item(s) count again (were excluded: {reason}).", items.len())
+                }
+            };
+            let to = format!("/admin/campaigns/{id}/data?{raw}#items");
+            Ok(crate::http::flash::redirect(&session, message, &to).await)
+        }
+        Err(e @ crate::error::Error::Rejected { .. }) => refuse(e.to_string()).await,
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Dismisses the item's open flags: the admin looked and found nothing to

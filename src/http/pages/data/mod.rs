@@ -27,6 +27,7 @@ use labels::{current_labels, flags};
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/admin/campaigns/{id}/data", get(list))
+        .route("/admin/campaigns/{id}/data/bulk", post(actions::bulk))
         .route("/admin/campaigns/{id}/data/{item}", get(item::page))
         .route("/admin/campaigns/{id}/data/{item}/exclude", post(actions::exclude))
         .route("/admin/campaigns/{id}/data/{item}/include", post(actions::include))
@@ -141,18 +142,35 @@ struct DataPage {
     has_flags: bool,
     /// Set when the labels predate the campaign's last change.
     as_of: Option<String>,
+    /// The filter as hidden fields, for the bulk form (page left out).
+    kept: Vec<(String, String)>,
+    /// The bulk form refused: its reason as typed and why.
+    bulk: Option<(String, String)>,
+    csrf_token: String,
 }
 
 async fn list(
     _: OnPage<Admin>,
     State(s): State<AppState>,
+    session: tower_sessions::Session,
     Path(id): Path<Uuid>,
     query: axum::extract::RawQuery,
+) -> PageResult {
+    show_list(&s, &session, id, PageQuery::parse(query.0.as_deref()), None).await
+}
+
+/// The list for `query`, with a refused bulk form (the reason as typed, and
+/// why) shown beside it.
+async fn show_list(
+    s: &AppState,
+    session: &tower_sessions::Session,
+    id: Uuid,
+    query: PageQuery,
+    bulk: Option<(String, String)>,
 ) -> PageResult {
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
     let (rules, pages) = (s.kinds.rules(&campaign)?, s.pages.of(&campaign)?);
-    let query = PageQuery::parse(query.0.as_deref());
     let form = FilterForm::read(&query);
     let requested = Pager::requested(&query, "page");
     let (page, refusal) = match form.parse() {
@@ -165,7 +183,7 @@ async fn list(
         Err(message) => (browser::ItemPage { total: 0, rows: Vec::new() }, Some(message)),
     };
     let pager = Pager::new(page.total, &query, "page", "items");
-    let (labels, as_of) = current_labels(&s, &campaign).await?;
+    let (labels, as_of) = current_labels(s, &campaign).await?;
     let rows = page
         .rows
         .into_iter()
@@ -189,9 +207,10 @@ async fn list(
             }
         })
         .collect();
-    let status = if refusal.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
-    render_with(
-        status,
-        &DataPage { has_flags: !kind.about().answer_flags.is_empty(), campaign, form, refusal, rows, pager, as_of },
-    )
+    let refused = refusal.is_some() || bulk.is_some();
+    let status = if refused { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
+    let has_flags = !kind.about().answer_flags.is_empty();
+    let kept = query.without("page");
+    let csrf_token = crate::http::csrf::token(session).await?;
+    render_with(status, &DataPage { has_flags, campaign, form, refusal, rows, pager, as_of, kept, bulk, csrf_token })
 }
