@@ -181,6 +181,16 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
     assert!(counted[&order[0]] >= 3, "the most answered item leads: {keys:?}");
     let (_, fewest) = page(&client, &app, &campaign, "sort=fewest-answers").await;
     assert_eq!(counted[&listed(&fewest)[0]], 0, "an unanswered item leads");
+    let latest: String = sqlx::query_scalar(
+        "SELECT i.external_id FROM responses r JOIN items i ON i.id = r.item_id WHERE r.campaign_id = $1::uuid
+          GROUP BY i.id ORDER BY max(r.updated_at) DESC, i.external_id LIMIT 1",
+    )
+    .bind(&campaign)
+    .fetch_one(&app.pool)
+    .await
+    .expect("latest");
+    let (_, recent) = page(&client, &app, &campaign, "sort=last-answer").await;
+    assert_eq!(listed(&recent)[0], latest, "the most recently answered item leads");
     // Least agreement first: a split item leads; the choice is kept in the form and the pager.
     let (_, least) = page(&client, &app, &campaign, "sort=least-agreement").await;
     assert!(split.contains(&listed(&least)[0]), "{:?}", &listed(&least)[..3]);

@@ -66,6 +66,8 @@ pub enum Sort {
     MostFlagged,
     /// Most excluded answers first.
     MostExcluded,
+    /// The most recently answered first (items without answers last).
+    LastAnswer,
 }
 
 impl Sort {
@@ -83,6 +85,10 @@ impl Sort {
             },
             Self::MostFlagged => (-c.flagged, 0),
             Self::MostExcluded => (-c.excluded, 0),
+            Self::LastAnswer => match c.last {
+                Some(t) => (0, -t.timestamp_micros()),
+                None => (1, 0),
+            },
         }
     }
 }
@@ -118,6 +124,8 @@ pub struct Counts {
     pub flagged: i64,
     /// How many counted answers share the most common answer.
     pub modal: i64,
+    /// When its last answer was given or changed (counted or not).
+    pub last: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl Counts {
@@ -140,8 +148,9 @@ impl Counts {
     }
 
     /// Adds one group of `n` identical answers, `flagged` of them raising
-    /// an open flag.
-    fn add(&mut self, excluded: bool, n: i64, flagged: i64) {
+    /// an open flag, the last given or changed at `last`.
+    fn add(&mut self, excluded: bool, n: i64, flagged: i64, last: Option<chrono::DateTime<chrono::Utc>>) {
+        self.last = self.last.max(last);
         if excluded {
             self.excluded += n;
         } else {
@@ -297,13 +306,14 @@ fn like_pattern(text: &str) -> String {
 }
 
 /// Grouped answers as the database returns them: item, excluded, how many
-/// identical answers, how many of them raise a flag not dismissed since.
-type AnswerGroup = (Uuid, bool, i64, i64);
+/// identical answers, how many of them raise a flag not dismissed since,
+/// and when the last of them was given or changed.
+type AnswerGroup = (Uuid, bool, i64, i64, Option<chrono::DateTime<chrono::Utc>>);
 
 fn fold(groups: Vec<AnswerGroup>) -> HashMap<Uuid, Counts> {
     let mut counts: HashMap<Uuid, Counts> = HashMap::new();
-    for (item, excluded, n, flagged) in groups {
-        counts.entry(item).or_default().add(excluded, n, flagged);
+    for (item, excluded, n, flagged, last) in groups {
+        counts.entry(item).or_default().add(excluded, n, flagged, last);
     }
     counts
 }
@@ -312,7 +322,8 @@ fn fold(groups: Vec<AnswerGroup>) -> HashMap<Uuid, Counts> {
 /// kind's flag patterns; a flag counts while not dismissed after it was
 /// raised (`d`: the item's dismissal).
 const GROUP_COLUMNS: &str = "r.item_id, r.excluded_reason IS NOT NULL, count(*),
-    count(*) FILTER (WHERE r.answer @> ANY($2::jsonb[]) AND (d.dismissed_at IS NULL OR r.updated_at > d.dismissed_at))";
+    count(*) FILTER (WHERE r.answer @> ANY($2::jsonb[]) AND (d.dismissed_at IS NULL OR r.updated_at > d.dismissed_at)),
+    max(r.updated_at)";
 
 /// Every item's answers in the campaign, counted as far as `filter` needs
 /// to decide (the page's own rows are counted again, whole): answers are
@@ -484,20 +495,20 @@ mod tests {
     #[test]
     fn counts_say_agreement_only_with_two_counted_answers() {
         let mut c = Counts::default();
-        c.add(false, 1, 0);
+        c.add(false, 1, 0, None);
         assert_eq!(c.agreement(), None);
-        c.add(true, 4, 0);
+        c.add(true, 4, 0, None);
         assert_eq!((c.agreement(), c.excluded), (None, 4), "excluded answers do not count towards agreement");
-        c.add(false, 1, 0);
+        c.add(false, 1, 0, None);
         assert_eq!(c.agreement(), Some(Agreement::Split));
         let mut same = Counts::default();
-        same.add(false, 3, 3);
+        same.add(false, 3, 3, None);
         assert_eq!((same.agreement(), same.flagged, same.modal), (Some(Agreement::Unanimous), 3, 3));
     }
 
     #[test]
     fn answer_filters_combine() {
-        let split = Counts { counted: 3, excluded: 1, flagged: 0, modal: 2 };
+        let split = Counts { counted: 3, excluded: 1, flagged: 0, modal: 2, last: None };
         let pass = |f: Filter| split.passes(&f);
         assert!(pass(Filter::default()));
         assert!(pass(Filter { agreement: Some(Agreement::Split), excluded: Some(true), ..Default::default() }));
@@ -523,7 +534,7 @@ mod tests {
 
     #[test]
     fn sort_keys_put_the_asked_items_first() {
-        let c = |counted, modal, excluded, flagged| Counts { counted, modal, excluded, flagged };
+        let c = |counted, modal, excluded, flagged| Counts { counted, modal, excluded, flagged, last: None };
         let (unanimous, split, single) = (c(3, 3, 0, 0), c(3, 2, 1, 1), c(1, 1, 0, 0));
         let key = |s: Sort, x: &Counts| s.key(x);
         assert!(key(Sort::LeastAgreement, &split) < key(Sort::LeastAgreement, &unanimous));
@@ -535,5 +546,12 @@ mod tests {
         assert!(key(Sort::FewestAnswers, &single) < key(Sort::FewestAnswers, &unanimous));
         assert!(key(Sort::MostFlagged, &split) < key(Sort::MostFlagged, &unanimous));
         assert!(key(Sort::MostExcluded, &split) < key(Sort::MostExcluded, &unanimous));
+        let at = |s: &str| Some(chrono::DateTime::parse_from_rfc3339(s).expect("time").to_utc());
+        let (older, newer) = (
+            Counts { last: at("2026-12-01T10:00:00Z"), ..single.clone() },
+            Counts { last: at("2026-12-02T10:00:00Z"), ..single.clone() },
+        );
+        assert!(key(Sort::LastAnswer, &newer) < key(Sort::LastAnswer, &older), "the most recent first");
+        assert!(key(Sort::LastAnswer, &older) < key(Sort::LastAnswer, &Counts::default()), "never answered last");
     }
 }

@@ -103,6 +103,7 @@ impl FilterForm {
             "least-agreement" => Sort::LeastAgreement,
             "most-flagged" => Sort::MostFlagged,
             "most-excluded" => Sort::MostExcluded,
+            "last-answer" => Sort::LastAnswer,
             s => return Err(format!("Sort by must be one of the listed orders, not “{s}”")),
         };
         Ok(Filter {
