@@ -77,8 +77,8 @@ impl Sort {
             Self::Id => (0, 0),
             Self::MostAnswers => (-c.counted, 0),
             Self::FewestAnswers => (c.counted, 0),
-            // modal / counted compared as fractions, without rounding:
-            // scaled to a common denominator of the largest plausible count.
+            // The agreeing share modal / counted, in millionths: shares
+            // closer than that tie (and keep the id order).
             Self::LeastAgreement => match c.agreement() {
                 Some(_) => (0, c.modal * 1_000_000 / c.counted.max(1)),
                 None => (1, 0),

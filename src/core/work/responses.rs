@@ -330,29 +330,23 @@ pub async fn set_items_exclusion(
 ) -> Result<u64> {
     let reason = admin_reason(reason)?;
     crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
-    let changed = match action {
-        Bulk::Exclude => sqlx::query!(
-            "UPDATE responses SET excluded_reason = $3, excluded_at = now()
-              WHERE campaign_id = $1 AND item_id = ANY($2) AND excluded_reason IS NULL",
-            campaign_id,
-            items,
-            reason,
-        )
-        .execute(pool)
-        .await?
-        .rows_affected(),
-        Bulk::Include => sqlx::query!(
-            "UPDATE responses SET excluded_reason = NULL, excluded_at = NULL
-              WHERE campaign_id = $1 AND item_id = ANY($2) AND excluded_reason = $3",
-            campaign_id,
-            items,
-            reason,
-        )
-        .execute(pool)
-        .await?
-        .rows_affected(),
-    };
-    Ok(changed)
+    // Excluding marks the counted answers; including clears the marks of
+    // exactly this reason: the mark set is $4's and the one cleared its
+    // opposite.
+    let exclude = action == Bulk::Exclude;
+    let changed = sqlx::query!(
+        "UPDATE responses
+            SET excluded_reason = CASE WHEN $4 THEN $3 END, excluded_at = CASE WHEN $4 THEN now() END
+          WHERE campaign_id = $1 AND item_id = ANY($2)
+            AND excluded_reason IS NOT DISTINCT FROM CASE WHEN $4 THEN NULL ELSE $3 END",
+        campaign_id,
+        items,
+        reason,
+        exclude,
+    )
+    .execute(pool)
+    .await?;
+    Ok(changed.rows_affected())
 }
 
 /// Marks a response excluded with a reason (curation). Never deletes.

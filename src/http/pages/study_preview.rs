@@ -70,10 +70,18 @@ async fn preview(
     let campaign = campaigns::get(&s.pool, id).await?;
     let kind = s.kinds.of(&campaign)?;
     let pages = s.pages.of(&campaign)?;
-    let intro = crate::core::campaign::intro::get(&s.pool, id).await?;
-    let background = s.kinds.rules(&campaign)?.policy().background.clone();
+    let landing = q.task.is_none();
+    // The study's page reads the introduction and the questions; a task
+    // screen reads its task.
+    let (intro, background) = if landing {
+        let background = s.kinds.rules(&campaign)?.policy().background.clone();
+        (crate::core::campaign::intro::get(&s.pool, id).await?, background)
+    } else {
+        Default::default()
+    };
     let shown = annotator::batch_item_preview(&s.pool, &s.kinds, &campaign, q.task.unwrap_or(1)).await?;
     let (body, total, position) = match &shown {
+        Some((_, total)) if landing => (None, *total, 0),
         Some((item, total)) => {
             let position = q.task.unwrap_or(1).clamp(1, *total);
             let view = TaskView {
@@ -94,7 +102,7 @@ async fn preview(
     render(&PreviewPage {
         kind_title: kind.title(),
         instructions: pages.instructions(),
-        landing: q.task.is_none(),
+        landing,
         intro_blocks: intro.blocks(),
         consent: intro.consent.clone(),
         intro,

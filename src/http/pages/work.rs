@@ -649,8 +649,7 @@ async fn show_task(
             assignment_id: id,
             total,
             csrf_token,
-            goes_on: !campaign.settings.crowd()
-                && campaign.settings.annotators_per_batch == crate::core::campaign::settings::AnnotatorsPerBatch::Every,
+            goes_on: goes_on_after_submit(&campaign),
         });
     };
     let index = position - 1;
@@ -790,19 +789,32 @@ async fn complete(OnPage(user): OnPage<CurrentUser>, State(s): State<AppState>, 
     }
 }
 
-/// An expert's next batch of an "every expert" campaign, started, if one
-/// is left for them; `None` elsewhere: crowd questionnaires end on the
-/// thank-you page with their code, and a batch fewer experts share (a
+/// Whether submitting a batch of `campaign` opens the annotator's next one:
+/// only where every expert labels every batch. Crowd questionnaires end on
+/// the thank-you page with their code, and a batch fewer experts share (a
 /// review, a Fashionpedia batch) is taken only when the expert asks, so
 /// one who stops holds none back.
-async fn next_batch(s: &AppState, user: &users::User, campaign_id: Uuid) -> Result<Option<Uuid>, Error> {
+fn goes_on_after_submit(campaign: &campaigns::Campaign) -> bool {
     use crate::core::campaign::settings::AnnotatorsPerBatch;
+    !campaign.settings.crowd() && campaign.settings.annotators_per_batch == AnnotatorsPerBatch::Every
+}
+
+/// The expert's next batch, started, when the campaign goes on after a
+/// submit ([`goes_on_after_submit`]) and one is left for them. A batch that
+/// cannot be started is not an error here: the batch just submitted is
+/// saved, and the thank-you page says what comes next.
+async fn next_batch(s: &AppState, user: &users::User, campaign_id: Uuid) -> Result<Option<Uuid>, Error> {
     let campaign = campaigns::get(&s.pool, campaign_id).await?;
-    let every = campaign.settings.annotators_per_batch == AnnotatorsPerBatch::Every;
-    if campaign.settings.crowd() || !every || annotate::ensure_may_start(s, user, campaign_id).await.is_err() {
+    if !goes_on_after_submit(&campaign) || annotate::ensure_may_start(s, user, campaign_id).await.is_err() {
         return Ok(None);
     }
-    Ok(annotator::start(&s.pool, &s.kinds, &campaign, user.id, &[], false).await.ok().flatten().map(|a| a.id))
+    match annotator::start(&s.pool, &s.kinds, &campaign, user.id, &[], false).await {
+        Ok(next) => Ok(next.map(|a| a.id)),
+        Err(e) => {
+            tracing::warn!(error = %e, %campaign_id, "the next batch after a submit did not start");
+            Ok(None)
+        }
+    }
 }
 
 #[derive(Template)]
