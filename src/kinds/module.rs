@@ -89,7 +89,9 @@ mod tests {
     fn every_kinds_default_configuration_is_what_an_empty_one_parses_to() {
         use crate::core::TypedKind;
         fn check<K: TypedKind>(kind: &K) {
-            let parsed = kind.parse_config(&serde_json::json!({})).expect("an empty configuration parses");
+            let parsed: K::Config = crate::core::campaign::config_text::parse(&serde_json::json!({}))
+                .expect("an empty configuration parses");
+            kind.policy(&parsed).expect("an empty configuration holds together");
             assert_eq!(
                 serde_json::to_value(parsed).expect("json"),
                 serde_json::to_value(K::Config::default()).expect("json"),
@@ -102,6 +104,26 @@ mod tests {
         check(&super::super::vton::Vton);
         check(&super::super::vsd::Vsd);
         check(&super::super::fashionpedia::Fashionpedia);
+    }
+
+    #[test]
+    fn every_kind_refuses_an_answer_that_does_not_read_saying_its_shape() {
+        use crate::core::kind::contract::TaskKind;
+        let kinds: [&dyn TaskKind; 5] = [
+            &super::super::a100::Lat,
+            &super::super::a100::Aat,
+            &super::super::vton::Vton,
+            &super::super::vsd::Vsd,
+            &super::super::fashionpedia::Fashionpedia,
+        ];
+        for kind in kinds {
+            let refused = kind.validate_answer(None, &serde_json::json!([1, 2])).expect_err("not an answer").0;
+            let shape = kind.about().answer_format;
+            assert!(refused.starts_with(&format!("answer must be {shape}: ")), "{}: {refused}", kind.name());
+        }
+        let vton: &dyn TaskKind = &super::super::vton::Vton;
+        let out_of_range = vton.validate_answer(None, &serde_json::json!({"rating": 4})).expect_err("4").0;
+        assert!(out_of_range.contains("4 is not a rating"), "{out_of_range}");
     }
 
     #[test]

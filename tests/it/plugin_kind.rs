@@ -28,6 +28,7 @@ fn options(payload: &Value) -> Vec<String> {
 
 /// The test kind's configuration: items per batch.
 #[derive(serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 struct TagsConfig {
     per_batch: u64,
 }
@@ -80,22 +81,18 @@ impl TypedKind for Tags {
     fn about(&self) -> &'static About {
         &ABOUT
     }
-    fn parse_config(&self, config: &Value) -> Result<TagsConfig, Invalid> {
-        Ok(TagsConfig { per_batch: config.get("per_batch").and_then(Value::as_u64).unwrap_or(2) })
-    }
     fn validate_item(&self, payload: &TagsItem, _gold: Option<&serde::de::IgnoredAny>) -> Result<(), Invalid> {
         if payload.options.is_empty() {
             return Err(Invalid("options: give at least one".into()));
         }
         Ok(())
     }
-    fn validate_answer(&self, payload: Option<&TagsItem>, answer: &Value) -> Result<TagsAnswer, Invalid> {
-        if answer.get("not_sure") == Some(&json!(true)) {
+    fn validate_answer(&self, payload: Option<&TagsItem>, answer: TagsAnswer) -> Result<TagsAnswer, Invalid> {
+        if answer.not_sure {
             return Ok(TagsAnswer { tags: Vec::new(), not_sure: true });
         }
         let allowed = payload.map(|p| p.options.clone()).unwrap_or_default();
-        let mut tags: Vec<String> =
-            answer["tags"].as_array().into_iter().flatten().filter_map(|t| t.as_str().map(str::to_owned)).collect();
+        let mut tags = answer.tags;
         tags.sort();
         tags.dedup();
         if tags.is_empty() || tags.iter().any(|t| !allowed.contains(t)) {
@@ -125,8 +122,8 @@ impl TypedKind for Tags {
         }
         Some(TagsItem { options })
     }
-    fn policy(&self, _config: &TagsConfig) -> Policy {
-        Policy { reviewed_answer_wins: true, ..Policy::plain(ABOUT.title) }
+    fn policy(&self, _config: &TagsConfig) -> Result<Policy, Invalid> {
+        Ok(Policy { reviewed_answer_wins: true, ..Policy::plain(ABOUT.title) })
     }
     fn aggregate(&self, _config: &TagsConfig, input: &AggregationInput) -> TagsGroundTruth {
         let names: BTreeMap<_, _> = input.items.iter().map(|i| (i.id, i.external_id.clone())).collect();

@@ -23,6 +23,9 @@ pub struct About {
     pub settings_help: &'static [SettingHelp],
     /// How items come in.
     pub import: Import,
+    /// The JSON shape of an answer in words, for the refusal of one that
+    /// does not read (`{"rating": 1, 2 or 3}`).
+    pub answer_format: &'static str,
     /// Whether the kind's answer check reads the item's payload. A kind
     /// whose answers are valid or not whatever the item (a rating, a label)
     /// says `false`: its answers are then checked without an item and
@@ -65,6 +68,7 @@ impl About {
             default_settings,
             settings_help: &[],
             import: Import::Generic,
+            answer_format: "a JSON object",
             answer_reads_item: true,
             answer_flags: &[],
             adaptive_overlap: false,

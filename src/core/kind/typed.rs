@@ -8,10 +8,13 @@
 //! are reached through [`CampaignRules`], the kind bound to one parsed
 //! configuration ([`Configured`]).
 //!
-//! Eighteen hooks in five groups: what the kind is (one constant value,
-//! [`About`]) and its configuration; items and answers; batches (one value
-//! per configuration, [`Policy`], and the formation); aggregation; exports
-//! and releases. Six are required; the rest have defaults.
+//! Seventeen hooks in five groups: what the kind is (one constant value,
+//! [`About`]); items and answers; batches (one value per configuration,
+//! [`Policy`], and the formation); aggregation; exports and releases. Four
+//! are required; the rest have defaults. JSON never reaches a hook: the core
+//! reads configurations, payloads, gold and answers into the kind's types
+//! (serde) before calling it, and refuses what does not read, naming the
+//! field.
 
 use crate::core::kind::contract::{
     About, AggregationInput, BatchPlan, CampaignRules, Invalid, ItemRef, Judgement, Policy, SubmitVerdict, Table,
@@ -28,9 +31,10 @@ use std::collections::BTreeMap;
 /// A task kind with typed configuration, answers and ground truth.
 pub trait TypedKind: Clone + Send + Sync + 'static {
     /// The kind's campaign configuration, every field with a default (the
-    /// `Default` is what an empty configuration parses to). Parsed once per
-    /// campaign version ([`Configured`]).
-    type Config: serde::Serialize + Default + Send + Sync + 'static;
+    /// `Default` is what an empty configuration reads as). Read once per
+    /// campaign version ([`Configured`]); a refusal names the setting's
+    /// path; [`TypedKind::policy`] checks what its types cannot.
+    type Config: serde::Serialize + DeserializeOwned + Default + Send + Sync + 'static;
 
     /// An item's payload as the kind reads it: checked against this type
     /// when imported (a payload that does not read is refused, naming the
@@ -48,9 +52,10 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     /// varies.
     type Presentation: serde::Serialize + DeserializeOwned + Default;
 
-    /// An answer as the kind stores it: `validate_answer` makes one from
-    /// what an annotator sent, and stored answers are read back into it. Its
-    /// JSON form is the API's answer format and what exports write.
+    /// An answer as the kind stores it: what an annotator sent is read into
+    /// it (a refusal says [`About::answer_format`]) and checked by
+    /// `validate_answer`; stored answers are read back into it. Its JSON
+    /// form is the API's answer format and what exports write.
     type Answer: serde::Serialize + DeserializeOwned;
 
     /// The campaign's ground truth as the kind computes it from the
@@ -65,10 +70,6 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     /// how items come in, what answers carry).
     fn about(&self) -> &'static About;
 
-    /// Parses and checks a campaign's configuration (defaults filled in);
-    /// refusals name the setting.
-    fn parse_config(&self, config: &Value) -> Result<Self::Config, Invalid>;
-
     // Items and answers.
 
     /// Checks an imported item beyond what its types hold (an image named
@@ -77,10 +78,13 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
         Ok(())
     }
 
-    /// Reads an answer as an annotator sent it (JSON, from the API or the
-    /// task form) into what is stored, checked against its item. The item
-    /// is `None` for kinds whose [`About::answer_reads_item`] is false.
-    fn validate_answer(&self, payload: Option<&Self::Payload>, answer: &Value) -> Result<Self::Answer, Invalid>;
+    /// Checks an answer as an annotator sent it (from the API or the task
+    /// form, already read into the kind's type) against its item, and
+    /// returns what is stored (trimmed, sorted). The item is `None` for
+    /// kinds whose [`About::answer_reads_item`] is false.
+    fn validate_answer(&self, _payload: Option<&Self::Payload>, answer: Self::Answer) -> Result<Self::Answer, Invalid> {
+        Ok(answer)
+    }
 
     /// What a stored answer says (`None` when it no longer reads): whether
     /// it passed a quality check, its vote under an adaptive overlap.
@@ -108,10 +112,12 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
 
     // Batches: how they are formed and handed out.
 
-    /// What the configuration decides (batch hand-out, background
-    /// questions, reviews, release parameters), computed once per version.
-    fn policy(&self, _config: &Self::Config) -> Policy {
-        Policy::plain(self.about().title)
+    /// Checks what the configuration's types cannot (a range, two settings
+    /// together; refusals name the setting) and says what it decides (batch
+    /// hand-out, background questions, reviews, release parameters), once
+    /// per campaign version.
+    fn policy(&self, _config: &Self::Config) -> Result<Policy, Invalid> {
+        Ok(Policy::plain(self.about().title))
     }
 
     /// Groups the campaign's items into batches.
@@ -236,8 +242,7 @@ impl<K: TypedKind> TaskKind for K {
         TypedKind::about(self)
     }
     fn validate_config(&self, config: &Value) -> Result<Value, Invalid> {
-        let parsed = self.parse_config(config)?;
-        serde_json::to_value(parsed).map_err(|e| Invalid(e.to_string()))
+        json_of(Configured::parse(self.clone(), config)?.config)
     }
     fn rules(&self, config: &Value) -> Result<std::sync::Arc<dyn CampaignRules>, Invalid> {
         Ok(std::sync::Arc::new(Configured::parse(self.clone(), config)?))
@@ -248,6 +253,8 @@ impl<K: TypedKind> TaskKind for K {
     }
     fn validate_answer(&self, payload: Option<&Value>, answer: &Value) -> Result<Value, Invalid> {
         let payload = payload.map(read_payload::<K>).transpose()?;
+        let answer = K::Answer::deserialize(answer)
+            .map_err(|e| Invalid(format!("answer must be {}: {e}", self.about().answer_format)))?;
         json_of(TypedKind::validate_answer(self, payload.as_ref(), answer)?)
     }
     fn judge(&self, payload: &Value, gold: Option<&Value>, answer: &Value) -> Judgement {
@@ -305,10 +312,11 @@ pub struct Configured<K: TypedKind> {
 }
 
 impl<K: TypedKind> Configured<K> {
-    /// Parses `config` for `kind`; a refusal names the setting.
+    /// Reads `config` (`null` as `{}`) into the kind's type and checks it;
+    /// a refusal names the setting.
     pub fn parse(kind: K, config: &Value) -> Result<Self, Invalid> {
-        let config = kind.parse_config(config)?;
-        let policy = kind.policy(&config);
+        let config: K::Config = crate::core::campaign::config_text::parse(config)?;
+        let policy = kind.policy(&config)?;
         Ok(Self { kind, config, policy })
     }
 }

@@ -24,14 +24,6 @@ pub struct Lat;
 #[derive(Debug, Clone, Copy)]
 pub struct Aat;
 
-fn parse_config(config: &Value) -> Result<A100Config, Invalid> {
-    let c: A100Config = crate::core::campaign::config_text::parse(config)?;
-    if c.participants < 1 {
-        return Err(Invalid("configuration: participants must be at least 1".into()));
-    }
-    Ok(c)
-}
-
 /// Shared behaviour of LAT and AAT: the question with its key (the gold
 /// answer) follows the outfit rules.
 fn validate_item(question: &Question, gold: Option<&A100Gold>, aat: bool) -> Result<(), Invalid> {
@@ -39,16 +31,12 @@ fn validate_item(question: &Question, gold: Option<&A100Gold>, aat: bool) -> Res
     question::validate(&keyed, aat).map_err(Invalid)
 }
 
-fn validate_answer(question: Option<&Question>, answer: &Value) -> Result<A100Answer, Invalid> {
-    let choice = answer
-        .get("choice")
-        .and_then(Value::as_str)
-        .ok_or_else(|| Invalid("answer must be {\"choice\": <choice id>}".into()))?;
-    let known = question.is_some_and(|q| q.choices.iter().any(|c| c.id == choice));
+fn validate_answer(question: Option<&Question>, answer: A100Answer) -> Result<A100Answer, Invalid> {
+    let known = question.is_some_and(|q| q.choices.iter().any(|c| c.id == answer.choice));
     if !known {
-        return Err(Invalid(format!("`{choice}` is not one of this question's choices")));
+        return Err(Invalid(format!("`{}` is not one of this question's choices", answer.choice)));
     }
-    Ok(A100Answer { choice: choice.to_owned() })
+    Ok(answer)
 }
 
 fn form_batches(c: &A100Config, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
@@ -121,6 +109,7 @@ const SETTINGS_HELP: &[SettingHelp] = &[
 const fn about(name: &'static str, title: &'static str) -> About {
     About {
         settings_help: SETTINGS_HELP,
+        answer_format: "{\"choice\": <choice id>}",
         import: Import::Format {
             hint: "A100 question set JSON: {\"questions\": [{\"id\", \"outfit\", \"blank_category\", \"choices\", ...}]} (see README)",
             parse: question::parse_set,
@@ -145,14 +134,17 @@ static AAT_ABOUT: About =
     About { demo: Some(|| demo::campaign(true)), ..about(AAT, "A100 AAT (expert-keyed aesthetic test)") };
 
 /// What the configuration decides: the question order and background questions.
-fn policy(config: &A100Config, aat: bool) -> Policy {
-    Policy {
+fn policy(config: &A100Config, aat: bool) -> Result<Policy, Invalid> {
+    if config.participants < 1 {
+        return Err(Invalid("configuration: participants must be at least 1".into()));
+    }
+    Ok(Policy {
         batches: BatchPolicy { shuffle_items: config.shuffle_questions, ..BatchPolicy::default() },
         background: config.background.clone(),
         release_parameters: release::parameters(),
         datasheet_task: release::task(aat),
         ..Policy::plain("A100")
-    }
+    })
 }
 
 /// An attention check's outcome and, for the LAT, the vote for deciding the
@@ -180,13 +172,10 @@ macro_rules! a100_kind {
             fn about(&self) -> &'static About {
                 &$about
             }
-            fn parse_config(&self, config: &Value) -> Result<A100Config, Invalid> {
-                parse_config(config)
-            }
             fn validate_item(&self, question: &Question, gold: Option<&A100Gold>) -> Result<(), Invalid> {
                 validate_item(question, gold, $aat)
             }
-            fn validate_answer(&self, question: Option<&Question>, answer: &Value) -> Result<A100Answer, Invalid> {
+            fn validate_answer(&self, question: Option<&Question>, answer: A100Answer) -> Result<A100Answer, Invalid> {
                 validate_answer(question, answer)
             }
             fn judge(&self, question: &Question, gold: Option<&A100Gold>, answer: Option<&A100Answer>) -> Judgement {
@@ -198,7 +187,7 @@ macro_rules! a100_kind {
             fn public_payload(&self, question: Question, order: &ChoiceOrder) -> impl serde::Serialize {
                 public(question, order)
             }
-            fn policy(&self, config: &A100Config) -> Policy {
+            fn policy(&self, config: &A100Config) -> Result<Policy, Invalid> {
                 policy(config, $aat)
             }
             fn form_batches(

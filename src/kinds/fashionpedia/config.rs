@@ -58,10 +58,16 @@ impl FpConfig {
     /// Parses and checks a campaign's configuration.
     pub fn parse(config: &Value) -> Result<Self, Invalid> {
         let c: Self = crate::core::campaign::config_text::parse(config)?;
-        if c.masks_per_batch == 0 {
+        c.check()?;
+        Ok(c)
+    }
+
+    /// Checks what the types cannot: at least one mask per batch.
+    pub fn check(&self) -> Result<(), Invalid> {
+        if self.masks_per_batch == 0 {
             return Err(Invalid("configuration: masks_per_batch must be at least 1".into()));
         }
-        Ok(c)
+        Ok(())
     }
 }
 

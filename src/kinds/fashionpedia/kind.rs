@@ -46,6 +46,7 @@ const SETTINGS_HELP: &[SettingHelp] = &[
 static ABOUT: About = About {
     settings_help: SETTINGS_HELP,
     import: Import::OwnPage { hint: "the ontology, then COCO JSON with images and masks, on the Fashionpedia page" },
+    answer_format: r#"{"attributes": [ids], "not_sure", "not_on_list", "missing"}"#,
     answer_flags: &[r#"{"not_sure": true}"#, r#"{"not_on_list": true}"#],
     // The choices' names come from the configuration, their ids from `option_ids`.
     payload_keys_not_aggregated: &[
@@ -92,10 +93,6 @@ impl TypedKind for Fashionpedia {
         &ABOUT
     }
 
-    fn parse_config(&self, config: &Value) -> Result<FpConfig, Invalid> {
-        FpConfig::parse(config)
-    }
-
     fn validate_item(&self, item: &FpItem, _gold: Option<&serde::de::IgnoredAny>) -> Result<(), Invalid> {
         let task = &item.task;
         if task.options.is_empty() {
@@ -106,12 +103,7 @@ impl TypedKind for Fashionpedia {
         Ok(())
     }
 
-    fn validate_answer(&self, item: Option<&FpItem>, answer: &Value) -> Result<Answer, Invalid> {
-        let mut a: Answer = serde_json::from_value(answer.clone()).map_err(|e| {
-            Invalid(format!(
-                "answer must be {{\"attributes\": [ids], \"not_sure\", \"not_on_list\", \"missing\"}}: {e}"
-            ))
-        })?;
+    fn validate_answer(&self, item: Option<&FpItem>, mut a: Answer) -> Result<Answer, Invalid> {
         let allowed: Vec<u32> = item.into_iter().flat_map(|i| &i.task.options).map(|o| o.id).collect();
         a.attributes.sort_unstable();
         a.attributes.dedup();
@@ -140,14 +132,15 @@ impl TypedKind for Fashionpedia {
         Ok(a)
     }
 
-    fn policy(&self, config: &FpConfig) -> Policy {
-        Policy {
+    fn policy(&self, config: &FpConfig) -> Result<Policy, Invalid> {
+        config.check()?;
+        Ok(Policy {
             // Super-categories assigned to experts go to them only; the others to anyone.
             batches: BatchPolicy { reserved_groups: config.experts.clone(), ..BatchPolicy::default() },
             // The aggregate applies reviews itself, to count acceptance.
             reviewed_answer_wins: false,
             ..Policy::plain(ABOUT.title)
-        }
+        })
     }
 
     fn form_batches(&self, c: &FpConfig, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
@@ -211,7 +204,10 @@ mod tests {
         let item: FpItem = serde_json::from_value(json!({"annotation_id": 1, "image_id": 1, "width": 4, "height": 4,
             "options": [{"id": 115, "name": "symmetrical"}]}))
         .expect("an item");
-        let check = |answer: Value| Fashionpedia.validate_answer(Some(&item), &answer).map_err(|e| e.0);
+        let check = |answer: Value| {
+            let answer: Answer = serde_json::from_value(answer).map_err(|e| e.to_string())?;
+            Fashionpedia.validate_answer(Some(&item), answer).map_err(|e| e.0)
+        };
         let both = check(json!({"not_sure": true, "not_on_list": true, "missing": "boxy"}));
         assert!(both.as_ref().is_err_and(|e| e.contains("contradict")), "{both:?}");
         let unnamed = check(json!({"not_on_list": true, "missing": "   "}));

@@ -63,17 +63,24 @@ impl VsdConfig {
     /// Parses and checks a campaign's configuration.
     pub fn parse(config: &Value) -> Result<Self, Invalid> {
         let c: Self = crate::core::campaign::config_text::parse(config)?;
-        if c.k == 0 || c.k > 1000 {
+        c.check()?;
+        Ok(c)
+    }
+
+    /// Checks what the types cannot: `k`'s range, a batch's size, the
+    /// same-product pattern.
+    pub fn check(&self) -> Result<(), Invalid> {
+        if self.k == 0 || self.k > 1000 {
             return Err(Invalid("configuration: k must be from 1 to 1000".into()));
         }
-        if c.pairs_per_batch == 0 {
+        if self.pairs_per_batch == 0 {
             return Err(Invalid("configuration: pairs_per_batch must be at least 1".into()));
         }
-        if let Some(re) = &c.same_product {
+        if let Some(re) = &self.same_product {
             crate::stats::retrieval::product_pattern(re)
                 .map_err(|e| Invalid(format!("configuration: same_product: {e}")))?;
         }
-        Ok(c)
+        Ok(())
     }
 
     /// The address of an image id.
@@ -109,8 +116,9 @@ pub struct VsdAnswer {
     pub reason: Option<String>,
 }
 
-/// A VSD label as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+/// A VSD label as stored; read from `"1"`, `"0"`, `"unsure"` (any case),
+/// `"broken"` or the numbers 1 and 0, as annotators' clients send them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[schema(as = VsdLabel)]
 pub enum Label {
     /// Similar.
@@ -125,6 +133,37 @@ pub enum Label {
     /// The pair is broken.
     #[serde(rename = "broken")]
     Broken,
+}
+
+impl Label {
+    /// The label a text names: `1`, `0`, `unsure` (any case), `broken`.
+    pub fn parse(text: &str) -> Option<Self> {
+        if text == "broken" {
+            return Some(Self::Broken);
+        }
+        eds::Vote::parse(text).map(|vote| match vote {
+            eds::Vote::Similar => Self::Similar,
+            eds::Vote::NotSimilar => Self::NotSimilar,
+            eds::Vote::Unsure => Self::Unsure,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Label {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// A label as sent: text or a number.
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Sent {
+            Text(String),
+            Number(u64),
+        }
+        let text = match Sent::deserialize(deserializer)? {
+            Sent::Text(text) => text,
+            Sent::Number(n) => n.to_string(),
+        };
+        Self::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a label")))
+    }
 }
 
 /// Reads a stored answer: `{"label": "1" | "0" | "unsure" | "broken"}`.

@@ -1,9 +1,9 @@
 //! How VSD plugs into the core: the kind's unit struct and its
 //! [`TypedKind`](crate::core::TypedKind) implementation.
 
-use super::config::{answer_of, Answer, Label, VsdAnswer, VsdConfig, NAME};
+use super::config::{Label, VsdAnswer, VsdConfig, NAME};
 use super::pair::{ShownPair, VsdPair};
-use super::{demo, eds, hub, pool, result, scoring};
+use super::{demo, hub, pool, result, scoring};
 use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use crate::core::kind::contract::{About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
@@ -49,6 +49,7 @@ static ABOUT: About = About {
     import: Import::OwnPage {
         hint: "model rankings, on the VSD page (CSV model,query,candidate,rank[,score] or JSON lines)",
     },
+    answer_format: r#"{"label": "1", "0", "unsure" or "broken"}"#,
     // Labels are valid or not whatever the pair.
     answer_reads_item: false,
     answer_flags: &[r#"{"label": "broken"}"#],
@@ -85,8 +86,8 @@ fn datasheet_task(config: &VsdConfig) -> String {
 pub struct Vsd;
 
 /// A "broken" answer with its reason (by default "broken").
-fn broken(answer: &Value) -> Result<VsdAnswer, Invalid> {
-    let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("").trim();
+fn broken(reason: Option<&str>) -> Result<VsdAnswer, Invalid> {
+    let reason = reason.unwrap_or("").trim();
     if reason.chars().count() > 500 {
         return Err(Invalid("reason: at most 500 characters".into()));
     }
@@ -106,10 +107,6 @@ impl TypedKind for Vsd {
         &ABOUT
     }
 
-    fn parse_config(&self, config: &Value) -> Result<VsdConfig, Invalid> {
-        VsdConfig::parse(config)
-    }
-
     fn validate_item(&self, pair: &VsdPair, _gold: Option<&serde::de::IgnoredAny>) -> Result<(), Invalid> {
         for (field, id) in [("query", &pair.query), ("candidate", &pair.candidate)] {
             if id.trim().is_empty() {
@@ -122,24 +119,21 @@ impl TypedKind for Vsd {
         Ok(())
     }
 
-    fn validate_answer(&self, _pair: Option<&VsdPair>, answer: &Value) -> Result<VsdAnswer, Invalid> {
-        let invalid = || Invalid("answer must be {\"label\": \"1\", \"0\", \"unsure\" or \"broken\"}".into());
-        let label = match answer_of(answer).ok_or_else(invalid)? {
-            Answer::Vote(eds::Vote::Similar) => Label::Similar,
-            Answer::Vote(eds::Vote::NotSimilar) => Label::NotSimilar,
-            Answer::Vote(eds::Vote::Unsure) => Label::Unsure,
-            Answer::Broken => return broken(answer),
-        };
-        Ok(VsdAnswer { label, reason: None })
+    fn validate_answer(&self, _pair: Option<&VsdPair>, answer: VsdAnswer) -> Result<VsdAnswer, Invalid> {
+        match answer.label {
+            Label::Broken => broken(answer.reason.as_deref()),
+            label => Ok(VsdAnswer { label, reason: None }),
+        }
     }
 
-    fn policy(&self, config: &VsdConfig) -> Policy {
-        Policy {
+    fn policy(&self, config: &VsdConfig) -> Result<Policy, Invalid> {
+        config.check()?;
+        Ok(Policy {
             // Batches hold one query's pairs: each expert sees them in their own order.
             batches: BatchPolicy { shuffle_items: true, ..BatchPolicy::default() },
             datasheet_task: datasheet_task(config),
             ..Policy::plain(ABOUT.title)
-        }
+        })
     }
 
     fn form_batches(&self, config: &VsdConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
@@ -235,5 +229,17 @@ mod tests {
             TaskKind::validate_answer(&Vsd, None, &json!({"label": "1"})).map_err(|e| e.0),
             Ok(json!({"label": "1"}))
         );
+    }
+
+    #[test]
+    fn labels_are_read_as_clients_send_them_and_stored_in_one_form() {
+        let stored = |answer| TaskKind::validate_answer(&Vsd, None, &answer).map_err(|e| e.0);
+        assert_eq!(stored(json!({"label": 1})), Ok(json!({"label": "1"})));
+        assert_eq!(stored(json!({"label": 0, "reason": "ignored"})), Ok(json!({"label": "0"})));
+        assert_eq!(stored(json!({"label": " Unsure "})), Ok(json!({"label": "unsure"})));
+        assert_eq!(stored(json!({"label": "broken"})), Ok(json!({"label": "broken", "reason": "broken"})));
+        let refused = stored(json!({"label": "maybe"})).expect_err("not a label");
+        assert!(refused.starts_with(r#"answer must be {"label": "1", "0", "unsure" or "broken"}"#), "{refused}");
+        assert!(refused.contains("`maybe` is not a label"), "{refused}");
     }
 }

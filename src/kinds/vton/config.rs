@@ -4,7 +4,7 @@
 use super::curation;
 use crate::core::campaign::profiles::BackgroundQuestion;
 use crate::core::kind::contract::Invalid;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The three answers, in scale order.
 pub const LABELS: [&str; 3] = ["Unnatural", "Slightly unnatural, but not noticeable", "Completely natural"];
@@ -12,9 +12,10 @@ pub const LABELS: [&str; 3] = ["Unnatural", "Slightly unnatural, but not noticea
 /// Stored name of the kind.
 pub const NAME: &str = "vton";
 
-/// Campaign settings of a VTON campaign.
+/// Campaign settings of a VTON campaign. Given sanity positions and no
+/// count, the count is the number of positions.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "Sent")]
 pub struct VtonConfig {
     /// Tasks per questionnaire, sanity tasks included.
     #[serde(default = "default_tasks")]
@@ -77,6 +78,56 @@ impl Default for VtonConfig {
     }
 }
 
+/// A configuration as written: the count of sanity tasks may be left to
+/// follow from their positions, which only the whole document shows.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sent {
+    #[serde(default = "default_tasks")]
+    tasks_per_questionnaire: usize,
+    #[serde(default)]
+    sanity_per_questionnaire: Option<usize>,
+    #[serde(default = "default_one")]
+    appearances: usize,
+    #[serde(default = "default_annotators")]
+    annotators_per_questionnaire: i32,
+    #[serde(default)]
+    curation: curation::Thresholds,
+    #[serde(default)]
+    stop_sanity_failures: bool,
+    #[serde(default)]
+    sanity_positions: Option<Vec<usize>>,
+    #[serde(default)]
+    sanity_placement: SanityPlacement,
+    #[serde(default = "default_true")]
+    fill_last_questionnaire: bool,
+    #[serde(default = "default_background")]
+    background: Vec<BackgroundQuestion>,
+    #[serde(default = "default_one")]
+    max_questionnaires_per_worker: usize,
+}
+
+impl From<Sent> for VtonConfig {
+    fn from(s: Sent) -> Self {
+        Self {
+            sanity_per_questionnaire: s
+                .sanity_per_questionnaire
+                .or(s.sanity_positions.as_ref().map(Vec::len))
+                .unwrap_or_else(default_sanity),
+            tasks_per_questionnaire: s.tasks_per_questionnaire,
+            appearances: s.appearances,
+            annotators_per_questionnaire: s.annotators_per_questionnaire,
+            curation: s.curation,
+            stop_sanity_failures: s.stop_sanity_failures,
+            sanity_positions: s.sanity_positions,
+            sanity_placement: s.sanity_placement,
+            fill_last_questionnaire: s.fill_last_questionnaire,
+            background: s.background,
+            max_questionnaires_per_worker: s.max_questionnaires_per_worker,
+        }
+    }
+}
+
 fn default_tasks() -> usize {
     50
 }
@@ -119,15 +170,17 @@ pub enum SanityPlacement {
 }
 
 impl VtonConfig {
-    /// Parses and checks a campaign's configuration. Given sanity positions
-    /// and no count, the count is the number of positions.
+    /// Parses and checks a campaign's configuration.
     pub fn parse(config: &Value) -> Result<Self, Invalid> {
-        let mut config = if config.is_null() { json!({}) } else { config.clone() };
-        let positions = config.get("sanity_positions").and_then(Value::as_array).map(Vec::len);
-        if let (Some(obj), Some(n)) = (config.as_object_mut(), positions) {
-            obj.entry("sanity_per_questionnaire").or_insert(json!(n));
-        }
-        let c: Self = crate::core::campaign::config_text::parse(&config)?;
+        let c: Self = crate::core::campaign::config_text::parse(config)?;
+        c.check()?;
+        Ok(c)
+    }
+
+    /// Checks what the types cannot: counts and positions that fit a
+    /// questionnaire, shares between 0 and 1, counts of at least one.
+    pub fn check(&self) -> Result<(), Invalid> {
+        let c = self;
         if c.tasks_per_questionnaire == 0 || c.sanity_per_questionnaire >= c.tasks_per_questionnaire {
             return Err(Invalid("configuration: tasks_per_questionnaire must exceed sanity_per_questionnaire".into()));
         }
@@ -160,7 +213,7 @@ impl VtonConfig {
                     .into(),
             ));
         }
-        Ok(c)
+        Ok(())
     }
 
     /// The 1-based sanity positions: configured, or evenly spaced (the

@@ -1,7 +1,7 @@
 //! How VTON plugs into the core: the kind's unit struct and its
 //! [`TypedKind`](crate::core::TypedKind) implementation.
 
-use super::config::{rating, VtonAnswer, VtonConfig, VtonGold, VtonImages, NAME};
+use super::config::{VtonAnswer, VtonConfig, VtonGold, VtonImages, NAME};
 use super::{batches, demo, ground_truth, hub, release, result, service};
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
@@ -13,7 +13,6 @@ use crate::core::kind::typed::Answered;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use result::VtonGroundTruth;
-use serde_json::Value;
 
 /// What VTON is.
 static ABOUT: About = About {
@@ -22,6 +21,7 @@ static ABOUT: About = About {
         hint: "CSV with header id,garment,person,tryon,reference,model,category,dataset,expected (expected only for sanity tasks), or JSON {\"triplets\": [...]}",
         parse: |text| service::parse_triplets(text).map_err(|e| Invalid(e.to_string())),
     },
+    answer_format: r#"{"rating": 1, 2 or 3}"#,
     // Ratings are valid or not whatever the image.
     answer_reads_item: false,
     adaptive_overlap: true,
@@ -133,10 +133,6 @@ impl TypedKind for Vton {
         &ABOUT
     }
 
-    fn parse_config(&self, config: &Value) -> Result<VtonConfig, Invalid> {
-        VtonConfig::parse(config)
-    }
-
     fn validate_item(&self, images: &VtonImages, gold: Option<&VtonGold>) -> Result<(), Invalid> {
         for (field, image) in images.fields() {
             if image.trim().is_empty() {
@@ -153,9 +149,11 @@ impl TypedKind for Vton {
         Ok(())
     }
 
-    fn validate_answer(&self, _images: Option<&VtonImages>, answer: &Value) -> Result<VtonAnswer, Invalid> {
-        let rating = rating(answer).ok_or_else(|| Invalid("answer must be {\"rating\": 1, 2 or 3}".into()))?;
-        Ok(VtonAnswer { rating })
+    fn validate_answer(&self, _images: Option<&VtonImages>, answer: VtonAnswer) -> Result<VtonAnswer, Invalid> {
+        match answer.rating {
+            1..=3 => Ok(answer),
+            other => Err(Invalid(format!("answer must be {}: {other} is not a rating", ABOUT.answer_format))),
+        }
     }
 
     fn judge(&self, _images: &VtonImages, gold: Option<&VtonGold>, answer: Option<&VtonAnswer>) -> Judgement {
@@ -165,8 +163,9 @@ impl TypedKind for Vton {
         }
     }
 
-    fn policy(&self, c: &VtonConfig) -> Policy {
-        Policy {
+    fn policy(&self, c: &VtonConfig) -> Result<Policy, Invalid> {
+        c.check()?;
+        Ok(Policy {
             batches: BatchPolicy {
                 // Questionnaire order is already random per questionnaire;
                 // workers of one questionnaire see the same order, as in the
@@ -182,7 +181,7 @@ impl TypedKind for Vton {
             release_parameters: release::parameters(),
             datasheet_task: release::task(),
             ..Policy::plain(ABOUT.title)
-        }
+        })
     }
 
     fn form_batches(&self, c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
@@ -259,7 +258,7 @@ mod tests {
         let item =
             json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r", "model": "m", "dataset": "d"});
         assert_eq!(TaskKind::validate_item(&Vton, &item, None), Ok(()));
-        let shown = TaskKind::public_payload(&Vton, &item, &Value::Null).expect("reads");
+        let shown = TaskKind::public_payload(&Vton, &item, &serde_json::Value::Null).expect("reads");
         assert_eq!(shown, json!({"garment": "/g", "person": "/p", "tryon": "/t", "reference": "/r"}));
         let no_tryon = json!({"garment": "/g", "person": "/p", "reference": "/r"});
         let refused = TaskKind::validate_item(&Vton, &no_tryon, None).expect_err("refused");
