@@ -80,17 +80,17 @@ async fn sha256_of(storage: &Storage, object: Object<'_>) -> Result<String, Stor
 /// The uploaded images the items name (`/images/<name>`), with one item
 /// naming each, and the `s3://` references.
 async fn named_images(pool: &PgPool) -> anyhow::Result<(Vec<(String, String)>, Vec<(String, String)>)> {
-    let rows: Vec<(String, Uuid, String)> = sqlx::query_as(
-        "SELECT DISTINCT ON (s.value) s.value, i.campaign_id, i.external_id
-         FROM items i, LATERAL jsonb_path_query(i.payload, 'strict $.**') AS j(v),
-              LATERAL (SELECT j.v #>> '{}' AS value) s
-         WHERE jsonb_typeof(j.v) = 'string' AND (s.value LIKE '/images/%' OR s.value LIKE 's3://%')
-         ORDER BY s.value, i.campaign_id, i.external_id",
+    let rows = sqlx::query!(
+        r#"SELECT DISTINCT ON (s.value) s.value AS "value!", i.campaign_id, i.external_id
+             FROM items i, LATERAL jsonb_path_query(i.payload, 'strict $.**') AS j(v),
+                  LATERAL (SELECT j.v #>> '{}' AS value) s
+            WHERE jsonb_typeof(j.v) = 'string' AND (s.value LIKE '/images/%' OR s.value LIKE 's3://%')
+            ORDER BY s.value, i.campaign_id, i.external_id"#
     )
     .fetch_all(pool)
     .await?;
     let (mut uploads, mut bucket) = (Vec::new(), Vec::new());
-    for (value, campaign, item) in rows {
+    for (value, campaign, item) in rows.into_iter().map(|r| (r.value, r.campaign_id, r.external_id)) {
         let named_by = format!("item `{item}` of campaign {campaign}");
         match value.strip_prefix(crate::core::work::handles::UPLOADED) {
             Some(name) => uploads.push((name.to_owned(), named_by)),
@@ -136,12 +136,16 @@ async fn check(pool: &PgPool, storage: &Storage, out: &mut dyn Write) -> anyhow:
             Err(e) => return Err(e.into()),
         }
     }
-    let stored: Vec<(Uuid, i32, String, String)> = sqlx::query_as(
-        "SELECT campaign_id, number, archive_key, archive_sha256 FROM releases WHERE archive_key IS NOT NULL
-         ORDER BY campaign_id, number",
+    let stored: Vec<(Uuid, i32, String, String)> = sqlx::query!(
+        r#"SELECT campaign_id, number, archive_key AS "archive_key!", archive_sha256 AS "archive_sha256!"
+             FROM releases WHERE archive_key IS NOT NULL
+            ORDER BY campaign_id, number"#
     )
     .fetch_all(pool)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.campaign_id, r.number, r.archive_key, r.archive_sha256))
+    .collect();
     for (campaign, number, key, expected) in &stored {
         match sha256_of(storage, Object::Release(key)).await {
             Ok(sha) if sha == *expected => {}
@@ -225,16 +229,18 @@ async fn migrate(pool: &PgPool, from: &Storage, to_address: &str, out: &mut dyn 
         }
     }
     writeln!(out, "images: {copied} copied, {present} already there")?;
-    type Row = (Uuid, Uuid, i32, Option<String>, Option<String>, i64);
-    let releases: Vec<Row> = sqlx::query_as(
-        "SELECT id, campaign_id, number, archive_key,
-                coalesce(archive_sha256, encode(sha256(archive), 'hex')), coalesce(archive_size, octet_length(archive))
-         FROM releases ORDER BY campaign_id, number",
+    let releases = sqlx::query!(
+        r#"SELECT id, campaign_id, number, archive_key,
+                  coalesce(archive_sha256, encode(sha256(archive), 'hex')) AS sha,
+                  coalesce(archive_size, octet_length(archive)) AS "size!"
+             FROM releases ORDER BY campaign_id, number"#
     )
     .fetch_all(pool)
     .await?;
     let (mut moved, mut kept) = (0usize, 0usize);
-    for (id, campaign, number, key, sha, size) in releases {
+    for (id, campaign, number, key, sha, size) in
+        releases.into_iter().map(|r| (r.id, r.campaign_id, r.number, r.archive_key, r.sha, r.size))
+    {
         let sha = sha.unwrap_or_default();
         // Already moved by an earlier, interrupted run: nothing to do.
         if let (Some(key), true) = (&key, to.keeps_releases()) {

@@ -404,10 +404,10 @@ pub fn is_empty_dir(dir: &Path) -> Result<bool> {
 
 /// Whether a database holds no tables of its own (a fresh `CREATE DATABASE`).
 pub async fn is_empty_database(pool: &sqlx::PgPool) -> Result<bool> {
-    let tables: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-           AND n.nspname NOT LIKE 'pg_toast%'",
+    let tables: i64 = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "tables!" FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.relkind IN ('r', 'p', 'v', 'm', 'S') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+              AND n.nspname NOT LIKE 'pg_toast%'"#
     )
     .fetch_one(pool)
     .await

@@ -236,7 +236,7 @@ async fn supervise(cluster: std::sync::Arc<std::sync::Mutex<EmbeddedCluster>>) {
 
 /// Asks the server for one trivial answer (readiness checks).
 pub async fn ping(pool: &PgPool) -> Result<(), sqlx::Error> {
-    sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(pool).await.map(drop)
+    sqlx::query_scalar!("SELECT 1 AS one").fetch_one(pool).await.map(drop)
 }
 
 /// A read-only transaction that sees the database at one moment
@@ -271,8 +271,9 @@ pub async fn migrate(pool: &PgPool) -> Result<(), DbError> {
 /// Creates a database in the embedded cluster unless it exists.
 pub async fn create_database_if_missing(cluster: &EmbeddedCluster, name: &str) -> Result<(), DbError> {
     let mut conn = cluster.connect_options("postgres").connect().await?;
-    let exists: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1").bind(name).fetch_optional(&mut conn).await?;
+    let exists: Option<i32> = sqlx::query_scalar!(r#"SELECT 1 AS "one!" FROM pg_database WHERE datname = $1"#, name)
+        .fetch_optional(&mut conn)
+        .await?;
     if exists.is_none() {
         // Identifiers cannot be bound; the name is ours, never user input.
         sqlx::query(&format!("CREATE DATABASE \"{name}\"")).execute(&mut conn).await?;

@@ -5,7 +5,7 @@ use sqlx::PgPool;
 
 /// The store address `storage migrate` last switched to, if any.
 pub async fn recorded(pool: &PgPool) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT address FROM storage_location").fetch_optional(pool).await
+    sqlx::query_scalar!("SELECT address FROM storage_location").fetch_optional(pool).await
 }
 
 /// Records the store every instance uses from now on.

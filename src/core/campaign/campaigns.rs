@@ -1,6 +1,6 @@
 //! Campaigns: a kind, a configuration and a state.
 
-use crate::core::campaign::settings::CoreSettings;
+use crate::core::campaign::settings::{CoreSettings, Participants};
 use crate::core::campaign::states::CampaignState;
 use crate::core::kind::contract::TaskKind;
 use crate::core::Registry;
@@ -42,6 +42,92 @@ pub struct Campaign {
     /// service keeps is checked against.
     #[serde(skip)]
     pub version: i64,
+}
+
+/// A `campaigns` row as the checked statements read it, the settings'
+/// columns flat; [`CampaignRow::read`] makes the [`Campaign`].
+struct CampaignRow {
+    id: Uuid,
+    kind: String,
+    name: String,
+    state: CampaignState,
+    config: Value,
+    participants: Participants,
+    lease_minutes: i32,
+    annotators_per_batch: Option<i32>,
+    review: bool,
+    joins_per_address: i32,
+    first_answer_within: i32,
+    ground_truth_from: String,
+    overlap: Value,
+    completion_code: String,
+    completion_url: Option<String>,
+    created_at: DateTime<Utc>,
+    archived_at: Option<DateTime<Utc>>,
+    version: i64,
+}
+
+impl CampaignRow {
+    /// The campaign; a stored setting that no longer reads is a decode
+    /// error naming it (the schema's checks make that a bug).
+    fn read(self) -> std::result::Result<Campaign, sqlx::Error> {
+        let decode = |e: String| sqlx::Error::Decode(e.into());
+        Ok(Campaign {
+            settings: CoreSettings {
+                participants: self.participants,
+                lease_minutes: self.lease_minutes,
+                annotators_per_batch: self.annotators_per_batch.into(),
+                review: self.review,
+                joins_per_address: self.joins_per_address,
+                first_answer_within: self.first_answer_within,
+                ground_truth_from: self.ground_truth_from.try_into().map_err(decode)?,
+                overlap: self.overlap.try_into().map_err(decode)?,
+            },
+            id: self.id,
+            kind: self.kind,
+            name: self.name,
+            state: self.state,
+            config: self.config,
+            completion_code: self.completion_code,
+            completion_url: self.completion_url,
+            created_at: self.created_at,
+            archived_at: self.archived_at,
+            version: self.version,
+        })
+    }
+}
+
+/// `SELECT` of every [`CampaignRow`] column `FROM campaigns`, then the
+/// statement's tail: checked against the schema when compiled.
+macro_rules! select_campaigns {
+    ($tail:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            CampaignRow,
+            r#"SELECT id, kind, name, state AS "state: CampaignState", config,
+                      participants AS "participants: Participants", lease_minutes, annotators_per_batch, review,
+                      joins_per_address, first_answer_within, ground_truth_from, overlap, completion_code,
+                      completion_url, created_at AS "created_at: crate::db::Time",
+                      archived_at AS "archived_at: crate::db::Time", version
+                 FROM campaigns "# + $tail
+            $(, $arg)*
+        )
+    };
+}
+
+/// A statement that writes one campaign and returns its [`CampaignRow`],
+/// checked against the schema when compiled.
+macro_rules! returning_campaign {
+    ($head:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            CampaignRow,
+            $head + r#" RETURNING id, kind, name, state AS "state: CampaignState", config,
+                      participants AS "participants: Participants", lease_minutes, annotators_per_batch, review,
+                      joins_per_address, first_answer_within, ground_truth_from, overlap, completion_code,
+                      completion_url, created_at AS "created_at: crate::db::Time",
+                      archived_at AS "archived_at: crate::db::Time", version"#
+            $(, $arg)*
+        )
+    };
 }
 
 /// Minutes a new campaign's assignments are leased unless the kind says otherwise.
@@ -139,60 +225,61 @@ pub async fn create(
     }
     let (settings, config) = validated(plugin, plugin.about().default_settings, config, settings)?;
     let code = crate::random::completion_code();
-    let campaign = sqlx::query_as::<_, Campaign>(
+    let campaign = returning_campaign!(
         "INSERT INTO campaigns (id, kind, name, config, completion_code, participants, lease_minutes, annotators_per_batch, review,
                                 joins_per_address, first_answer_within, ground_truth_from, overlap)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        Uuid::new_v4(),
+        plugin.name(),
+        name,
+        &config,
+        code,
+        settings.participants as Participants,
+        settings.lease_minutes,
+        settings.annotators_per_batch.to_column(),
+        settings.review,
+        settings.joins_per_address,
+        settings.first_answer_within,
+        settings.ground_truth_from.as_str(),
+        settings.overlap.to_json(),
     )
-    .bind(Uuid::new_v4())
-    .bind(plugin.name())
-    .bind(name)
-    .bind(&config)
-    .bind(code)
-    .bind(settings.participants)
-    .bind(settings.lease_minutes)
-    .bind(settings.annotators_per_batch.to_column())
-    .bind(settings.review)
-    .bind(settings.joins_per_address)
-    .bind(settings.first_answer_within)
-    .bind(settings.ground_truth_from.as_str())
-    .bind(settings.overlap.to_json())
     .fetch_one(pool)
-    .await?;
+    .await?
+    .read()?;
     Ok(campaign)
 }
 
 /// Loads a campaign.
 pub async fn get<'e>(db: impl sqlx::PgExecutor<'e>, id: Uuid) -> Result<Campaign> {
-    sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns WHERE id = $1")
-        .bind(id)
-        .fetch_optional(db)
-        .await?
-        .ok_or(Error::NotFound("campaign"))
+    Ok(select_campaigns!("WHERE id = $1", id).fetch_optional(db).await?.ok_or(Error::NotFound("campaign"))?.read()?)
 }
 
 /// All campaigns, newest first.
 pub async fn list(pool: &PgPool) -> Result<Vec<Campaign>> {
-    Ok(sqlx::query_as::<_, Campaign>("SELECT * FROM campaigns ORDER BY created_at DESC").fetch_all(pool).await?)
+    read_all(select_campaigns!("ORDER BY created_at DESC").fetch_all(pool).await?)
 }
 
 /// Open expert campaigns, newest first (an expert's home page).
 pub async fn open_for_experts(pool: &PgPool) -> Result<Vec<Campaign>> {
-    Ok(sqlx::query_as::<_, Campaign>(
-        "SELECT * FROM campaigns WHERE state = 'open' AND participants = 'experts' ORDER BY created_at DESC",
+    read_all(
+        select_campaigns!("WHERE state = 'open' AND participants = 'experts' ORDER BY created_at DESC")
+            .fetch_all(pool)
+            .await?,
     )
-    .fetch_all(pool)
-    .await?)
 }
 
 /// Campaigns without the archived ones (or only those), newest first.
 pub async fn list_by_archive(pool: &PgPool, archived: bool) -> Result<Vec<Campaign>> {
-    Ok(sqlx::query_as::<_, Campaign>(
-        "SELECT * FROM campaigns WHERE (archived_at IS NOT NULL) = $1 ORDER BY created_at DESC",
+    read_all(
+        select_campaigns!("WHERE (archived_at IS NOT NULL) = $1 ORDER BY created_at DESC", archived)
+            .fetch_all(pool)
+            .await?,
     )
-    .bind(archived)
-    .fetch_all(pool)
-    .await?)
+}
+
+/// Campaigns from their rows.
+fn read_all(rows: Vec<CampaignRow>) -> Result<Vec<Campaign>> {
+    Ok(rows.into_iter().map(CampaignRow::read).collect::<std::result::Result<_, _>>()?)
 }
 
 /// Refuses changes to an archived campaign (exports still work).
@@ -210,15 +297,16 @@ pub async fn ensure_writable(pool: &PgPool, id: Uuid) -> Result<Campaign> {
 /// Archives a campaign: closed, read-only, hidden from the default list.
 pub async fn archive(pool: &PgPool, id: Uuid, archived: bool) -> Result<Campaign> {
     get(pool, id).await?;
-    Ok(sqlx::query_as::<_, Campaign>(
+    Ok(returning_campaign!(
         "UPDATE campaigns SET archived_at = CASE WHEN $2 THEN coalesce(archived_at, now()) END,
                               state = CASE WHEN $2 THEN 'closed' ELSE state END
-         WHERE id = $1 RETURNING *",
+         WHERE id = $1",
+        id,
+        archived,
     )
-    .bind(id)
-    .bind(archived)
     .fetch_one(pool)
-    .await?)
+    .await?
+    .read()?)
 }
 
 /// Deletes a campaign that has no responses and no releases, with its
@@ -226,37 +314,35 @@ pub async fn archive(pool: &PgPool, id: Uuid, archived: bool) -> Result<Campaign
 /// answers is archived instead, never deleted.
 pub async fn delete(pool: &PgPool, id: Uuid) -> Result<()> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE")
-        .bind(id)
+    sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", id)
         .fetch_optional(&mut *tx)
         .await?
         .ok_or(Error::NotFound("campaign"))?;
-    let (responses, releases): (i64, i64) = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM responses WHERE campaign_id = $1), (SELECT count(*) FROM releases WHERE campaign_id = $1)",
+    let held = sqlx::query!(
+        r#"SELECT EXISTS (SELECT FROM responses WHERE campaign_id = $1) AS "responses!",
+                  EXISTS (SELECT FROM releases WHERE campaign_id = $1) AS "releases!""#,
+        id
     )
-    .bind(id)
     .fetch_one(&mut *tx)
     .await?;
-    if responses > 0 || releases > 0 {
+    if held.responses || held.releases {
         return Err(Error::conflict(
             Code::CampaignHasData,
             "only campaigns without responses or releases can be deleted; archive this one instead",
         ));
     }
-    for statement in [
-        "DELETE FROM batch_items WHERE batch_id IN (SELECT id FROM batches WHERE campaign_id = $1)",
-        "DELETE FROM assignments WHERE campaign_id = $1",
-        "DELETE FROM batches WHERE campaign_id = $1",
-        "DELETE FROM items WHERE campaign_id = $1",
-        "DELETE FROM invitations WHERE campaign_id = $1",
-        "DELETE FROM participant_profiles WHERE campaign_id = $1",
-        "DELETE FROM annotator_blocks WHERE campaign_id = $1",
-        "DELETE FROM model_scores WHERE campaign_id = $1",
-        "DELETE FROM payouts WHERE campaign_id = $1",
-        "DELETE FROM campaigns WHERE id = $1",
-    ] {
-        sqlx::query(statement).bind(id).execute(&mut *tx).await?;
-    }
+    sqlx::query!("DELETE FROM batch_items WHERE batch_id IN (SELECT id FROM batches WHERE campaign_id = $1)", id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query!("DELETE FROM assignments WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM batches WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM items WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM invitations WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM participant_profiles WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM annotator_blocks WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM model_scores WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM payouts WHERE campaign_id = $1", id).execute(&mut *tx).await?;
+    sqlx::query!("DELETE FROM campaigns WHERE id = $1", id).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -290,23 +376,24 @@ pub async fn update(
     let campaign = ensure_writable(pool, id).await?;
     let plugin = kinds.of(&campaign)?;
     let (settings, config) = validated(plugin, campaign.settings, kind_config.unwrap_or(&campaign.config), changes)?;
-    let updated = sqlx::query_as::<_, Campaign>(
+    let updated = returning_campaign!(
         "UPDATE campaigns SET config = $2, participants = $3, lease_minutes = $4, annotators_per_batch = $5, review = $6,
                 joins_per_address = $7, first_answer_within = $8, ground_truth_from = $9, overlap = $10
-         WHERE id = $1 RETURNING *",
+         WHERE id = $1",
+        id,
+        &config,
+        settings.participants as Participants,
+        settings.lease_minutes,
+        settings.annotators_per_batch.to_column(),
+        settings.review,
+        settings.joins_per_address,
+        settings.first_answer_within,
+        settings.ground_truth_from.as_str(),
+        settings.overlap.to_json(),
     )
-    .bind(id)
-    .bind(&config)
-    .bind(settings.participants)
-    .bind(settings.lease_minutes)
-    .bind(settings.annotators_per_batch.to_column())
-    .bind(settings.review)
-    .bind(settings.joins_per_address)
-    .bind(settings.first_answer_within)
-    .bind(settings.ground_truth_from.as_str())
-    .bind(settings.overlap.to_json())
     .fetch_one(pool)
-    .await?;
+    .await?
+    .read()?;
     // Whose work counts changed: the platform's exclusions follow.
     if updated.settings.ground_truth_from != campaign.settings.ground_truth_from {
         crate::core::crowd::marks::remark(pool, id).await?;
@@ -318,20 +405,21 @@ pub async fn update(
 pub async fn set_state(pool: &PgPool, id: Uuid, state: CampaignState) -> Result<Campaign> {
     let campaign = ensure_writable(pool, id).await?;
     if state == CampaignState::Open {
-        let batches: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1").bind(id).fetch_one(pool).await?;
-        if batches == 0 {
+        let batched =
+            sqlx::query_scalar!(r#"SELECT EXISTS (SELECT FROM batches WHERE campaign_id = $1) AS "batched!""#, id)
+                .fetch_one(pool)
+                .await?;
+        if !batched {
             return Err(Error::conflict(Code::NoBatches, "form batches before opening the campaign"));
         }
     }
     if campaign.state == state {
         return Ok(campaign);
     }
-    Ok(sqlx::query_as::<_, Campaign>("UPDATE campaigns SET state = $2 WHERE id = $1 RETURNING *")
-        .bind(id)
-        .bind(state)
+    Ok(returning_campaign!("UPDATE campaigns SET state = $2 WHERE id = $1", id, state as CampaignState)
         .fetch_one(pool)
-        .await?)
+        .await?
+        .read()?)
 }
 
 /// Sets what a crowd worker gets on finishing: the code (e.g. the one
@@ -362,12 +450,13 @@ pub async fn set_completion(pool: &PgPool, id: Uuid, code: Option<&str>, url: Op
             return Err(Error::invalid(Code::InvalidCompletionUrl, "the completion address must start with https://"));
         }
     }
-    Ok(sqlx::query_as::<_, Campaign>(
-        "UPDATE campaigns SET completion_code = $2, completion_url = $3 WHERE id = $1 RETURNING *",
+    Ok(returning_campaign!(
+        "UPDATE campaigns SET completion_code = $2, completion_url = $3 WHERE id = $1",
+        id,
+        code,
+        url
     )
-    .bind(id)
-    .bind(code)
-    .bind(url)
     .fetch_one(pool)
-    .await?)
+    .await?
+    .read()?)
 }

@@ -216,27 +216,33 @@ pub struct Summary {
 
 /// The campaign's list and how its workers (those who submitted) stand.
 pub async fn summary(pool: &PgPool, campaign_id: Uuid) -> Result<Summary> {
-    let (uploaded_at, submissions, on, not_on, rejected): (Option<chrono::DateTime<chrono::Utc>>, i64, i64, i64, i64) =
-        sqlx::query_as(
-            "WITH w AS (SELECT DISTINCT u.external_id FROM assignments a JOIN users u ON u.id = a.annotator_id
-                        WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.role = 'worker'),
-                  s AS (SELECT w.external_id, bool_or(NOT p.rejected) AS ok, count(p.*) AS n
-                        FROM w LEFT JOIN platform_submissions p
-                          ON p.campaign_id = $1 AND p.participant_id = w.external_id
-                        GROUP BY w.external_id)
-             SELECT (SELECT max(uploaded_at) FROM platform_submissions WHERE campaign_id = $1),
-                    (SELECT count(*) FROM platform_submissions WHERE campaign_id = $1),
-                    (SELECT count(*) FROM s WHERE ok),
-                    (SELECT count(*) FROM s WHERE n = 0),
-                    (SELECT count(*) FROM s WHERE n > 0 AND NOT ok)",
-        )
-        .bind(campaign_id)
-        .fetch_one(pool)
-        .await?;
-    if uploaded_at.is_none() {
+    let row = sqlx::query!(
+        r#"WITH w AS (SELECT DISTINCT u.external_id FROM assignments a JOIN users u ON u.id = a.annotator_id
+                      WHERE a.campaign_id = $1 AND a.state = 'completed' AND u.role = 'worker'),
+                s AS (SELECT w.external_id, bool_or(NOT p.rejected) AS ok, count(p.*) AS n
+                      FROM w LEFT JOIN platform_submissions p
+                        ON p.campaign_id = $1 AND p.participant_id = w.external_id
+                      GROUP BY w.external_id)
+           SELECT (SELECT max(uploaded_at) FROM platform_submissions WHERE campaign_id = $1)
+                      AS "uploaded_at: crate::db::Time",
+                  (SELECT count(*) FROM platform_submissions WHERE campaign_id = $1) AS "submissions!",
+                  (SELECT count(*) FROM s WHERE ok) AS "on!",
+                  (SELECT count(*) FROM s WHERE n = 0) AS "not_on!",
+                  (SELECT count(*) FROM s WHERE n > 0 AND NOT ok) AS "rejected!""#,
+        campaign_id
+    )
+    .fetch_one(pool)
+    .await?;
+    if row.uploaded_at.is_none() {
         return Ok(Summary::default());
     }
-    Ok(Summary { uploaded_at, submissions, on_platform: on, not_on_platform: not_on, rejected_on_platform: rejected })
+    Ok(Summary {
+        uploaded_at: row.uploaded_at,
+        submissions: row.submissions,
+        on_platform: row.on,
+        not_on_platform: row.not_on,
+        rejected_on_platform: row.rejected,
+    })
 }
 
 /// Each listed worker's platform status (the first line's, and whether any

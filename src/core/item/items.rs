@@ -175,18 +175,18 @@ impl Importer {
             let external: Vec<&str> = chunk.iter().map(|i| i.external_id.trim()).collect();
             let payloads: Vec<&Value> = chunk.iter().map(|i| &i.payload).collect();
             let golds: Vec<Option<&Value>> = chunk.iter().map(|i| i.gold.as_ref()).collect();
-            let inserted: Vec<String> = sqlx::query_scalar(
+            let inserted: Vec<String> = sqlx::query_scalar!(
                 "INSERT INTO items (id, campaign_id, external_id, payload, gold)
                  SELECT t.id, $1, t.external_id, t.payload, t.gold
                  FROM unnest($2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[]) AS t(id, external_id, payload, gold)
                  ON CONFLICT (campaign_id, external_id) DO NOTHING
                  RETURNING external_id",
+                self.campaign_id,
+                &ids,
+                &external as &[&str],
+                &payloads as &[&Value],
+                &golds as &[Option<&Value>],
             )
-            .bind(self.campaign_id)
-            .bind(&ids)
-            .bind(&external)
-            .bind(&payloads)
-            .bind(&golds)
             .fetch_all(&mut *self.tx)
             .await?;
             if inserted.len() < chunk.len() {

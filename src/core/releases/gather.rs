@@ -43,28 +43,16 @@ async fn load_responses(
     name: &mut impl FnMut(Uuid) -> Uuid,
 ) -> Result<Vec<SnapResponse>> {
     use futures_util::TryStreamExt;
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        assignment_id: Uuid,
-        batch_id: Uuid,
-        item_id: Uuid,
-        annotator_id: Uuid,
-        answer: String,
-        position: Option<i32>,
-        created_at: DateTime<Utc>,
-        updated_at: DateTime<Utc>,
-        time_on_task_ms: Option<i32>,
-        excluded_reason: Option<String>,
-    }
     let capacity = crate::core::work::assignments::answers_stored(&mut *db, campaign_id).await?;
-    let mut rows = sqlx::query_as::<_, Row>(
-        "SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer::text AS answer,
-                bi.position + 1 AS position, r.created_at, r.updated_at, r.time_on_task_ms, r.excluded_reason
-         FROM responses r JOIN assignments a ON a.id = r.assignment_id
-         LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
-         WHERE r.campaign_id = $1 ORDER BY r.created_at, r.id",
+    let mut rows = sqlx::query!(
+        r#"SELECT r.assignment_id, a.batch_id, r.item_id, r.annotator_id, r.answer::text AS "answer!",
+                  bi.position + 1 AS position, r.created_at AS "created_at: crate::db::Time",
+                  r.updated_at AS "updated_at: crate::db::Time", r.time_on_task_ms, r.excluded_reason
+             FROM responses r JOIN assignments a ON a.id = r.assignment_id
+             LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
+            WHERE r.campaign_id = $1 ORDER BY r.created_at, r.id"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch(&mut *db);
     let mut shared = crate::core::truth::shared_answers::SharedAnswers::default();
     let mut reasons = Reasons::default();

@@ -55,6 +55,20 @@ pub enum Author {
     Named(String),
 }
 
+/// A statement that writes a release and returns its [`ReleaseSummary`]
+/// (the size wherever the archive is), checked when compiled; `list`
+/// reads the same columns.
+macro_rules! returning_summary {
+    ($head:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            ReleaseSummary,
+            $head + r#" RETURNING number, note, created_at AS "created_at: crate::db::Time", campaign_state,
+                      coalesce(octet_length(archive)::bigint, archive_size) AS "size!", manifest->'counts' AS "counts!""#
+            $(, $arg)*
+        )
+    };
+}
+
 /// Cuts the next release of a campaign: snapshot, derived files, manifest,
 /// archive, stored in one transaction that numbers it.
 #[tracing::instrument(level = "debug", skip(pool, storage, kinds, by, note, license))]
@@ -142,25 +156,24 @@ pub async fn create(
     } else {
         (None, None, None, (archive_bytes, true))
     };
-    let summary = sqlx::query_as::<_, ReleaseSummary>(&format!(
+    let summary = returning_summary!(
         "INSERT INTO releases (id, campaign_id, number, note, created_at, created_by, campaign_state, manifest, archive,
                                archive_key, archive_size, archive_sha256)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $13 THEN $9 END, $10, $11, $12)
-         RETURNING {SUMMARY}"
-    ))
-    .bind(Uuid::new_v4())
-    .bind(campaign_id)
-    .bind(number)
-    .bind(note)
-    .bind(now)
-    .bind(by)
-    .bind(campaign.state.as_str())
-    .bind(&manifest)
-    .bind(&in_table.0)
-    .bind(&key)
-    .bind(size)
-    .bind(&sha256)
-    .bind(in_table.1)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $13 THEN $9::bytea END, $10, $11, $12)",
+        Uuid::new_v4(),
+        campaign_id,
+        number,
+        note,
+        now as crate::db::Time,
+        by,
+        campaign.state.as_str(),
+        &manifest,
+        &in_table.0,
+        key,
+        size,
+        sha256,
+        in_table.1,
+    )
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -171,17 +184,15 @@ pub async fn create(
     Ok(summary)
 }
 
-/// The columns of a [`ReleaseSummary`], wherever the archive is.
-const SUMMARY: &str =
-    "number, note, created_at, campaign_state, coalesce(octet_length(archive)::bigint, archive_size) AS size,
-                       manifest->'counts' AS counts";
-
 /// A campaign's releases, newest first.
 pub async fn list(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<ReleaseSummary>> {
-    Ok(sqlx::query_as::<_, ReleaseSummary>(&format!(
-        "SELECT {SUMMARY} FROM releases WHERE campaign_id = $1 ORDER BY number DESC"
-    ))
-    .bind(campaign_id)
+    Ok(sqlx::query_as!(
+        ReleaseSummary,
+        r#"SELECT number, note, created_at AS "created_at: crate::db::Time", campaign_state,
+                      coalesce(octet_length(archive)::bigint, archive_size) AS "size!", manifest->'counts' AS "counts!"
+             FROM releases WHERE campaign_id = $1 ORDER BY number DESC"#,
+        campaign_id
+    )
     .fetch_all(pool)
     .await?)
 }
@@ -243,13 +254,14 @@ pub async fn archive_bytes(
 /// Bytes `[offset, offset + len)` of a release's archive, for streaming it
 /// out without holding it in memory.
 pub async fn archive_chunk(pool: &PgPool, campaign_id: Uuid, number: i32, offset: i64, len: i64) -> Result<Vec<u8>> {
-    sqlx::query_scalar(
-        "SELECT substring(archive FROM ($3 + 1)::int FOR $4::int) FROM releases WHERE campaign_id = $1 AND number = $2",
+    sqlx::query_scalar!(
+        r#"SELECT substring(archive FROM ($3::bigint + 1)::int FOR $4::bigint::int) AS "chunk!"
+             FROM releases WHERE campaign_id = $1 AND number = $2"#,
+        campaign_id,
+        number,
+        offset,
+        len
     )
-    .bind(campaign_id)
-    .bind(number)
-    .bind(offset)
-    .bind(len)
     .fetch_optional(pool)
     .await?
     .ok_or(Error::NotFound("release"))

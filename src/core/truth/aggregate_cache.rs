@@ -112,8 +112,8 @@ pub struct Derived {
 /// (migration 0033).
 #[tracing::instrument(level = "debug", skip(pool))]
 pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> crate::error::Result<String> {
-    Ok(sqlx::query_scalar(
-        "SELECT concat_ws('|',
+    Ok(sqlx::query_scalar!(
+        r#"SELECT concat_ws('|',
            (SELECT max(updated_at) FROM responses WHERE campaign_id = $1 AND updated_at > created_at),
            (SELECT concat_ws(':', count(*), max(excluded_at))
               FROM responses WHERE campaign_id = $1 AND excluded_reason IS NOT NULL),
@@ -123,9 +123,9 @@ pub async fn fingerprint(pool: &PgPool, campaign_id: Uuid) -> crate::error::Resu
            (SELECT concat_ws(':', count(*), max(updated_at), max(created_at)) FROM items WHERE campaign_id = $1),
            (SELECT count(*) FROM batches WHERE campaign_id = $1),
            (SELECT md5(concat_ws(':', kind, config::text, participants, lease_minutes, annotators_per_batch, review))
-              FROM campaigns WHERE id = $1))",
+              FROM campaigns WHERE id = $1)) AS "fingerprint!""#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_one(pool)
     .await?)
 }

@@ -72,34 +72,31 @@ async fn responses(db: &mut sqlx::PgConnection, campaign_id: Uuid) -> Result<Vec
     // Allocated once: grown by doubling, a crowd campaign's responses would
     // need the old and the new list at once.
     let capacity = crate::core::work::assignments::answers_stored(&mut *db, campaign_id).await?;
-    type Row = (Uuid, Option<Uuid>, Uuid, Uuid, Uuid, String, bool, Option<i32>);
-    let mut rows = sqlx::query_as::<_, Row>(
-        "SELECT r.assignment_id, b.review_of, a.batch_id, r.item_id, r.annotator_id, r.answer::text,
-                a.state = 'completed', bi.position + 1
-         FROM responses r
-         JOIN assignments a ON a.id = r.assignment_id
-         JOIN batches b ON b.id = a.batch_id
-         LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
-         WHERE r.campaign_id = $1 AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')
-         ORDER BY r.created_at, r.id",
+    let mut rows = sqlx::query!(
+        r#"SELECT r.assignment_id, b.review_of, a.batch_id, r.item_id, r.annotator_id, r.answer::text AS "answer!",
+                  a.state = 'completed' AS "submitted!", bi.position + 1 AS position
+             FROM responses r
+             JOIN assignments a ON a.id = r.assignment_id
+             JOIN batches b ON b.id = a.batch_id
+             LEFT JOIN batch_items bi ON bi.batch_id = a.batch_id AND bi.item_id = r.item_id
+            WHERE r.campaign_id = $1 AND (r.excluded_reason IS NULL OR r.excluded_reason LIKE 'curation:%')
+            ORDER BY r.created_at, r.id"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch(db);
     let mut shared = crate::core::truth::shared_answers::SharedAnswers::default();
     let mut responses = Vec::with_capacity(capacity);
-    while let Some((assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position)) =
-        rows.try_next().await?
-    {
-        let answer = shared.from_text(&answer).map_err(|e| crate::error::Error::internal("stored answer", e))?;
+    while let Some(r) = rows.try_next().await? {
+        let answer = shared.from_text(&r.answer).map_err(|e| crate::error::Error::internal("stored answer", e))?;
         responses.push(ResponseRecord {
-            assignment_id,
-            reviews,
-            batch_id,
-            item_id,
-            annotator_id,
+            assignment_id: r.assignment_id,
+            reviews: r.review_of,
+            batch_id: r.batch_id,
+            item_id: r.item_id,
+            annotator_id: r.annotator_id,
             answer,
-            submitted,
-            position,
+            submitted: r.submitted,
+            position: r.position,
         });
     }
     Ok(responses)

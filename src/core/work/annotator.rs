@@ -271,19 +271,20 @@ pub async fn batch_item_preview(
     position: i64,
 ) -> Result<Option<(PublicItem, i64)>> {
     let kind = kinds.of(campaign)?;
-    let row: Option<(Uuid, Value, i64)> = sqlx::query_as(
-        "WITH first AS (SELECT id FROM batches WHERE campaign_id = $1 AND review_of IS NULL ORDER BY position LIMIT 1)
-         SELECT i.id, i.payload, (SELECT count(*) FROM batch_items WHERE batch_id = (SELECT id FROM first))
-         FROM batch_items bi JOIN items i ON i.id = bi.item_id
-         WHERE bi.batch_id = (SELECT id FROM first)
-         ORDER BY bi.position
-         OFFSET GREATEST(0, LEAST($2, (SELECT count(*) FROM batch_items WHERE batch_id = (SELECT id FROM first)) - 1))
-         LIMIT 1",
+    let row = sqlx::query!(
+        r#"WITH first AS (SELECT id FROM batches WHERE campaign_id = $1 AND review_of IS NULL ORDER BY position LIMIT 1)
+           SELECT i.id, i.payload, (SELECT count(*) FROM batch_items WHERE batch_id = (SELECT id FROM first)) AS "total!"
+             FROM batch_items bi JOIN items i ON i.id = bi.item_id
+            WHERE bi.batch_id = (SELECT id FROM first)
+            ORDER BY bi.position
+           OFFSET GREATEST(0, LEAST($2, (SELECT count(*) FROM batch_items WHERE batch_id = (SELECT id FROM first)) - 1))
+            LIMIT 1"#,
+        campaign.id,
+        (position - 1).max(0),
     )
-    .bind(campaign.id)
-    .bind((position - 1).max(0))
     .fetch_optional(pool)
-    .await?;
+    .await?
+    .map(|r| (r.id, r.payload, r.total));
     row.map(|(id, payload, total)| {
         Ok((PublicItem { id, payload: kind.public_payload(&payload, &Value::Null).map_err(unreadable_item)? }, total))
     })

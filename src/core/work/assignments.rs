@@ -59,6 +59,35 @@ pub struct Assignment {
     pub completed_at: Option<DateTime<Utc>>,
 }
 
+/// `SELECT` of every [`Assignment`] field `FROM assignments`, then the
+/// statement's tail: checked against the schema when compiled.
+macro_rules! select_assignments {
+    ($tail:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            Assignment,
+            r#"SELECT id, batch_id, campaign_id, annotator_id, state AS "state: AssignmentState", presentation,
+                      leased_until AS "leased_until: crate::db::Time", created_at AS "created_at: crate::db::Time",
+                      completed_at AS "completed_at: crate::db::Time"
+                 FROM assignments "# + $tail
+            $(, $arg)*
+        )
+    };
+}
+
+/// A statement that writes assignments and returns them as [`Assignment`]s,
+/// checked against the schema when compiled.
+macro_rules! returning_assignment {
+    ($head:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            Assignment,
+            $head + r#" RETURNING id, batch_id, campaign_id, annotator_id, state AS "state: AssignmentState", presentation,
+                      leased_until AS "leased_until: crate::db::Time", created_at AS "created_at: crate::db::Time",
+                      completed_at AS "completed_at: crate::db::Time""#
+            $(, $arg)*
+        )
+    };
+}
+
 impl Assignment {
     /// Item ids in the order this annotator sees them.
     pub fn item_order(&self) -> Vec<Uuid> {
@@ -82,10 +111,6 @@ impl Assignment {
             .collect()
     }
 }
-
-/// The lease of work in "every annotator" batches: it never runs out.
-/// (A far date rather than `infinity`, which no Rust date type can hold.)
-const ENDLESS: &str = "'9999-12-31T00:00:00Z'::timestamptz";
 
 /// The annotator's current assignment in the campaign, or a new one.
 /// `None` when no batch is available to them.
@@ -201,18 +226,19 @@ pub async fn next_in(
     let presentation = json!({ "items": presented });
     // A batch every annotator labels has no slot anyone waits for: its
     // lease never runs out, so an expert may pause for days.
-    let assignment = sqlx::query_as::<_, Assignment>(&format!(
+    let assignment = returning_assignment!(
+        // An endless lease: a far date rather than `infinity`, which no Rust date type can hold.
         "INSERT INTO assignments (id, batch_id, campaign_id, annotator_id, presentation, leased_until)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN $7 THEN {ENDLESS} ELSE now() + make_interval(mins => $6::int) END)
-         RETURNING *"
-    ))
-    .bind(Uuid::new_v4())
-    .bind(batch_id)
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .bind(&presentation)
-    .bind(lease.until_first_answer())
-    .bind(overlap.is_none())
+         VALUES ($1, $2, $3, $4, $5,
+                 CASE WHEN $7 THEN '9999-12-31T00:00:00Z'::timestamptz ELSE now() + make_interval(mins => $6::int) END)",
+        Uuid::new_v4(),
+        batch_id,
+        campaign_id,
+        annotator_id,
+        &presentation,
+        lease.until_first_answer(),
+        overlap.is_none(),
+    )
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -301,17 +327,17 @@ async fn resume<'e>(
     annotator_id: Uuid,
     lease: Lease,
 ) -> Result<Option<Assignment>> {
-    Ok(sqlx::query_as::<_, Assignment>(
+    Ok(returning_assignment!(
         "UPDATE assignments SET leased_until = greatest(leased_until, CASE
                 WHEN answered = 0 AND $4::int > 0
                     THEN least(now() + make_interval(mins => $3::int), created_at + make_interval(mins => $4::int))
                 ELSE now() + make_interval(mins => $3::int) END)
-         WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active' RETURNING *",
+         WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active'",
+        campaign_id,
+        annotator_id,
+        lease.minutes,
+        lease.first_answer,
     )
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .bind(lease.minutes)
-    .bind(lease.first_answer)
     .fetch_optional(executor)
     .await?)
 }
@@ -324,15 +350,15 @@ async fn revive_every_annotator_work(
     campaign_id: Uuid,
     annotator_id: Uuid,
 ) -> Result<Option<Assignment>> {
-    let revived = sqlx::query_as::<_, Assignment>(&format!(
-        "UPDATE assignments SET state = 'active', leased_until = {ENDLESS}
+    let revived = returning_assignment!(
+        // An endless lease: a far date rather than `infinity`, which no Rust date type can hold.
+        "UPDATE assignments SET state = 'active', leased_until = '9999-12-31T00:00:00Z'::timestamptz
          WHERE id = (SELECT a.id FROM assignments a JOIN batches b ON b.id = a.batch_id
                      WHERE a.campaign_id = $1 AND a.annotator_id = $2 AND a.state = 'expired' AND b.overlap IS NULL
-                     ORDER BY b.position LIMIT 1)
-         RETURNING *"
-    ))
-    .bind(campaign_id)
-    .bind(annotator_id)
+                     ORDER BY b.position LIMIT 1)",
+        campaign_id,
+        annotator_id,
+    )
     .fetch_optional(&mut **tx)
     .await?;
     if let Some(a) = &revived {
@@ -414,19 +440,19 @@ pub async fn answers_stored<'e>(db: impl sqlx::PgExecutor<'e>, campaign_id: Uuid
 
 /// The annotator's active assignment in a campaign, if any.
 pub async fn active_of(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) -> Result<Option<Assignment>> {
-    Ok(sqlx::query_as("SELECT * FROM assignments WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active'")
-        .bind(campaign_id)
-        .bind(annotator_id)
-        .fetch_optional(pool)
-        .await?)
+    Ok(select_assignments!(
+        "WHERE campaign_id = $1 AND annotator_id = $2 AND state = 'active'",
+        campaign_id,
+        annotator_id
+    )
+    .fetch_optional(pool)
+    .await?)
 }
 
 /// Loads an assignment that must belong to the annotator (others get 404,
 /// so ids of other people's work reveal nothing).
 pub async fn get_own<'e>(db: impl sqlx::PgExecutor<'e>, id: Uuid, annotator_id: Uuid) -> Result<Assignment> {
-    sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2")
-        .bind(id)
-        .bind(annotator_id)
+    select_assignments!("WHERE id = $1 AND annotator_id = $2", id, annotator_id)
         .fetch_optional(db)
         .await?
         .ok_or(Error::NotFound("assignment"))
@@ -447,13 +473,10 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
     let campaign = campaigns::get(pool, campaign_id).await?;
     let rules = kinds.rules(&campaign)?;
     let mut tx = pool.begin().await?;
-    let assignment =
-        sqlx::query_as::<_, Assignment>("SELECT * FROM assignments WHERE id = $1 AND annotator_id = $2 FOR UPDATE")
-            .bind(id)
-            .bind(annotator_id)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(Error::NotFound("assignment"))?;
+    let assignment = select_assignments!("WHERE id = $1 AND annotator_id = $2 FOR UPDATE", id, annotator_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::NotFound("assignment"))?;
     match assignment.state {
         AssignmentState::Completed => return Ok(assignment),
         AssignmentState::Expired => return Err(Error::lease_expired()),
@@ -474,12 +497,10 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
             format!("{answered} of {total} items answered; answer all before submitting"),
         ));
     }
-    let done = sqlx::query_as::<_, Assignment>(
-        "UPDATE assignments SET state = 'completed', completed_at = now() WHERE id = $1 RETURNING *",
-    )
-    .bind(id)
-    .fetch_one(&mut *tx)
-    .await?;
+    let done =
+        returning_assignment!("UPDATE assignments SET state = 'completed', completed_at = now() WHERE id = $1", id)
+            .fetch_one(&mut *tx)
+            .await?;
     // (gold, payload, answer) of every item, for the kind's submit check.
     let answered: Vec<(Option<Value>, Value, Value)> = sqlx::query!(
         "SELECT i.gold, i.payload, r.answer FROM responses r JOIN items i ON i.id = r.item_id WHERE r.assignment_id = $1",

@@ -53,7 +53,6 @@ struct ReadKey {
     item_id: Uuid,
 }
 
-#[derive(sqlx::FromRow)]
 struct Context {
     n: i64,
     state: AssignmentState,
@@ -73,7 +72,6 @@ struct Write {
     time_on_task_ms: Option<i32>,
 }
 
-#[derive(sqlx::FromRow)]
 struct WrittenRow {
     n: i64,
     state: AssignmentState,
@@ -159,10 +157,10 @@ impl Recorder {
         let items = match known {
             Some(items) => items,
             None => {
-                let ids: Vec<Uuid> = sqlx::query_scalar(
+                let ids: Vec<Uuid> = sqlx::query_scalar!(
                     "SELECT bi.item_id FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id WHERE a.id = $1",
+                    assignment_id
                 )
-                .bind(assignment_id)
                 .fetch_all(&self.pool)
                 .await?;
                 let mut by_handle: Vec<(Uuid, Uuid)> =
@@ -250,12 +248,12 @@ impl Recorder {
         if let Some(owner) = remembered.filter(|o| o.annotator_id == annotator_id) {
             return Ok(owner.kind);
         }
-        let kind: Option<String> = sqlx::query_scalar(
+        let kind: Option<String> = sqlx::query_scalar!(
             "SELECT c.kind FROM assignments a JOIN campaigns c ON c.id = a.campaign_id
              WHERE a.id = $1 AND a.annotator_id = $2",
+            assignment_id,
+            annotator_id
         )
-        .bind(assignment_id)
-        .bind(annotator_id)
         .fetch_optional(&self.pool)
         .await?;
         let kind = kind.ok_or(Error::NotFound("assignment"))?;
@@ -302,18 +300,19 @@ impl Recorder {
 /// annotator's assignment).
 #[tracing::instrument(level = "debug", skip_all, fields(answers = keys.len()))]
 async fn read<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[ReadKey]) -> Result<Vec<Option<Context>>> {
-    let rows = sqlx::query_as::<_, Context>(
-        "SELECT k.n, a.state, c.kind,
-                (SELECT i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
-                 WHERE bi.batch_id = a.batch_id AND bi.item_id = k.item_id) AS payload,
-                (SELECT count(*) FROM batch_items bi WHERE bi.batch_id = a.batch_id) AS total
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS k(assignment_id, annotator_id, item_id, n)
-         JOIN assignments a ON a.id = k.assignment_id AND a.annotator_id = k.annotator_id
-         JOIN campaigns c ON c.id = a.campaign_id",
+    let rows = sqlx::query_as!(
+        Context,
+        r#"SELECT k.n AS "n!", a.state AS "state: AssignmentState", c.kind,
+                  (SELECT i.payload FROM batch_items bi JOIN items i ON i.id = bi.item_id
+                    WHERE bi.batch_id = a.batch_id AND bi.item_id = k.item_id) AS payload,
+                  (SELECT count(*) FROM batch_items bi WHERE bi.batch_id = a.batch_id) AS "total!"
+             FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS k(assignment_id, annotator_id, item_id, n)
+             JOIN assignments a ON a.id = k.assignment_id AND a.annotator_id = k.annotator_id
+             JOIN campaigns c ON c.id = a.campaign_id"#,
+        &keys.iter().map(|k| k.assignment_id).collect::<Vec<_>>(),
+        &keys.iter().map(|k| k.annotator_id).collect::<Vec<_>>(),
+        &keys.iter().map(|k| k.item_id).collect::<Vec<_>>(),
     )
-    .bind(keys.iter().map(|k| k.assignment_id).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.annotator_id).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.item_id).collect::<Vec<_>>())
     .fetch_all(db)
     .await?;
     Ok(in_input_order(keys.len(), rows.into_iter().map(|r| (r.n, r))))
@@ -324,8 +323,9 @@ async fn read<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[ReadKey]) -> Result<Vec
 /// (`None`: not the annotator's assignment, or gone).
 #[tracing::instrument(level = "debug", skip_all, fields(answers = writes.len()))]
 async fn write<'e>(db: impl sqlx::PgExecutor<'e>, writes: Vec<Write>) -> Result<Vec<Option<Written>>> {
-    let rows = sqlx::query_as::<_, WrittenRow>(
-        "WITH input AS (
+    let rows = sqlx::query_as!(
+        WrittenRow,
+        r#"WITH input AS (
              SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::int[])
                  WITH ORDINALITY AS t(assignment_id, annotator_id, response_id, item_id, answer, time_ms, n)),
               a AS (SELECT s.id, s.state, s.campaign_id, s.annotator_id, s.batch_id, s.leased_until, s.answered,
@@ -347,16 +347,17 @@ async fn write<'e>(db: impl sqlx::PgExecutor<'e>, writes: Vec<Write>) -> Result<
                         WHERE s.id = o.assignment_id
                           AND o.leased_until < now() + make_interval(mins => o.lease_minutes) / 2
                         RETURNING 1)
-         SELECT o.n, o.state, o.in_batch, ins.id IS NOT NULL AS inserted, ins.created_at,
-                o.answered::bigint AS answered_before
-         FROM own o LEFT JOIN ins ON ins.id = o.response_id",
+         SELECT o.n AS "n!", o.state AS "state!: AssignmentState", o.in_batch AS "in_batch!",
+                ins.id IS NOT NULL AS "inserted!", ins.created_at AS "created_at?: crate::db::Time",
+                o.answered::bigint AS "answered_before!"
+         FROM own o LEFT JOIN ins ON ins.id = o.response_id"#,
+        &writes.iter().map(|w| w.assignment_id).collect::<Vec<_>>(),
+        &writes.iter().map(|w| w.annotator_id).collect::<Vec<_>>(),
+        &writes.iter().map(|w| w.response_id).collect::<Vec<_>>(),
+        &writes.iter().map(|w| w.item_id).collect::<Vec<_>>(),
+        &writes.iter().map(|w| &w.answer).collect::<Vec<_>>() as &[&Value],
+        &writes.iter().map(|w| w.time_on_task_ms).collect::<Vec<_>>() as &[Option<i32>],
     )
-    .bind(writes.iter().map(|w| w.assignment_id).collect::<Vec<_>>())
-    .bind(writes.iter().map(|w| w.annotator_id).collect::<Vec<_>>())
-    .bind(writes.iter().map(|w| w.response_id).collect::<Vec<_>>())
-    .bind(writes.iter().map(|w| w.item_id).collect::<Vec<_>>())
-    .bind(writes.iter().map(|w| &w.answer).collect::<Vec<_>>())
-    .bind(writes.iter().map(|w| w.time_on_task_ms).collect::<Vec<_>>())
     .fetch_all(db)
     .await?;
     let mut rows = in_input_order(writes.len(), rows.into_iter().map(|r| (r.n, r)));

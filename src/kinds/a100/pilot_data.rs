@@ -13,18 +13,24 @@ use uuid::Uuid;
 pub async fn answers(pool: &PgPool, rounds: &[Uuid]) -> Result<Vec<PilotAnswer>> {
     let mut out = Vec::new();
     for (round, campaign) in rounds.iter().enumerate() {
-        let rows: Vec<(String, String, String)> = sqlx::query_as(
-            "SELECT coalesce(u.external_id, u.name, u.id::text), i.external_id, r.answer->>'choice'
-             FROM responses r JOIN assignments a ON a.id = r.assignment_id
-             JOIN users u ON u.id = r.annotator_id JOIN items i ON i.id = r.item_id
-             WHERE r.campaign_id = $1 AND a.state = 'completed' AND r.excluded_reason IS NULL
-               AND i.gold IS NULL AND r.answer ? 'choice'
-             ORDER BY 1, 2",
+        let rows = sqlx::query!(
+            r#"SELECT coalesce(u.external_id, u.name, u.id::text) AS "member!", i.external_id AS question,
+                      r.answer->>'choice' AS "choice!"
+                 FROM responses r JOIN assignments a ON a.id = r.assignment_id
+                 JOIN users u ON u.id = r.annotator_id JOIN items i ON i.id = r.item_id
+                WHERE r.campaign_id = $1 AND a.state = 'completed' AND r.excluded_reason IS NULL
+                  AND i.gold IS NULL AND r.answer ? 'choice'
+                ORDER BY 1, 2"#,
+            campaign
         )
-        .bind(campaign)
         .fetch_all(pool)
         .await?;
-        out.extend(rows.into_iter().map(|(member, question, choice)| PilotAnswer { round, member, question, choice }));
+        out.extend(rows.into_iter().map(|r| PilotAnswer {
+            round,
+            member: r.member,
+            question: r.question,
+            choice: r.choice,
+        }));
     }
     Ok(out)
 }

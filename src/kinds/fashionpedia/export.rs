@@ -66,31 +66,31 @@ async fn write(
         attributes.map_err(|e| crate::error::Error::internal("writing the COCO export", e))?,
     );
     send(head(&chrono::Utc::now().format("%Y-%m-%d").to_string(), &categories, &attributes)).await?;
-    let mut images = sqlx::query_as::<_, (Value,)>(
-        "SELECT DISTINCT ON ((payload->>'image_id')::bigint)
-                jsonb_build_object('id', (payload->>'image_id')::bigint, 'width', payload->'width',
-                                   'height', payload->'height', 'file_name', payload->'file_name')
-         FROM items WHERE campaign_id = $1 ORDER BY (payload->>'image_id')::bigint",
+    let mut images = sqlx::query_scalar!(
+        r#"SELECT DISTINCT ON ((payload->>'image_id')::bigint)
+                  jsonb_build_object('id', (payload->>'image_id')::bigint, 'width', payload->'width',
+                                     'height', payload->'height', 'file_name', payload->'file_name') AS "image!: Value"
+             FROM items WHERE campaign_id = $1 ORDER BY (payload->>'image_id')::bigint"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch(pool);
     let mut first = true;
     while let Some(row) = images.next().await {
-        let (image,) = row?;
+        let image = row?;
         send(format!("{}{image}", if first { "" } else { "," })).await?;
         first = false;
     }
     drop(images);
     send("], \"annotations\": [".into()).await?;
-    let mut masks = sqlx::query_as::<_, (Value,)>(
+    let mut masks = sqlx::query_scalar!(
         "SELECT DISTINCT ON ((payload->>'annotation_id')::bigint) payload
          FROM items WHERE campaign_id = $1 ORDER BY (payload->>'annotation_id')::bigint",
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch(pool);
     let mut first = true;
     while let Some(row) = masks.next().await {
-        let (p,) = row?;
+        let p = row?;
         let mask = p["annotation_id"].as_u64().and_then(|id| accepted.get(&id));
         send(format!("{}{}", if first { "" } else { "," }, annotation(&p, mask, partial))).await?;
         first = false;
@@ -180,16 +180,17 @@ pub fn coco_of_release(snapshot: &crate::core::releases::Snapshot, aggregate: &[
 /// Categories and attributes as the tasks carry them, for a campaign whose
 /// ontology was never stored (its tasks came with their choices).
 async fn ontology_from_items(pool: &PgPool, campaign_id: Uuid) -> Result<super::ontology::Ontology> {
-    let rows: Vec<(Value,)> = sqlx::query_as(
-        "SELECT DISTINCT ON (payload->>'supercategory', payload->>'category_id')
-                jsonb_build_object('category_id', payload->'category_id', 'category', payload->'category',
-                                   'supercategory', payload->'supercategory', 'options', payload->'options')
-         FROM items WHERE campaign_id = $1",
+    let rows = sqlx::query_scalar!(
+        r#"SELECT DISTINCT ON (payload->>'supercategory', payload->>'category_id')
+                  jsonb_build_object('category_id', payload->'category_id', 'category', payload->'category',
+                                     'supercategory', payload->'supercategory', 'options', payload->'options')
+                      AS "entry!: Value"
+             FROM items WHERE campaign_id = $1"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_all(pool)
     .await?;
-    Ok(ontology_of(rows.iter().map(|(r,)| r)))
+    Ok(ontology_of(rows.iter()))
 }
 
 /// Categories and attributes from tasks' payloads (each with `category_id`,

@@ -23,12 +23,12 @@ pub async fn save_ontology(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, t
         return Err(Error::invalid(Code::WrongKind, "this is not a Fashionpedia campaign"));
     }
     let ontology = Ontology::parse(text)?;
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO fashionpedia_ontologies (campaign_id, ontology) VALUES ($1, $2)
          ON CONFLICT (campaign_id) DO UPDATE SET ontology = excluded.ontology, created_at = now()",
+        campaign_id,
+        serde_json::to_value(&ontology).map_err(|e| Error::internal("the stored ontology", e))?,
     )
-    .bind(campaign_id)
-    .bind(serde_json::to_value(&ontology).map_err(|e| Error::internal("the stored ontology", e))?)
     .execute(pool)
     .await?;
     let mut config = campaign.config.clone();
@@ -44,8 +44,7 @@ pub async fn save_ontology(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, t
 /// The campaign's ontology, if one was imported.
 pub async fn ontology(pool: &PgPool, campaign_id: Uuid) -> Result<Option<Ontology>> {
     let v: Option<serde_json::Value> =
-        sqlx::query_scalar("SELECT ontology FROM fashionpedia_ontologies WHERE campaign_id = $1")
-            .bind(campaign_id)
+        sqlx::query_scalar!("SELECT ontology FROM fashionpedia_ontologies WHERE campaign_id = $1", campaign_id)
             .fetch_optional(pool)
             .await?;
     v.map(|v| serde_json::from_value(v).map_err(|e| Error::internal("the stored ontology", e))).transpose()
@@ -134,17 +133,19 @@ pub async fn import_coco(pool: &PgPool, kinds: &Registry, campaign_id: Uuid, tex
 /// would be drawn on the wrong canvas. Names both files. Run inside the
 /// import's transaction, before it commits.
 async fn refuse_image_clashes(tx: &mut sqlx::Transaction<'static, sqlx::Postgres>, campaign_id: Uuid) -> Result<()> {
-    let clash: Option<(String, Vec<String>)> = sqlx::query_as(
-        "SELECT payload->>'image_id',
-                array_agg(DISTINCT concat(payload->>'file_name', ' (', payload->>'width', 'x', payload->>'height', ')'))
-         FROM items WHERE campaign_id = $1
-         GROUP BY payload->>'image_id'
-         HAVING count(DISTINCT (payload->>'file_name', payload->>'width', payload->>'height')) > 1
-         ORDER BY 1 LIMIT 1",
+    let clash = sqlx::query!(
+        r#"SELECT payload->>'image_id' AS "id!",
+                  array_agg(DISTINCT concat(payload->>'file_name', ' (', payload->>'width', 'x', payload->>'height', ')'))
+                      AS "files!"
+             FROM items WHERE campaign_id = $1
+            GROUP BY payload->>'image_id'
+           HAVING count(DISTINCT (payload->>'file_name', payload->>'width', payload->>'height')) > 1
+            ORDER BY 1 LIMIT 1"#,
+        campaign_id
     )
-    .bind(campaign_id)
     .fetch_optional(&mut **tx)
-    .await?;
+    .await?
+    .map(|r| (r.id, r.files));
     match clash {
         Some((id, files)) => Err(Error::invalid(
             Code::ImageIdClash,

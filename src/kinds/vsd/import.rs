@@ -182,17 +182,17 @@ async fn insert_chunk(
     let mut keep: Vec<usize> = seen.into_values().collect();
     keep.sort_unstable();
     let rows: Vec<&RankingRow> = keep.into_iter().map(|i| &chunk[i]).collect();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO vsd_rankings (campaign_id, model, query, candidate, rank, score)
          SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::float8[])
          ON CONFLICT (campaign_id, model, query, candidate) DO UPDATE SET rank = excluded.rank, score = excluded.score",
+        campaign_id,
+        &rows.iter().map(|r| r.model.as_str()).collect::<Vec<_>>() as &[&str],
+        &rows.iter().map(|r| r.query.as_str()).collect::<Vec<_>>() as &[&str],
+        &rows.iter().map(|r| r.candidate.as_str()).collect::<Vec<_>>() as &[&str],
+        &rows.iter().map(|r| i32::try_from(r.rank).unwrap_or(i32::MAX)).collect::<Vec<_>>(),
+        &rows.iter().map(|r| r.score).collect::<Vec<_>>() as &[Option<f64>],
     )
-    .bind(campaign_id)
-    .bind(rows.iter().map(|r| r.model.as_str()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.query.as_str()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.candidate.as_str()).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| i32::try_from(r.rank).unwrap_or(i32::MAX)).collect::<Vec<_>>())
-    .bind(rows.iter().map(|r| r.score).collect::<Vec<_>>())
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -200,17 +200,17 @@ async fn insert_chunk(
 
 /// The stored rankings, those below `below_rank` only when given.
 pub async fn load(pool: &PgPool, campaign_id: Uuid, below_rank: Option<u32>) -> Result<Vec<Ranked>> {
-    let rows: Vec<(String, String, String, i32)> = sqlx::query_as(
+    let rows = sqlx::query!(
         "SELECT model, query, candidate, rank FROM vsd_rankings
          WHERE campaign_id = $1 AND ($2::int IS NULL OR rank < $2) ORDER BY model, query, rank",
+        campaign_id,
+        below_rank.map(|k| i32::try_from(k).unwrap_or(i32::MAX)),
     )
-    .bind(campaign_id)
-    .bind(below_rank.map(|k| i32::try_from(k).unwrap_or(i32::MAX)))
     .fetch_all(pool)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(model, query, candidate, rank)| Ranked { model, query, candidate, rank: rank.unsigned_abs() })
+        .map(|r| Ranked { model: r.model, query: r.query, candidate: r.candidate, rank: r.rank.unsigned_abs() })
         .collect())
 }
 
@@ -223,24 +223,32 @@ pub async fn ranks_between(
     from: u32,
     to: u32,
 ) -> Result<Vec<(String, String)>> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query!(
         "SELECT DISTINCT query, candidate FROM vsd_rankings
          WHERE campaign_id = $1 AND model = ANY($2) AND rank >= $3 AND rank < $4 ORDER BY query, candidate",
+        campaign_id,
+        models,
+        i32::try_from(from).unwrap_or(i32::MAX),
+        i32::try_from(to).unwrap_or(i32::MAX),
     )
-    .bind(campaign_id)
-    .bind(models)
-    .bind(i32::try_from(from).unwrap_or(i32::MAX))
-    .bind(i32::try_from(to).unwrap_or(i32::MAX))
     .fetch_all(pool)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.query, r.candidate))
+    .collect())
 }
 
 /// Per model, how many rows are stored.
 pub async fn models(pool: &PgPool, campaign_id: Uuid) -> Result<Vec<(String, i64)>> {
-    Ok(sqlx::query_as("SELECT model, count(*) FROM vsd_rankings WHERE campaign_id = $1 GROUP BY model ORDER BY model")
-        .bind(campaign_id)
-        .fetch_all(pool)
-        .await?)
+    Ok(sqlx::query!(
+        r#"SELECT model, count(*) AS "rows!" FROM vsd_rankings WHERE campaign_id = $1 GROUP BY model ORDER BY model"#,
+        campaign_id
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .map(|r| (r.model, r.rows))
+    .collect())
 }
 
 /// `atelier vsd import-rankings`: reads the file in chunks on a blocking

@@ -415,21 +415,21 @@ pub async fn import(
     // One transaction: items, workers, questionnaires and answers land
     // together or not at all, so a failed import can simply be retried.
     let mut importer = crate::core::item::items::Importer::begin(pool, kinds, campaign_id).await?;
-    let existing: i64 = sqlx::query_scalar("SELECT count(*) FROM items WHERE campaign_id = $1")
-        .bind(campaign_id)
-        .fetch_one(&mut **importer.transaction())
-        .await?;
-    if existing > 0 {
+    let existing =
+        sqlx::query_scalar!(r#"SELECT EXISTS (SELECT FROM items WHERE campaign_id = $1) AS "existing!""#, campaign_id)
+            .fetch_one(&mut **importer.transaction())
+            .await?;
+    if existing {
         return Err(Error::conflict(Code::CampaignNotEmpty, "import a release into a campaign without items"));
     }
     importer.add(&plan.items).await?;
     let tx = importer.transaction();
     let item_ids: HashMap<String, Uuid> =
-        sqlx::query_as::<_, (String, Uuid)>("SELECT external_id, id FROM items WHERE campaign_id = $1")
-            .bind(campaign_id)
+        sqlx::query!("SELECT external_id, id FROM items WHERE campaign_id = $1", campaign_id)
             .fetch_all(&mut **tx)
             .await?
             .into_iter()
+            .map(|r| (r.external_id, r.id))
             .collect();
     let mut workers = HashMap::new();
     for a in &release.answers {
