@@ -605,6 +605,113 @@ async fn an_admin_sends_a_pair_back_to_the_experts_and_their_new_answers_make_it
 }
 
 #[tokio::test]
+async fn an_admin_sends_a_filtered_selection_back_to_the_experts_at_once() {
+    use crate::vsd_service::label_all;
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let campaign = crate::fixtures::open_vsd_campaign(
+        &app,
+        &admin,
+        json!({"kind": "vsd", "name": "bulk send back", "config": {"k": 2}}),
+        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm1,q2,c,0\nm1,q2,d,1\n",
+    )
+    .await;
+    let experts =
+        [crate::fixtures::expert_token(&app, "bulk-e1").await, crate::fixtures::expert_token(&app, "bulk-e2").await];
+    for e in &experts {
+        assert_eq!(label_all(&app, e, &campaign, |_| "1").await, 4);
+    }
+    let (client, csrf) = logged_in_admin(&app).await;
+    let (_, html) = page(&client, &app, &campaign, "q=q1").await;
+    assert!(html.contains("Send them back to the experts"), "offered on an expert campaign");
+    let counted = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM responses WHERE campaign_id = $1::uuid AND excluded_reason IS NULL",
+        )
+        .bind(&campaign)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count")
+    };
+    let batches = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM batches WHERE campaign_id = $1::uuid")
+            .bind(&campaign)
+            .fetch_one(&app.pool)
+            .await
+            .expect("batches")
+    };
+    let (before, batches_before) = (counted().await, batches().await);
+    let bulk = |q: &'static str, reason: &'static str| {
+        let (client, app, campaign, csrf) = (&client, &app, campaign.clone(), csrf.clone());
+        async move {
+            client
+                .post(app.at(&format!("/admin/campaigns/{campaign}/data/bulk")))
+                .form(&[("csrf_token", csrf.as_str()), ("q", q), ("action", "send_back"), ("reason", reason)])
+                .send()
+                .await
+                .expect("bulk")
+        }
+    };
+    // Refused beside the form, the reason kept, nothing changed.
+    let refused = bulk("q1", "curation: mine").await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = refused.text().await.expect("html");
+    assert!(html.contains(r#"id="bulk-error""#) && html.contains(r#"value="curation: mine""#), "{html}");
+    assert_eq!((counted().await, batches().await), (before, batches_before));
+
+    let done = bulk("q1", "swapped images").await;
+    assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    assert_eq!(counted().await, before - 4, "both experts' answers to q1's two pairs");
+    assert_eq!(batches().await, batches_before + 1, "q1's pairs come back together, in one batch");
+    let followed = client.get(app.at(done.headers()["location"].to_str().expect("to"))).send().await.expect("list");
+    let html = followed.text().await.expect("html");
+    assert!(html.contains("2 item(s) sent back to the experts: 4 answer(s) no longer count"), "{html}");
+    let reasons: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT r.excluded_reason FROM responses r JOIN items i ON i.id = r.item_id
+          WHERE r.campaign_id = $1::uuid AND r.excluded_reason IS NOT NULL",
+    )
+    .bind(&campaign)
+    .fetch_all(&app.pool)
+    .await
+    .expect("reasons");
+    assert_eq!(reasons, vec!["sent back to experts: swapped images".to_owned()]);
+    // Each expert gets q1's two pairs again, and nothing of q2.
+    for e in &experts {
+        assert_eq!(label_all(&app, e, &campaign, |_| "0").await, 2);
+    }
+    let (_, gt) =
+        api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
+    let labels: BTreeMap<String, Option<u64>> = gt["pairs"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .map(|p| {
+            (
+                format!("{}{}", p["query"].as_str().unwrap_or(""), p["candidate"].as_str().unwrap_or("")),
+                p["label"].as_u64(),
+            )
+        })
+        .collect();
+    assert_eq!(labels.values().filter(|l| **l == Some(0)).count(), 2, "{labels:?}");
+    assert_eq!(labels.values().filter(|l| **l == Some(1)).count(), 2, "{labels:?}");
+
+    // A crowd campaign's list offers no send-back, and refuses one posted.
+    let (crowd, _) =
+        open_vton_campaign(&app, &admin, 2, 1, json!({"tasks_per_questionnaire": 2, "sanity_per_questionnaire": 1}))
+            .await;
+    let (_, html) = page(&client, &app, &crowd, "").await;
+    assert!(!html.contains("Send them back"), "not offered");
+    let resp = client
+        .post(app.at(&format!("/admin/campaigns/{crowd}/data/bulk")))
+        .form(&[("csrf_token", csrf.as_str()), ("action", "send_back"), ("reason", "why not")])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(resp.text().await.expect("html").contains("only an expert campaign sends an item back"));
+}
+
+#[tokio::test]
 async fn a_dismissed_flag_leaves_the_flagged_list_until_someone_flags_the_item_again() {
     use crate::vsd_service::label_all;
     let app = TestApp::spawn().await;

@@ -122,6 +122,32 @@ pub struct SentBack {
 /// truth. Crowd questionnaires are re-queued by curation instead.
 #[tracing::instrument(level = "debug", skip(pool))]
 pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: &str) -> Result<SentBack> {
+    crate::core::item::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
+    let sent = send_back_items(pool, campaign_id, &[item_id], reason).await?;
+    Ok(SentBack { excluded: sent.excluded, batch: sent.first_batch })
+}
+
+/// What [`send_back_items`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentBackItems {
+    /// The items' answers that no longer count.
+    pub excluded: u64,
+    /// How many new batches offer the items again.
+    pub batches: usize,
+    /// The first of them, numbered from 1 as pages show it (the others
+    /// follow it).
+    pub first_batch: i32,
+}
+
+/// Sends items of an expert campaign back to the experts at once, all or
+/// nothing: their answers stop counting (marked "sent back to experts:
+/// `reason`") and the items sent back from one batch are offered again
+/// together in a new batch with that batch's overlap and group (so a VSD
+/// query's pairs, or a Fashionpedia super-category's masks, stay together).
+/// Refused, changing nothing, for a crowd campaign or when an item is in no
+/// batch yet.
+#[tracing::instrument(level = "debug", skip(pool, items), fields(items = items.len()))]
+pub async fn send_back_items(pool: &PgPool, campaign_id: Uuid, items: &[Uuid], reason: &str) -> Result<SentBackItems> {
     let reason = format!("{SENT_BACK}{}", crate::core::work::responses::admin_reason(reason)?);
     let campaign = crate::core::campaign::campaigns::ensure_writable(pool, campaign_id).await?;
     if campaign.settings.crowd() {
@@ -130,47 +156,67 @@ pub async fn send_back(pool: &PgPool, campaign_id: Uuid, item_id: Uuid, reason: 
             "only an expert campaign sends an item back; a crowd campaign's questionnaires are re-queued by curation",
         ));
     }
-    crate::core::item::items::ensure_in_campaign(pool, campaign_id, item_id).await?;
     let mut tx = pool.begin().await?;
     sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
         .fetch_optional(&mut *tx)
         .await?;
+    // Each item's last batch (reviews aside), in the order batches were formed.
     let last = sqlx::query!(
-        "SELECT b.overlap, b.grouping FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
-          WHERE bi.item_id = $1 AND b.campaign_id = $2 AND b.review_of IS NULL
-          ORDER BY b.position DESC LIMIT 1",
-        item_id,
+        r#"SELECT last.item_id AS "item_id!", last.batch AS "batch!", last.overlap, last.grouping
+             FROM (SELECT DISTINCT ON (bi.item_id) bi.item_id, b.id AS batch, b.position, b.overlap, b.grouping
+                     FROM batch_items bi JOIN batches b ON b.id = bi.batch_id
+                    WHERE bi.item_id = ANY($1) AND b.campaign_id = $2 AND b.review_of IS NULL
+                    ORDER BY bi.item_id, b.position DESC) last
+            ORDER BY last.position, last.item_id"#,
+        items,
         campaign_id,
     )
-    .fetch_optional(&mut *tx)
-    .await?
-    .map(|b| (b.overlap, b.grouping));
-    let Some((overlap, group)) = last else {
+    .fetch_all(&mut *tx)
+    .await?;
+    if last.len() < items.len() || items.is_empty() {
+        let unbatched = items.len() - last.len();
         return Err(Error::conflict(
             Code::NoBatches,
-            "this item is in no batch yet: form batches to offer it to the experts",
+            match items.len() {
+                0 => "no item to send back".to_owned(),
+                1 => "this item is in no batch yet: form batches to offer it to the experts".to_owned(),
+                n => format!(
+                    "{unbatched} of the {n} items are in no batch yet: form batches first, or filter them out \
+                     (nothing was sent back)"
+                ),
+            },
         ));
-    };
+    }
     let excluded = sqlx::query!(
         "UPDATE responses SET excluded_reason = $3, excluded_at = now()
-          WHERE campaign_id = $1 AND item_id = $2 AND excluded_reason IS NULL",
+          WHERE campaign_id = $1 AND item_id = ANY($2) AND excluded_reason IS NULL",
         campaign_id,
-        item_id,
+        items,
         &reason,
     )
     .execute(&mut *tx)
     .await?
     .rows_affected();
-    let position = sqlx::query_scalar!(
+    let mut next = sqlx::query_scalar!(
         r#"SELECT coalesce(max(position) + 1, 0) AS "position!" FROM batches WHERE campaign_id = $1"#,
         campaign_id,
     )
     .fetch_one(&mut *tx)
     .await?;
-    let batch = insert(&mut tx, campaign_id, usize::try_from(position).unwrap_or(0), overlap, None, &[item_id]).await?;
-    sqlx::query!("UPDATE batches SET grouping = $2 WHERE id = $1", batch, group).execute(&mut *tx).await?;
+    let first_batch = next + 1;
+    let mut batches = 0;
+    for group in last.chunk_by(|a, b| a.batch == b.batch) {
+        let ids: Vec<Uuid> = group.iter().map(|r| r.item_id).collect();
+        let batch =
+            insert(&mut tx, campaign_id, usize::try_from(next).unwrap_or(0), group[0].overlap, None, &ids).await?;
+        sqlx::query!("UPDATE batches SET grouping = $2 WHERE id = $1", batch, group[0].grouping)
+            .execute(&mut *tx)
+            .await?;
+        next += 1;
+        batches += 1;
+    }
     tx.commit().await?;
-    Ok(SentBack { excluded, batch: position + 1 })
+    Ok(SentBackItems { excluded, batches, first_batch })
 }
 
 /// Brings the planner's statistics up to date after batches were formed or

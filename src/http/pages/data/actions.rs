@@ -118,24 +118,33 @@ pub(super) async fn bulk(
         Ok(filter) => filter,
         Err(why) => return refuse(why).await,
     };
-    let action = match action.as_str() {
-        "exclude" => responses::Bulk::Exclude,
-        "include" => responses::Bulk::Include,
-        other => return refuse(format!("choose what to do with the items, not “{other}”")).await,
-    };
+    if !["exclude", "include", "send_back"].contains(&action.as_str()) {
+        return refuse(format!("choose what to do with the items, not “{action}”")).await;
+    }
     let kind = s.kinds.of(&campaigns::get(&s.pool, id).await?)?;
     let items = browser::matching(&s.pool, id, &flags(kind), &filter).await?;
-    match responses::set_items_exclusion(&s.pool, id, &items, action, &reason).await {
-        Ok(n) => {
-            let reason = reason.trim();
-            let message = match action {
-                responses::Bulk::Exclude => {
-                    format!("{n} answer(s) of {} item(s) excluded: {reason}.", items.len())
-                }
-                responses::Bulk::Include => {
-                    format!("{n} answer(s) of {} item(s) count again (were excluded: {reason}).", items.len())
-                }
-            };
+    let done = match action.as_str() {
+        "send_back" => crate::core::work::batches::send_back_items(&s.pool, id, &items, &reason).await.map(|sent| {
+            format!(
+                "{} item(s) sent back to the experts: {} answer(s) no longer count, and {} new batch(es) from batch {} \
+                 offer them again.",
+                items.len(),
+                sent.excluded,
+                sent.batches,
+                sent.first_batch
+            )
+        }),
+        "include" => {
+            responses::set_items_exclusion(&s.pool, id, &items, responses::Bulk::Include, &reason).await.map(|n| {
+                format!("{n} answer(s) of {} item(s) count again (were excluded: {}).", items.len(), reason.trim())
+            })
+        }
+        _ => responses::set_items_exclusion(&s.pool, id, &items, responses::Bulk::Exclude, &reason)
+            .await
+            .map(|n| format!("{n} answer(s) of {} item(s) excluded: {}.", items.len(), reason.trim())),
+    };
+    match done {
+        Ok(message) => {
             let to = format!("/admin/campaigns/{id}/data?{raw}#items");
             Ok(crate::http::flash::redirect(&session, message, &to).await)
         }
