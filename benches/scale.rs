@@ -434,13 +434,93 @@ async fn main() {
     let verified = start.elapsed().as_secs_f64();
     println!("RESULT release verify (command line): {verified:.3} s, peak {peak:.0} MB; {}", said.trim());
     let archive_mb = release["size"].as_f64().unwrap_or(0.0) / 1e6;
-    let full_run = ["SCALE", "SCALE_ANNOTATORS"].iter().all(|v| std::env::var_os(v).is_none());
-    figures::record(&rows(stored, CLIENTS, archive_mb, (verified, peak), (before_cut, after_cut)), full_run);
-    if std::env::var_os("SCALE_KEEP").is_some() {
-        // For looking at the data afterwards: the service keeps running.
-        println!("kept: {} (service pid {pid}, port {})", dir.keep().display(), h.port);
-        return;
+    // Two more cuts of the same data, one after the other: a cut that left
+    // something behind would show as a higher peak or a higher RSS after.
+    let mut cuts = vec![(step("release cut").0, step("release cut").1, after_cut)];
+    for n in [2, 3] {
+        reset_peak(pid);
+        let start = Instant::now();
+        let path = format!("/api/v1/admin/campaigns/{campaign}/releases");
+        admin(&http, &h, &token, &path, json!({"note": format!("scale, cut {n}")})).await;
+        report(&format!("release cut {n}"), start.elapsed().as_secs_f64(), "", pid);
+        let (seconds, peak) = step(&format!("release cut {n}"));
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        cuts.push((seconds, peak, rss_mb(pid).0));
     }
+    // A restart over the same data: the VTON page's first view (nothing in
+    // memory) and how long until its figures are shown.
     service::signal(pid as i32, nix::sys::signal::Signal::SIGTERM);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut process = process;
+    process.wait().expect("the service ends");
+    let mut restarted = h.serve();
+    let pid = restarted.id();
+    h.ready(&http).await;
+    let browser = service::logged_in_browser(&h).await;
+    let start = Instant::now();
+    let first = browser.get(&vton_page).send().await.expect("page").text().await.expect("html");
+    let computing = first.contains("being computed");
+    report(
+        "VTON page after a restart, first view",
+        start.elapsed().as_secs_f64(),
+        if computing { ", figures being computed" } else { ", figures shown" },
+        pid,
+    );
+    let start = Instant::now();
+    while browser.get(&vton_page).send().await.expect("page").text().await.expect("html").contains("being computed") {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    report("VTON page after a restart, until the figures are shown", start.elapsed().as_secs_f64(), "", pid);
+    let full_run = ["SCALE", "SCALE_ANNOTATORS"].iter().all(|v| std::env::var_os(v).is_none());
+    let mut table = rows(stored, CLIENTS, archive_mb, (verified, peak), (before_cut, after_cut));
+    table.extend(restart_rows(&cuts));
+    figures::record(&table, full_run);
+    if std::env::var_os("SCALE_KEEP").is_some() {
+        // For looking at the data afterwards: the service keeps running
+        // until it is stopped by hand (this waits for it).
+        println!("kept: {} (service pid {pid}, port {})", dir.keep().display(), h.port);
+    } else {
+        service::signal(pid as i32, nix::sys::signal::Signal::SIGTERM);
+    }
+    restarted.wait().expect("the service ends");
+}
+
+/// The rows of the successive cuts (seconds, peak and RSS 2 s after, MB)
+/// and of the restart.
+fn restart_rows(cuts: &[(f64, f64, f64)]) -> Vec<figures::Row> {
+    let row = |what: &str, figure: String, target: String| figures::Row {
+        what: what.to_owned(),
+        figure,
+        baseline: String::new(),
+        target,
+        command: "`cargo bench --bench scale`".to_owned(),
+    };
+    let each = |f: &dyn Fn(&(f64, f64, f64)) -> String| cuts.iter().map(f).collect::<Vec<_>>().join(" / ");
+    let worst_peak = cuts.iter().map(|c| c.1).fold(0.0, f64::max);
+    let slowest = cuts.iter().map(|c| c.0).fold(0.0, f64::max);
+    let first_view = step("VTON page after a restart, first view").0;
+    vec![
+        row(
+            "three successive release cuts at VTON-QBench size: time / service peak / RSS 2 s after",
+            format!(
+                "{} s / {} MB / {} MB",
+                each(&|c| format!("{:.2}", c.0)),
+                each(&|c| format!("{:.0}", c.1)),
+                each(&|c| format!("{:.0}", c.2))
+            ),
+            format!(
+                "< 5 s ({}), every peak < 300 MB ({})",
+                figures::met(slowest < 5.0),
+                figures::met(worst_peak < 300.0)
+            ),
+        ),
+        row(
+            "VTON page at VTON-QBench size after a restart: first view / until its figures are shown",
+            format!(
+                "{first_view:.3} s ({}) / {:.1} s",
+                detail("VTON page after a restart, first view").trim_start_matches(", "),
+                step("VTON page after a restart, until the figures are shown").0
+            ),
+            format!("first view < 300 ms ({})", figures::met(first_view < 0.3)),
+        ),
+    ]
 }

@@ -183,6 +183,32 @@ pub enum Freshness {
         /// When the summary shown was derived.
         as_of: DateTime<Utc>,
     },
+    /// None was derived yet (a new service, a campaign never shown) and the
+    /// first is taking longer than [`FIRST_WAIT`]: it is being computed.
+    Computing,
+}
+
+/// How long a view waits for a campaign's first summary before it is shown
+/// without it, marked [`Freshness::Computing`]: small campaigns' come well
+/// within it; at VTON-QBench size the ground truth takes seconds, and a
+/// page that waits for them looks broken.
+pub const FIRST_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+
+impl Freshness {
+    /// What a page says above figures that are not current, in words;
+    /// `None` when they are.
+    pub fn notice(self) -> Option<String> {
+        match self {
+            Self::Current => None,
+            Self::Updating { as_of } => Some(format!(
+                "These figures are from {}: the campaign has changed since, and they are being updated.",
+                as_of.format("%Y-%m-%d %H:%M:%S UTC")
+            )),
+            Self::Computing => {
+                Some("The figures are being computed from the campaign's answers; they appear here when ready.".into())
+            }
+        }
+    }
 }
 
 /// A small result `derive`d from the campaign's ground truth (what a page
@@ -191,7 +217,9 @@ pub enum Freshness {
 /// last one was derived, that one comes back at once, marked
 /// [`Freshness::Updating`], while the new one is derived in the background
 /// (one computation per campaign and name, whoever asks meanwhile): a
-/// ground truth can take seconds. The first is derived while waiting.
+/// ground truth can take seconds. The first is waited for up to
+/// [`FIRST_WAIT`]; past it there is none to show yet (`None`, marked
+/// [`Freshness::Computing`]) while it goes on being derived.
 #[tracing::instrument(level = "debug", skip_all, fields(campaign_id = %campaign.id, name))]
 pub async fn summary<T: Send + Sync + 'static>(
     pool: &PgPool,
@@ -200,7 +228,7 @@ pub async fn summary<T: Send + Sync + 'static>(
     campaign: &campaigns::Campaign,
     name: &'static str,
     derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
-) -> Result<(Arc<T>, Freshness)> {
+) -> Result<(Option<Arc<T>>, Freshness)> {
     let (campaign_id, kind, rules) = (campaign.id, kinds.of(campaign)?, kinds.rules(campaign)?);
     let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
     let last = caches
@@ -208,7 +236,7 @@ pub async fn summary<T: Send + Sync + 'static>(
         .derived(campaign_id, name)
         .and_then(|d| Some((d.fingerprint, d.at, d.value.downcast::<T>().ok()?)));
     match last {
-        Some((derived_from, _, value)) if derived_from == fingerprint => Ok((value, Freshness::Current)),
+        Some((derived_from, _, value)) if derived_from == fingerprint => Ok((Some(value), Freshness::Current)),
         Some((_, as_of, value)) => {
             let (pool, caches) = (pool.clone(), caches.clone());
             tokio::spawn(async move {
@@ -216,9 +244,27 @@ pub async fn summary<T: Send + Sync + 'static>(
                     tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
                 }
             });
-            Ok((value, Freshness::Updating { as_of }))
+            Ok((Some(value), Freshness::Updating { as_of }))
         }
-        None => Ok((derive_summary(pool, kind, rules, caches, campaign_id, name, derive).await?, Freshness::Current)),
+        None => {
+            // Derived in a task of its own, so it goes on (and is kept) when
+            // this view stops waiting.
+            let (pool, caches) = (pool.clone(), caches.clone());
+            let first = tokio::spawn(async move {
+                let derived = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await;
+                if let Err(e) = &derived {
+                    tracing::warn!(error = %e, %campaign_id, name, "deriving a summary failed");
+                }
+                derived
+            });
+            match tokio::time::timeout(FIRST_WAIT, first).await {
+                Ok(joined) => {
+                    let derived = joined.map_err(|e| crate::error::Error::internal("deriving a summary", e))??;
+                    Ok((Some(derived), Freshness::Current))
+                }
+                Err(_) => Ok((None, Freshness::Computing)),
+            }
+        }
     }
 }
 

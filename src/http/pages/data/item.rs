@@ -39,7 +39,7 @@ struct ItemPage {
     payload: String,
     known_answer: Option<String>,
     label: Option<String>,
-    as_of: Option<String>,
+    notice: Option<String>,
     /// Who last dismissed its flags, and when.
     dismissed: Option<(String, String)>,
     csrf_token: String,
@@ -114,7 +114,7 @@ pub(super) async fn show_item(
     let rows = |total| Pager::rows_of(total, requested);
     let detail = browser::item(&s.pool, id, item_id, &flags(kind), rows).await?;
     let pager = Pager::new((detail.counts.counted + detail.counts.excluded) as usize, query, "answers", "answers");
-    let (labels, as_of) = current_labels(s, &campaign).await?;
+    let (labels, notice) = current_labels(s, &campaign).await?;
     let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
     let answers = detail
         .answers
@@ -138,7 +138,7 @@ pub(super) async fn show_item(
             payload: pretty(&detail.item.payload),
             known_answer: detail.item.gold.as_ref().map(pretty),
             label: labels.get(&detail.item.external_id).cloned(),
-            as_of,
+            notice,
             item: detail.item,
             campaign,
             dismissed: detail.dismissed.map(|(who, at)| (who, at.format("%Y-%m-%d %H:%M UTC").to_string())),

@@ -3,7 +3,7 @@
 
 use crate::core::campaign::campaigns;
 use crate::core::kind::contract::TaskKind;
-use crate::core::truth::ground_truth::{self, Freshness};
+use crate::core::truth::ground_truth;
 use crate::error::Result;
 use crate::http::AppState;
 use std::sync::Arc;
@@ -15,18 +15,15 @@ pub(super) fn labels(kind: &dyn TaskKind, json: &[u8]) -> Result<Labels> {
     Ok(kind.release_labels(json))
 }
 
-/// The labels the page shows and, when they predate the last change, since when.
+/// The labels the page shows (none while the first are computed) and,
+/// when they are not current, what the page says about them.
 pub(in crate::http::pages) async fn current_labels(
     s: &AppState,
     campaign: &campaigns::Campaign,
 ) -> Result<(Arc<Labels>, Option<String>)> {
     let (labels, freshness) =
         ground_truth::summary(&s.pool, &s.kinds, &s.caches, campaign, "item-labels", labels).await?;
-    let as_of = match freshness {
-        Freshness::Current => None,
-        Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
-    };
-    Ok((labels, as_of))
+    Ok((labels.unwrap_or_default(), freshness.notice()))
 }
 
 pub(in crate::http::pages) fn flags(kind: &dyn TaskKind) -> Vec<serde_json::Value> {

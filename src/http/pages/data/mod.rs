@@ -141,8 +141,8 @@ struct DataPage {
     pager: Pager,
     /// Whether the kind has flags (the flagged filter is offered then).
     has_flags: bool,
-    /// Set when the labels predate the campaign's last change.
-    as_of: Option<String>,
+    /// Set when the labels are not current: what the page says about them.
+    notice: Option<String>,
     /// The filter as hidden fields, for the bulk form (page left out).
     kept: Vec<(String, String)>,
     /// The bulk form refused: its reason as typed and why.
@@ -184,7 +184,7 @@ async fn show_list(
         Err(message) => (browser::ItemPage { total: 0, rows: Vec::new() }, Some(message)),
     };
     let pager = Pager::new(page.total, &query, "page", "items");
-    let (labels, as_of) = current_labels(s, &campaign).await?;
+    let (labels, notice) = current_labels(s, &campaign).await?;
     let rows = page
         .rows
         .into_iter()
@@ -213,5 +213,5 @@ async fn show_list(
     let has_flags = !kind.about().answer_flags.is_empty();
     let kept = query.without("page");
     let csrf_token = crate::http::csrf::token(session).await?;
-    render_with(status, &DataPage { has_flags, campaign, form, refusal, rows, pager, as_of, kept, bulk, csrf_token })
+    render_with(status, &DataPage { has_flags, campaign, form, refusal, rows, pager, notice, kept, bulk, csrf_token })
 }

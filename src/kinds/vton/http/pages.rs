@@ -3,7 +3,7 @@
 
 use super::VtonCampaign;
 use crate::core::campaign::campaigns;
-use crate::core::truth::ground_truth::{self, Freshness};
+use crate::core::truth::ground_truth;
 use crate::http::extract::{Admin, Path};
 use crate::http::kind_routes::KindCampaign;
 use crate::http::kind_routes::{asset, CSS};
@@ -33,10 +33,14 @@ pub fn router() -> Router<AppState> {
 struct VtonPage {
     campaign: campaigns::Campaign,
     csrf_token: String,
-    /// What the ground truth says, as shown.
-    f: Arc<Figures>,
-    /// Set when `f` predates the campaign's last change (being updated).
-    as_of: Option<String>,
+    /// What the ground truth says, as shown (`None` while the first
+    /// figures are computed).
+    f: Option<Arc<Figures>>,
+    /// The rules the figures shown were computed under (the configured
+    /// ones while there are none).
+    preset: String,
+    /// Set when `f` is not current: what the page says about it.
+    notice: Option<String>,
     /// The preset the campaign is set to now, when the figures shown were
     /// computed under another (right after a switch, until they are redone).
     switched_to: Option<String>,
@@ -139,15 +143,13 @@ async fn page(_: OnPage<Admin>, State(s): State<AppState>, session: Session, Pat
 async fn show_page(s: &AppState, session: &Session, id: Uuid, refused: Option<Refusal>) -> PageResult {
     let campaign = VtonCampaign::of(s, id).await?;
     let (f, freshness) = ground_truth::summary(&s.pool, &s.kinds, &s.caches, &campaign, "vton-page", figures).await?;
-    let as_of = match freshness {
-        Freshness::Current => None,
-        Freshness::Updating { as_of } => Some(as_of.format("%Y-%m-%d %H:%M:%S UTC").to_string()),
-    };
     let configured = VtonCampaign::config(s, &campaign)?.curation.preset.name();
-    let switched_to = Some(configured).filter(|name| *name != f.preset).map(str::to_owned);
+    let preset = f.as_ref().map_or(configured, |f| f.preset.as_str()).to_owned();
+    let switched_to = Some(configured).filter(|name| *name != preset).map(str::to_owned);
+    let notice = freshness.notice();
     let status = refused.as_ref().map_or(axum::http::StatusCode::OK, |r| r.status);
     let csrf_token = csrf::token(session).await?;
-    render_with(status, &VtonPage { campaign, csrf_token, f, as_of, switched_to, refused })
+    render_with(status, &VtonPage { campaign, csrf_token, f, preset, notice, switched_to, refused })
 }
 
 /// Template helpers.
