@@ -375,8 +375,13 @@ async fn main() {
     let known = browser.get(h.url(&format!("/admin/campaigns/{campaign}/data?known=yes"))).send().await;
     let known = known.expect("the sanity tasks").text().await.expect("html");
     let marker = format!("/admin/campaigns/{campaign}/data/");
-    let at = known.find(&marker).expect("a sanity task's link") + marker.len();
-    let sanity = known[at..at + 36].to_owned();
+    // The first link to an item (the bulk form's address comes before it).
+    let sanity = known
+        .match_indices(&marker)
+        .filter_map(|(at, _)| known.get(at + marker.len()..at + marker.len() + 36))
+        .find(|id| uuid::Uuid::parse_str(id).is_ok())
+        .expect("a sanity task's link")
+        .to_owned();
     for (what, path) in [
         ("data browser, first page", format!("/admin/campaigns/{campaign}/data")),
         ("data browser, excluded answers (`excluded=yes`)", format!("/admin/campaigns/{campaign}/data?excluded=yes")),
