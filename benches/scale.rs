@@ -249,9 +249,15 @@ async fn main() {
 
     let config = json!({"tasks_per_questionnaire": 50, "sanity_per_questionnaire": 5,
                         "annotators_per_questionnaire": annotators, "background": []});
-    let campaign =
-        admin(&http, &h, &token, "/api/v1/admin/campaigns", json!({"kind": "vton", "name": "scale", "config": config}))
-            .await;
+    let campaign = admin(
+        &http,
+        &h,
+        &token,
+        "/api/v1/admin/campaigns",
+        // Every client joins from this one address: no per-address limit.
+        json!({"kind": "vton", "name": "scale", "config": config, "settings": {"joins_per_address": 0}}),
+    )
+    .await;
     let campaign = campaign["id"].as_str().expect("id").to_owned();
     let csv = triplets_csv(images);
     reset_peak(pid);

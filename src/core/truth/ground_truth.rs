@@ -192,7 +192,7 @@ pub enum Freshness {
 /// without it, marked [`Freshness::Computing`]: small campaigns' come well
 /// within it; at VTON-QBench size the ground truth takes seconds, and a
 /// page that waits for them looks broken.
-pub const FIRST_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+pub const FIRST_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
 
 impl Freshness {
     /// What a page says above figures that are not current, in words;
