@@ -192,7 +192,7 @@ pub enum Freshness {
 /// without it, marked [`Freshness::Computing`]: small campaigns' come well
 /// within it; at VTON-QBench size the ground truth takes seconds, and a
 /// page that waits for them looks broken.
-pub const FIRST_WAIT: std::time::Duration = std::time::Duration::from_millis(150);
+pub const FIRST_WAIT: std::time::Duration = std::time::Duration::from_millis(120);
 
 impl Freshness {
     /// What a page says above figures that are not current, in words;
@@ -230,42 +230,40 @@ pub async fn summary<T: Send + Sync + 'static>(
     derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
 ) -> Result<(Option<Arc<T>>, Freshness)> {
     let (campaign_id, kind, rules) = (campaign.id, kinds.of(campaign)?, kinds.rules(campaign)?);
-    let fingerprint = aggregate_cache::fingerprint(pool, campaign_id).await?;
     let last = caches
         .ground_truths
         .derived(campaign_id, name)
         .and_then(|d| Some((d.fingerprint, d.at, d.value.downcast::<T>().ok()?)));
-    match last {
-        Some((derived_from, _, value)) if derived_from == fingerprint => Ok((Some(value), Freshness::Current)),
-        Some((_, as_of, value)) => {
-            let (pool, caches) = (pool.clone(), caches.clone());
-            tokio::spawn(async move {
-                if let Err(e) = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await {
-                    tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
-                }
-            });
-            Ok((Some(value), Freshness::Updating { as_of }))
-        }
-        None => {
-            // Derived in a task of its own, so it goes on (and is kept) when
-            // this view stops waiting.
-            let (pool, caches) = (pool.clone(), caches.clone());
-            let first = tokio::spawn(async move {
-                let derived = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await;
-                if let Err(e) = &derived {
-                    tracing::warn!(error = %e, %campaign_id, name, "deriving a summary failed");
-                }
-                derived
-            });
-            match tokio::time::timeout(FIRST_WAIT, first).await {
-                Ok(joined) => {
-                    let derived = joined.map_err(|e| crate::error::Error::internal("deriving a summary", e))??;
-                    Ok((Some(derived), Freshness::Current))
-                }
-                Err(_) => Ok((None, Freshness::Computing)),
+    let Some((derived_from, as_of, value)) = last else {
+        // None yet: no fingerprint to compare (the derivation reads its
+        // own), so the wait starts at once. Derived in a task of its own, so
+        // it goes on (and is kept) when this view stops waiting.
+        let (pool, caches) = (pool.clone(), caches.clone());
+        let first = tokio::spawn(async move {
+            let derived = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await;
+            if let Err(e) = &derived {
+                tracing::warn!(error = %e, %campaign_id, name, "deriving a summary failed");
             }
-        }
+            derived
+        });
+        return match tokio::time::timeout(FIRST_WAIT, first).await {
+            Ok(joined) => {
+                let derived = joined.map_err(|e| crate::error::Error::internal("deriving a summary", e))??;
+                Ok((Some(derived), Freshness::Current))
+            }
+            Err(_) => Ok((None, Freshness::Computing)),
+        };
+    };
+    if derived_from == aggregate_cache::fingerprint(pool, campaign_id).await? {
+        return Ok((Some(value), Freshness::Current));
     }
+    let (pool, caches) = (pool.clone(), caches.clone());
+    tokio::spawn(async move {
+        if let Err(e) = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await {
+            tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
+        }
+    });
+    Ok((Some(value), Freshness::Updating { as_of }))
 }
 
 /// Derives and keeps a [`summary`] from the data as it is now; concurrent
