@@ -24,7 +24,7 @@
 //!   double clicks without blocking anyone else).
 
 use crate::core::campaign::states::{AssignmentState, CampaignState};
-use crate::core::work::eligibility::{who_may_take, Eligibility, WITH_ROOM_FOR};
+use crate::core::work::eligibility::{batches_with_room, who_may_take, Eligibility};
 use crate::core::{campaign::campaigns, Registry};
 use crate::error::Code;
 use crate::error::{Error, Result};
@@ -258,8 +258,8 @@ async fn first_with_room(
     check_gold: bool,
     barred: &[String],
 ) -> Result<Option<(Uuid, Option<i32>)>> {
-    for lock in ["FOR UPDATE OF b SKIP LOCKED", "FOR UPDATE OF b"] {
-        let found = with_room(tx, campaign_id, annotator_id, check_gold, barred, lock).await?;
+    for skip_locked in [true, false] {
+        let found = with_room(tx, campaign_id, annotator_id, check_gold, barred, skip_locked).await?;
         if found.is_some() {
             return Ok(found);
         }
@@ -267,27 +267,44 @@ async fn first_with_room(
     Ok(None)
 }
 
-/// [`first_with_room`] with one locking clause: only batches with room are
-/// looked at (an index lists them in order), and the count is checked again
-/// on the locked row, so a batch that fills while this waits for its lock
-/// is passed over.
+/// [`first_with_room`] skipping locked batches or waiting for them: only
+/// batches with room are looked at (an index lists them in order), and the
+/// count is checked again on the locked row, so a batch that fills while
+/// this waits for its lock is passed over.
 async fn with_room(
     tx: &mut Transaction<'_, Postgres>,
     campaign_id: Uuid,
     annotator_id: Uuid,
     check_gold: bool,
     barred: &[String],
-    lock: &str,
+    skip_locked: bool,
 ) -> Result<Option<(Uuid, Option<i32>)>> {
-    Ok(sqlx::query_as(&format!(
-        "SELECT b.id, b.overlap FROM batches b WHERE {WITH_ROOM_FOR} ORDER BY b.position LIMIT 1 {lock}"
-    ))
-    .bind(campaign_id)
-    .bind(annotator_id)
-    .bind(check_gold)
-    .bind(barred)
-    .fetch_optional(&mut **tx)
-    .await?)
+    let found = if skip_locked {
+        batches_with_room!(
+            "SELECT b.id, b.overlap",
+            "ORDER BY b.position LIMIT 1 FOR UPDATE OF b SKIP LOCKED",
+            campaign_id,
+            annotator_id,
+            check_gold,
+            barred,
+        )
+        .fetch_optional(&mut **tx)
+        .await?
+        .map(|b| (b.id, b.overlap))
+    } else {
+        batches_with_room!(
+            "SELECT b.id, b.overlap",
+            "ORDER BY b.position LIMIT 1 FOR UPDATE OF b",
+            campaign_id,
+            annotator_id,
+            check_gold,
+            barred,
+        )
+        .fetch_optional(&mut **tx)
+        .await?
+        .map(|b| (b.id, b.overlap))
+    };
+    Ok(found)
 }
 
 /// How long a campaign's assignments are leased.

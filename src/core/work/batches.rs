@@ -103,7 +103,7 @@ pub async fn form(pool: &PgPool, kinds: &crate::core::Registry, campaign_id: Uui
 
 /// How the reason of an answer sent back to the experts starts; such an
 /// answer does not keep its expert from the batch offering the item again
-/// (`eligibility::WITH_ROOM_FOR` spells the same text in SQL).
+/// (`eligibility::batches_with_room!` spells the same text in SQL).
 pub const SENT_BACK: &str = "sent back to experts: ";
 
 /// What [`send_back`] did.

@@ -10,20 +10,33 @@ use crate::error::Result;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// Batches `b` of campaign `$1` with a free slot that annotator `$2` may
-/// take: not taken by them before, holding no non-gold item they answered
-/// (`$3`: gold counts too; an answer the admin sent back to the experts, see
-/// [`crate::core::work::batches::SENT_BACK`], does not count), not in a barred group
-/// (`$4`), and not a review of their own work.
-pub(in crate::core) const WITH_ROOM_FOR: &str = "b.campaign_id = $1 AND (b.overlap IS NULL OR b.taken < b.overlap)
-           AND (b.grouping IS NULL OR NOT (b.grouping = ANY($4)))
-           AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
-           AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
-                           JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $3)
-                           JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
-                                AND r.excluded_reason NOT LIKE 'sent back to experts: %' IS NOT FALSE
-                           WHERE bi.batch_id = b.id))
-           AND NOT EXISTS (SELECT 1 FROM assignments reviewed WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2)";
+/// A statement over batches `b` of campaign `$1` with a free slot that
+/// annotator `$2` may take: not taken by them before, holding no non-gold
+/// item they answered (`$3`: gold counts too; an answer the admin sent back
+/// to the experts, see [`crate::core::work::batches::SENT_BACK`], does not
+/// count), not in a barred group (`$4`), and not a review of their own
+/// work. `$select` (its columns), the condition, then `$tail`, checked
+/// when compiled; handing out work and counting what an annotator could
+/// start both use it.
+macro_rules! batches_with_room {
+    ($select:literal, $tail:literal, $($arg:expr),+ $(,)?) => {
+        sqlx::query!(
+            $select + " FROM batches b
+             WHERE b.campaign_id = $1 AND (b.overlap IS NULL OR b.taken < b.overlap)
+               AND (b.grouping IS NULL OR NOT (b.grouping = ANY($4)))
+               AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = $2)
+               AND (b.review_of IS NOT NULL OR NOT EXISTS (SELECT 1 FROM batch_items bi
+                               JOIN items i ON i.id = bi.item_id AND (i.gold IS NULL OR $3)
+                               JOIN responses r ON r.item_id = bi.item_id AND r.annotator_id = $2
+                                    AND r.excluded_reason NOT LIKE 'sent back to experts: %' IS NOT FALSE
+                               WHERE bi.batch_id = b.id))
+               AND NOT EXISTS (SELECT 1 FROM assignments reviewed
+                                WHERE reviewed.id = b.review_of AND reviewed.annotator_id = $2) " + $tail,
+            $($arg),+
+        )
+    };
+}
+pub(in crate::core) use batches_with_room;
 
 /// Whether an annotator may take new batches of a campaign, and on what terms.
 pub(in crate::core) enum Eligibility {
@@ -114,16 +127,17 @@ pub async fn open_to(
     else {
         return Ok(OpenWork::default());
     };
-    let (batches, items, reviews): (i64, i64, i64) = sqlx::query_as(&format!(
-        "SELECT count(*), COALESCE(sum((SELECT count(*) FROM batch_items bi WHERE bi.batch_id = b.id)), 0)::bigint,
-                count(*) FILTER (WHERE b.review_of IS NOT NULL)
-         FROM batches b WHERE {WITH_ROOM_FOR}"
-    ))
-    .bind(campaign.id)
-    .bind(annotator_id)
-    .bind(check_gold)
-    .bind(barred)
+    let open = batches_with_room!(
+        r#"SELECT count(*) AS "batches!",
+                  COALESCE(sum((SELECT count(*) FROM batch_items bi WHERE bi.batch_id = b.id)), 0)::bigint AS "items!",
+                  count(*) FILTER (WHERE b.review_of IS NOT NULL) AS "reviews!""#,
+        "",
+        campaign.id,
+        annotator_id,
+        check_gold,
+        &barred,
+    )
     .fetch_one(&mut *conn)
     .await?;
-    Ok(OpenWork { batches, items, reviews })
+    Ok(OpenWork { batches: open.batches, items: open.items, reviews: open.reviews })
 }
