@@ -504,23 +504,35 @@ async fn an_admin_excludes_an_answer_counts_it_again_and_takes_an_item_out_of_th
     assert_eq!(excluded().await, vec![Some("broken image".to_owned()), Some("broken image".to_owned())]);
 }
 
+/// An open VSD campaign (k = 2) of these rankings whose `pairs` pairs two
+/// experts have labelled "1": the admin's token, the campaign, the experts'
+/// tokens.
+async fn labelled_by_two_experts(
+    app: &TestApp,
+    name: &str,
+    rankings: &str,
+    pairs: usize,
+) -> (String, String, [String; 2]) {
+    let admin = admin_token(app).await;
+    let config = json!({"kind": "vsd", "name": name, "config": {"k": 2}});
+    let campaign = crate::fixtures::open_vsd_campaign(app, &admin, config, rankings).await;
+    let slug = name.replace(' ', "-");
+    let experts = [
+        crate::fixtures::expert_token(app, &format!("{slug}-e1")).await,
+        crate::fixtures::expert_token(app, &format!("{slug}-e2")).await,
+    ];
+    for e in &experts {
+        assert_eq!(crate::vsd_service::label_all(app, e, &campaign, |_| "1").await, pairs);
+    }
+    (admin, campaign, experts)
+}
+
 #[tokio::test]
 async fn an_admin_sends_a_pair_back_to_the_experts_and_their_new_answers_make_its_label() {
     use crate::vsd_service::label_all;
     let app = TestApp::spawn().await;
-    let admin = admin_token(&app).await;
-    let campaign = crate::fixtures::open_vsd_campaign(
-        &app,
-        &admin,
-        json!({"kind": "vsd", "name": "send back", "config": {"k": 2}}),
-        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\n",
-    )
-    .await;
-    let experts =
-        [crate::fixtures::expert_token(&app, "back-e1").await, crate::fixtures::expert_token(&app, "back-e2").await];
-    for e in &experts {
-        assert_eq!(label_all(&app, e, &campaign, |_| "1").await, 2);
-    }
+    let (admin, campaign, experts) =
+        labelled_by_two_experts(&app, "send back", "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\n", 2).await;
     let labels = || async {
         let (_, gt) =
             api(&app, &admin, Method::GET, &format!("/api/v1/admin/campaigns/{campaign}/ground-truth"), None).await;
@@ -608,19 +620,8 @@ async fn an_admin_sends_a_pair_back_to_the_experts_and_their_new_answers_make_it
 async fn an_admin_sends_a_filtered_selection_back_to_the_experts_at_once() {
     use crate::vsd_service::label_all;
     let app = TestApp::spawn().await;
-    let admin = admin_token(&app).await;
-    let campaign = crate::fixtures::open_vsd_campaign(
-        &app,
-        &admin,
-        json!({"kind": "vsd", "name": "bulk send back", "config": {"k": 2}}),
-        "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm1,q2,c,0\nm1,q2,d,1\n",
-    )
-    .await;
-    let experts =
-        [crate::fixtures::expert_token(&app, "bulk-e1").await, crate::fixtures::expert_token(&app, "bulk-e2").await];
-    for e in &experts {
-        assert_eq!(label_all(&app, e, &campaign, |_| "1").await, 4);
-    }
+    let rankings = "model,query,candidate,rank\nm1,q1,a,0\nm1,q1,b,1\nm1,q2,c,0\nm1,q2,d,1\n";
+    let (admin, campaign, experts) = labelled_by_two_experts(&app, "bulk send back", rankings, 4).await;
     let (client, csrf) = logged_in_admin(&app).await;
     let (_, html) = page(&client, &app, &campaign, "q=q1").await;
     assert!(html.contains("Send them back to the experts"), "offered on an expert campaign");
