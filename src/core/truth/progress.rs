@@ -151,6 +151,29 @@ pub async fn submitted_by(pool: &PgPool, campaign_id: Uuid, annotator_id: Uuid) 
     .await?)
 }
 
+/// A statement reading [`AnnotatorProgress`] rows of annotators `p` in
+/// campaign `$1`, checked when compiled: `$head` (a `WITH` naming them, or
+/// nothing), `$who` (their name), `$more_remaining` (added to what their
+/// active work leaves unanswered: `+ (…)`, or nothing) and `$tail` (`FROM …`).
+/// Done is the kept answer counts of their assignments (a crowd campaign's
+/// admin view lists thousands of annotators; counting their responses read
+/// each one); remaining, their active work's unanswered items.
+macro_rules! annotator_progress {
+    ($head:literal, $who:literal, $more_remaining:literal, $tail:literal, $($arg:expr),+ $(,)?) => {
+        sqlx::query_as!(
+            AnnotatorProgress,
+            $head + " SELECT p.id AS annotator_id, " + $who + r#" AS "annotator!",
+                (SELECT COALESCE(sum(a.answered), 0)::bigint FROM assignments a
+                  WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state <> 'expired') AS "done!",
+                ((SELECT count(*) FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id
+                   WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state = 'active'
+                     AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.assignment_id = a.id AND r.item_id = bi.item_id))
+                 "# + $more_remaining + r#") AS "remaining!" "# + $tail,
+            $($arg),+
+        )
+    };
+}
+
 /// One annotator's progress through a campaign: items labelled and items
 /// still waiting for them: in their open batch, plus in the admin's table
 /// ([`per_annotator`]) the "every annotator" batches they have not started
@@ -191,17 +214,22 @@ pub async fn per_annotator(
 
 #[tracing::instrument(level = "debug", skip(pool))]
 async fn count_per_annotator(pool: &PgPool, campaign_id: Uuid, limit: Option<i64>) -> Result<Vec<AnnotatorProgress>> {
-    Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
+    Ok(annotator_progress!(
         "WITH people AS (
            SELECT u.id, coalesce(u.name, u.external_id, u.id::text) AS who FROM users u
            WHERE u.id IN (SELECT annotator_id FROM assignments WHERE campaign_id = $1)
-              OR (u.role = 'expert' AND (SELECT participants FROM campaigns WHERE id = $1) = 'experts'))
-         SELECT p.id AS annotator_id, p.who AS annotator, {DONE} AS done,
-                ({ACTIVE_UNANSWERED} + {NOT_STARTED_EVERY}) AS remaining
-         FROM people p ORDER BY p.who LIMIT $2"
-    ))
-    .bind(campaign_id)
-    .bind(limit)
+              OR (u.role = 'expert' AND (SELECT participants FROM campaigns WHERE id = $1) = 'experts'))",
+        "p.who",
+        // The "every annotator" batches they have not started (an expired
+        // one counts: it is given back to them).
+        "+ (SELECT count(*) FROM batches b JOIN batch_items bi ON bi.batch_id = b.id
+             WHERE b.campaign_id = $1 AND b.overlap IS NULL AND b.review_of IS NULL
+               AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = p.id
+                               AND a.state <> 'expired'))",
+        "FROM people p ORDER BY p.who LIMIT $2",
+        campaign_id,
+        limit,
+    )
     .fetch_all(pool)
     .await?)
 }
@@ -220,13 +248,14 @@ pub async fn of_annotator_now(
     // they could start is added from the rules that hand it out.
     let (mut progress, open) = tokio::try_join!(
         async {
-            Ok(sqlx::query_as::<_, AnnotatorProgress>(&format!(
-                "SELECT p.id AS annotator_id, coalesce(p.name, p.external_id, p.id::text) AS annotator,
-                        {DONE} AS done, {ACTIVE_UNANSWERED} AS remaining
-                 FROM users p WHERE p.id = $2"
-            ))
-            .bind(campaign.id)
-            .bind(annotator_id)
+            Ok(annotator_progress!(
+                "",
+                "coalesce(p.name, p.external_id, p.id::text)",
+                "",
+                "FROM users p WHERE p.id = $2",
+                campaign.id,
+                annotator_id,
+            )
             .fetch_one(pool)
             .await?)
         },
@@ -235,22 +264,3 @@ pub async fn of_annotator_now(
     progress.remaining += open.items;
     Ok((progress, open))
 }
-
-/// Unanswered items of annotator `p.id`'s active work in campaign `$1`.
-const ACTIVE_UNANSWERED: &str = "(SELECT count(*) FROM assignments a JOIN batch_items bi ON bi.batch_id = a.batch_id
-                      WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state = 'active'
-                        AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.assignment_id = a.id AND r.item_id = bi.item_id))";
-
-/// Items labelled by annotator `p.id` in campaign `$1`: the kept answer
-/// counts of their assignments (a crowd campaign's admin view lists
-/// thousands of annotators; counting their responses read each one).
-const DONE: &str = "(SELECT COALESCE(sum(a.answered), 0)::bigint FROM assignments a
-                    WHERE a.campaign_id = $1 AND a.annotator_id = p.id AND a.state <> 'expired')";
-
-/// Items of the "every annotator" batches annotator `p.id` has not started
-/// in campaign `$1` (an expired one counts: it is given back to them). With
-/// [`ACTIVE_UNANSWERED`], what the admin's table counts as remaining.
-const NOT_STARTED_EVERY: &str = "(SELECT count(*) FROM batches b JOIN batch_items bi ON bi.batch_id = b.id
-                      WHERE b.campaign_id = $1 AND b.overlap IS NULL AND b.review_of IS NULL
-                        AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.batch_id = b.id AND a.annotator_id = p.id
-                                        AND a.state <> 'expired'))";
