@@ -12,7 +12,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 /// A campaign as stored.
-#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct Campaign {
     /// Campaign id.
     pub id: Uuid,
@@ -25,7 +25,6 @@ pub struct Campaign {
     /// The kind's configuration (validated, defaults filled in).
     pub config: Value,
     /// The core's settings.
-    #[sqlx(flatten)]
     pub settings: CoreSettings,
     /// Code shown to crowd workers when they finish.
     #[serde(skip)]
@@ -45,32 +44,33 @@ pub struct Campaign {
 }
 
 /// A `campaigns` row as the checked statements read it, the settings'
-/// columns flat; [`CampaignRow::read`] makes the [`Campaign`].
-struct CampaignRow {
-    id: Uuid,
-    kind: String,
-    name: String,
-    state: CampaignState,
-    config: Value,
-    participants: Participants,
-    lease_minutes: i32,
-    annotators_per_batch: Option<i32>,
-    review: bool,
-    joins_per_address: i32,
-    first_answer_within: i32,
-    ground_truth_from: String,
-    overlap: Value,
-    completion_code: String,
-    completion_url: Option<String>,
-    created_at: DateTime<Utc>,
-    archived_at: Option<DateTime<Utc>>,
-    version: i64,
+/// columns flat (each field is its column); [`CampaignRow::read`] makes
+/// the [`Campaign`].
+pub(in crate::core) struct CampaignRow {
+    pub id: Uuid,
+    pub kind: String,
+    pub name: String,
+    pub state: CampaignState,
+    pub config: Value,
+    pub participants: Participants,
+    pub lease_minutes: i32,
+    pub annotators_per_batch: Option<i32>,
+    pub review: bool,
+    pub joins_per_address: i32,
+    pub first_answer_within: i32,
+    pub ground_truth_from: String,
+    pub overlap: Value,
+    pub completion_code: String,
+    pub completion_url: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub archived_at: Option<DateTime<Utc>>,
+    pub version: i64,
 }
 
 impl CampaignRow {
     /// The campaign; a stored setting that no longer reads is a decode
     /// error naming it (the schema's checks make that a bug).
-    fn read(self) -> std::result::Result<Campaign, sqlx::Error> {
+    pub fn read(self) -> std::result::Result<Campaign, sqlx::Error> {
         let decode = |e: String| sqlx::Error::Decode(e.into());
         Ok(Campaign {
             settings: CoreSettings {

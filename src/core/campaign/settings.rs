@@ -285,7 +285,7 @@ pub const DEFAULT_JOINS_PER_ADDRESS: i32 = 10;
 pub const DEFAULT_FIRST_ANSWER_WITHIN: i32 = 10;
 
 /// The core's settings of one campaign.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CoreSettings {
     /// Crowd workers or experts.
     pub participants: Participants,
@@ -293,7 +293,6 @@ pub struct CoreSettings {
     /// (never for "every annotator" batches: nobody waits for that slot).
     pub lease_minutes: i32,
     /// Annotators per batch: `null` as the kind plans, `"every"`, or a number.
-    #[sqlx(try_from = "Option<i32>")]
     pub annotators_per_batch: AnnotatorsPerBatch,
     /// Every submitted assignment is reviewed by a second expert (expert
     /// campaigns only: a crowd worker must never see another's answers).
@@ -310,12 +309,10 @@ pub struct CoreSettings {
     /// Whose work counts: `all`, or only workers the platform's uploaded
     /// list of submissions has and did not reject (`reconciled`).
     #[serde(default)]
-    #[sqlx(try_from = "String")]
     pub ground_truth_from: GroundTruthFrom,
     /// Raters per item: as the batches plan (`fixed`), or `adaptive`
     /// between a minimum and a maximum (crowd kinds with a decision rule).
     #[serde(default)]
-    #[sqlx(try_from = "Value")]
     pub overlap: Overlap,
 }
 
