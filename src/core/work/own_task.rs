@@ -90,7 +90,6 @@ impl<T> TaskRows<T> {
 /// service keeps campaigns, see [`TaskReads::campaign`]), then the
 /// assignment's and the shown tasks' columns, under `t_` names, numbered by
 /// its request in the batch (`n`).
-#[derive(sqlx::FromRow)]
 struct PageRow {
     n: i64,
     t_campaign: Uuid,
@@ -415,37 +414,39 @@ fn pick(items: &[Entry], answered: &[Uuid], wanted: Wanted, expired: bool) -> Op
 /// flattened into joins that filter after the lookup; that was slower.)
 #[tracing::instrument(level = "debug", skip_all, fields(pages = keys.len()))]
 async fn read_pages<'e>(db: impl sqlx::PgExecutor<'e>, keys: &[PageKey]) -> Result<Vec<Option<PageRow>>> {
-    let rows: Vec<PageRow> = sqlx::query_as(
-        "SELECT k.n, c.id AS t_campaign, c.version AS t_campaign_version, a.state AS t_state,
-                CASE WHEN k.presentation THEN a.presentation END AS t_presentation,
-                CASE WHEN k.presentation THEN (SELECT b.review_of FROM batches b WHERE b.id = a.batch_id) END
-                    AS t_review_of,
-                CASE WHEN a.answered <> k.answered THEN
-                    (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id)
-                END AS t_answered,
-                t.payload AS t_payload,
-                CASE WHEN k.mine THEN
-                    (SELECT r.answer FROM responses r WHERE r.assignment_id = a.id AND r.item_id = k.task)
-                END AS t_answer,
-                CASE WHEN k.review_of IS NOT NULL THEN
-                    (SELECT r.answer FROM responses r WHERE r.assignment_id = k.review_of AND r.item_id = k.task)
-                END AS t_under_review,
-                nx.payload AS t_next_payload
-           FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::int[], $5::uuid[], $6::uuid[], $7::uuid[], $8::bool[])
-                    WITH ORDINALITY AS k(id, annotator_id, presentation, answered, task, next, review_of, mine, n)
-           JOIN assignments a ON a.id = k.id AND a.annotator_id = k.annotator_id
-           JOIN campaigns c ON c.id = a.campaign_id
-           LEFT JOIN items t ON t.id = k.task
-           LEFT JOIN items nx ON nx.id = k.next",
+    let rows = sqlx::query_as!(
+        PageRow,
+        r#"SELECT k.n AS "n!", c.id AS t_campaign, c.version AS t_campaign_version,
+                  a.state AS "t_state: AssignmentState",
+                  CASE WHEN k.presentation THEN a.presentation END AS "t_presentation: Json<Presentation>",
+                  CASE WHEN k.presentation THEN (SELECT b.review_of FROM batches b WHERE b.id = a.batch_id) END
+                      AS t_review_of,
+                  CASE WHEN a.answered <> k.answered THEN
+                      (SELECT coalesce(array_agg(r.item_id), '{}') FROM responses r WHERE r.assignment_id = a.id)
+                  END AS t_answered,
+                  t.payload AS "t_payload?",
+                  CASE WHEN k.mine THEN
+                      (SELECT r.answer FROM responses r WHERE r.assignment_id = a.id AND r.item_id = k.task)
+                  END AS t_answer,
+                  CASE WHEN k.review_of IS NOT NULL THEN
+                      (SELECT r.answer FROM responses r WHERE r.assignment_id = k.review_of AND r.item_id = k.task)
+                  END AS t_under_review,
+                  nx.payload AS "t_next_payload?"
+             FROM unnest($1::uuid[], $2::uuid[], $3::bool[], $4::int[], $5::uuid[], $6::uuid[], $7::uuid[], $8::bool[])
+                      WITH ORDINALITY AS k(id, annotator_id, presentation, answered, task, next, review_of, mine, n)
+             JOIN assignments a ON a.id = k.id AND a.annotator_id = k.annotator_id
+             JOIN campaigns c ON c.id = a.campaign_id
+             LEFT JOIN items t ON t.id = k.task
+             LEFT JOIN items nx ON nx.id = k.next"#,
+        &keys.iter().map(|k| k.id).collect::<Vec<_>>(),
+        &keys.iter().map(|k| k.annotator_id).collect::<Vec<_>>(),
+        &keys.iter().map(|k| k.presentation).collect::<Vec<_>>(),
+        &keys.iter().map(|k| k.answered).collect::<Vec<_>>() as &[i32],
+        &keys.iter().map(|k| k.task).collect::<Vec<_>>() as &[Option<Uuid>],
+        &keys.iter().map(|k| k.next).collect::<Vec<_>>() as &[Option<Uuid>],
+        &keys.iter().map(|k| k.review_of).collect::<Vec<_>>() as &[Option<Uuid>],
+        &keys.iter().map(|k| k.mine).collect::<Vec<_>>(),
     )
-    .bind(keys.iter().map(|k| k.id).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.annotator_id).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.presentation).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.answered).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.task).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.next).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.review_of).collect::<Vec<_>>())
-    .bind(keys.iter().map(|k| k.mine).collect::<Vec<_>>())
     .fetch_all(db)
     .await?;
     Ok(in_input_order(keys.len(), rows.into_iter().map(|r| (r.n, r))))
