@@ -15,6 +15,24 @@ fn listed(html: &str) -> Vec<String> {
     row.captures_iter(html).map(|c| c[1].to_owned()).collect()
 }
 
+/// The campaign's answers that count.
+async fn counted_answers(app: &TestApp, campaign: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM responses WHERE campaign_id = $1::uuid AND excluded_reason IS NULL")
+        .bind(campaign)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count")
+}
+
+/// The campaign's batches.
+async fn batch_count(app: &TestApp, campaign: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM batches WHERE campaign_id = $1::uuid")
+        .bind(campaign)
+        .fetch_one(&app.pool)
+        .await
+        .expect("batches")
+}
+
 async fn page(client: &Client, app: &TestApp, campaign: &str, query: &str) -> (StatusCode, String) {
     let resp = client.get(app.at(&format!("/admin/campaigns/{campaign}/data?{query}"))).send().await.expect("page");
     (resp.status(), resp.text().await.expect("html"))
@@ -205,16 +223,7 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
 
     // A bulk action on what a filter matches: the split items' answers
     // excluded with one reason, all in one step, then counted again.
-    let counted_answers = || async {
-        sqlx::query_scalar::<_, i64>(
-            "SELECT count(*) FROM responses WHERE campaign_id = $1::uuid AND excluded_reason IS NULL",
-        )
-        .bind(&campaign)
-        .fetch_one(&app.pool)
-        .await
-        .expect("count")
-    };
-    let before = counted_answers().await;
+    let before = counted_answers(&app, &campaign).await;
     let (_, filtered) = page(&client, &app, &campaign, "agreement=split&known=no").await;
     assert!(
         filtered.contains(r#"<input type="hidden" name="agreement" value="split">"#),
@@ -242,7 +251,7 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let html = refused.text().await.expect("html");
     assert!(html.contains(r#"id="bulk-error""#) && html.contains(r#"value="curation: mine""#), "{html}");
-    assert_eq!(counted_answers().await, before);
+    assert_eq!(counted_answers(&app, &campaign).await, before);
     let done = bulk("exclude", "bad lighting").await;
     assert_eq!(done.status(), StatusCode::SEE_OTHER);
     let split_known_no: Vec<String> = split.iter().filter(|i| i.as_str() != "sanity-1000").cloned().collect();
@@ -256,7 +265,7 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
     .await
     .expect("excluded");
     assert!(excluded_now > 0);
-    assert_eq!(counted_answers().await, before - excluded_now, "only the matching items' answers");
+    assert_eq!(counted_answers(&app, &campaign).await, before - excluded_now, "only the matching items' answers");
     let followed = client.get(app.at(done.headers()["location"].to_str().expect("to"))).send().await.expect("list");
     let html = followed.text().await.expect("html");
     assert!(html.contains(&format!("{excluded_now} answer(s) of")), "the page says what changed");
@@ -269,7 +278,11 @@ async fn an_admin_filters_the_items_and_opens_one_with_its_answers() {
         .await
         .expect("undo");
     assert_eq!(undo.status(), StatusCode::SEE_OTHER);
-    assert_eq!(counted_answers().await, before, "counted again; the hand exclusion for another reason stays");
+    assert_eq!(
+        counted_answers(&app, &campaign).await,
+        before,
+        "counted again; the hand exclusion for another reason stays"
+    );
     let first_batch: BTreeSet<String> = sqlx::query_scalar(
         "SELECT i.external_id FROM batches b JOIN batch_items bi ON bi.batch_id = b.id JOIN items i ON i.id = bi.item_id
           WHERE b.campaign_id = $1::uuid AND b.position = 0",
@@ -564,24 +577,17 @@ async fn an_admin_sends_a_pair_back_to_the_experts_and_their_new_answers_make_it
             (status, resp.text().await.expect("body"))
         }
     };
-    let batches = || async {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM batches WHERE campaign_id = $1::uuid")
-            .bind(&campaign)
-            .fetch_one(&app.pool)
-            .await
-            .expect("batches")
-    };
-    let before = batches().await;
+    let before = batch_count(&app, &campaign).await;
     let html = item_page(&client, &app, &campaign, pair).await;
     assert!(html.contains("Send it back to the experts"), "offered on an expert campaign");
     let (status, html) = send_back(" ").await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(html.contains("id=\"refusal-send-back\"") && html.contains("needs a reason"), "{html}");
-    assert_eq!(batches().await, before, "a refusal changes nothing");
+    assert_eq!(batch_count(&app, &campaign).await, before, "a refusal changes nothing");
 
     let (status, _) = send_back("the images were swapped").await;
     assert_eq!(status, StatusCode::SEE_OTHER);
-    assert_eq!(batches().await, before + 1, "a batch of the pair alone");
+    assert_eq!(batch_count(&app, &campaign).await, before + 1, "a batch of the pair alone");
     let reasons: Vec<Option<String>> = sqlx::query_scalar("SELECT excluded_reason FROM responses WHERE item_id = $1")
         .bind(pair)
         .fetch_all(&app.pool)
@@ -625,23 +631,7 @@ async fn an_admin_sends_a_filtered_selection_back_to_the_experts_at_once() {
     let (client, csrf) = logged_in_admin(&app).await;
     let (_, html) = page(&client, &app, &campaign, "q=q1").await;
     assert!(html.contains("Send them back to the experts"), "offered on an expert campaign");
-    let counted = || async {
-        sqlx::query_scalar::<_, i64>(
-            "SELECT count(*) FROM responses WHERE campaign_id = $1::uuid AND excluded_reason IS NULL",
-        )
-        .bind(&campaign)
-        .fetch_one(&app.pool)
-        .await
-        .expect("count")
-    };
-    let batches = || async {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM batches WHERE campaign_id = $1::uuid")
-            .bind(&campaign)
-            .fetch_one(&app.pool)
-            .await
-            .expect("batches")
-    };
-    let (before, batches_before) = (counted().await, batches().await);
+    let (before, batches_before) = (counted_answers(&app, &campaign).await, batch_count(&app, &campaign).await);
     let bulk = |q: &'static str, reason: &'static str| {
         let (client, app, campaign, csrf) = (&client, &app, campaign.clone(), csrf.clone());
         async move {
@@ -658,18 +648,21 @@ async fn an_admin_sends_a_filtered_selection_back_to_the_experts_at_once() {
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let html = refused.text().await.expect("html");
     assert!(html.contains(r#"id="bulk-error""#) && html.contains(r#"value="curation: mine""#), "{html}");
-    assert_eq!((counted().await, batches().await), (before, batches_before));
+    assert_eq!((counted_answers(&app, &campaign).await, batch_count(&app, &campaign).await), (before, batches_before));
+    let none = bulk("no-such-query", "swapped images").await;
+    assert_eq!(none.status(), StatusCode::UNPROCESSABLE_ENTITY, "a filter matching nothing sends nothing back");
+    assert!(none.text().await.expect("html").contains("no item matches: nothing was sent back"));
+    assert_eq!(batch_count(&app, &campaign).await, batches_before);
 
     let done = bulk("q1", "swapped images").await;
     assert_eq!(done.status(), StatusCode::SEE_OTHER);
-    assert_eq!(counted().await, before - 4, "both experts' answers to q1's two pairs");
-    assert_eq!(batches().await, batches_before + 1, "q1's pairs come back together, in one batch");
+    assert_eq!(counted_answers(&app, &campaign).await, before - 4, "both experts' answers to q1's two pairs");
+    assert_eq!(batch_count(&app, &campaign).await, batches_before + 1, "q1's pairs come back together, in one batch");
     let followed = client.get(app.at(done.headers()["location"].to_str().expect("to"))).send().await.expect("list");
     let html = followed.text().await.expect("html");
     assert!(html.contains("2 item(s) sent back to the experts: 4 answer(s) no longer count"), "{html}");
     let reasons: Vec<String> = sqlx::query_scalar(
-        "SELECT DISTINCT r.excluded_reason FROM responses r JOIN items i ON i.id = r.item_id
-          WHERE r.campaign_id = $1::uuid AND r.excluded_reason IS NOT NULL",
+        "SELECT DISTINCT excluded_reason FROM responses WHERE campaign_id = $1::uuid AND excluded_reason IS NOT NULL",
     )
     .bind(&campaign)
     .fetch_all(&app.pool)

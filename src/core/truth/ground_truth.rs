@@ -195,18 +195,17 @@ pub enum Freshness {
 pub const FIRST_WAIT: std::time::Duration = std::time::Duration::from_millis(120);
 
 impl Freshness {
-    /// What a page says above figures that are not current, in words;
-    /// `None` when they are.
+    /// What a page says after "The figures below are", "The ground truth
+    /// is" and the like when they are not current, in words; `None` when
+    /// they are.
     pub fn notice(self) -> Option<String> {
         match self {
             Self::Current => None,
             Self::Updating { as_of } => Some(format!(
-                "These figures are from {}: the campaign has changed since, and they are being updated.",
+                "from {}: the campaign has changed since, and this is being updated.",
                 as_of.format("%Y-%m-%d %H:%M:%S UTC")
             )),
-            Self::Computing => {
-                Some("The figures are being computed from the campaign's answers; they appear here when ready.".into())
-            }
+            Self::Computing => Some("being computed from the campaign's answers, and shown here when ready.".into()),
         }
     }
 }
@@ -236,19 +235,11 @@ pub async fn summary<T: Send + Sync + 'static>(
         .and_then(|d| Some((d.fingerprint, d.at, d.value.downcast::<T>().ok()?)));
     let Some((derived_from, as_of, value)) = last else {
         // None yet: no fingerprint to compare (the derivation reads its
-        // own), so the wait starts at once. Derived in a task of its own, so
-        // it goes on (and is kept) when this view stops waiting.
-        let (pool, caches) = (pool.clone(), caches.clone());
-        let first = tokio::spawn(async move {
-            let derived = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await;
-            if let Err(e) = &derived {
-                tracing::warn!(error = %e, %campaign_id, name, "deriving a summary failed");
-            }
-            derived
-        });
+        // own), so the wait starts at once.
+        let first = derive_in_background::<T>(pool, kind, rules, caches, campaign_id, name, derive);
         return match tokio::time::timeout(FIRST_WAIT, first).await {
-            Ok(joined) => {
-                let derived = joined.map_err(|e| crate::error::Error::internal("deriving a summary", e))??;
+            Ok(derived) => {
+                let derived = derived.map_err(|e| crate::error::Error::internal("deriving a summary", e))??;
                 Ok((Some(derived), Freshness::Current))
             }
             Err(_) => Ok((None, Freshness::Computing)),
@@ -257,13 +248,32 @@ pub async fn summary<T: Send + Sync + 'static>(
     if derived_from == aggregate_cache::fingerprint(pool, campaign_id).await? {
         return Ok((Some(value), Freshness::Current));
     }
+    drop(derive_in_background::<T>(pool, kind, rules, caches, campaign_id, name, derive));
+    Ok((Some(value), Freshness::Updating { as_of }))
+}
+
+/// [`derive_summary`] in a task of its own, so it goes on (and is kept)
+/// when nobody waits for it any more: its result, for whoever still waits;
+/// a failure nobody waits for is logged here (one that is waited for is
+/// the waiter's error, logged once where it is answered).
+fn derive_in_background<T: Send + Sync + 'static>(
+    pool: &PgPool,
+    kind: &'static dyn TaskKind,
+    rules: Arc<dyn CampaignRules>,
+    caches: &Arc<Caches>,
+    campaign_id: Uuid,
+    name: &'static str,
+    derive: fn(&dyn TaskKind, &[u8]) -> Result<T>,
+) -> tokio::sync::oneshot::Receiver<Result<Arc<T>>> {
     let (pool, caches) = (pool.clone(), caches.clone());
+    let (result, receiver) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
-        if let Err(e) = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await {
-            tracing::warn!(error = %e, %campaign_id, name, "updating a summary failed");
+        let derived = derive_summary::<T>(&pool, kind, rules, &caches, campaign_id, name, derive).await;
+        if let Err(Err(e)) = result.send(derived) {
+            tracing::warn!(error = %e, %campaign_id, name, "deriving a summary failed");
         }
     });
-    Ok((Some(value), Freshness::Updating { as_of }))
+    receiver
 }
 
 /// Derives and keeps a [`summary`] from the data as it is now; concurrent

@@ -156,6 +156,9 @@ pub async fn send_back_items(pool: &PgPool, campaign_id: Uuid, items: &[Uuid], r
             "only an expert campaign sends an item back; a crowd campaign's questionnaires are re-queued by curation",
         ));
     }
+    if items.is_empty() {
+        return Err(Error::invalid(Code::NoItems, "no item matches: nothing was sent back"));
+    }
     let mut tx = pool.begin().await?;
     sqlx::query_scalar!("SELECT id FROM campaigns WHERE id = $1 FOR UPDATE", campaign_id)
         .fetch_optional(&mut *tx)
@@ -173,16 +176,15 @@ pub async fn send_back_items(pool: &PgPool, campaign_id: Uuid, items: &[Uuid], r
     )
     .fetch_all(&mut *tx)
     .await?;
-    if last.len() < items.len() || items.is_empty() {
-        let unbatched = items.len() - last.len();
+    if last.len() < items.len() {
         return Err(Error::conflict(
             Code::NoBatches,
             match items.len() {
-                0 => "no item to send back".to_owned(),
                 1 => "this item is in no batch yet: form batches to offer it to the experts".to_owned(),
                 n => format!(
-                    "{unbatched} of the {n} items are in no batch yet: form batches first, or filter them out \
-                     (nothing was sent back)"
+                    "{} of the {n} items are in no batch yet: form batches first, or filter them out \
+                     (nothing was sent back)",
+                    n - last.len()
                 ),
             },
         ));

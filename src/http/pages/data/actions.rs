@@ -118,30 +118,36 @@ pub(super) async fn bulk(
         Ok(filter) => filter,
         Err(why) => return refuse(why).await,
     };
-    if !["exclude", "include", "send_back"].contains(&action.as_str()) {
-        return refuse(format!("choose what to do with the items, not “{action}”")).await;
+    /// What the bulk form asks for.
+    enum Action {
+        Exclude(responses::Bulk),
+        SendBack,
     }
+    let action = match action.as_str() {
+        "exclude" => Action::Exclude(responses::Bulk::Exclude),
+        "include" => Action::Exclude(responses::Bulk::Include),
+        "send_back" => Action::SendBack,
+        other => return refuse(format!("choose what to do with the items, not “{other}”")).await,
+    };
     let kind = s.kinds.of(&campaigns::get(&s.pool, id).await?)?;
     let items = browser::matching(&s.pool, id, &flags(kind), &filter).await?;
-    let done = match action.as_str() {
-        "send_back" => crate::core::work::batches::send_back_items(&s.pool, id, &items, &reason).await.map(|sent| {
+    let (n, reason_typed) = (items.len(), reason.trim());
+    let done = match action {
+        Action::SendBack => crate::core::work::batches::send_back_items(&s.pool, id, &items, &reason).await.map(|sent| {
             format!(
-                "{} item(s) sent back to the experts: {} answer(s) no longer count, and {} new batch(es) from batch {} \
+                "{n} item(s) sent back to the experts: {} answer(s) no longer count, and {} new batch(es) from batch {} \
                  offer them again.",
-                items.len(),
-                sent.excluded,
-                sent.batches,
-                sent.first_batch
+                sent.excluded, sent.batches, sent.first_batch
             )
         }),
-        "include" => {
-            responses::set_items_exclusion(&s.pool, id, &items, responses::Bulk::Include, &reason).await.map(|n| {
-                format!("{n} answer(s) of {} item(s) count again (were excluded: {}).", items.len(), reason.trim())
+        Action::Exclude(bulk) => {
+            responses::set_items_exclusion(&s.pool, id, &items, bulk, &reason).await.map(|changed| match bulk {
+                responses::Bulk::Exclude => format!("{changed} answer(s) of {n} item(s) excluded: {reason_typed}."),
+                responses::Bulk::Include => {
+                    format!("{changed} answer(s) of {n} item(s) count again (were excluded: {reason_typed}).")
+                }
             })
         }
-        _ => responses::set_items_exclusion(&s.pool, id, &items, responses::Bulk::Exclude, &reason)
-            .await
-            .map(|n| format!("{n} answer(s) of {} item(s) excluded: {}.", items.len(), reason.trim())),
     };
     match done {
         Ok(message) => {
