@@ -7,8 +7,9 @@ use crate::fixtures::{admin_token, api, csrf_in, login_page};
 use crate::support::TestApp;
 use atelier::auth::{tokens, users, Role};
 use atelier::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use atelier::core::kind::contract::{About, AggregationInput, BatchPlan, Invalid, ItemRef, Policy};
+use atelier::core::kind::contract::{About, BatchPlan, Invalid, ItemRef, Policy};
 use atelier::core::kind::ground_truth_text::GroundTruthText;
+use atelier::core::kind::typed::AggregationInput;
 use atelier::core::Registry;
 use atelier::core::TypedKind;
 use atelier::http::kind_routes::KindRoutes;
@@ -40,7 +41,7 @@ impl Default for TagsConfig {
 }
 
 /// The test kind's answer: some tags, or "not sure".
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize, Clone)]
 struct TagsAnswer {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     tags: Vec<String>,
@@ -51,7 +52,7 @@ struct TagsAnswer {
 /// The tags kind's ground truth: every submitted answer, by item.
 #[derive(serde::Serialize, serde::Deserialize, Default)]
 struct TagsGroundTruth {
-    items: BTreeMap<String, Vec<Value>>,
+    items: BTreeMap<String, Vec<TagsAnswer>>,
 }
 
 /// What the tags kind is: expert work.
@@ -125,11 +126,11 @@ impl TypedKind for Tags {
     fn policy(&self, _config: &TagsConfig) -> Result<Policy, Invalid> {
         Ok(Policy { reviewed_answer_wins: true, ..Policy::plain(ABOUT.title) })
     }
-    fn aggregate(&self, _config: &TagsConfig, input: &AggregationInput) -> TagsGroundTruth {
+    fn aggregate(&self, _config: &TagsConfig, input: &AggregationInput<Self>) -> TagsGroundTruth {
         let names: BTreeMap<_, _> = input.items.iter().map(|i| (i.id, i.external_id.clone())).collect();
-        let mut items: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        let mut items: BTreeMap<String, Vec<TagsAnswer>> = BTreeMap::new();
         for r in input.responses.iter().filter(|r| r.submitted) {
-            items.entry(names[&r.item_id].clone()).or_default().push((*r.answer).clone());
+            items.entry(names[&r.item_id].clone()).or_default().push(TagsAnswer::clone(&r.answer));
         }
         TagsGroundTruth { items }
     }
@@ -141,7 +142,7 @@ impl TypedKind for Tags {
     ) {
         each(&["item".into(), "answers".into()]);
         for (item, answers) in ground_truth.read().unwrap_or_default().items {
-            each(&[item, Value::from(answers).to_string()]);
+            each(&[item, serde_json::to_string(&answers).unwrap_or_default()]);
         }
     }
 }

@@ -28,6 +28,12 @@ impl Payload {
         self.0.get()
     }
 
+    /// The document read into a kind's type `T` (each call parses: keep it
+    /// only as long as it is needed).
+    pub fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.0.get())
+    }
+
     /// The document, parsed again (each call parses: keep it only as long
     /// as it is needed).
     pub fn value(&self) -> Value {

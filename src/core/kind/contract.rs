@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 pub use super::about::{About, Import};
 pub use super::policy::{BatchPolicy, Policy};
-pub use super::records::{AggregationInput, ItemRecord, ResponseRecord, Table};
+pub use super::records::{ItemRecord, Records, ResponseRecord, StoredInput, Table};
 
 /// A validation failure reported by a kind (becomes HTTP 422).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +68,7 @@ pub trait CampaignRules: Send + Sync {
 
     /// The ground truth as compact JSON text (see
     /// [`TypedKind::aggregate_json`](crate::core::kind::typed::TypedKind::aggregate_json)).
-    fn aggregate_json(&self, input: AggregationInput) -> String;
+    fn aggregate_json(&self, input: StoredInput) -> String;
 
     /// The parsed configuration, for a kind's own routes and pages to read
     /// back as its type ([`config_of`](crate::core::kind::typed::config_of)).
@@ -216,7 +216,7 @@ pub struct SubmitVerdict {
 /// [`TypedKind::aggregate_json`](crate::core::kind::typed::TypedKind::aggregate_json))
 /// of an input, the reviews applied first when the kind lets the reviewed
 /// answer win: the one path both the live exports and releases take.
-pub fn aggregate_json_with_reviews(rules: &dyn CampaignRules, input: AggregationInput) -> String {
+pub fn aggregate_json_with_reviews(rules: &dyn CampaignRules, input: StoredInput) -> String {
     rules.aggregate_json(reviewed(rules, input))
 }
 
@@ -224,7 +224,7 @@ pub fn aggregate_json_with_reviews(rules: &dyn CampaignRules, input: Aggregation
 /// ground truth once it is submitted, in every kind, so every export of one
 /// snapshot agrees), the reviews applied when the kind lets the reviewed
 /// answer win.
-fn reviewed(rules: &dyn CampaignRules, mut input: AggregationInput) -> AggregationInput {
+fn reviewed(rules: &dyn CampaignRules, mut input: StoredInput) -> StoredInput {
     input.participants.extend(input.responses.iter().filter(|r| r.reviews.is_none()).map(|r| r.annotator_id));
     input.responses.retain(|r| r.submitted);
     if rules.policy().reviewed_answer_wins {

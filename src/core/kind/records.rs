@@ -1,12 +1,17 @@
 //! What the core hands a kind to aggregate (every item and response of a
 //! campaign) and the table a kind hands back for exports.
+//!
+//! The core gathers the records with gold answers and answers as stored
+//! ([`StoredInput`], JSON); the kind receives them read into its own types
+//! ([`AggregationInput`](crate::core::kind::typed::AggregationInput)).
 
 use serde_json::Value;
 use uuid::Uuid;
 
-/// An item with its hidden answer, for aggregation.
+/// An item with its hidden answer, for aggregation; `G` is the gold
+/// answer's type.
 #[derive(Debug, Clone)]
-pub struct ItemRecord {
+pub struct ItemRecord<G = Value> {
     /// Item id.
     pub id: Uuid,
     /// The importer's id.
@@ -14,12 +19,12 @@ pub struct ItemRecord {
     /// Payload, as text: each kind parses what it reads, when it reads it.
     pub payload: crate::core::item::payload::Payload,
     /// Gold answer, if any.
-    pub gold: Option<Value>,
+    pub gold: Option<G>,
 }
 
-/// One counted response, for aggregation.
+/// One counted response, for aggregation; `A` is the answer's type.
 #[derive(Debug, Clone)]
-pub struct ResponseRecord {
+pub struct ResponseRecord<A = Value> {
     /// The assignment it was given in (one annotator's take of the batch).
     pub assignment_id: Uuid,
     /// For a review: the assignment whose answer to the same item it
@@ -33,9 +38,8 @@ pub struct ResponseRecord {
     /// The annotator.
     pub annotator_id: Uuid,
     /// The answer. Shared: a crowd campaign's hundreds of thousands of
-    /// answers take a handful of distinct values, and each `Value` object
-    /// costs hundreds of bytes.
-    pub answer: std::sync::Arc<Value>,
+    /// answers take a handful of distinct values, each parsed once.
+    pub answer: std::sync::Arc<A>,
     /// Whether its questionnaire (assignment) was submitted; answers of
     /// questionnaires still in progress are in the input too, and each kind
     /// decides whether they count.
@@ -45,16 +49,14 @@ pub struct ResponseRecord {
     pub position: Option<i32>,
 }
 
-/// What a kind aggregates: the campaign's configuration, items and the
-/// responses that count (not excluded).
+/// What a kind aggregates: the campaign's items and the responses that
+/// count (not excluded), gold answers of type `G` and answers of type `A`.
 #[derive(Debug, Clone)]
-pub struct AggregationInput {
-    /// Campaign configuration.
-    pub config: Value,
+pub struct Records<G = Value, A = Value> {
     /// All items, gold included.
-    pub items: Vec<ItemRecord>,
+    pub items: Vec<ItemRecord<G>>,
     /// Responses not excluded.
-    pub responses: Vec<ResponseRecord>,
+    pub responses: Vec<ResponseRecord<A>>,
     /// The crowd platform's worker id (or account name) per annotator, for
     /// admins' live views; empty in releases, which keep pseudonyms only.
     pub worker_ids: std::collections::BTreeMap<Uuid, String>,
@@ -71,14 +73,17 @@ pub struct AggregationInput {
     pub review: bool,
 }
 
-impl AggregationInput {
+/// The records as the core gathers them, gold answers and answers as
+/// stored.
+pub type StoredInput = Records<Value, Value>;
+
+impl<G, A> Records<G, A> {
     /// "The reviewed answer wins": each reviewed response takes its
     /// reviewer's answer (the last review, if several), and the reviews
     /// themselves leave the input, so every item keeps one answer per
     /// original annotator.
     pub fn apply_reviews(&mut self) {
-        let mut verdicts: std::collections::HashMap<(Uuid, Uuid), std::sync::Arc<Value>> =
-            std::collections::HashMap::new();
+        let mut verdicts: std::collections::HashMap<(Uuid, Uuid), std::sync::Arc<A>> = std::collections::HashMap::new();
         for r in self.responses.iter().filter(|r| r.submitted) {
             if let Some(reviewed) = r.reviews {
                 verdicts.insert((reviewed, r.item_id), r.answer.clone());

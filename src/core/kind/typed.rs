@@ -11,14 +11,17 @@
 //! Seventeen hooks in five groups: what the kind is (one constant value,
 //! [`About`]); items and answers; batches (one value per configuration,
 //! [`Policy`], and the formation); aggregation; exports and releases. Four
-//! are required; the rest have defaults. JSON never reaches a hook: the core
-//! reads configurations, payloads, gold and answers into the kind's types
-//! (serde) before calling it, and refuses what does not read, naming the
-//! field.
+//! are required; the rest have defaults. The core reads configurations,
+//! payloads, gold and answers into the kind's types (serde) before calling
+//! a hook, and refuses what does not read, naming the field; the
+//! aggregation receives [`AggregationInput`] of the kind's types. JSON is
+//! left in two places, for memory's sake: the aggregation's payloads stay
+//! text until read ([`Payload::read`](crate::core::item::payload::Payload::read)),
+//! and `form_batches` sees only the payload keys the kind batches by.
 
 use crate::core::kind::contract::{
-    About, AggregationInput, BatchPlan, CampaignRules, Invalid, ItemRef, Judgement, Policy, SubmitVerdict, Table,
-    TaskKind,
+    About, BatchPlan, CampaignRules, Invalid, ItemRecord, ItemRef, Judgement, Policy, Records, ResponseRecord,
+    StoredInput, SubmitVerdict, Table, TaskKind,
 };
 use crate::core::kind::ground_truth_text::GroundTruthText;
 use rand::rngs::StdRng;
@@ -136,12 +139,12 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     // Aggregation.
 
     /// Turns the campaign's responses into ground truth.
-    fn aggregate(&self, config: &Self::Config, input: &AggregationInput) -> Self::GroundTruth;
+    fn aggregate(&self, config: &Self::Config, input: &AggregationInput<Self>) -> Self::GroundTruth;
 
     /// The same document as compact JSON text: by default its `Value`'s text
     /// (keys sorted), which is what releases and caches have always held. A
     /// kind whose ground truth is large writes it straight from its type.
-    fn aggregate_json(&self, config: &Self::Config, input: AggregationInput) -> String {
+    fn aggregate_json(&self, config: &Self::Config, input: AggregationInput<Self>) -> String {
         let aggregate = ground_truth_value::<Self>(&self.aggregate(config, &input));
         drop(input);
         crate::core::support::json_text::exact(&aggregate).unwrap_or_else(|_| aggregate.to_string())
@@ -189,6 +192,73 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     /// Markdown for a datasheet: the kind's quality control and agreement.
     fn datasheet_quality(&self, _ground_truth: GroundTruthText<'_, Self::GroundTruth>) -> String {
         String::new()
+    }
+}
+
+/// What kind `K` aggregates: the campaign's items with their gold answers
+/// read as `K::Gold`, and the responses that count with their answers read
+/// as `K::Answer`.
+pub type AggregationInput<K> = Records<<K as TypedKind>::Gold, <K as TypedKind>::Answer>;
+
+impl StoredInput {
+    /// The records read into kind `K`'s types. Gold answers and answers
+    /// were checked against them when stored, so nothing is left out but
+    /// what a changed kind no longer reads: an item whose gold answer does
+    /// not read leaves with its responses (a sanity task is never counted
+    /// as a rated item), an answer that does not read leaves alone; both
+    /// are logged. Answers stay shared: each distinct stored answer is read
+    /// once.
+    pub fn typed<K: TypedKind>(self) -> AggregationInput<K> {
+        let Records { items, responses, worker_ids, batch_names, participants, review } = self;
+        let mut unreadable: std::collections::HashSet<uuid::Uuid> = std::collections::HashSet::new();
+        let items: Vec<ItemRecord<K::Gold>> = items
+            .into_iter()
+            .filter_map(|i| match read_gold::<K>(i.gold.as_ref()) {
+                Ok(gold) => Some(ItemRecord { id: i.id, external_id: i.external_id, payload: i.payload, gold }),
+                Err(e) => {
+                    tracing::error!(item = %i.id, error = %e.0, "a stored gold answer no longer reads; item left out");
+                    unreadable.insert(i.id);
+                    None
+                }
+            })
+            .collect();
+        // Keyed by the shared stored copy, which the map keeps alive (so its
+        // address names it throughout): equal answers share one read.
+        type Read<A> = (std::sync::Arc<Value>, Option<std::sync::Arc<A>>);
+        let mut read: std::collections::HashMap<*const Value, Read<K::Answer>> = std::collections::HashMap::new();
+        let mut unread = 0usize;
+        // Same-sized records: collected into the stored list's own memory.
+        let responses: Vec<ResponseRecord<K::Answer>> = responses
+            .into_iter()
+            .filter_map(|r| {
+                if unreadable.contains(&r.item_id) {
+                    return None;
+                }
+                let answer = read
+                    .entry(std::sync::Arc::as_ptr(&r.answer))
+                    .or_insert_with(|| (r.answer.clone(), stored_answer::<K>(&r.answer).map(std::sync::Arc::new)))
+                    .1
+                    .clone();
+                let Some(answer) = answer else {
+                    unread += 1;
+                    return None;
+                };
+                Some(ResponseRecord {
+                    assignment_id: r.assignment_id,
+                    reviews: r.reviews,
+                    batch_id: r.batch_id,
+                    item_id: r.item_id,
+                    annotator_id: r.annotator_id,
+                    answer,
+                    submitted: r.submitted,
+                    position: r.position,
+                })
+            })
+            .collect();
+        if unread > 0 {
+            tracing::error!(responses = unread, "stored answers no longer read; left out of the ground truth");
+        }
+        Records { items, responses, worker_ids, batch_names, participants, review }
     }
 }
 
@@ -349,10 +419,96 @@ impl<K: TypedKind> CampaignRules for Configured<K> {
             .collect();
         self.kind.on_submit(&self.config, &answered)
     }
-    fn aggregate_json(&self, input: AggregationInput) -> String {
-        self.kind.aggregate_json(&self.config, input)
+    fn aggregate_json(&self, input: StoredInput) -> String {
+        self.kind.aggregate_json(&self.config, input.typed::<K>())
     }
     fn config_any(&self) -> &(dyn Any + Send + Sync) {
         &self.config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
+    use crate::core::kind::ground_truth_text::GroundTruthText;
+    use serde_json::json;
+    use std::sync::Arc;
+    use uuid::Uuid;
+
+    /// A kind whose gold and answers are numbers.
+    #[derive(Clone)]
+    struct Numbers;
+
+    static ABOUT: About = About::new(
+        "numbers",
+        "Numbers",
+        CoreSettings::of(Participants::Experts, 60, AnnotatorsPerBatch::AsPlanned, false),
+    );
+
+    impl TypedKind for Numbers {
+        type Config = ();
+        type Payload = Value;
+        type Gold = u8;
+        type Presentation = ();
+        type Answer = u8;
+        type GroundTruth = Vec<u8>;
+        fn about(&self) -> &'static About {
+            &ABOUT
+        }
+        fn form_batches(&self, _: &(), _: &[ItemRef], _: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+            Ok(Vec::new())
+        }
+        fn aggregate(&self, _: &(), input: &AggregationInput<Self>) -> Vec<u8> {
+            input.responses.iter().map(|r| *r.answer).collect()
+        }
+        fn export(&self, _: GroundTruthText<'_, Vec<u8>>, _: bool, _: &mut dyn FnMut(&[String])) {}
+    }
+
+    fn item(gold: Option<Value>) -> ItemRecord {
+        ItemRecord { id: Uuid::new_v4(), external_id: "i".into(), payload: json!({}).into(), gold }
+    }
+
+    fn response(item: &ItemRecord, answer: &Arc<Value>) -> ResponseRecord {
+        ResponseRecord {
+            assignment_id: Uuid::new_v4(),
+            reviews: None,
+            batch_id: Uuid::new_v4(),
+            item_id: item.id,
+            annotator_id: Uuid::new_v4(),
+            answer: answer.clone(),
+            submitted: true,
+            position: None,
+        }
+    }
+
+    #[test]
+    fn stored_records_read_into_the_kinds_types_sharing_equal_answers() {
+        let (two, three, word) = (Arc::new(json!(2)), Arc::new(json!(3)), Arc::new(json!("three")));
+        let (plain, checked, broken) = (item(None), item(Some(json!(1))), item(Some(json!("one"))));
+        let responses = vec![
+            response(&plain, &two),
+            response(&plain, &two),
+            response(&checked, &three),
+            response(&plain, &word),
+            response(&broken, &two),
+        ];
+        let stored = StoredInput {
+            items: vec![plain.clone(), checked.clone(), broken],
+            responses,
+            worker_ids: Default::default(),
+            batch_names: Default::default(),
+            participants: Default::default(),
+            review: false,
+        };
+        let typed = stored.typed::<Numbers>();
+        // The item whose gold does not read leaves with its response; the
+        // answer that does not read leaves alone.
+        assert_eq!(
+            typed.items.iter().map(|i| (i.id, i.gold)).collect::<Vec<_>>(),
+            [(plain.id, None), (checked.id, Some(1))]
+        );
+        assert_eq!(Numbers.aggregate(&(), &typed), [2, 2, 3]);
+        assert!(Arc::ptr_eq(&typed.responses[0].answer, &typed.responses[1].answer), "equal answers stay shared");
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::core::campaign::states::{AssignmentState, CampaignState};
 use crate::core::item::payload::Payload;
-use crate::core::kind::contract::{AggregationInput, ItemRecord, ResponseRecord};
+use crate::core::kind::contract::{ItemRecord, ResponseRecord, StoredInput};
 use crate::error::{Error, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::Value;
@@ -268,12 +268,11 @@ impl Snapshot {
 
     /// What the kind aggregates, exactly as [`crate::core::truth::ground_truth::input`]
     /// selects it: responses not excluded, except by an earlier curation run.
-    pub fn aggregation_input(&self) -> AggregationInput {
+    pub fn aggregation_input(&self) -> StoredInput {
         let submitted: std::collections::HashSet<Uuid> =
             self.assignments.iter().filter(|a| a.state == AssignmentState::Completed).map(|a| a.id).collect();
         let reviews: BTreeMap<Uuid, Uuid> = self.batches.iter().filter_map(|b| Some((b.id, b.review_of?))).collect();
-        AggregationInput {
-            config: self.kind_config(),
+        StoredInput {
             items: self
                 .items
                 .iter()

@@ -2,7 +2,7 @@
 //! and writes the generic raw-response table.
 
 use crate::core::campaign::campaigns;
-use crate::core::kind::contract::{AggregationInput, CampaignRules, ItemRecord, ResponseRecord, Table, TaskKind};
+use crate::core::kind::contract::{CampaignRules, ItemRecord, ResponseRecord, StoredInput, Table, TaskKind};
 use crate::core::truth::aggregate_cache::{self, Derived, DerivedValue};
 use crate::core::truth::caches::Caches;
 use crate::error::Result;
@@ -15,14 +15,14 @@ use uuid::Uuid;
 /// Loads what the kind needs to aggregate a campaign. Responses excluded by
 /// an earlier curation run (reason `curation:...`) are included: curation
 /// recomputes those exclusions itself, so re-running it gives the same result.
-pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<AggregationInput> {
+pub async fn input(pool: &PgPool, campaign_id: Uuid) -> Result<StoredInput> {
     input_without(pool, campaign_id, &[]).await
 }
 
 /// [`input`] with some payload keys left out of every item (what a kind
 /// does not aggregate, e.g. masks' polygons), so big campaigns fit in memory.
 #[tracing::instrument(level = "debug", skip(pool, skip))]
-pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> Result<AggregationInput> {
+pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> Result<StoredInput> {
     use futures_util::TryStreamExt;
     let campaign = campaigns::get(pool, campaign_id).await?;
     // One snapshot for items, responses and workers, and room to sort the
@@ -53,8 +53,7 @@ pub async fn input_without(pool: &PgPool, campaign_id: Uuid, skip: &[&str]) -> R
     .map(|b| (b.id, b.external_id))
     .collect();
     tx.commit().await?;
-    Ok(AggregationInput {
-        config: campaign.config.clone(),
+    Ok(StoredInput {
         items,
         responses,
         worker_ids,

@@ -6,29 +6,33 @@
 //! participant still answering (or who failed an attention check and has not
 //! submitted yet) would move majorities and scores that are then published.
 
-use super::question::from_item;
+use super::config::{A100Answer, A100Gold};
+use super::question::Question;
 use super::result::{A100Result, AatResult, QuestionResult};
-use crate::core::kind::contract::{AggregationInput, Table};
+use crate::core::kind::contract::{Records, Table};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// What both tests aggregate: the kind's `AggregationInput` (the LAT's and
+/// the AAT's records read alike).
+pub type A100Input = Records<A100Gold, A100Answer>;
+
 /// Per question: votes per choice id, from submitted questionnaires.
-fn tally(input: &AggregationInput) -> HashMap<uuid::Uuid, BTreeMap<String, u64>> {
+fn tally(input: &A100Input) -> HashMap<uuid::Uuid, BTreeMap<String, u64>> {
     let mut votes: HashMap<uuid::Uuid, BTreeMap<String, u64>> = HashMap::new();
     for r in input.responses.iter().filter(|r| r.submitted) {
-        if let Some(c) = r.answer.get("choice").and_then(Value::as_str) {
-            *votes.entry(r.item_id).or_default().entry(c.to_owned()).or_default() += 1;
-        }
+        *votes.entry(r.item_id).or_default().entry(r.answer.choice.clone()).or_default() += 1;
     }
     votes
 }
 
 /// Builds the ground truth of a LAT (`aat = false`) or an AAT.
-pub fn aggregate(input: &AggregationInput, aat: bool) -> A100Result {
+pub fn aggregate(input: &A100Input, aat: bool) -> A100Result {
     let votes = tally(input);
     let mut questions = Vec::new();
     for item in &input.items {
-        let Ok(q) = from_item(&item.payload.value(), item.gold.as_ref()) else { continue };
+        let Ok(mut q) = item.payload.read::<Question>() else { continue };
+        q.answer = item.gold.as_ref().and_then(|g| g.answer.clone());
         if q.attention_check {
             continue;
         }

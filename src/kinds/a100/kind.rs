@@ -7,10 +7,10 @@ use super::{aggregate, demo, hub, question, release, result};
 use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use crate::core::kind::contract::{
-    About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Judgement, Policy, SubmitVerdict,
+    About, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Judgement, Policy, SubmitVerdict,
 };
 use crate::core::kind::ground_truth_text::GroundTruthText;
-use crate::core::kind::typed::Answered;
+use crate::core::kind::typed::{AggregationInput, Answered};
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -201,7 +201,7 @@ macro_rules! a100_kind {
             fn on_submit(&self, _config: &A100Config, answered: &[Answered<Self>]) -> SubmitVerdict {
                 SubmitVerdict { exclude: attention(answered), block: None }
             }
-            fn aggregate(&self, _config: &A100Config, input: &AggregationInput) -> A100Result {
+            fn aggregate(&self, _config: &A100Config, input: &AggregationInput<Self>) -> A100Result {
                 aggregate::aggregate(input, $aat)
             }
             fn export(&self, gt: GroundTruthText<'_, A100Result>, _partial: bool, each: &mut dyn FnMut(&[String])) {

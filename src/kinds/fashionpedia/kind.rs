@@ -6,8 +6,9 @@ use super::item::FpItem;
 use super::{demo, export, hub, masks, ontology, result};
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use crate::core::kind::contract::{About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
+use crate::core::kind::contract::{About, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
 use crate::core::kind::ground_truth_text::GroundTruthText;
+use crate::core::kind::typed::AggregationInput;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use result::FpResult;
@@ -189,7 +190,7 @@ impl TypedKind for Fashionpedia {
         Ok(vec![("fashionpedia_attributes.json".to_owned(), coco)])
     }
 
-    fn aggregate(&self, config: &FpConfig, input: &AggregationInput) -> FpResult {
+    fn aggregate(&self, config: &FpConfig, input: &AggregationInput<Self>) -> FpResult {
         result::aggregate(config, input)
     }
 }

@@ -4,7 +4,7 @@
 //! statistics of the paper's Table 5 and for ontology curation.
 
 use super::Answer;
-use crate::core::kind::contract::{AggregationInput, ResponseRecord};
+use crate::core::kind::contract::{Records, ResponseRecord};
 use crate::stats::alpha::{alpha, Level, ReliabilityData};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -177,14 +177,18 @@ fn majority(answers: &[Answer]) -> Answer {
     }
 }
 
+/// What a Fashionpedia campaign aggregates: the kind's `AggregationInput`
+/// (no gold answers).
+pub type FpInput = Records<serde::de::IgnoredAny, Answer>;
+
 /// Builds the ground truth.
-pub fn aggregate(config: &super::FpConfig, input: &AggregationInput) -> FpResult {
+pub fn aggregate(config: &super::FpConfig, input: &FpInput) -> FpResult {
     let who = |id: &Uuid| input.worker_ids.get(id).cloned().unwrap_or_else(|| id.to_string());
-    let submitted: Vec<&ResponseRecord> = input.responses.iter().filter(|r| r.submitted).collect();
+    let submitted: Vec<&ResponseRecord<Answer>> = input.responses.iter().filter(|r| r.submitted).collect();
     // Reviews by (reviewed assignment, item).
-    let reviews: HashMap<(Uuid, Uuid), &ResponseRecord> =
+    let reviews: HashMap<(Uuid, Uuid), &ResponseRecord<Answer>> =
         submitted.iter().filter_map(|r| Some(((r.reviews?, r.item_id), *r))).collect();
-    let mut originals: HashMap<Uuid, Vec<&ResponseRecord>> = HashMap::new();
+    let mut originals: HashMap<Uuid, Vec<&ResponseRecord<Answer>>> = HashMap::new();
     for r in submitted.iter().filter(|r| r.reviews.is_none()) {
         originals.entry(r.item_id).or_default().push(r);
     }
@@ -212,8 +216,8 @@ pub fn aggregate(config: &super::FpConfig, input: &AggregationInput) -> FpResult
         let mut finals = Vec::new();
         let mut reviewer = None;
         for r in &given {
-            let Some(original) = Answer::of(&r.answer) else { continue };
-            match reviews.get(&(r.assignment_id, item.id)).and_then(|rv| Some((rv, Answer::of(&rv.answer)?))) {
+            let original = Answer::clone(&r.answer);
+            match reviews.get(&(r.assignment_id, item.id)).map(|rv| (rv, Answer::clone(&rv.answer))) {
                 Some((rv, verdict)) => {
                     let row = stats.review_acceptance.entry(who(&r.annotator_id)).or_default();
                     row.reviewed += 1;

@@ -136,6 +136,26 @@ pub enum Label {
 }
 
 impl Label {
+    /// The label as stored and exported: `1`, `0`, `unsure` or `broken`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Similar => "1",
+            Self::NotSimilar => "0",
+            Self::Unsure => "unsure",
+            Self::Broken => "broken",
+        }
+    }
+
+    /// What the label counts as: a vote, or a broken pair.
+    pub fn answer(self) -> Answer {
+        match self {
+            Self::Similar => Answer::Vote(eds::Vote::Similar),
+            Self::NotSimilar => Answer::Vote(eds::Vote::NotSimilar),
+            Self::Unsure => Answer::Vote(eds::Vote::Unsure),
+            Self::Broken => Answer::Broken,
+        }
+    }
+
     /// The label a text names: `1`, `0`, `unsure` (any case), `broken`.
     pub fn parse(text: &str) -> Option<Self> {
         if text == "broken" {

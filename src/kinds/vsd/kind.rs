@@ -6,8 +6,9 @@ use super::pair::{ShownPair, VsdPair};
 use super::{demo, hub, pool, result, scoring};
 use crate::core::campaign::setting_help::SettingHelp;
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
-use crate::core::kind::contract::{About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
+use crate::core::kind::contract::{About, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
 use crate::core::kind::ground_truth_text::GroundTruthText;
+use crate::core::kind::typed::AggregationInput;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use result::VsdResult;
@@ -186,7 +187,7 @@ impl TypedKind for Vsd {
         Ok(files)
     }
 
-    fn aggregate(&self, config: &VsdConfig, input: &AggregationInput) -> VsdResult {
+    fn aggregate(&self, config: &VsdConfig, input: &AggregationInput<Self>) -> VsdResult {
         result::aggregate(config, input)
     }
 

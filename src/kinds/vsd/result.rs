@@ -3,8 +3,8 @@
 //! flagged pairs; the estimates of p; and agreement between experts.
 
 use super::eds::{self, Pair, Sample, Vote};
-use super::{answer_of, Answer, VsdConfig};
-use crate::core::kind::contract::{AggregationInput, Table};
+use super::{Answer, VsdAnswer, VsdConfig};
+use crate::core::kind::contract::{Records, Table};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -175,14 +175,18 @@ impl VsdResult {
     }
 }
 
+/// What a VSD campaign aggregates: the kind's `AggregationInput` (no gold
+/// answers).
+pub type VsdInput = Records<serde::de::IgnoredAny, VsdAnswer>;
+
 /// Builds the ground truth from the pool and the experts' submitted answers.
-pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
+pub fn aggregate(config: &VsdConfig, input: &VsdInput) -> VsdResult {
     let expert = |id: &uuid::Uuid| id.to_string();
-    let mut answers: BTreeMap<uuid::Uuid, BTreeMap<String, Value>> = BTreeMap::new();
+    let mut answers: BTreeMap<uuid::Uuid, BTreeMap<String, &VsdAnswer>> = BTreeMap::new();
     // The input holds submitted batches only; every expert labels every pair,
     // so a pair is complete once each expert who submitted work answered it.
     for r in input.responses.iter().filter(|r| r.reviews.is_none()) {
-        answers.entry(r.item_id).or_default().insert(expert(&r.annotator_id), (*r.answer).clone());
+        answers.entry(r.item_id).or_default().insert(expert(&r.annotator_id), &*r.answer);
     }
     // Whoever has started labelling (submitted or not) is to label every pair.
     let experts_of_campaign: std::collections::BTreeSet<String> = input
@@ -204,16 +208,12 @@ pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
         let mut counted = Vec::new();
         let mut reasons = BTreeMap::new();
         for (who, a) in &given {
-            match answer_of(a) {
-                Some(Answer::Vote(v)) => {
-                    counted.push(v);
-                    votes.insert(who.clone(), a["label"].as_str().unwrap_or_default().to_owned());
+            votes.insert(who.clone(), a.label.as_str().to_owned());
+            match a.label.answer() {
+                Answer::Vote(v) => counted.push(v),
+                Answer::Broken => {
+                    reasons.insert(who.clone(), a.reason.clone().unwrap_or_else(|| "broken".to_owned()));
                 }
-                Some(Answer::Broken) => {
-                    votes.insert(who.clone(), "broken".to_owned());
-                    reasons.insert(who.clone(), a["reason"].as_str().unwrap_or("broken").to_owned());
-                }
-                None => {}
             }
         }
         let label = eds::label(&counted);
@@ -268,7 +268,7 @@ pub fn aggregate(config: &VsdConfig, input: &AggregationInput) -> VsdResult {
 
 fn estimate(
     config: &VsdConfig,
-    input: &AggregationInput,
+    input: &VsdInput,
     pairs: &[PairResult],
     sample: &[PairResult],
     votes: &BTreeMap<Pair, Vec<Vote>>,

@@ -3,10 +3,11 @@
 //! (`reward`, `votes`, `n_annotation`, `vton_model_id`, image paths), model
 //! rankings with bootstrap intervals, and the human ceiling.
 
+use super::config::{VtonAnswer, VtonGold};
 use super::curation::{curate_named, kept_answers, Answer, SanityTasks, Thresholds};
 use super::result::{ImageScore, ModelRank, VtonGroundTruth};
 use crate::core::item::payload::Payload;
-use crate::core::kind::contract::{AggregationInput, Table};
+use crate::core::kind::contract::{Records, Table};
 use crate::stats::aggregate::normalize_score;
 use crate::stats::bootstrap::mean_cis;
 use crate::stats::split_half::{split_half, Rating};
@@ -28,27 +29,27 @@ pub(super) fn group(payload: &Value) -> String {
     format!("{}|{}", payload["garment"].as_str().unwrap_or_default(), payload["person"].as_str().unwrap_or_default())
 }
 
+/// What a VTON campaign aggregates: the kind's `AggregationInput`.
+pub type VtonInput = Records<VtonGold, VtonAnswer>;
+
 /// One shared text per id, however often it occurs.
 fn shared_id(ids: &mut HashMap<Uuid, Arc<str>>, id: Uuid) -> Arc<str> {
     ids.entry(id).or_insert_with(|| id.to_string().into()).clone()
 }
 
 /// The campaign's ratings as curation reads them, and its sanity tasks.
-fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
+fn answers_and_sanity(input: &VtonInput) -> (Vec<Answer>, SanityTasks) {
     let tasks: HashMap<Uuid, Arc<str>> =
         input.items.iter().map(|i| (i.id, Arc::from(i.external_id.as_str()))).collect();
-    let sanity: SanityTasks = input
-        .items
-        .iter()
-        .filter_map(|i| Some((i.external_id.clone(), super::sanity_task(i.gold.as_ref()?)?)))
-        .collect();
+    let sanity: SanityTasks =
+        input.items.iter().filter_map(|i| Some((i.external_id.clone(), i.gold.as_ref()?.task()?))).collect();
     let (mut questionnaires, mut annotators) = (HashMap::new(), HashMap::new());
     let mut answers: Vec<Answer> = Vec::with_capacity(input.responses.len());
     // Only submitted questionnaires count (as in `answers.csv`).
     answers.extend(input.responses.iter().filter(|r| r.submitted).filter_map(|r| {
         Some(Answer {
             task: tasks.get(&r.item_id)?.clone(),
-            rating: r.answer.get("rating")?.as_u64()? as u8,
+            rating: r.answer.rating,
             questionnaire: shared_id(&mut questionnaires, r.batch_id),
             annotator: shared_id(&mut annotators, r.annotator_id),
             position: r.position.and_then(|p| u32::try_from(p).ok()),
@@ -59,7 +60,7 @@ fn answers_and_sanity(input: &AggregationInput) -> (Vec<Answer>, SanityTasks) {
 
 /// Each questionnaire's name in the exported files (`form_id`) where it is
 /// not its id: the names of batches imported from a release.
-fn form_names(input: &AggregationInput) -> HashMap<String, String> {
+fn form_names(input: &VtonInput) -> HashMap<String, String> {
     input.batch_names.iter().map(|(id, name)| (id.to_string(), name.clone())).collect()
 }
 
@@ -81,7 +82,7 @@ fn ratings_of(kept: &[&Answer], payloads: &HashMap<&str, &Payload>) -> Vec<Ratin
 
 /// The curated ratings of the campaign (kept annotators of kept
 /// questionnaires, sanity tasks left out), e.g. for half-annotator labels.
-pub fn curated_ratings(input: &AggregationInput, thresholds: &Thresholds) -> Vec<Rating> {
+pub fn curated_ratings(input: &VtonInput, thresholds: &Thresholds) -> Vec<Rating> {
     let (answers, sanity) = answers_and_sanity(input);
     let names = form_names(input);
     let curation =
@@ -91,14 +92,14 @@ pub fn curated_ratings(input: &AggregationInput, thresholds: &Thresholds) -> Vec
 }
 
 /// Curates the campaign and scores every image and model.
-pub fn aggregate(input: &AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
+pub fn aggregate(input: &VtonInput, thresholds: &Thresholds) -> VtonGroundTruth {
     rank_models(score_images(input, thresholds))
 }
 
 /// Curates the campaign and scores every image; the models are ranked by
 /// [`rank_models`], which no longer needs the input (a caller that owns it
 /// can free it first: the bootstraps take a while).
-pub fn score_images(input: &AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
+pub fn score_images(input: &VtonInput, thresholds: &Thresholds) -> VtonGroundTruth {
     let (answers, sanity) = answers_and_sanity(input);
     score_answers(input, answers, sanity, thresholds)
 }
@@ -106,7 +107,7 @@ pub fn score_images(input: &AggregationInput, thresholds: &Thresholds) -> VtonGr
 /// [`score_images`] on an input it owns: the responses are freed as soon
 /// as curation has its own copy of the ratings, so that what curation and
 /// the images take reuses their memory (it lowers the computation's peak).
-pub fn score_owned_input(mut input: AggregationInput, thresholds: &Thresholds) -> VtonGroundTruth {
+pub fn score_owned_input(mut input: VtonInput, thresholds: &Thresholds) -> VtonGroundTruth {
     let (answers, sanity) = answers_and_sanity(&input);
     input.responses = Vec::new();
     // Returned now: curation's and the images' memory is not the same shape.
@@ -116,7 +117,7 @@ pub fn score_owned_input(mut input: AggregationInput, thresholds: &Thresholds) -
 
 /// Curation and image scores from the ratings as read by [`answers_and_sanity`].
 fn score_answers(
-    input: &AggregationInput,
+    input: &VtonInput,
     answers: Vec<Answer>,
     sanity: SanityTasks,
     thresholds: &Thresholds,
@@ -406,7 +407,7 @@ mod tests {
     /// Two questionnaires of twelve tasks (two of them sanity tasks), four
     /// annotators each, one of whom fails the sanity tasks; one annotator's
     /// ratings stray now and then (a fixed pseudo-random sequence).
-    fn campaign(config: Value) -> AggregationInput {
+    fn campaign() -> VtonInput {
         let mut state = 7u64;
         let mut next = move || {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -454,8 +455,7 @@ mod tests {
             }
             items.extend(batch);
         }
-        AggregationInput {
-            config,
+        crate::core::kind::contract::StoredInput {
             items,
             responses,
             worker_ids,
@@ -463,6 +463,7 @@ mod tests {
             participants: Default::default(),
             review: false,
         }
+        .typed::<super::super::Vton>()
     }
 
     #[test]
@@ -473,7 +474,7 @@ mod tests {
             let config = json!({"tasks_per_questionnaire": 12, "sanity_per_questionnaire": 2,
                                 "curation": {"preset": preset, "max_sanity_failures": 0}});
             let parsed = super::super::VtonConfig::parse(&config).expect("a valid configuration");
-            let input = campaign(config);
+            let input = campaign();
             let value = serde_json::to_value(super::super::Vton.aggregate(&parsed, &input)).expect("json");
             let text = super::super::Vton.aggregate_json(&parsed, input);
             assert_eq!(text, value.to_string(), "preset {preset}");
@@ -487,7 +488,7 @@ mod tests {
     fn the_rows_handed_over_one_by_one_are_the_table() {
         let config = json!({"tasks_per_questionnaire": 12, "sanity_per_questionnaire": 2});
         let parsed = super::super::VtonConfig::parse(&config).expect("a valid configuration");
-        let text = super::super::Vton.aggregate_json(&parsed, campaign(config));
+        let text = super::super::Vton.aggregate_json(&parsed, campaign());
         let whole = table(text.as_bytes());
         assert_eq!(whole.rows.len(), 20, "every image but the sanity tasks");
         let mut handed = Vec::new();

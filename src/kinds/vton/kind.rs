@@ -6,10 +6,10 @@ use super::{batches, demo, ground_truth, hub, release, result, service};
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use crate::core::kind::contract::{
-    About, AggregationInput, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Judgement, Policy, SubmitVerdict,
+    About, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Judgement, Policy, SubmitVerdict,
 };
 use crate::core::kind::ground_truth_text::GroundTruthText;
-use crate::core::kind::typed::Answered;
+use crate::core::kind::typed::{AggregationInput, Answered};
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use result::VtonGroundTruth;
@@ -188,11 +188,11 @@ impl TypedKind for Vton {
         batches::form(c, items, rng)
     }
 
-    fn aggregate(&self, c: &VtonConfig, input: &AggregationInput) -> VtonGroundTruth {
+    fn aggregate(&self, c: &VtonConfig, input: &AggregationInput<Self>) -> VtonGroundTruth {
         ground_truth::aggregate(input, &c.curation)
     }
 
-    fn aggregate_json(&self, c: &VtonConfig, input: AggregationInput) -> String {
+    fn aggregate_json(&self, c: &VtonConfig, input: AggregationInput<Self>) -> String {
         // Straight from the typed result, the input freed while the images
         // are scored: the result's `Value` would be several times the size
         // of its text, beside the input. The result's fields are declared

@@ -182,9 +182,11 @@ pub async fn score_predictor(
         let campaign = campaigns::get(pool, campaign_id).await?;
         let thresholds = kinds.config::<VtonConfig>(&campaign)?.curation;
         let input = ground_truth::input(pool, campaign_id).await?;
-        tokio::task::spawn_blocking(move || super::ground_truth::curated_ratings(&input, &thresholds))
-            .await
-            .map_err(|e| Error::internal("the curation preset", e))?
+        tokio::task::spawn_blocking(move || {
+            super::ground_truth::curated_ratings(&input.typed::<super::Vton>(), &thresholds)
+        })
+        .await
+        .map_err(|e| Error::internal("the curation preset", e))?
     } else {
         Vec::new()
     };
