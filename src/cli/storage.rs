@@ -92,7 +92,7 @@ async fn named_images(pool: &PgPool) -> anyhow::Result<(Vec<(String, String)>, V
     let (mut uploads, mut bucket) = (Vec::new(), Vec::new());
     for (value, campaign, item) in rows.into_iter().map(|r| (r.value, r.campaign_id, r.external_id)) {
         let named_by = format!("item `{item}` of campaign {campaign}");
-        match value.strip_prefix(crate::core::work::handles::UPLOADED) {
+        match value.strip_prefix(crate::core::item::images::UPLOADED) {
             Some(name) => uploads.push((name.to_owned(), named_by)),
             None => bucket.push((value, named_by)),
         }

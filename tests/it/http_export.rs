@@ -199,8 +199,8 @@ async fn the_streamed_responses_export_equals_the_in_memory_table() {
     assert_eq!(streamed.lines().count(), 1 + 30 * 31);
     assert!(streamed.contains(",'=cmd-3,") && !streamed.contains(",=cmd-3,"), "formulas neutralised");
     let id = campaign.parse().expect("uuid");
-    let table = atelier::core::truth::ground_truth::raw_responses(&app.pool, id).await.expect("table");
-    assert_eq!(streamed, atelier::core::truth::ground_truth::to_csv(&table).expect("csv"));
+    let table = atelier::core::releases::responses_rows::raw_responses(&app.pool, id).await.expect("table");
+    assert_eq!(streamed, table.to_csv().expect("csv"));
 }
 
 #[tokio::test]

@@ -163,7 +163,7 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     let csv = crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/ground-truth.csv")).await;
     let table = atelier::kinds::vton::ground_truth::table(gt.to_string().as_bytes());
     assert_eq!(table.rows.len(), gt["images"].as_array().map_or(0, Vec::len));
-    assert_eq!(csv, atelier::core::truth::ground_truth::to_csv(&table).expect("csv"));
+    assert_eq!(csv, table.to_csv().expect("csv"));
     assert!(csv.starts_with("image,vton_model_id,"), "{csv}");
 
     // A predictor that knows the truth reaches the ceiling.

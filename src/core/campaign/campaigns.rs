@@ -396,7 +396,7 @@ pub async fn update(
     .read()?;
     // Whose work counts changed: the platform's exclusions follow.
     if updated.settings.ground_truth_from != campaign.settings.ground_truth_from {
-        crate::core::crowd::marks::remark(pool, id).await?;
+        crate::core::campaign::marks::remark(pool, id).await?;
     }
     Ok(updated)
 }

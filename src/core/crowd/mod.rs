@@ -2,6 +2,5 @@
 //! the reconciliation with the platform's own list.
 
 pub mod invitations;
-pub mod marks;
 pub mod payouts;
 pub mod reconciliation;

@@ -480,7 +480,7 @@ pub fn export(rows: &[Payout], format: Format, unpaid_only: bool, bonus: Option<
                 .collect(),
         },
     };
-    crate::core::truth::ground_truth::to_csv(&table)
+    table.to_csv()
 }
 
 /// Background answers as CSV: `worker_id` and one column per question.
@@ -499,7 +499,7 @@ pub fn background_csv(rows: &[(String, BTreeMap<String, String>)]) -> Result<Str
             })
             .collect(),
     };
-    crate::core::truth::ground_truth::to_csv(&table)
+    table.to_csv()
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@
 //! study link can invent worker ids; the platform knows who its
 //! participants are.
 
-use super::marks::mark;
 use crate::core::campaign::campaigns;
+use crate::core::campaign::marks::mark;
 use crate::core::campaign::settings::GroundTruthFrom;
 use crate::error::{Code, Error, Result};
 use sqlx::PgPool;

@@ -10,6 +10,12 @@ use crate::error::{Error, Result};
 use crate::storage::{Object, Storage};
 use sha2::{Digest, Sha256};
 
+/// Where uploaded images are named in items, and served from to admins.
+pub const UPLOADED: &str = "/images/";
+
+/// Where images of the lab's bucket are named in items (`s3://bucket/key`).
+pub const IN_BUCKET: &str = "s3://";
+
 /// Largest image accepted.
 pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
 /// Largest width or height accepted, in pixels.

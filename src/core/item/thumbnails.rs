@@ -19,7 +19,7 @@ const IMAGE_ENDINGS: [&str; 7] = [".png", ".jpg", ".jpeg", ".gif", ".webp", ".sv
 /// Whether a payload string is an image's address: uploaded images, and
 /// other absolute or site addresses ending like an image file.
 fn is_image_address(s: &str) -> bool {
-    if s.starts_with(crate::core::work::handles::UPLOADED) || s.starts_with(crate::core::work::handles::IN_BUCKET) {
+    if s.starts_with(crate::core::item::images::UPLOADED) || s.starts_with(crate::core::item::images::IN_BUCKET) {
         return true;
     }
     let path = s.split(['?', '#']).next().unwrap_or_default().to_ascii_lowercase();

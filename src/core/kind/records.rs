@@ -122,6 +122,13 @@ impl Table {
         table
     }
 
+    /// The table as CSV, spreadsheet formulas neutralised.
+    pub fn to_csv(&self) -> crate::error::Result<String> {
+        let mut csv = crate::core::support::csv_chunks::CsvRows::new(Vec::new());
+        std::iter::once(&self.header).chain(&self.rows).for_each(|row| csv.row(row));
+        String::from_utf8(csv.finish()?).map_err(|e| crate::error::Error::internal("writing a CSV table", e))
+    }
+
     /// Hands over the header, then each row.
     pub fn each(&self, each: &mut dyn FnMut(&[String])) {
         each(&self.header);

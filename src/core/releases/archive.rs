@@ -17,7 +17,6 @@ use crate::core::releases::lanes::{Job, Slot};
 use crate::core::releases::packing::{packing, Packed};
 use crate::core::releases::snapshot::{pretty_json, Snapshot};
 use crate::core::support::csv_chunks::CsvRows;
-use crate::core::truth::ground_truth;
 use crate::error::Result;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -89,7 +88,7 @@ pub fn release_files<T: Send>(
         responses.fill(|| {
             one(RESPONSES_CSV, &mut |out| {
                 let mut csv = CsvRows::new(out);
-                ground_truth::each_response_row(snapshot, &mut |row| csv.row(&row));
+                crate::core::releases::responses_rows::each_response_row(snapshot, &mut |row| csv.row(&row));
                 csv.finish().map(drop)
             })
         })

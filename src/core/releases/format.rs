@@ -87,8 +87,8 @@ pub fn counts(snapshot: &Snapshot) -> Value {
 /// many workers each of its rules left out (absent for campaigns that never
 /// used it, whose manifests stay as they were).
 pub fn parameters(rules: &dyn CampaignRules, snapshot: &Snapshot) -> Value {
+    use crate::core::campaign::marks::{NOT_ON_PLATFORM, REJECTED_ON_PLATFORM};
     use crate::core::campaign::settings::GroundTruthFrom;
-    use crate::core::crowd::marks::{NOT_ON_PLATFORM, REJECTED_ON_PLATFORM};
     let mut parameters = json!({
         "config": snapshot.campaign.config,
         "kind": rules.policy().release_parameters,

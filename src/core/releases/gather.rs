@@ -2,12 +2,13 @@
 //! archives and the ground truth aggregates, in one transaction.
 
 use super::snapshot::{
-    time, Parts, Reasons, SnapAssignment, SnapBatch, SnapCampaign, SnapItem, SnapModelScores, SnapProfile,
-    SnapResponse, Snapshot,
+    Parts, Reasons, SnapAssignment, SnapBatch, SnapCampaign, SnapItem, SnapModelScores, SnapProfile, SnapResponse,
+    Snapshot,
 };
 use crate::core::campaign::campaigns;
 use crate::core::campaign::states::AssignmentState;
 use crate::core::item::payload::Payload;
+use crate::core::support::export_time::time;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;

@@ -15,6 +15,7 @@ mod gather;
 pub mod hf;
 pub mod lanes;
 pub mod packing;
+pub mod responses_rows;
 pub mod snapshot;
 pub mod verify;
 

@@ -6,7 +6,7 @@ use crate::core::campaign::states::{AssignmentState, CampaignState};
 use crate::core::item::payload::Payload;
 use crate::core::kind::contract::{ItemRecord, ResponseRecord, StoredInput};
 use crate::error::{Error, Result};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -204,11 +204,6 @@ pub struct Snapshot {
     pub worker_ids: BTreeMap<Uuid, String>,
 }
 
-/// A moment as every export writes it (RFC 3339, microseconds, `Z`).
-pub fn time(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Micros, true)
-}
-
 /// A moment kept as itself and written as [`time`] writes it: every
 /// response's two times as text would be a large part of a snapshot.
 mod micros {
@@ -216,7 +211,7 @@ mod micros {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&crate::core::releases::snapshot::time(*t))
+        s.serialize_str(&crate::core::support::export_time::time(*t))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
@@ -505,7 +500,7 @@ mod tests {
             "time_on_task_ms": null, "excluded_reason": null
         });
         let response: SnapResponse = serde_json::from_value(raw.clone()).expect("read");
-        assert_eq!(time(response.answered_at), "2026-11-27T01:02:03.000456Z");
+        assert_eq!(crate::core::support::export_time::time(response.answered_at), "2026-11-27T01:02:03.000456Z");
         assert_eq!(serde_json::to_value(&response).expect("written"), raw);
         let not_a_time = raw.as_object().cloned().map(|mut o| {
             o.insert("changed_at".into(), "yesterday".into());

@@ -1,5 +1,5 @@
 //! CSV written row by row into any writer, spreadsheet formulas neutralised
-//! (as [`crate::core::truth::ground_truth::to_csv`] does): into a list of chunks for a
+//! (as a ground-truth table's `to_csv` does): into a list of chunks for a
 //! streamed response (a big export never needs one contiguous buffer, nor
 //! the copies a growing buffer makes), or into a release file as it is
 //! packed.
@@ -118,7 +118,7 @@ mod tests {
         let chunks = csv.chunks().expect("written");
         assert!(chunks.len() > 1, "a document over a MB comes in several chunks");
         let joined: Vec<u8> = chunks.iter().flat_map(|c| c.iter().copied()).collect();
-        let whole = crate::core::truth::ground_truth::to_csv(&table).expect("csv");
+        let whole = table.to_csv().expect("csv");
         assert_eq!(String::from_utf8(joined).expect("utf-8"), whole);
         assert!(whole.contains("\"'=cmd7, \"\"quoted\"\"\nline\""));
     }

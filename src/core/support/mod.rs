@@ -3,5 +3,6 @@
 
 pub mod coalesce;
 pub mod csv_chunks;
+pub mod export_time;
 pub mod heavy;
 pub mod json_text;

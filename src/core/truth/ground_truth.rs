@@ -2,7 +2,7 @@
 //! and writes the generic raw-response table.
 
 use crate::core::campaign::campaigns;
-use crate::core::kind::contract::{CampaignRules, ItemRecord, ResponseRecord, StoredInput, Table, TaskKind};
+use crate::core::kind::contract::{CampaignRules, ItemRecord, ResponseRecord, StoredInput, TaskKind};
 use crate::core::truth::aggregate_cache::{self, Derived, DerivedValue};
 use crate::core::truth::caches::Caches;
 use crate::error::Result;
@@ -334,83 +334,6 @@ pub async fn csv(
     .await?
 }
 
-/// Every response of the campaign, excluded ones with their reason, one row
-/// per annotator and item, built in memory from a snapshot: the reference the
-/// streamed export ([`crate::core::truth::responses_export`]) is checked against.
-pub async fn raw_responses(pool: &PgPool, campaign_id: Uuid) -> Result<Table> {
-    let snapshot = crate::core::releases::Snapshot::load(pool, campaign_id, false).await?;
-    Ok(responses_table(&snapshot))
-}
-
-/// The responses of a snapshot as a table (the live export and a release's
-/// `responses.csv`), by questionnaire position, annotator and item. Every
-/// export names things the same way: `questionnaire` is the batch id (as in
-/// the questionnaire tables and the worker API), `item` the importer's id,
-/// `annotator` the annotator's id; live exports for admins add the crowd
-/// platform's `worker_id`, releases never do.
-pub fn responses_table(snapshot: &crate::core::releases::Snapshot) -> Table {
-    let (mut header, mut rows) = (None, Vec::with_capacity(snapshot.responses.len()));
-    each_response_row(snapshot, &mut |row| match header {
-        None => header = Some(row),
-        Some(_) => rows.push(row),
-    });
-    Table { header: header.unwrap_or_default(), rows }
-}
-
-/// The header and rows of [`responses_table`], handed to `each` one at a
-/// time in the table's order (only the sort keys are held, never the whole
-/// table).
-pub fn each_response_row(snapshot: &crate::core::releases::Snapshot, each: &mut dyn FnMut(Vec<String>)) {
-    let batch_position: std::collections::HashMap<Uuid, i32> =
-        snapshot.batches.iter().map(|b| (b.id, b.position)).collect();
-    let item_id: std::collections::HashMap<Uuid, &str> =
-        snapshot.items.iter().map(|i| (i.id, i.external_id.as_str())).collect();
-    let with_workers = !snapshot.worker_ids.is_empty();
-    each(responses_header(with_workers).iter().map(|h| (*h).to_owned()).collect());
-    // Rows by questionnaire position, annotator and item id, sorted as 16-byte
-    // keys of ranks (ties in the order given): the ids themselves in the
-    // keys would take several times that, beside a release's aggregation.
-    // Annotators compare as their text does (lowercase hex,
-    // hyphens in fixed places); an item not found sorts as an empty id.
-    let annotators: std::collections::BTreeSet<Uuid> = snapshot.responses.iter().map(|r| r.annotator).collect();
-    let annotator_rank: std::collections::HashMap<Uuid, u32> = annotators.into_iter().zip(0..).collect();
-    let mut ids: Vec<&str> = item_id.values().copied().chain([""]).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let id_rank: std::collections::HashMap<&str, u32> = ids.iter().copied().zip(0..).collect();
-    let item_rank: std::collections::HashMap<Uuid, u32> =
-        item_id.iter().map(|(item, id)| (*item, id_rank.get(id).copied().unwrap_or(0))).collect();
-    drop(id_rank);
-    let mut order: Vec<(i32, u32, u32, u32)> = snapshot
-        .responses
-        .iter()
-        .zip(0..)
-        .map(|(r, n)| {
-            let position = batch_position.get(&r.batch_id).copied().unwrap_or(-1);
-            let annotator = annotator_rank.get(&r.annotator).copied().unwrap_or(0);
-            (position, annotator, item_rank.get(&r.item_id).copied().unwrap_or(0), n)
-        })
-        .collect();
-    drop((annotator_rank, item_rank));
-    order.sort_unstable();
-    for (position, _, _, n) in order {
-        let r = &snapshot.responses[n as usize];
-        let item = item_id.get(&r.item_id).copied().unwrap_or_default();
-        let mut row = vec![r.batch_id.to_string(), position.to_string(), item.to_owned(), r.annotator.to_string()];
-        if with_workers {
-            row.push(snapshot.worker_ids.get(&r.annotator).cloned().unwrap_or_default());
-        }
-        row.extend([
-            r.answer.to_string(),
-            r.time_on_task_ms.map(|t| t.to_string()).unwrap_or_default(),
-            crate::core::releases::snapshot::time(r.answered_at),
-            crate::core::releases::snapshot::time(r.changed_at),
-            r.excluded_reason.as_deref().unwrap_or_default().to_owned(),
-        ]);
-        each(row);
-    }
-}
-
 /// The columns of `responses.csv`, live (with the worker's id when anyone
 /// took part) or in a release (without).
 pub fn responses_header(with_workers: bool) -> Vec<&'static str> {
@@ -420,11 +343,4 @@ pub fn responses_header(with_workers: bool) -> Vec<&'static str> {
     }
     header.extend(["answer", "time_on_task_ms", "answered_at", "changed_at", "excluded_reason"]);
     header
-}
-
-/// Writes a table as CSV, spreadsheet formulas neutralised.
-pub fn to_csv(table: &Table) -> Result<String> {
-    let mut csv = crate::core::support::csv_chunks::CsvRows::new(Vec::new());
-    std::iter::once(&table.header).chain(&table.rows).for_each(|row| csv.row(row));
-    String::from_utf8(csv.finish()?).map_err(|e| crate::error::Error::internal("writing the ground-truth CSV", e))
 }

@@ -1,9 +1,9 @@
 //! The live `responses.csv`, written out as the rows come from the database:
 //! memory holds one chunk, not the campaign. Same columns, order and cell
-//! rules as [`crate::core::truth::ground_truth::responses_table`] (which releases use).
+//! rules as a release's `responses.csv`.
 
-use crate::core::releases::snapshot::time;
 use crate::core::support::csv_chunks::neutralise_formula;
+use crate::core::support::export_time::time;
 use crate::core::truth::ground_truth::responses_header;
 use crate::db::Time;
 use crate::error::{Error, Result};

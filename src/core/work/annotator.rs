@@ -4,7 +4,7 @@
 
 use crate::core::campaign::campaigns::{self, Campaign};
 use crate::core::kind::contract::PublicItem;
-use crate::core::truth::progress::AssignmentProgress;
+use crate::core::work::assignment_progress::AssignmentProgress;
 use crate::core::work::assignments::{self, Assignment};
 use crate::core::work::record::Recorder;
 use crate::core::work::responses::{Outcome, Response, Submission};

@@ -552,7 +552,7 @@ pub async fn complete(pool: &PgPool, kinds: &Registry, id: Uuid, annotator_id: U
         .await?;
     }
     if campaign.settings.ground_truth_from == crate::core::campaign::settings::GroundTruthFrom::Reconciled {
-        crate::core::crowd::marks::mark_assignment(&mut tx, id).await?;
+        crate::core::campaign::marks::mark_assignment(&mut tx, id).await?;
     }
     tx.commit().await?;
     Ok(done)

@@ -9,6 +9,7 @@
 //! answer path maps a handle back through the assignment's batch (read
 //! once per assignment and remembered, see `record`).
 
+use crate::core::item::images::{IN_BUCKET, UPLOADED};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
@@ -23,9 +24,6 @@ pub fn handle(assignment_id: Uuid, item_id: Uuid) -> Uuid {
     Uuid::from_bytes(bytes)
 }
 
-/// Where uploaded images are served from (see `core::item::images`).
-pub const UPLOADED: &str = "/images/";
-
 /// The name an uploaded image (`file`, as stored) has in this assignment:
 /// 32 hex digits of SHA-256(assignment id ‖ file name), with the file's
 /// extension. The same image is named differently in every questionnaire.
@@ -39,9 +37,6 @@ pub fn image_name(assignment_id: Uuid, file: &str) -> String {
 pub fn image_address(assignment_id: Uuid, file: &str) -> String {
     format!("/work/a/{assignment_id}/img/{}", image_name(assignment_id, file))
 }
-
-/// Where images of the lab's bucket are named in items (`s3://bucket/key`).
-pub const IN_BUCKET: &str = "s3://";
 
 /// The address an admin's browser fetches an image at: an image of the
 /// lab's bucket (`s3://bucket/key`) through the admin's own route (the

@@ -7,8 +7,8 @@
 use crate::core::campaign::campaigns::{Campaign, CampaignRow};
 use crate::core::campaign::settings::Participants;
 use crate::core::campaign::states::{AssignmentState, CampaignState};
-use crate::core::truth::progress::AssignmentProgress;
 use crate::core::work::annotator::ViewRows;
+use crate::core::work::assignment_progress::AssignmentProgress;
 use crate::core::work::assignments::Assignment;
 use crate::error::{Error, Result};
 use serde_json::Value;

@@ -15,7 +15,7 @@
 
 use crate::core::campaign::states::AssignmentState;
 use crate::core::kind::contract::TaskKind;
-use crate::core::truth::progress::AssignmentProgress;
+use crate::core::work::assignment_progress::AssignmentProgress;
 use crate::core::work::assignments;
 use crate::core::work::kept::Kept;
 use crate::core::work::own_task::AnsweredItems;
@@ -228,8 +228,12 @@ impl Recorder {
                 if outcome == Outcome::Created {
                     self.answered.stored(assignment_id, item_id);
                 }
-                let progress =
-                    crate::core::truth::progress::of_assignment(&self.pool, assignment_id, assignment.batch_id).await?;
+                let progress = crate::core::work::assignment_progress::of_assignment(
+                    &self.pool,
+                    assignment_id,
+                    assignment.batch_id,
+                )
+                .await?;
                 Ok((response, outcome, progress))
             }
         }

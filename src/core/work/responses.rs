@@ -243,7 +243,7 @@ pub fn admin_reason(reason: &str) -> Result<&str> {
     if reason.starts_with("curation:") {
         return Err(Error::invalid(Code::Invalid, "reasons starting with `curation:` are curation's own"));
     }
-    if reason.starts_with(crate::core::crowd::marks::REASON_PREFIX) {
+    if reason.starts_with(crate::core::campaign::marks::REASON_PREFIX) {
         return Err(Error::invalid(
             Code::Invalid,
             "reasons starting with `platform:` are the platform reconciliation's own",

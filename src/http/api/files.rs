@@ -79,5 +79,5 @@ pub fn csv_response(
     table: &crate::core::kind::contract::Table,
     name: &str,
 ) -> crate::http::error::AppResult<axum::response::Response> {
-    Ok(attachment("text/csv; charset=utf-8", name, crate::core::truth::ground_truth::to_csv(table)?))
+    Ok(attachment("text/csv; charset=utf-8", name, table.to_csv()?))
 }

@@ -411,7 +411,7 @@ async fn landing_page(
     let instructions = s.pages.of(&campaign)?.instructions();
     let current = match assignments::active_of(&s.pool, campaign_id, user.id).await? {
         Some(a) => {
-            let p = progress::of_assignment(&s.pool, a.id, a.batch_id).await?;
+            let p = crate::core::work::assignment_progress::of_assignment(&s.pool, a.id, a.batch_id).await?;
             Some((p.answered, p.total))
         }
         None => None,
@@ -870,7 +870,7 @@ async fn image(
     let payloads = crate::core::item::items::payloads(&s.pool, &assignment.item_order()).await?;
     let file = crate::core::work::handles::image_named(id, &name, payloads.values()).ok_or(Error::NotFound("image"))?;
     let content_type = crate::core::item::images::content_type_of(&file);
-    let object = match file.strip_prefix(crate::core::work::handles::UPLOADED) {
+    let object = match file.strip_prefix(crate::core::item::images::UPLOADED) {
         Some(upload) => crate::storage::Object::Upload(upload),
         None => crate::storage::Object::InBucket(crate::core::item::images::bucket_key(&s.config.storage, &file)?),
     };

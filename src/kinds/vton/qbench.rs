@@ -12,11 +12,11 @@
 //! item's id on import).
 
 use super::curation::SanityTask;
-use crate::core::campaign::history::{PastBatch, PastSubmission};
 use crate::core::item::new_item::NewItem;
 use crate::core::item::payload::Payload;
 use crate::core::releases::snapshot::{Parts, SnapBatch, Snapshot};
 use crate::core::support::csv_chunks::{CsvChunks, CsvRows};
+use crate::core::work::history::{PastBatch, PastSubmission};
 use crate::error::Code;
 use crate::error::{Error, Result};
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -442,7 +442,7 @@ pub async fn import(
         workers.insert(a.response_id.clone(), user.id);
     }
     let past = batches(release, &plan, &item_ids, &workers);
-    let submissions = crate::core::campaign::history::import_completed_in(tx, campaign_id, &past).await?;
+    let submissions = crate::core::work::history::import_completed_in(tx, campaign_id, &past).await?;
     importer.commit().await?;
     crate::core::work::batches::refresh_statistics(pool).await?;
     let (attention_tasks, images) = plan.items.iter().partition::<Vec<&NewItem>, _>(|i| i.gold.is_some());

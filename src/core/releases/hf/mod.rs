@@ -17,7 +17,6 @@ use crate::core::kind::contract::{CampaignRules, TaskKind};
 use crate::core::releases::archive::{EachFile, ReleaseInfo};
 use crate::core::releases::packing::packing;
 use crate::core::releases::snapshot::Snapshot;
-use crate::core::truth::ground_truth;
 use crate::error::Result;
 use sha2::{Digest, Sha256};
 
@@ -156,7 +155,7 @@ pub fn responses_table(snapshot: &Snapshot) -> Result<SnapshotTable> {
     let mut parquet = ParquetTable::new(table.name, &table.columns)?;
     let mut failed = None;
     let mut header = true;
-    ground_truth::each_response_row(snapshot, &mut |row| {
+    crate::core::releases::responses_rows::each_response_row(snapshot, &mut |row| {
         // The first row is the CSV's header; a release's rows have no worker ids.
         if std::mem::take(&mut header) || failed.is_some() {
             return;

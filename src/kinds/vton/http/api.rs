@@ -148,7 +148,7 @@ pub async fn questionnaires_csv(
     let aggregate = ground_truth::aggregate(&s.pool, &s.kinds, &s.caches, id).await?;
     // Reads the whole ground truth back: off the async workers.
     let csv = crate::core::support::heavy::run(move || {
-        ground_truth::to_csv(&crate::kinds::vton::ground_truth::questionnaire_table(&aggregate))
+        crate::kinds::vton::ground_truth::questionnaire_table(&aggregate).to_csv()
     })
     .await??;
     Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
