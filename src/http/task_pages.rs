@@ -1,18 +1,29 @@
 //! How a task kind looks in the browser: its task page, its answers as a
 //! reviewer or admin reads them, the answer its task form posts, and its
-//! admin page. The core's `TaskKind` says what a kind *is*; this trait,
+//! admin page. The core's `TypedKind` says what a kind *is*; this trait,
 //! implemented in each kind's `http` folder, says how it is *shown*, so the
 //! core knows nothing of HTML, templates or CSRF tokens.
+//!
+//! A kind implements [`TypedTaskPages`] with its own types: the item as its
+//! annotator is shown it (`Shown`, read from what the kind's
+//! `public_payload` makes), its stored `Payload` and its `Answer`. The HTTP
+//! layer holds the object-safe [`TaskPages`], which every typed one is
+//! through the blanket implementation below: it reads the JSON it is handed
+//! into the kind's types before calling a hook.
 
 use crate::core::campaign::campaigns::Campaign;
 pub use crate::core::item::thumbnails::Thumbnail;
 use crate::core::kind::contract::{CampaignRules, PublicItem};
+use crate::core::TypedKind;
 use crate::error::Error;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 use uuid::Uuid;
 
-/// Everything a kind's task template may show.
+/// A task page as the HTTP layer asks for it: the item as shown and the
+/// answers as stored (JSON), and what the page's form posts back.
 #[derive(Debug)]
 pub struct TaskView<'a> {
     /// The item as shown to this annotator.
@@ -37,23 +48,63 @@ pub struct TaskView<'a> {
     pub shown_at: i64,
 }
 
-/// A task kind's pages.
-pub trait TaskPages: Send + Sync + 'static {
+/// What a task page's form posts back with the answer, for a kind's
+/// template.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskForm<'a> {
+    /// The item's handle in this assignment.
+    pub item_id: Uuid,
+    /// 1-based position in the batch.
+    pub position: usize,
+    /// Items in the batch.
+    pub total: usize,
+    /// The assignment.
+    pub assignment_id: Uuid,
+    /// CSRF token for the answer form.
+    pub csrf_token: &'a str,
+    /// Server time (ms since epoch) when the page was rendered.
+    pub shown_at: i64,
+}
+
+/// One task as kind `K`'s task page receives it: in the kind's own types.
+pub struct Task<'a, K: TypedTaskPages> {
+    /// What the form posts back.
+    pub form: TaskForm<'a>,
+    /// The item as shown to this annotator.
+    pub item: K::Shown,
+    /// The next item as shown (for prefetching its images), if any.
+    pub next: Option<K::Shown>,
+    /// The annotator's current answer, if any (when they went back).
+    pub answer: Option<K::Answer>,
+    /// The answer this task reviews, when the assignment reviews another
+    /// annotator's work.
+    pub under_review: Option<K::Answer>,
+}
+
+/// A task kind's pages, in its own types.
+pub trait TypedTaskPages: TypedKind {
+    /// The item as its annotator is shown it: what the kind's
+    /// `public_payload` makes, read back.
+    type Shown: DeserializeOwned;
+
     /// Renders the task page body (HTML) for one item.
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error>;
+    fn render_task(&self, task: &Task<'_, Self>) -> Result<String, askama::Error>;
 
     /// Turns the fields posted by the task page's form (bookkeeping fields
     /// already removed, in the order posted, a field repeated for each
-    /// ticked box) into an answer, which the core then validates as any
-    /// other. The default keeps one value per field, whole numbers as numbers.
+    /// ticked box) into the answer as the API takes it, which the core then
+    /// reads and validates as any other. The default keeps one value per
+    /// field, whole numbers as numbers.
     fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
         single_valued_answer(fields)
     }
 
     /// An answer as a reviewer or admin sees it (HTML, escaped by the
-    /// kind): the default shows the stored JSON.
-    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
-        format!("<code>{}</code>", escape_html(&answer.to_string()))
+    /// kind), beside the item as its annotator was shown it: the default
+    /// shows the answer's JSON.
+    fn render_answer(&self, _item: &Self::Shown, answer: &Self::Answer) -> String {
+        let text = serde_json::to_string(answer).unwrap_or_default();
+        format!("<code>{}</code>", escape_html(&text))
     }
 
     /// HTML shown on the landing page before the first task (instructions,
@@ -72,14 +123,95 @@ pub trait TaskPages: Send + Sync + 'static {
     /// Images that show an item at a glance in the data browser, given the
     /// campaign's rules (whose configuration may say where images live):
     /// by default every image address in the payload, named by its key.
-    fn thumbnails(&self, _rules: &dyn CampaignRules, payload: &Value) -> Vec<Thumbnail> {
-        crate::core::item::thumbnails::in_payload(payload)
+    fn thumbnails(&self, _rules: &dyn CampaignRules, payload: &Self::Payload) -> Vec<Thumbnail> {
+        serde_json::to_value(payload).map(|p| crate::core::item::thumbnails::in_payload(&p)).unwrap_or_default()
     }
 
     /// The path segment of the kind's admin page
     /// (`/admin/campaigns/{id}/<segment>`), if it has one.
     fn admin_page(&self) -> Option<&'static str> {
         None
+    }
+}
+
+/// A task kind's pages as the HTTP layer holds them: JSON in, HTML out.
+/// Every [`TypedTaskPages`] is one.
+pub trait TaskPages: Send + Sync + 'static {
+    /// Renders the task page body (HTML) for one item.
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error>;
+
+    /// The answer a task form's fields make (see [`TypedTaskPages::answer_from_form`]).
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Value;
+
+    /// An answer as a reviewer or admin sees it, beside the item as shown
+    /// (an answer or item that no longer reads shows the answer's JSON).
+    fn render_answer(&self, shown: &Value, answer: &Value) -> String;
+
+    /// See [`TypedTaskPages::instructions`].
+    fn instructions(&self) -> Option<&'static str>;
+
+    /// See [`TypedTaskPages::demo_picture`].
+    fn demo_picture(&self, role: &str, n: usize) -> Option<String>;
+
+    /// An item's images at a glance, from its stored payload (none when it
+    /// no longer reads).
+    fn thumbnails(&self, rules: &dyn CampaignRules, payload: &Value) -> Vec<Thumbnail>;
+
+    /// See [`TypedTaskPages::admin_page`].
+    fn admin_page(&self) -> Option<&'static str>;
+}
+
+/// The item as shown, read into the kind's type; a refusal says which.
+fn shown<K: TypedTaskPages>(item: &PublicItem) -> Result<K::Shown, askama::Error> {
+    K::Shown::deserialize(&item.payload).map_err(|e| {
+        askama::Error::Custom(format!("the item {} as shown does not read as this kind's: {e}", item.id).into())
+    })
+}
+
+impl<K: TypedTaskPages> TaskPages for K {
+    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
+        // Stored answers were read into the kind's type when they were
+        // saved: one that no longer reads starts the form empty.
+        let answer = |a: Option<&Value>| a.and_then(|a| K::Answer::deserialize(a).ok());
+        let task = Task::<K> {
+            form: TaskForm {
+                item_id: view.item.id,
+                position: view.position,
+                total: view.total,
+                assignment_id: view.assignment_id,
+                csrf_token: view.csrf_token,
+                shown_at: view.shown_at,
+            },
+            item: shown::<K>(view.item)?,
+            next: view.next.and_then(|n| shown::<K>(n).ok()),
+            answer: answer(view.answer),
+            under_review: answer(view.under_review),
+        };
+        TypedTaskPages::render_task(self, &task)
+    }
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
+        TypedTaskPages::answer_from_form(self, fields)
+    }
+    fn render_answer(&self, shown: &Value, answer: &Value) -> String {
+        match (K::Shown::deserialize(shown), K::Answer::deserialize(answer)) {
+            (Ok(shown), Ok(answer)) => TypedTaskPages::render_answer(self, &shown, &answer),
+            _ => format!("<code>{}</code>", escape_html(&answer.to_string())),
+        }
+    }
+    fn instructions(&self) -> Option<&'static str> {
+        TypedTaskPages::instructions(self)
+    }
+    fn demo_picture(&self, role: &str, n: usize) -> Option<String> {
+        TypedTaskPages::demo_picture(self, role, n)
+    }
+    fn thumbnails(&self, rules: &dyn CampaignRules, payload: &Value) -> Vec<Thumbnail> {
+        match K::Payload::deserialize(payload) {
+            Ok(payload) => TypedTaskPages::thumbnails(self, rules, &payload),
+            Err(_) => Vec::new(),
+        }
+    }
+    fn admin_page(&self) -> Option<&'static str> {
+        TypedTaskPages::admin_page(self)
     }
 }
 

@@ -13,7 +13,7 @@ use atelier::core::kind::typed::AggregationInput;
 use atelier::core::Registry;
 use atelier::core::TypedKind;
 use atelier::http::kind_routes::KindRoutes;
-use atelier::http::task_pages::{escape_html, KindPages, TaskPages, TaskView};
+use atelier::http::task_pages::{escape_html, KindPages, Task, TypedTaskPages};
 use rand::rngs::StdRng;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -22,10 +22,6 @@ use std::collections::BTreeMap;
 /// Tags: pick any of an item's options (or "not sure").
 #[derive(Clone, Copy)]
 struct Tags;
-
-fn options(payload: &Value) -> Vec<String> {
-    payload["options"].as_array().into_iter().flatten().filter_map(|o| o.as_str().map(str::to_owned)).collect()
-}
 
 /// The test kind's configuration: items per batch.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -148,15 +144,19 @@ impl TypedKind for Tags {
 }
 
 /// How the tags kind is shown: checkboxes, and the answer as a list.
-impl TaskPages for Tags {
+impl TypedTaskPages for Tags {
+    type Shown = TagsItem;
     fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
         if fields.iter().any(|(k, _)| k == "not_sure") {
             return json!({"not_sure": true});
         }
         json!({"tags": fields.iter().filter(|(k, _)| k == "tag").map(|(_, v)| v.clone()).collect::<Vec<_>>()})
     }
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-        let boxes: String = options(&view.item.payload)
+    fn render_task(&self, task: &Task<'_, Self>) -> Result<String, askama::Error> {
+        let view = &task.form;
+        let boxes: String = task
+            .item
+            .options
             .iter()
             .map(|o| format!(r#"<label><input type="checkbox" name="tag" value="{0}"> {0}</label>"#, escape_html(o)))
             .collect();
@@ -164,17 +164,11 @@ impl TaskPages for Tags {
             r#"<form method="post" action="/work/a/{}/answer"><input type="hidden" name="csrf_token" value="{}">
                <input type="hidden" name="item_id" value="{}"><input type="hidden" name="shown_at" value="{}">{boxes}
                <button type="submit">Save</button></form>"#,
-            view.assignment_id, view.csrf_token, view.item.id, view.shown_at
+            view.assignment_id, view.csrf_token, view.item_id, view.shown_at
         ))
     }
-    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
-        let tags: String = answer["tags"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(|t| format!("<li>{}</li>", escape_html(t)))
-            .collect();
+    fn render_answer(&self, _item: &TagsItem, answer: &TagsAnswer) -> String {
+        let tags: String = answer.tags.iter().map(|t| format!("<li>{}</li>", escape_html(t))).collect();
         format!(r#"<ul class="reviewed-tags">{tags}</ul>"#)
     }
 }

@@ -60,7 +60,7 @@ pub struct ChoiceOrder {
 /// A question as a participant receives it: the outfit, the blank's
 /// category and the choices in their order; never the key, the
 /// attention-check flag or the dimension.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PublicQuestion {
     /// The partial outfit.
     pub outfit: Vec<super::question::OutfitItem>,
@@ -71,7 +71,7 @@ pub struct PublicQuestion {
 }
 
 /// A choice as a participant receives it.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PublicChoice {
     /// Choice id, what an answer names.
     pub id: String,

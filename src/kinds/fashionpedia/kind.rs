@@ -3,7 +3,7 @@
 
 use super::config::{Answer, FpConfig, NAME};
 use super::item::FpItem;
-use super::{demo, export, hub, masks, ontology, result};
+use super::{demo, export, hub, masks, result};
 use crate::core::campaign::setting_help::{Editor, SettingHelp};
 use crate::core::campaign::settings::{AnnotatorsPerBatch, CoreSettings, Participants};
 use crate::core::kind::contract::{About, BatchPlan, BatchPolicy, Import, Invalid, ItemRef, Policy};
@@ -12,7 +12,6 @@ use crate::core::kind::typed::AggregationInput;
 use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use result::FpResult;
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Each Fashionpedia setting in words.
@@ -76,11 +75,6 @@ static ABOUT: About = About {
 /// The Fashionpedia kind.
 #[derive(Debug, Clone, Copy)]
 pub struct Fashionpedia;
-
-/// The attribute choices stored with a task.
-pub fn options(payload: &Value) -> Vec<ontology::AttributeChoice> {
-    serde_json::from_value(payload["options"].clone()).unwrap_or_default()
-}
 
 impl TypedKind for Fashionpedia {
     type Config = FpConfig;
@@ -205,7 +199,7 @@ mod tests {
         let item: FpItem = serde_json::from_value(json!({"annotation_id": 1, "image_id": 1, "width": 4, "height": 4,
             "options": [{"id": 115, "name": "symmetrical"}]}))
         .expect("an item");
-        let check = |answer: Value| {
+        let check = |answer: serde_json::Value| {
             let answer: Answer = serde_json::from_value(answer).map_err(|e| e.to_string())?;
             Fashionpedia.validate_answer(Some(&item), answer).map_err(|e| e.0)
         };

@@ -20,7 +20,7 @@ pub mod result;
 pub mod store;
 
 pub use config::{Answer, FpConfig, NAME};
-pub use kind::{options, Fashionpedia};
+pub use kind::Fashionpedia;
 
 /// The Fashionpedia folder as the application plugs it in (see [`crate::kinds::MODULES`]).
 pub const MODULE: crate::kinds::KindModule = crate::kinds::KindModule {

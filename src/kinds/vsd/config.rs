@@ -185,17 +185,3 @@ impl<'de> serde::Deserialize<'de> for Label {
         Self::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a label")))
     }
 }
-
-/// Reads a stored answer: `{"label": "1" | "0" | "unsure" | "broken"}`.
-pub fn answer_of(answer: &Value) -> Option<Answer> {
-    let label = answer.get("label")?;
-    let text = match label {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        _ => return None,
-    };
-    if text == "broken" {
-        return Some(Answer::Broken);
-    }
-    eds::Vote::parse(&text).map(Answer::Vote)
-}

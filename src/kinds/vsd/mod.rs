@@ -20,7 +20,7 @@ pub mod result;
 pub mod robustness;
 pub mod scoring;
 
-pub use config::{answer_of, Answer, Label, VsdAnswer, VsdConfig, NAME};
+pub use config::{Answer, Label, VsdAnswer, VsdConfig, NAME};
 pub use kind::Vsd;
 
 /// The VSD folder as the application plugs it in (see [`crate::kinds::MODULES`]).

@@ -40,7 +40,7 @@ pub struct VsdPair {
 
 /// What a worker is shown of a pair: the two images, never which model
 /// proposed it (or its rank), nor the ids, which may name the product.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ShownPair {
     /// The query image's address.
     pub query_image: Option<String>,

@@ -229,9 +229,6 @@ impl VtonConfig {
     }
 }
 
-/// The payload fields that name an image, in the order the task page shows them.
-pub const IMAGE_FIELDS: [&str; 4] = ["tryon", "garment", "person", "reference"];
-
 /// A VTON item as the kind reads it: its four images (the try-on model,
 /// category and dataset stay in the stored payload for the aggregation,
 /// and are never shown: they would bias ratings).
@@ -248,7 +245,7 @@ pub struct VtonImages {
 }
 
 impl VtonImages {
-    /// The images by field name, in [`IMAGE_FIELDS`] order.
+    /// The images by field name, in the order the task page shows them.
     pub fn fields(&self) -> [(&'static str, &str); 4] {
         [("tryon", &self.tryon), ("garment", &self.garment), ("person", &self.person), ("reference", &self.reference)]
     }

@@ -116,10 +116,13 @@ pub(super) async fn show_item(
     let pager = Pager::new((detail.counts.counted + detail.counts.excluded) as usize, query, "answers", "answers");
     let (labels, notice) = current_labels(s, &campaign).await?;
     let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    // Answers are shown beside the item as annotators are shown it (its
+    // choices in their stored order).
+    let shown = kind.public_payload(&detail.item.payload, &serde_json::Value::Null).unwrap_or_default();
     let answers = detail
         .answers
         .into_iter()
-        .map(|row| AnswerView { html: pages.render_answer(&detail.item.payload, &row.answer), row })
+        .map(|row| AnswerView { html: pages.render_answer(&shown, &row.answer), row })
         .collect();
     let status = if refused.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
     render_with(

@@ -2,8 +2,9 @@
 //! image, the super-category's attributes as ticks, and the form read back
 //! into an answer.
 
-use super::super::{masks, options, Answer, Fashionpedia};
-use crate::http::task_pages::{escape_html, TaskPages, TaskView};
+use super::super::item::FpTask as Shown;
+use super::super::{masks, Answer, Fashionpedia};
+use crate::http::task_pages::{escape_html, Task, TaskForm, TypedTaskPages};
 use askama::Template;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -11,7 +12,7 @@ use std::collections::BTreeMap;
 #[derive(Template)]
 #[template(path = "kinds/fashionpedia/templates/task.html")]
 struct FpTask<'a> {
-    view: &'a TaskView<'a>,
+    view: &'a TaskForm<'a>,
     image: String,
     width: u32,
     height: u32,
@@ -32,41 +33,40 @@ struct FpTask<'a> {
     reviewed: Option<Answer>,
 }
 
-impl TaskPages for Fashionpedia {
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-        let p = &view.item.payload;
-        let width = u32::try_from(p["width"].as_u64().unwrap_or(1)).unwrap_or(1);
-        let height = u32::try_from(p["height"].as_u64().unwrap_or(1)).unwrap_or(1);
-        let mask = masks::Mask::parse(&p["segmentation"], width, height).ok();
+impl TypedTaskPages for Fashionpedia {
+    type Shown = Shown;
+
+    fn render_task(&self, task: &Task<'_, Self>) -> Result<String, askama::Error> {
+        let p = &task.item;
+        let (width, height) = (p.width.max(1), p.height.max(1));
+        let mask = masks::Mask::parse(&p.segmentation, width, height).ok();
         let path = mask.as_ref().map(masks::Mask::svg_path).unwrap_or_default();
         let outline = mask.as_ref().map(masks::Mask::outline_path).unwrap_or_default();
-        let reviewed = view.under_review.and_then(Answer::of);
+        let reviewed = task.under_review.clone();
         // A reviewer starts from the answer under review (ticking everything
         // again was re-entry, not review); their own answer once given.
-        let current = view.answer.and_then(Answer::of).or_else(|| reviewed.clone()).unwrap_or_default();
+        let current = task.answer.clone().or_else(|| reviewed.clone()).unwrap_or_default();
         FpTask {
-            image: p["image_url"].as_str().unwrap_or_default().to_owned(),
+            image: p.image_url.clone(),
             width,
             height,
             path,
             outline,
-            category: p["category"].as_str().unwrap_or_default().to_owned(),
-            supercategory: p["supercategory"].as_str().unwrap_or_default().to_owned(),
-            options: options(p)
-                .into_iter()
+            category: p.category.clone(),
+            supercategory: p.supercategory.clone(),
+            options: p
+                .options
+                .iter()
                 .enumerate()
-                .map(|(i, o)| (o.id, o.name, o.group, current.attributes.contains(&o.id), i + 1))
+                .map(|(i, o)| (o.id, o.name.clone(), o.group.clone(), current.attributes.contains(&o.id), i + 1))
                 .collect(),
             not_sure: current.not_sure,
             not_on_list: current.not_on_list,
             missing: current.missing.clone(),
-            answered: view.answer.is_some(),
-            suggested: {
-                let ids: Vec<u64> = p["suggested"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
-                options(p).into_iter().filter(|o| ids.contains(&u64::from(o.id))).map(|o| o.name).collect()
-            },
+            answered: task.answer.is_some(),
+            suggested: p.options.iter().filter(|o| p.suggested.contains(&o.id)).map(|o| o.name.clone()).collect(),
             reviewed,
-            view,
+            view: &task.form,
         }
         .render()
     }
@@ -79,11 +79,10 @@ impl TaskPages for Fashionpedia {
         json!({"attributes": attributes, "not_sure": flag("not_sure"), "not_on_list": flag("not_on_list"), "missing": missing})
     }
 
-    fn render_answer(&self, payload: &Value, answer: &Value) -> String {
-        let Some(a) = Answer::of(answer) else { return "<code>?</code>".into() };
-        let names: BTreeMap<u32, String> = options(payload).into_iter().map(|o| (o.id, o.name)).collect();
+    fn render_answer(&self, shown: &Shown, a: &Answer) -> String {
+        let names: BTreeMap<u32, &str> = shown.options.iter().map(|o| (o.id, o.name.as_str())).collect();
         let mut parts: Vec<String> =
-            a.attributes.iter().map(|id| escape_html(names.get(id).map_or("?", String::as_str))).collect();
+            a.attributes.iter().map(|id| escape_html(names.get(id).copied().unwrap_or("?"))).collect();
         if a.not_sure {
             parts.push("<em>not sure</em>".into());
         }

@@ -1,17 +1,16 @@
 //! How VTON tasks look in the browser: the try-on beside its garment,
 //! person and reference, rated on the three-level scale.
 
-use super::super::config::IMAGE_FIELDS;
-use super::super::{rating, Vton, LABELS};
+use super::super::config::{VtonAnswer, VtonImages};
+use super::super::{Vton, LABELS};
 use crate::core::kind::contract::CampaignRules;
-use crate::http::task_pages::{TaskPages, TaskView, Thumbnail};
+use crate::http::task_pages::{Task, TaskForm, Thumbnail, TypedTaskPages};
 use askama::Template;
-use serde_json::Value;
 
 #[derive(Template)]
 #[template(path = "kinds/vton/templates/task.html")]
 struct VtonTask<'a> {
-    view: &'a TaskView<'a>,
+    view: &'a TaskForm<'a>,
     tryon: String,
     garment: String,
     person: String,
@@ -20,7 +19,9 @@ struct VtonTask<'a> {
     current: u8,
 }
 
-impl TaskPages for Vton {
+impl TypedTaskPages for Vton {
+    type Shown = VtonImages;
+
     fn instructions(&self) -> Option<&'static str> {
         Some(include_str!("../templates/instructions.html"))
     }
@@ -29,34 +30,33 @@ impl TaskPages for Vton {
         super::super::demo::picture(role, n)
     }
 
-    fn thumbnails(&self, _rules: &dyn CampaignRules, payload: &Value) -> Vec<Thumbnail> {
+    fn thumbnails(&self, _rules: &dyn CampaignRules, images: &VtonImages) -> Vec<Thumbnail> {
         // The try-on first, as the task shows it.
-        IMAGE_FIELDS
-            .iter()
-            .filter_map(|field| {
-                let url = payload[*field].as_str()?.to_owned();
-                Some(Thumbnail { url, label: (*field).to_owned() })
-            })
+        images
+            .fields()
+            .into_iter()
+            .filter(|(_, url)| !url.is_empty())
+            .map(|(field, url)| Thumbnail { url: url.to_owned(), label: field.to_owned() })
             .collect()
     }
 
-    fn render_task(&self, view: &TaskView<'_>) -> Result<String, askama::Error> {
-        let field = |f: &str| view.item.payload.get(f).and_then(Value::as_str).unwrap_or_default().to_owned();
+    fn render_task(&self, task: &Task<'_, Self>) -> Result<String, askama::Error> {
+        let images = &task.item;
         VtonTask {
-            view,
-            tryon: field("tryon"),
-            garment: field("garment"),
-            person: field("person"),
-            reference: field("reference"),
+            view: &task.form,
+            tryon: images.tryon.clone(),
+            garment: images.garment.clone(),
+            person: images.person.clone(),
+            reference: images.reference.clone(),
             labels: LABELS,
-            current: view.answer.and_then(rating).unwrap_or(0),
+            current: task.answer.as_ref().map_or(0, |a| a.rating),
         }
         .render()
     }
 
-    fn render_answer(&self, _payload: &Value, answer: &Value) -> String {
-        match rating(answer) {
-            Some(r) => format!("<strong>{r}</strong> {}", LABELS[usize::from(r) - 1]),
+    fn render_answer(&self, _images: &VtonImages, answer: &VtonAnswer) -> String {
+        match LABELS.get(usize::from(answer.rating).wrapping_sub(1)) {
+            Some(label) => format!("<strong>{}</strong> {label}", answer.rating),
             None => "<code>?</code>".to_owned(),
         }
     }
