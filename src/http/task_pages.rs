@@ -92,11 +92,13 @@ pub trait TypedTaskPages: TypedKind {
 
     /// Turns the fields posted by the task page's form (bookkeeping fields
     /// already removed, in the order posted, a field repeated for each
-    /// ticked box) into the answer as the API takes it, which the core then
-    /// reads and validates as any other. The default keeps one value per
-    /// field, whole numbers as numbers.
-    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
-        single_valued_answer(fields)
+    /// ticked box) into an answer, which the core then validates as any
+    /// other. `None`, the default, reads the form as one value per field
+    /// (whole numbers as numbers), as the API's answer would be sent, and
+    /// the core reads that into the kind's answer or refuses it, saying the
+    /// answer's format.
+    fn answer_from_form(&self, _fields: &[(String, String)]) -> Option<Self::Answer> {
+        None
     }
 
     /// An answer as a reviewer or admin sees it (HTML, escaped by the
@@ -191,6 +193,8 @@ impl<K: TypedTaskPages> TaskPages for K {
     }
     fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
         TypedTaskPages::answer_from_form(self, fields)
+            .and_then(|answer| serde_json::to_value(answer).ok())
+            .unwrap_or_else(|| single_valued_answer(fields))
     }
     fn render_answer(&self, shown: &Value, answer: &Value) -> String {
         match (K::Shown::deserialize(shown), K::Answer::deserialize(answer)) {

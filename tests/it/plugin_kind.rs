@@ -146,11 +146,14 @@ impl TypedKind for Tags {
 /// How the tags kind is shown: checkboxes, and the answer as a list.
 impl TypedTaskPages for Tags {
     type Shown = TagsItem;
-    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Option<TagsAnswer> {
         if fields.iter().any(|(k, _)| k == "not_sure") {
-            return json!({"not_sure": true});
+            return Some(TagsAnswer { tags: Vec::new(), not_sure: true });
         }
-        json!({"tags": fields.iter().filter(|(k, _)| k == "tag").map(|(_, v)| v.clone()).collect::<Vec<_>>()})
+        Some(TagsAnswer {
+            tags: fields.iter().filter(|(k, _)| k == "tag").map(|(_, v)| v.clone()).collect(),
+            not_sure: false,
+        })
     }
     fn render_task(&self, task: &Task<'_, Self>) -> Result<String, askama::Error> {
         let view = &task.form;

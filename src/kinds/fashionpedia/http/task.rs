@@ -6,7 +6,6 @@ use super::super::item::FpTask as Shown;
 use super::super::{masks, Answer, Fashionpedia};
 use crate::http::task_pages::{escape_html, Task, TaskForm, TypedTaskPages};
 use askama::Template;
-use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 #[derive(Template)]
@@ -71,12 +70,17 @@ impl TypedTaskPages for Fashionpedia {
         .render()
     }
 
-    fn answer_from_form(&self, fields: &[(String, String)]) -> Value {
+    fn answer_from_form(&self, fields: &[(String, String)]) -> Option<Answer> {
         let attributes: Vec<u32> =
             fields.iter().filter(|(k, _)| k == "attr").filter_map(|(_, v)| v.parse().ok()).collect();
         let flag = |name: &str| fields.iter().any(|(k, v)| k == name && v != "0" && !v.is_empty());
         let missing = fields.iter().find(|(k, _)| k == "missing").map_or("", |(_, v)| v.as_str());
-        json!({"attributes": attributes, "not_sure": flag("not_sure"), "not_on_list": flag("not_on_list"), "missing": missing})
+        Some(Answer {
+            attributes,
+            not_sure: flag("not_sure"),
+            not_on_list: flag("not_on_list"),
+            missing: missing.to_owned(),
+        })
     }
 
     fn render_answer(&self, shown: &Shown, a: &Answer) -> String {
