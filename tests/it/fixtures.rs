@@ -320,6 +320,21 @@ pub async fn get_text(app: &TestApp, token: &str, path: &str) -> String {
     reqwest::Client::new().get(app.at(path)).bearer_auth(token).send().await.expect("get").text().await.expect("text")
 }
 
+/// A page whose figures a first view may show as being computed (the
+/// first view waits a moment; a loaded machine may take longer): fetched
+/// again, as its notice asks, until they are shown (a minute at most).
+pub async fn page_when_computed(app: &TestApp, token: &str, path: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let html = get_text(app, token, path).await;
+        if !html.contains("being computed") {
+            return html;
+        }
+        assert!(std::time::Instant::now() < deadline, "the figures were never shown: {html}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// Cuts the campaign's next release through the API and returns its files,
 /// unpacked, with the archive's bytes.
 pub async fn cut_release(

@@ -228,15 +228,7 @@ async fn vton_campaign_is_curated_ranked_and_scored_through_the_service() {
     let (_, view) = fresh.next(&app, &id).await;
     assert!(view["assignment"].is_object(), "a re-queued questionnaire goes to a new worker");
 
-    // The first view waits a moment for the figures; a loaded machine may
-    // show them as being computed first.
-    let html = loop {
-        let html = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{id}/vton")).await;
-        if !html.contains("being computed") {
-            break html;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let html = crate::fixtures::page_when_computed(&app, &admin, &format!("/admin/campaigns/{id}/vton")).await;
     assert!(html.contains("<svg") && html.contains("annotators: sanity") && html.contains("good-model"), "{html}");
     let csv =
         crate::fixtures::get_text(&app, &admin, &format!("/api/v1/admin/campaigns/{id}/vton/questionnaires.csv")).await;
@@ -390,7 +382,7 @@ async fn the_curation_preset_is_chosen_through_the_api_and_the_page() {
     let reasons: Vec<String> =
         sqlx::query_scalar("SELECT DISTINCT excluded_reason FROM responses").fetch_all(&app.pool).await.expect("r");
     assert_eq!(reasons, vec!["curation:run".to_owned()]);
-    let html = crate::fixtures::get_text(&app, &admin, &format!("/admin/campaigns/{campaign}/vton")).await;
+    let html = crate::fixtures::page_when_computed(&app, &admin, &format!("/admin/campaigns/{campaign}/vton")).await;
     assert!(html.contains("Rules in use: <b>vton-qbench-code</b>") && html.contains("annotators: troll"), "{html}");
     let (status, body) = api(&app, &admin, Method::POST, &path, Some(json!({"preset": "paper"}))).await;
     assert_eq!((status, body["preset"].as_str()), (StatusCode::OK, Some("paper")));
