@@ -71,6 +71,7 @@ impl TypedKind for Tags {
     type Config = TagsConfig;
     type Payload = TagsItem;
     type Gold = serde::de::IgnoredAny;
+    type Batched = serde::de::IgnoredAny;
     type Presentation = ();
     type Answer = TagsAnswer;
     type GroundTruth = TagsGroundTruth;
@@ -100,7 +101,7 @@ impl TypedKind for Tags {
     fn form_batches(
         &self,
         config: &TagsConfig,
-        items: &[ItemRef],
+        items: &[ItemRef<serde::de::IgnoredAny>],
         _rng: &mut StdRng,
     ) -> Result<Vec<BatchPlan>, Invalid> {
         let per_batch = config.per_batch.max(1) as usize;

@@ -45,9 +45,9 @@ pub struct About {
     /// masks' polygons), left out of the live aggregation's input.
     pub payload_keys_not_aggregated: &'static [&'static str],
     /// Payload keys the kind's batch formation reads (`None`: the whole
-    /// payload). Formation, and the campaign page's count of the batches it
-    /// would form, read only these: at 30,000 questions the whole payloads
-    /// are most of the time of both.
+    /// payload), which its `TypedKind::Batched` reads. Formation, and the
+    /// campaign page's count of the batches it would form, read only these:
+    /// at 30,000 questions the whole payloads are most of the time of both.
     pub payload_keys_batched: Option<&'static [&'static str]>,
     /// The Hugging Face Hub's task categories for the kind's releases.
     pub hub_task_categories: &'static [&'static str],

@@ -20,13 +20,15 @@ impl From<Invalid> for crate::error::Error {
     }
 }
 
-/// An item as batch formation sees it.
+/// An item as batch formation sees it: `P` is what formation reads of its
+/// payload (the keys [`About::payload_keys_batched`] names; JSON in the
+/// core, the kind's `Batched` in its hook).
 #[derive(Debug, Clone)]
-pub struct ItemRef {
+pub struct ItemRef<P = Value> {
     /// Item id.
     pub id: Uuid,
-    /// The kind-specific payload.
-    pub payload: Value,
+    /// What formation reads of the payload.
+    pub payload: P,
     /// Whether the item carries a gold answer (sanity / attention check).
     pub has_gold: bool,
 }

@@ -14,10 +14,10 @@
 //! are required; the rest have defaults. The core reads configurations,
 //! payloads, gold and answers into the kind's types (serde) before calling
 //! a hook, and refuses what does not read, naming the field; the
-//! aggregation receives [`AggregationInput`] of the kind's types. JSON is
-//! left in two places, for memory's sake: the aggregation's payloads stay
-//! text until read ([`Payload::read`](crate::core::item::payload::Payload::read)),
-//! and `form_batches` sees only the payload keys the kind batches by.
+//! aggregation receives [`AggregationInput`] of the kind's types (its
+//! payloads stay text until read, for memory's sake:
+//! [`Payload::read`](crate::core::item::payload::Payload::read)), and batch
+//! formation the kind's `Batched`, read from the payload keys it names.
 
 use crate::core::kind::contract::{
     About, BatchPlan, CampaignRules, Invalid, ItemRecord, ItemRef, Judgement, Policy, Records, ResponseRecord,
@@ -49,6 +49,11 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     /// An item's gold answer (a sanity or attention check), as the kind
     /// reads it; `serde::de::IgnoredAny` for a kind without checks.
     type Gold: DeserializeOwned;
+
+    /// What batch formation reads of an item's payload: the keys
+    /// [`About::payload_keys_batched`] names, read into this type;
+    /// `serde::de::IgnoredAny` for a kind whose formation reads none.
+    type Batched: DeserializeOwned;
 
     /// What varies per annotator in how an item is shown (a choice order),
     /// stored with the assignment so analysis can undo it; `()` when nothing
@@ -127,7 +132,7 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     fn form_batches(
         &self,
         config: &Self::Config,
-        items: &[ItemRef],
+        items: &[ItemRef<Self::Batched>],
         rng: &mut StdRng,
     ) -> Result<Vec<BatchPlan>, Invalid>;
 
@@ -402,7 +407,17 @@ impl<K: TypedKind> CampaignRules for Configured<K> {
         &self.policy
     }
     fn form_batches(&self, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-        self.kind.form_batches(&self.config, items, rng)
+        // The keys were checked as part of the payload when imported: one
+        // that no longer reads refuses the formation, naming the item.
+        let items = items
+            .iter()
+            .map(|i| {
+                let payload =
+                    K::Batched::deserialize(&i.payload).map_err(|e| Invalid(format!("item {}: {e}", i.id)))?;
+                Ok(ItemRef { id: i.id, payload, has_gold: i.has_gold })
+            })
+            .collect::<Result<Vec<ItemRef<K::Batched>>, Invalid>>()?;
+        self.kind.form_batches(&self.config, &items, rng)
     }
     fn on_submit(&self, answered: &[(Option<Value>, Value, Value)]) -> SubmitVerdict {
         // Items that no longer read are left out of the verdict (and
@@ -436,9 +451,19 @@ mod tests {
     use std::sync::Arc;
     use uuid::Uuid;
 
-    /// A kind whose gold and answers are numbers.
+    /// A kind whose gold and answers are numbers, batched by a group number.
     #[derive(Clone)]
     struct Numbers;
+
+    /// The kind's (empty) settings.
+    #[derive(serde::Serialize, serde::Deserialize, Default)]
+    struct NoSettings {}
+
+    /// What the kind's formation reads of a payload.
+    #[derive(serde::Deserialize)]
+    struct Group {
+        group: u8,
+    }
 
     static ABOUT: About = About::new(
         "numbers",
@@ -447,19 +472,37 @@ mod tests {
     );
 
     impl TypedKind for Numbers {
-        type Config = ();
+        type Config = NoSettings;
         type Payload = Value;
         type Gold = u8;
+        type Batched = Group;
         type Presentation = ();
         type Answer = u8;
         type GroundTruth = Vec<u8>;
         fn about(&self) -> &'static About {
             &ABOUT
         }
-        fn form_batches(&self, _: &(), _: &[ItemRef], _: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
-            Ok(Vec::new())
+        fn form_batches(
+            &self,
+            _: &NoSettings,
+            items: &[ItemRef<Group>],
+            _: &mut StdRng,
+        ) -> Result<Vec<BatchPlan>, Invalid> {
+            // One batch per group, in the order the groups come.
+            let mut plans: Vec<BatchPlan> = Vec::new();
+            for i in items {
+                match plans.iter_mut().find(|p| p.group.as_deref() == Some(&i.payload.group.to_string())) {
+                    Some(plan) => plan.items.push(i.id),
+                    None => plans.push(BatchPlan {
+                        items: vec![i.id],
+                        overlap: None,
+                        group: Some(i.payload.group.to_string()),
+                    }),
+                }
+            }
+            Ok(plans)
         }
-        fn aggregate(&self, _: &(), input: &AggregationInput<Self>) -> Vec<u8> {
+        fn aggregate(&self, _: &NoSettings, input: &AggregationInput<Self>) -> Vec<u8> {
             input.responses.iter().map(|r| *r.answer).collect()
         }
         fn export(&self, _: GroundTruthText<'_, Vec<u8>>, _: bool, _: &mut dyn FnMut(&[String])) {}
@@ -508,7 +551,21 @@ mod tests {
             typed.items.iter().map(|i| (i.id, i.gold)).collect::<Vec<_>>(),
             [(plain.id, None), (checked.id, Some(1))]
         );
-        assert_eq!(Numbers.aggregate(&(), &typed), [2, 2, 3]);
+        assert_eq!(Numbers.aggregate(&NoSettings {}, &typed), [2, 2, 3]);
         assert!(Arc::ptr_eq(&typed.responses[0].answer, &typed.responses[1].answer), "equal answers stay shared");
+    }
+
+    #[test]
+    fn formation_reads_the_kinds_batched_keys_and_names_an_item_that_does_not_read() {
+        let rules = Configured::parse(Numbers, &Value::Null).expect("no configuration");
+        let item = |group: Value| ItemRef { id: Uuid::new_v4(), payload: json!({ "group": group }), has_gold: false };
+        let items = [item(json!(1)), item(json!(2)), item(json!(1))];
+        let mut rng = <StdRng as rand::SeedableRng>::seed_from_u64(1);
+        let plans = CampaignRules::form_batches(&rules, &items, &mut rng).expect("formed");
+        assert_eq!(plans.iter().map(|p| p.items.len()).collect::<Vec<_>>(), [2, 1]);
+        let odd = item(json!("one"));
+        let refusal =
+            CampaignRules::form_batches(&rules, std::slice::from_ref(&odd), &mut rng).expect_err("does not read");
+        assert!(refusal.0.contains(&odd.id.to_string()), "{}", refusal.0);
     }
 }

@@ -15,6 +15,7 @@ use crate::core::TypedKind;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use result::A100Result;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 /// LAT: crowd votes are the ground truth.
@@ -39,7 +40,7 @@ fn validate_answer(question: Option<&Question>, answer: A100Answer) -> Result<A1
     Ok(answer)
 }
 
-fn form_batches(c: &A100Config, items: &[ItemRef]) -> Result<Vec<BatchPlan>, Invalid> {
+fn form_batches(c: &A100Config, items: &[ItemRef<IgnoredAny>]) -> Result<Vec<BatchPlan>, Invalid> {
     // The whole question set is one questionnaire, answered by many participants.
     Ok(vec![BatchPlan { items: items.iter().map(|i| i.id).collect(), overlap: Some(c.participants), group: None }])
 }
@@ -165,6 +166,7 @@ macro_rules! a100_kind {
             type Config = A100Config;
             type Payload = Question;
             type Gold = A100Gold;
+            type Batched = IgnoredAny;
             type Presentation = ChoiceOrder;
             type Answer = A100Answer;
             type GroundTruth = A100Result;
@@ -193,7 +195,7 @@ macro_rules! a100_kind {
             fn form_batches(
                 &self,
                 config: &A100Config,
-                items: &[ItemRef],
+                items: &[ItemRef<IgnoredAny>],
                 _rng: &mut StdRng,
             ) -> Result<Vec<BatchPlan>, Invalid> {
                 form_batches(config, items)

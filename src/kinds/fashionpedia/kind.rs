@@ -76,10 +76,19 @@ static ABOUT: About = About {
 #[derive(Debug, Clone, Copy)]
 pub struct Fashionpedia;
 
+/// What batch formation reads of a task: its super-category.
+#[derive(Debug, serde::Deserialize)]
+pub struct Supercategory {
+    /// The super-category whose attributes the task offers.
+    #[serde(default)]
+    pub supercategory: String,
+}
+
 impl TypedKind for Fashionpedia {
     type Config = FpConfig;
     type Payload = FpItem;
     type Gold = serde::de::IgnoredAny;
+    type Batched = Supercategory;
     type Presentation = ();
     type Answer = Answer;
     type GroundTruth = FpResult;
@@ -138,11 +147,16 @@ impl TypedKind for Fashionpedia {
         })
     }
 
-    fn form_batches(&self, c: &FpConfig, items: &[ItemRef], _rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+    fn form_batches(
+        &self,
+        c: &FpConfig,
+        items: &[ItemRef<Supercategory>],
+        _rng: &mut StdRng,
+    ) -> Result<Vec<BatchPlan>, Invalid> {
         // One super-category per batch: that is how the protocol keeps experts consistent.
         let mut by: BTreeMap<String, Vec<uuid::Uuid>> = BTreeMap::new();
         for i in items {
-            by.entry(i.payload["supercategory"].as_str().unwrap_or_default().to_owned()).or_default().push(i.id);
+            by.entry(i.payload.supercategory.clone()).or_default().push(i.id);
         }
         Ok(by
             .into_iter()

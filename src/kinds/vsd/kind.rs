@@ -100,6 +100,7 @@ impl TypedKind for Vsd {
     type Config = VsdConfig;
     type Payload = VsdPair;
     type Gold = serde::de::IgnoredAny;
+    type Batched = pool::QueryOf;
     type Presentation = ();
     type Answer = VsdAnswer;
     type GroundTruth = VsdResult;
@@ -137,7 +138,12 @@ impl TypedKind for Vsd {
         })
     }
 
-    fn form_batches(&self, config: &VsdConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+    fn form_batches(
+        &self,
+        config: &VsdConfig,
+        items: &[ItemRef<pool::QueryOf>],
+        rng: &mut StdRng,
+    ) -> Result<Vec<BatchPlan>, Invalid> {
         Ok(pool::batches_by_query(items, config.pairs_per_batch, rng))
     }
 

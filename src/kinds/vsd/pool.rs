@@ -68,13 +68,20 @@ pub fn items(config: &VsdConfig, suspects: &[Suspect], sample: bool) -> Vec<NewI
         .collect()
 }
 
+/// What batch formation reads of a pair: its query.
+#[derive(Debug, serde::Deserialize)]
+pub struct QueryOf {
+    /// The query image's id.
+    #[serde(default)]
+    pub query: String,
+}
+
 /// Batches of at most `per_batch` pairs, one query's pairs together (a
 /// query with more pairs fills several batches); queries in random order.
-pub fn batches_by_query(items: &[ItemRef], per_batch: usize, rng: &mut StdRng) -> Vec<BatchPlan> {
-    let mut by_query: BTreeMap<String, Vec<Uuid>> = BTreeMap::new();
+pub fn batches_by_query(items: &[ItemRef<QueryOf>], per_batch: usize, rng: &mut StdRng) -> Vec<BatchPlan> {
+    let mut by_query: BTreeMap<&str, Vec<Uuid>> = BTreeMap::new();
     for i in items {
-        let q = i.payload["query"].as_str().unwrap_or_default().to_owned();
-        by_query.entry(q).or_default().push(i.id);
+        by_query.entry(i.payload.query.as_str()).or_default().push(i.id);
     }
     let mut groups: Vec<Vec<Uuid>> = by_query.into_values().collect();
     groups.shuffle(rng);

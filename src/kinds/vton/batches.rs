@@ -16,10 +16,11 @@ use super::{SanityPlacement, VtonConfig};
 use crate::core::kind::contract::{BatchPlan, Invalid, ItemRef};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
+use serde::de::IgnoredAny;
 use uuid::Uuid;
 
 /// Forms the questionnaires.
-pub fn form(c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+pub fn form(c: &VtonConfig, items: &[ItemRef<IgnoredAny>], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
     let sanity: Vec<Uuid> = items.iter().filter(|i| i.has_gold).map(|i| i.id).collect();
     let regular: Vec<Uuid> = items.iter().filter(|i| !i.has_gold).map(|i| i.id).collect();
     let positions = c.sanity_positions();
@@ -103,13 +104,9 @@ mod tests {
     use rand::SeedableRng;
     use std::collections::{HashMap, HashSet};
 
-    fn items(regular: usize, sanity: usize) -> Vec<ItemRef> {
+    fn items(regular: usize, sanity: usize) -> Vec<ItemRef<IgnoredAny>> {
         (0..regular + sanity)
-            .map(|i| ItemRef {
-                id: Uuid::from_u128(i as u128 + 1),
-                payload: serde_json::Value::Null,
-                has_gold: i >= regular,
-            })
+            .map(|i| ItemRef { id: Uuid::from_u128(i as u128 + 1), payload: IgnoredAny, has_gold: i >= regular })
             .collect()
     }
 

@@ -125,6 +125,7 @@ impl TypedKind for Vton {
     // sanity checks.
     type Payload = VtonImages;
     type Gold = VtonGold;
+    type Batched = serde::de::IgnoredAny;
     type Presentation = ();
     type Answer = VtonAnswer;
     type GroundTruth = VtonGroundTruth;
@@ -184,7 +185,12 @@ impl TypedKind for Vton {
         })
     }
 
-    fn form_batches(&self, c: &VtonConfig, items: &[ItemRef], rng: &mut StdRng) -> Result<Vec<BatchPlan>, Invalid> {
+    fn form_batches(
+        &self,
+        c: &VtonConfig,
+        items: &[ItemRef<serde::de::IgnoredAny>],
+        rng: &mut StdRng,
+    ) -> Result<Vec<BatchPlan>, Invalid> {
         batches::form(c, items, rng)
     }
 
