@@ -49,6 +49,14 @@ pub struct ResponseRecord<A = Value> {
     pub position: Option<i32>,
 }
 
+impl<A> ResponseRecord<A> {
+    /// The same response with its answer read into another type.
+    pub fn with_answer<B>(self, answer: std::sync::Arc<B>) -> ResponseRecord<B> {
+        let Self { assignment_id, reviews, batch_id, item_id, annotator_id, answer: _, submitted, position } = self;
+        ResponseRecord { assignment_id, reviews, batch_id, item_id, annotator_id, answer, submitted, position }
+    }
+}
+
 /// What a kind aggregates: the campaign's items and the responses that
 /// count (not excluded), gold answers of type `G` and answers of type `A`.
 #[derive(Debug, Clone)]

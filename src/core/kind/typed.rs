@@ -248,16 +248,7 @@ impl StoredInput {
                     unread += 1;
                     return None;
                 };
-                Some(ResponseRecord {
-                    assignment_id: r.assignment_id,
-                    reviews: r.reviews,
-                    batch_id: r.batch_id,
-                    item_id: r.item_id,
-                    annotator_id: r.annotator_id,
-                    answer,
-                    submitted: r.submitted,
-                    position: r.position,
-                })
+                Some(r.with_answer(answer))
             })
             .collect();
         if unread > 0 {
