@@ -72,6 +72,15 @@ pub trait CampaignRules: Send + Sync {
     /// [`TypedKind::aggregate_json`](crate::core::kind::typed::TypedKind::aggregate_json)).
     fn aggregate_json(&self, input: StoredInput) -> String;
 
+    /// Files a release holds beyond `ground_truth.json` and
+    /// `ground_truth.csv` (e.g. a benchmark's own layout), computed from the
+    /// snapshot and the ground truth: the same code as the live exports.
+    fn release_files(
+        &self,
+        snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid>;
+
     /// The parsed configuration, for a kind's own routes and pages to read
     /// back as its type ([`config_of`](crate::core::kind::typed::config_of)).
     fn config_any(&self) -> &(dyn Any + Send + Sync);
@@ -123,15 +132,6 @@ pub trait TaskKind: Send + Sync + 'static {
     /// handed over one at a time; `partial` includes results not yet final
     /// (an admin's `?partial=true`: e.g. pairs not every expert answered).
     fn export(&self, aggregate: &[u8], partial: bool, each: &mut dyn FnMut(&[String]));
-
-    /// Files a release holds beyond `ground_truth.json` and
-    /// `ground_truth.csv` (e.g. a benchmark's own layout), computed from the
-    /// snapshot and the ground truth: the same code as the live exports.
-    fn release_files(
-        &self,
-        snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
-    ) -> Result<Vec<(String, Vec<u8>)>, Invalid>;
 
     /// The ground truth and the kind's own tables as a release publishes
     /// them for the Hugging Face Hub and Croissant (typed Parquet), the

@@ -166,9 +166,11 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
         each: &mut dyn FnMut(&[String]),
     );
 
-    /// Files a release holds beyond the ground truth's JSON and CSV.
+    /// Files a release holds beyond the ground truth's JSON and CSV, given
+    /// the campaign's configuration as released.
     fn release_files(
         &self,
+        _config: &Self::Config,
         _snapshot: &crate::core::releases::Snapshot,
         _ground_truth: GroundTruthText<'_, Self::GroundTruth>,
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
@@ -347,13 +349,6 @@ impl<K: TypedKind> TaskKind for K {
     fn export(&self, aggregate: &[u8], partial: bool, each: &mut dyn FnMut(&[String])) {
         TypedKind::export(self, text::<K>(aggregate), partial, each)
     }
-    fn release_files(
-        &self,
-        snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
-    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
-        TypedKind::release_files(self, snapshot, text::<K>(aggregate))
-    }
     fn release_tables(
         &self,
         snapshot: &crate::core::releases::Snapshot,
@@ -427,6 +422,13 @@ impl<K: TypedKind> CampaignRules for Configured<K> {
     }
     fn aggregate_json(&self, input: StoredInput) -> String {
         self.kind.aggregate_json(&self.config, input.typed::<K>())
+    }
+    fn release_files(
+        &self,
+        snapshot: &crate::core::releases::Snapshot,
+        aggregate: &[u8],
+    ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
+        self.kind.release_files(&self.config, snapshot, text::<K>(aggregate))
     }
     fn config_any(&self) -> &(dyn Any + Send + Sync) {
         &self.config

@@ -105,7 +105,7 @@ pub fn release_files<T: Send>(
             let aggregate = aggregate.as_bytes();
             let datasheet = datasheet::render(kind, rules, snapshot, aggregate, info, &counts(snapshot));
             let mut rest = Vec::new();
-            for (name, bytes) in kind.release_files(snapshot, aggregate)? {
+            for (name, bytes) in rules.release_files(snapshot, aggregate)? {
                 rest.push(one(&name, &mut |out| out.write_all(&bytes).map_err(packing))?);
             }
             rest.push(one(DATASHEET, &mut |out| out.write_all(datasheet.as_bytes()).map_err(packing))?);

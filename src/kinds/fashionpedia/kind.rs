@@ -191,6 +191,7 @@ impl TypedKind for Fashionpedia {
 
     fn release_files(
         &self,
+        _config: &FpConfig,
         snapshot: &crate::core::releases::Snapshot,
         gt: GroundTruthText<'_, FpResult>,
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {

@@ -170,13 +170,13 @@ impl TypedKind for Vsd {
 
     fn release_files(
         &self,
+        config: &VsdConfig,
         snapshot: &crate::core::releases::Snapshot,
         gt: GroundTruthText<'_, VsdResult>,
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
         let gt = gt.read().map_err(|e| Invalid(format!("the ground truth does not read: {e}")))?;
         let mut files = result::release_files(&gt).map_err(|e| Invalid(e.to_string()))?;
         if !snapshot.model_scores.is_empty() {
-            let config = VsdConfig::parse(&snapshot.kind_config())?;
             let same_product = config
                 .same_product
                 .as_deref()

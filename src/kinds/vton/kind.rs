@@ -238,6 +238,7 @@ impl TypedKind for Vton {
 
     fn release_files(
         &self,
+        _config: &VtonConfig,
         snapshot: &crate::core::releases::Snapshot,
         _gt: GroundTruthText<'_, VtonGroundTruth>,
     ) -> Result<Vec<(String, Vec<u8>)>, Invalid> {
