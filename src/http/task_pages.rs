@@ -105,8 +105,7 @@ pub trait TypedTaskPages: TypedKind {
     /// kind), beside the item as its annotator was shown it: the default
     /// shows the answer's JSON.
     fn render_answer(&self, _item: &Self::Shown, answer: &Self::Answer) -> String {
-        let text = serde_json::to_string(answer).unwrap_or_default();
-        format!("<code>{}</code>", escape_html(&text))
+        as_stored(&serde_json::to_value(answer).unwrap_or_default())
     }
 
     /// HTML shown on the landing page before the first task (instructions,
@@ -163,6 +162,12 @@ pub trait TaskPages: Send + Sync + 'static {
     fn admin_page(&self) -> Option<&'static str>;
 }
 
+/// An answer shown as its JSON, escaped: the default, and what an answer
+/// that no longer reads looks like.
+fn as_stored(answer: &Value) -> String {
+    format!("<code>{}</code>", escape_html(&answer.to_string()))
+}
+
 /// The item as shown, read into the kind's type; a refusal says which.
 fn shown<K: TypedTaskPages>(item: &PublicItem) -> Result<K::Shown, askama::Error> {
     K::Shown::deserialize(&item.payload).map_err(|e| {
@@ -199,7 +204,7 @@ impl<K: TypedTaskPages> TaskPages for K {
     fn render_answer(&self, shown: &Value, answer: &Value) -> String {
         match (K::Shown::deserialize(shown), K::Answer::deserialize(answer)) {
             (Ok(shown), Ok(answer)) => TypedTaskPages::render_answer(self, &shown, &answer),
-            _ => format!("<code>{}</code>", escape_html(&answer.to_string())),
+            _ => as_stored(answer),
         }
     }
     fn instructions(&self) -> Option<&'static str> {

@@ -55,7 +55,7 @@ impl TypedTaskPages for Vton {
     }
 
     fn render_answer(&self, _images: &VtonImages, answer: &VtonAnswer) -> String {
-        match LABELS.get(usize::from(answer.rating).wrapping_sub(1)) {
+        match usize::from(answer.rating).checked_sub(1).and_then(|at| LABELS.get(at)) {
             Some(label) => format!("<strong>{}</strong> {label}", answer.rating),
             None => "<code>?</code>".to_owned(),
         }
