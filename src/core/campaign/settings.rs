@@ -441,7 +441,7 @@ impl CoreSettings {
                  {\"mode\": \"adaptive\", \"min\": 3, \"max\": 9}: every item gets min raters, then rounds of two more (never \
                  past max), in questionnaires of undecided items, while its kind's rule leaves it undecided (a choice: its leader could \
                  still lose, or is the majority with posterior probability below threshold, Dirichlet prior; a rating: \
-                 the 95 % interval of its mean leaves one level's half-width), up to max; raters who fail a check do \
+                 the 95 % interval of its mean is wider than one level's half-width, mean ± 0.5), up to max; raters who fail a check do \
                  not count. Not for replicating a protocol: use fixed there",
             ),
             (

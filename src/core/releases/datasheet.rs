@@ -87,7 +87,7 @@ pub fn render(
             "Raters per item were adaptive: every item had at least {} and at most {}, further rounds of raters while \
              its kind's rule left it undecided (a choice: its leader could still lose and its posterior probability of \
              being the majority, Dirichlet prior {} per choice, was below {}; a rating: the 95 % interval of its \
-             mean left one level's half-width). Raters who failed a check did not count. The manifest's \
+             mean was wider than one level's half-width, mean ± 0.5). Raters who failed a check did not count. The manifest's \
              `parameters.overlap` gives how many items had how many raters.\n",
             rule.min, rule.max, rule.prior, rule.threshold
         );
