@@ -267,6 +267,21 @@ impl Snapshot {
         let submitted: std::collections::HashSet<Uuid> =
             self.assignments.iter().filter(|a| a.state == AssignmentState::Completed).map(|a| a.id).collect();
         let reviews: BTreeMap<Uuid, Uuid> = self.batches.iter().filter_map(|b| Some((b.id, b.review_of?))).collect();
+        let counted = |r: &&SnapResponse| r.excluded_reason.as_deref().is_none_or(|e| e.starts_with("curation:"));
+        // Sized first: collected through a filter, the list grew by doubling,
+        // and the allocator kept the outgrown copies at hand, as much again
+        // as the list (a release cut's peak, at VTON-QBench size).
+        let mut responses = Vec::with_capacity(self.responses.iter().filter(counted).count());
+        responses.extend(self.responses.iter().filter(counted).map(|r| ResponseRecord {
+            assignment_id: r.assignment_id,
+            reviews: reviews.get(&r.batch_id).copied(),
+            batch_id: r.batch_id,
+            item_id: r.item_id,
+            annotator_id: r.annotator,
+            answer: r.answer.clone(),
+            submitted: submitted.contains(&r.assignment_id),
+            position: r.position,
+        }));
         StoredInput {
             items: self
                 .items
@@ -278,21 +293,7 @@ impl Snapshot {
                     gold: i.gold.clone(),
                 })
                 .collect(),
-            responses: self
-                .responses
-                .iter()
-                .filter(|r| r.excluded_reason.as_deref().is_none_or(|e| e.starts_with("curation:")))
-                .map(|r| ResponseRecord {
-                    assignment_id: r.assignment_id,
-                    reviews: reviews.get(&r.batch_id).copied(),
-                    batch_id: r.batch_id,
-                    item_id: r.item_id,
-                    annotator_id: r.annotator,
-                    answer: r.answer.clone(),
-                    submitted: submitted.contains(&r.assignment_id),
-                    position: r.position,
-                })
-                .collect(),
+            responses,
             worker_ids: self.worker_ids.clone(),
             batch_names: self.batches.iter().filter_map(|b| Some((b.id, b.external_id.clone()?))).collect(),
             participants: Default::default(),

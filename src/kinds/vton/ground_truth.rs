@@ -127,16 +127,19 @@ fn score_answers(
         curate_named(&answers, &sanity, thresholds, &names.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect());
     let kept = kept_answers(&answers, &sanity, &curation);
     let payloads: HashMap<&str, &Payload> = input.items.iter().map(|i| (i.external_id.as_str(), &i.payload)).collect();
-    // The ceiling first: its ratings are gone before the images are built.
-    let human_ceiling = split_half(&ratings_of(&kept, &payloads), SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED);
+    // What the ceiling and the images need is taken from the kept answers,
+    // which go before the ceiling is computed (off a release cut's peak);
+    // the ceiling's ratings go before the images are built.
+    let ratings = ratings_of(&kept, &payloads);
     let mut annotators_of: HashMap<Arc<str>, Vec<Arc<str>>> = HashMap::new();
     for a in &kept {
         annotators_of.entry(a.task.clone()).or_default().push(a.annotator.clone());
     }
-    // The ratings are gone before the images are built (off a release cut's
-    // peak).
     drop(kept);
     drop(answers);
+    crate::core::support::heavy::return_freed_memory();
+    let human_ceiling = split_half(&ratings, SPLIT_HALF_REPETITIONS, SPLIT_HALF_SEED);
+    drop(ratings);
     crate::core::support::heavy::return_freed_memory();
     let field = |p: &Value, key: &str| p.get(key).cloned();
     let mut images: Vec<ImageScore> = curation
