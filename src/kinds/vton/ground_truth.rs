@@ -352,13 +352,18 @@ fn image_row(img: ImageScore) -> Vec<String> {
 /// dropped, and (for admins) who was kept and who was removed by which rule,
 /// by the crowd platform's worker id.
 pub fn questionnaire_table(aggregate: &[u8]) -> Table {
-    /// The parts of the ground truth the table shows: the images (most of
-    /// its text at scale) are skipped unread.
+    /// The parts of the ground truth the table shows: the images and the
+    /// images' curated scores (most of its text at scale) are skipped unread.
     #[derive(serde::Deserialize)]
     struct CurationOnly {
-        curation: super::curation::Curation,
+        curation: Verdicts,
         #[serde(default)]
         workers: BTreeMap<String, String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Verdicts {
+        annotators: Vec<super::curation::AnnotatorVerdict>,
+        questionnaires: Vec<super::curation::QuestionnaireVerdict>,
     }
     impl CurationOnly {
         fn worker(&self, annotator: &str) -> String {
