@@ -35,9 +35,20 @@ fn taken_at(name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 pub fn take(conninfo: &str, upload_dir: &Path, dir: &Path, keep: usize) -> Result<(PathBuf, Manifest)> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let file = dir.join(scheduled_name(chrono::Utc::now()));
-    create(conninfo, upload_dir, &file)?;
-    // The staging copy is deleted when `staged` is dropped.
-    let staged = read(&file)?;
+    // Written and read back under a name the folder's readers do not list,
+    // then given its own after its mark: the admin's page never lists a
+    // backup still being written or read back as one that failed its check.
+    let mut unlisted = file.clone().into_os_string();
+    unlisted.push(".partial");
+    let unlisted = PathBuf::from(unlisted);
+    let staged = create(conninfo, upload_dir, &unlisted).and_then(|_| read(&unlisted));
+    let staged = match staged {
+        Ok(staged) => staged,
+        Err(e) => {
+            let _ = std::fs::remove_file(&unlisted);
+            return Err(e);
+        }
+    };
     let mark = verified_mark(&file);
     let text = serde_json::to_vec_pretty(&staged.manifest).map_err(|e| BackupError::Damaged {
         file: file.display().to_string(),
@@ -45,6 +56,7 @@ pub fn take(conninfo: &str, upload_dir: &Path, dir: &Path, keep: usize) -> Resul
         reason: e.to_string(),
     })?;
     std::fs::write(&mark, text).map_err(io(&mark))?;
+    std::fs::rename(&unlisted, &file).map_err(io(&file))?;
     prune(dir, keep)?;
     Ok((file, staged.manifest))
 }
