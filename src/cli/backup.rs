@@ -31,8 +31,10 @@ pub struct CreateArgs {
 /// Arguments of `backup restore`.
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
-    /// The backup file to restore.
-    pub file: PathBuf,
+    /// The backup file to restore, or a backup the service keeps in a
+    /// bucket, `s3://bucket/prefix/atelier-<time>.backup.tar` (downloaded
+    /// first, configured by the AWS environment).
+    pub file: String,
     /// Where the images go (default: `uploads/` in the data directory).
     #[arg(long, env = "ATELIER_UPLOAD_DIR")]
     pub upload_dir: Option<PathBuf>,
@@ -90,7 +92,7 @@ async fn restore(args: RestoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             args.db.data_dir.display().to_string()
         }
     };
-    let file = args.file.clone();
+    let (file, _downloaded) = local_copy(&args.file).await?;
     let staged = tokio::task::spawn_blocking(move || backup::read(&file)).await??;
     let existed = args.db.data_dir.exists();
     let restored = load(&args.db, staged, &upload_dir).await;
@@ -113,6 +115,31 @@ async fn restore(args: RestoreArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         upload_dir.display()
     )?;
     Ok(())
+}
+
+/// The backup file `address` names on this host: the path itself, or a
+/// bucket's backup downloaded (streamed) into a temporary folder, which is
+/// removed when the second value is dropped.
+async fn local_copy(address: &str) -> anyhow::Result<(PathBuf, Option<tempfile::TempDir>)> {
+    let Some(key) = address.strip_prefix("s3://") else { return Ok((PathBuf::from(address), None)) };
+    let (shelf, name) = key
+        .rsplit_once('/')
+        .map(|(shelf, name)| (format!("s3://{shelf}"), name))
+        .ok_or_else(|| anyhow::anyhow!("`{address}`: name a backup, s3://bucket/prefix/atelier-<time>.backup.tar"))?;
+    let store =
+        crate::storage::Storage::from_address(&shelf, false).map_err(|e| anyhow::anyhow!("`{address}`: {e}"))?;
+    let dir = tempfile::Builder::new().prefix("atelier-download-").tempdir()?;
+    let file = dir.path().join(name.replace(['/', '\\'], "_"));
+    let mut fetched =
+        store.get(crate::storage::Object::Backup(name)).await.map_err(|e| anyhow::anyhow!("`{address}`: {e}"))?;
+    let mut out = tokio::fs::File::create(&file).await?;
+    use futures_util::StreamExt;
+    use tokio::io::AsyncWriteExt;
+    while let Some(chunk) = fetched.stream.next().await {
+        out.write_all(&chunk.map_err(|e| anyhow::anyhow!("`{address}`: {e}"))?).await?;
+    }
+    out.flush().await?;
+    Ok((file, Some(dir)))
 }
 
 /// Loads the staged dump into the (empty) target database and copies the

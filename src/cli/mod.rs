@@ -86,9 +86,12 @@ pub struct ServeArgs {
     /// Take a backup this often while serving (`6h`, `30m`, `1day`); none by default.
     #[arg(long, env = "ATELIER_BACKUP_EVERY", value_parser = parse_period)]
     pub backup_every: Option<std::time::Duration>,
-    /// Where scheduled backups go (default: `backups/` in the data directory).
+    /// Where backups go: a folder (default: `backups/` in the data
+    /// directory) or an S3 bucket, `s3://bucket/prefix` (configured by the
+    /// AWS environment, as `--storage` is; each backup is staged in the
+    /// data directory, read back, then uploaded whole).
     #[arg(long, env = "ATELIER_BACKUP_DIR")]
-    pub backup_dir: Option<std::path::PathBuf>,
+    pub backup_dir: Option<String>,
     /// How many scheduled backups to keep; older ones are deleted.
     #[arg(long, env = "ATELIER_BACKUP_KEEP", default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
     pub backup_keep: u32,
@@ -306,13 +309,26 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
         trusted_proxies: args.trusted_proxies,
         backups: None,
     };
-    let backup_dir = args.backup_dir.clone().unwrap_or_else(|| args.db.data_dir.join("backups"));
+    let staging = args.db.data_dir.join("backups-staging");
+    let shelf = match &args.backup_dir {
+        None => Ok(crate::db::backups::Shelf::Dir(args.db.data_dir.join("backups"))),
+        Some(address) => {
+            crate::db::backups::Shelf::parse(address, staging.clone()).map_err(|e| anyhow::anyhow!("--backup-dir: {e}"))
+        }
+    };
+    let shelf = match shelf {
+        Ok(shelf) => shelf,
+        Err(e) => {
+            db.close().await;
+            return Err(e);
+        }
+    };
     // A folder store's images go into the backup; a bucket keeps its own
     // (the backup holds the database, whose rows name them).
-    let images = upload_dir.unwrap_or_else(|| backup_dir.join("no-images"));
+    let images = upload_dir.unwrap_or_else(|| staging.join("no-images"));
     let config = crate::http::HttpConfig {
         backups: Some(crate::db::backups::Folder {
-            dir: backup_dir.clone(),
+            shelf: shelf.clone(),
             keep: args.backup_keep as usize,
             every: args.backup_every,
             conninfo: db.conninfo.clone(),
@@ -322,8 +338,8 @@ async fn serve(args: ServeArgs, demo: bool, out: &mut dyn Write) -> anyhow::Resu
         ..config
     };
     if let Some(every) = args.backup_every {
-        let schedule = crate::db::backups::Schedule { every, dir: backup_dir, keep: args.backup_keep as usize };
-        tracing::info!(every = %humantime::format_duration(every), dir = %schedule.dir.display(), keep = schedule.keep, "scheduled backups");
+        let schedule = crate::db::backups::Schedule { every, shelf, keep: args.backup_keep as usize };
+        tracing::info!(every = %humantime::format_duration(every), to = %schedule.shelf.describe(), keep = schedule.keep, "scheduled backups");
         tokio::spawn(crate::db::backups::run_schedule(schedule, db.conninfo.clone(), images));
     }
     crate::server::serve(db, listener, config).await

@@ -104,6 +104,9 @@ pub enum BackupError {
     /// Opening the target database failed.
     #[error(transparent)]
     Database(#[from] super::DbError),
+    /// The bucket that keeps backups failed.
+    #[error("the backup store: {0}")]
+    Store(#[from] crate::storage::StorageError),
 }
 
 /// Result of this module.

@@ -1,9 +1,12 @@
-//! The folder of backups the service keeps: taking one (read back and
-//! checked before it counts as verified), listing them for the admin's
-//! page, finding one by its name, and keeping the newest few. The archive
-//! format itself is [`super::backup`]'s.
+//! The backups the service keeps, in a folder of this host or in an S3
+//! bucket ([`Shelf`]): taking one (read back and checked before it counts
+//! as verified), listing them for the admin's page, finding one by its
+//! name, and keeping the newest few. The archive format itself is
+//! [`super::backup`]'s.
 
-use super::backup::{create, io, read, BackupError, Manifest, Result};
+pub use super::backup::BackupError;
+use super::backup::{create, io, read, Manifest, Result};
+use crate::storage::{Location, Object, Storage};
 use std::path::{Path, PathBuf};
 
 /// How a scheduled backup's name starts and ends.
@@ -33,11 +36,21 @@ fn taken_at(name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 /// it verified, and deletes the oldest beyond the newest `keep`: the file
 /// and its manifest.
 pub fn take(conninfo: &str, upload_dir: &Path, dir: &Path, keep: usize) -> Result<(PathBuf, Manifest)> {
+    let (unlisted, file, manifest, mark) = stage(conninfo, upload_dir, dir)?;
+    let mark_file = verified_mark(&file);
+    std::fs::write(&mark_file, mark).map_err(io(&mark_file))?;
+    std::fs::rename(&unlisted, &file).map_err(io(&file))?;
+    prune(dir, keep)?;
+    Ok((file, manifest))
+}
+
+/// Takes a backup into `dir` under a name the folder's readers do not list
+/// and reads it back whole: that file, the name it is to have, its
+/// manifest, and its verified mark's text. The admin's page never lists a
+/// backup still being written or read back as one that failed its check.
+fn stage(conninfo: &str, upload_dir: &Path, dir: &Path) -> Result<(PathBuf, PathBuf, Manifest, Vec<u8>)> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let file = dir.join(scheduled_name(chrono::Utc::now()));
-    // Written and read back under a name the folder's readers do not list,
-    // then given its own after its mark: the admin's page never lists a
-    // backup still being written or read back as one that failed its check.
     let mut unlisted = file.clone().into_os_string();
     unlisted.push(".partial");
     let unlisted = PathBuf::from(unlisted);
@@ -49,16 +62,12 @@ pub fn take(conninfo: &str, upload_dir: &Path, dir: &Path, keep: usize) -> Resul
             return Err(e);
         }
     };
-    let mark = verified_mark(&file);
-    let text = serde_json::to_vec_pretty(&staged.manifest).map_err(|e| BackupError::Damaged {
+    let mark = serde_json::to_vec_pretty(&staged.manifest).map_err(|e| BackupError::Damaged {
         file: file.display().to_string(),
         entry: "manifest.json".into(),
         reason: e.to_string(),
     })?;
-    std::fs::write(&mark, text).map_err(io(&mark))?;
-    std::fs::rename(&unlisted, &file).map_err(io(&file))?;
-    prune(dir, keep)?;
-    Ok((file, staged.manifest))
+    Ok((unlisted, file, staged.manifest, mark))
 }
 
 /// The mark beside a verified backup.
@@ -66,6 +75,165 @@ fn verified_mark(file: &Path) -> PathBuf {
     let mut name = file.file_name().unwrap_or_default().to_os_string();
     name.push(VERIFIED);
     file.with_file_name(name)
+}
+
+/// A blocking backup step (files, `pg_dump`), run off the async workers.
+async fn blocking<T: Send + 'static>(step: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(step)
+        .await
+        .map_err(|e| BackupError::Tool { tool: "a backup task", detail: e.to_string() })?
+}
+
+/// Where the service keeps its backups.
+#[derive(Debug, Clone)]
+pub enum Shelf {
+    /// A folder of this host (the default, `<data-dir>/backups`).
+    Dir(PathBuf),
+    /// An S3 bucket (`s3://bucket/prefix`): each backup is taken and read
+    /// back in `staging` on this host, then uploaded whole (its mark first,
+    /// so the bucket never lists an unverified backup) and removed here;
+    /// every host sharing the bucket lists and serves the same backups.
+    Bucket {
+        /// The bucket, rooted at the prefix.
+        store: Storage,
+        /// Where a backup is written before it is uploaded.
+        staging: PathBuf,
+    },
+}
+
+impl Shelf {
+    /// The shelf an address names (`DIR`, `file://DIR` or
+    /// `s3://bucket/prefix`, a bucket configured by the process's `AWS_*`
+    /// environment); a bucket's backups are staged in `staging`.
+    pub fn parse(address: &str, staging: PathBuf) -> std::result::Result<Self, String> {
+        match Location::parse(address)? {
+            Location::File(dir) => Ok(Self::Dir(dir)),
+            Location::S3 { .. } => {
+                let store = Storage::from_address(address, false).map_err(|e| e.to_string())?;
+                Ok(Self::Bucket { store, staging })
+            }
+        }
+    }
+
+    /// Where it is, as the admin's page and the logs say it.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Dir(dir) => dir.display().to_string(),
+            Self::Bucket { store, .. } => store.location().url(),
+        }
+    }
+
+    /// Takes a backup, reads it back whole, marks it verified, and deletes
+    /// the oldest beyond the newest `keep`: the backup's name and manifest.
+    pub async fn take(&self, conninfo: &str, upload_dir: &Path, keep: usize) -> Result<(String, Manifest)> {
+        let (conninfo, upload_dir) = (conninfo.to_owned(), upload_dir.to_owned());
+        let name_of = |file: &Path| file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        match self {
+            Self::Dir(dir) => {
+                let dir = dir.clone();
+                let (file, manifest) = blocking(move || take(&conninfo, &upload_dir, &dir, keep)).await?;
+                Ok((name_of(&file), manifest))
+            }
+            Self::Bucket { store, staging } => {
+                let staging = staging.clone();
+                let (unlisted, file, manifest, mark) =
+                    blocking(move || stage(&conninfo, &upload_dir, &staging)).await?;
+                let name = name_of(&file);
+                let mark_name = format!("{name}{VERIFIED}");
+                let uploaded = async {
+                    store.put(Object::Backup(&mark_name), mark.into()).await?;
+                    store.put_file(Object::Backup(&name), &unlisted).await
+                }
+                .await;
+                let _ = std::fs::remove_file(&unlisted);
+                if let Err(e) = uploaded {
+                    let _ = store.delete(Object::Backup(&mark_name)).await;
+                    return Err(e.into());
+                }
+                self.prune(keep).await?;
+                Ok((name, manifest))
+            }
+        }
+    }
+
+    /// Deletes the oldest backups beyond the newest `keep` (other objects
+    /// are left alone); the names deleted.
+    pub async fn prune(&self, keep: usize) -> Result<Vec<String>> {
+        match self {
+            Self::Dir(dir) => {
+                let dir = dir.clone();
+                blocking(move || prune(&dir, keep)).await
+            }
+            Self::Bucket { store, .. } => {
+                let mut names: Vec<String> =
+                    store.root_objects().await?.into_iter().map(|(n, _)| n).filter(|n| taken_at(n).is_some()).collect();
+                names.sort();
+                let excess = names.len().saturating_sub(keep);
+                let old: Vec<String> = names.drain(..excess).collect();
+                for name in &old {
+                    store.delete(Object::Backup(name)).await?;
+                    store.delete(Object::Backup(&format!("{name}{VERIFIED}"))).await?;
+                }
+                Ok(old)
+            }
+        }
+    }
+
+    /// The backups kept, newest first.
+    pub async fn list(&self) -> Result<Vec<Kept>> {
+        match self {
+            Self::Dir(dir) => {
+                let dir = dir.clone();
+                blocking(move || list(&dir)).await
+            }
+            Self::Bucket { store, .. } => {
+                let objects = store.root_objects().await?;
+                let marks: std::collections::HashSet<&str> =
+                    objects.iter().filter_map(|(n, _)| n.strip_suffix(VERIFIED)).collect();
+                let mut kept: Vec<Kept> = objects
+                    .iter()
+                    .filter_map(|(name, bytes)| {
+                        Some(Kept {
+                            taken_at: taken_at(name)?,
+                            verified: marks.contains(name.as_str()),
+                            bytes: *bytes,
+                            name: name.clone(),
+                        })
+                    })
+                    .collect();
+                kept.sort_by(|a, b| b.name.cmp(&a.name));
+                Ok(kept)
+            }
+        }
+    }
+
+    /// The backup called `name`, streamed (`None` when `name` is not a
+    /// backup's name or there is no such backup): its size and bytes.
+    pub async fn open(&self, name: &str) -> Result<Option<crate::storage::Fetched>> {
+        use futures_util::StreamExt;
+        if taken_at(name).is_none() {
+            return Ok(None);
+        }
+        match self {
+            Self::Dir(dir) => {
+                let Some(path) = find(dir, name) else { return Ok(None) };
+                let Ok(file) = tokio::fs::File::open(&path).await else { return Ok(None) };
+                let size = file.metadata().await.map_err(io(&path))?.len();
+                let what = name.to_owned();
+                let stream = tokio_util::io::ReaderStream::new(file)
+                    .map(move |chunk| {
+                        chunk.map_err(|e| crate::storage::StorageError::Invalid(format!("backup {what}: {e}")))
+                    })
+                    .boxed();
+                Ok(Some(crate::storage::Fetched { size, stream }))
+            }
+            Self::Bucket { store, .. } => match store.get(Object::Backup(name)).await {
+                Ok(fetched) => Ok(Some(fetched)),
+                Err(crate::storage::StorageError::NotFound(_)) => Ok(None),
+                Err(e) => Err(e.into()),
+            },
+        }
+    }
 }
 
 /// Deletes the oldest backups in `dir` beyond the newest `keep` (other files
@@ -132,13 +300,13 @@ pub fn find(dir: &Path, name: &str) -> Option<PathBuf> {
     Some(dir.join(name)).filter(|p| p.is_file())
 }
 
-/// The service's backup folder, as its admin page uses it: where backups
-/// go, how many are kept, how often the service takes one by itself, and
-/// what a backup reads.
+/// The service's backups, as its admin page uses them: where they go, how
+/// many are kept, how often the service takes one by itself, and what a
+/// backup reads.
 #[derive(Clone)]
 pub struct Folder {
     /// Where backups go.
-    pub dir: PathBuf,
+    pub shelf: Shelf,
     /// How many are kept.
     pub keep: usize,
     /// How often the service takes one by itself (`None`: only when asked).
@@ -154,7 +322,11 @@ pub struct Folder {
 impl std::fmt::Debug for Folder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The connection string may hold a password.
-        f.debug_struct("Folder").field("dir", &self.dir).field("keep", &self.keep).field("every", &self.every).finish()
+        f.debug_struct("Folder")
+            .field("shelf", &self.shelf)
+            .field("keep", &self.keep)
+            .field("every", &self.every)
+            .finish()
     }
 }
 
@@ -167,9 +339,9 @@ impl Folder {
             return false;
         }
         let folder = self.clone();
-        tokio::task::spawn_blocking(move || {
-            match take(&folder.conninfo, &folder.upload_dir, &folder.dir, folder.keep) {
-                Ok((file, _)) => tracing::info!(file = %file.display(), "backup taken and verified (asked for)"),
+        tokio::spawn(async move {
+            match folder.shelf.take(&folder.conninfo, &folder.upload_dir, folder.keep).await {
+                Ok((name, _)) => tracing::info!(backup = %name, "backup taken and verified (asked for)"),
                 Err(e) => tracing::error!(error = %e, "a backup asked for failed"),
             }
             folder.taking.store(false, Ordering::SeqCst);
@@ -183,8 +355,8 @@ impl Folder {
 pub struct Schedule {
     /// Time between backups (the first is taken one period after start).
     pub every: std::time::Duration,
-    /// The folder they go to.
-    pub dir: PathBuf,
+    /// Where they go.
+    pub shelf: Shelf,
     /// How many to keep (older ones are deleted).
     pub keep: usize,
 }
@@ -196,20 +368,16 @@ pub async fn run_schedule(schedule: Schedule, conninfo: String, upload_dir: Path
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        let (schedule, conninfo, upload_dir) = (schedule.clone(), conninfo.clone(), upload_dir.clone());
         let started = std::time::Instant::now();
-        let taken =
-            tokio::task::spawn_blocking(move || take(&conninfo, &upload_dir, &schedule.dir, schedule.keep)).await;
-        match taken {
-            Ok(Ok((file, manifest))) => tracing::info!(
-                file = %file.display(),
+        match schedule.shelf.take(&conninfo, &upload_dir, schedule.keep).await {
+            Ok((name, manifest)) => tracing::info!(
+                backup = %name,
                 database_bytes = manifest.database.bytes,
                 images = manifest.uploads.len(),
                 ms = started.elapsed().as_millis() as u64,
                 "backup taken and verified"
             ),
-            Ok(Err(e)) => tracing::error!(error = %e, "scheduled backup failed"),
-            Err(e) => tracing::error!(error = %e, "scheduled backup task failed"),
+            Err(e) => tracing::error!(error = %e, "scheduled backup failed"),
         }
     }
 }
@@ -249,6 +417,19 @@ mod tests {
         assert_eq!(listed.len(), 2);
         assert_eq!(listed[0].name, "atelier-20261128T000000Z.backup.tar", "newest first");
         assert!(listed.iter().all(|k| k.verified && k.bytes == 1));
+    }
+
+    #[test]
+    fn a_shelf_is_a_folder_or_a_bucket_and_a_bad_address_is_refused() {
+        let staging = PathBuf::from("/tmp/staging");
+        assert!(
+            matches!(Shelf::parse("/var/backups", staging.clone()), Ok(Shelf::Dir(d)) if d == Path::new("/var/backups"))
+        );
+        let bucket = Shelf::parse("s3://lab-backups/atelier/", staging.clone()).expect("a bucket");
+        assert_eq!(bucket.describe(), "s3://lab-backups/atelier");
+        for bad in ["s3://No_Such/x", "gs://bucket/x", ""] {
+            assert!(Shelf::parse(bad, staging.clone()).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub fn stream(fetched: Fetched, content_type: &'static str, caching: Caching, et
 /// immutable in a lab's bucket for the item that names it).
 fn etag_of(object: Object<'_>) -> String {
     let name = match object {
-        Object::Upload(n) | Object::Release(n) | Object::InBucket(n) => n,
+        Object::Upload(n) | Object::Release(n) | Object::InBucket(n) | Object::Backup(n) => n,
     };
     let digest = <sha2::Sha256 as sha2::Digest>::digest(name.as_bytes());
     format!("\"{}\"", hex::encode(&digest[..12]))

@@ -77,6 +77,9 @@ pub enum Object<'a> {
     /// An object a lab's item names as `s3://bucket/key` in the store's own
     /// bucket: its key in the bucket (not under the prefix).
     InBucket(&'a str),
+    /// A backup archive or its mark, by its file name, at the root of a
+    /// store that keeps backups (`--backup-dir s3://...`).
+    Backup(&'a str),
 }
 
 impl Object<'_> {
@@ -85,6 +88,7 @@ impl Object<'_> {
             Self::Upload(name) => format!("image {name}"),
             Self::Release(key) => format!("release archive {key}"),
             Self::InBucket(key) => format!("object {key}"),
+            Self::Backup(name) => format!("backup {name}"),
         }
     }
 }
@@ -213,7 +217,12 @@ impl Storage {
             Object::Upload(name) if name.contains('/') => {
                 Err(StorageError::Invalid(format!("`{name}` is not an image name")))
             }
-            Object::Upload(key) | Object::Release(key) => Ok((self.0.rooted.clone(), checked(key)?)),
+            Object::Backup(name) if name.contains('/') => {
+                Err(StorageError::Invalid(format!("`{name}` is not a backup's name")))
+            }
+            Object::Upload(key) | Object::Release(key) | Object::Backup(key) => {
+                Ok((self.0.rooted.clone(), checked(key)?))
+            }
             Object::InBucket(key) => match &self.0.bucket {
                 Some(bucket) => Ok((bucket.clone(), checked(key)?)),
                 None => Err(StorageError::NotFound(object.describe())),
@@ -236,6 +245,40 @@ impl Storage {
             Err(StorageError::NotFound(_)) => self.put(object, bytes).await,
             Err(e) => Err(e),
         }
+    }
+
+    /// Stores a file of this host as an object, streamed in parts (a
+    /// multipart upload on S3), never read whole: the object appears only
+    /// when the last part is in (no reader sees half of it), and a failed
+    /// upload is aborted.
+    pub async fn put_file(&self, object: Object<'_>, file: &std::path::Path) -> Result<()> {
+        use tokio::io::AsyncWriteExt;
+        let (store, path) = self.target(object)?;
+        let mut source =
+            tokio::fs::File::open(file).await.map_err(|e| StorageError::Invalid(format!("{}: {e}", file.display())))?;
+        let mut upload = object_store::buffered::BufWriter::new(store, path);
+        let copied = async {
+            tokio::io::copy(&mut source, &mut upload).await?;
+            upload.shutdown().await
+        }
+        .await;
+        if let Err(e) = copied {
+            let _ = upload.abort().await;
+            // The cause (the store's, carried in the I/O error) is kept.
+            return Err(StorageError::Unavailable(object_store::Error::Generic {
+                store: "upload",
+                source: Box::new(e),
+            }));
+        }
+        Ok(())
+    }
+
+    /// The objects at the store's root (not under a folder), by name with
+    /// their sizes: the backups a backup store keeps.
+    pub async fn root_objects(&self) -> Result<Vec<(String, u64)>> {
+        let listed =
+            self.0.rooted.list_with_delimiter(None).await.map_err(|e| StorageError::of("the store's listing", e))?;
+        Ok(listed.objects.into_iter().map(|m| (m.location.to_string(), m.size)).collect())
     }
 
     /// An object's size.

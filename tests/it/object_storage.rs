@@ -335,3 +335,121 @@ async fn storage_migrate_moves_uploads_and_releases_to_a_bucket_and_check_finds_
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains(&format!("DIFFERS image {name}")), "{out}");
 }
+
+#[tokio::test]
+async fn backups_go_to_a_bucket_listed_verified_downloaded_and_restored_from_it() {
+    let Some(s3) = S3Server::start().await else { return };
+    s3.bucket(BUCKET).await;
+    let app = TestApp::spawn().await;
+    let admin = admin_token(&app).await;
+    let image = png(12, 10, 91);
+    upload_png(&app, &admin, &image).await;
+    let uploads = std::env::temp_dir().join(format!("atelier-uploads-{}", app.database));
+    let data = tempfile::tempdir().expect("dir");
+
+    // A bad address is refused before the service serves, naming the flag.
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--database-url", &app.database_url()])
+        .args(["--backup-dir", "s3://Not_A_Bucket/x", "--data-dir", data.path().to_str().expect("path")])
+        .output()
+        .expect("serve");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("--backup-dir"), "{said}");
+
+    // The service takes a backup every second into the bucket, keeping two.
+    let port = crate::cli_service::free_port();
+    let mut service = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--database-url", &app.database_url()])
+        .args(["--upload-dir", uploads.to_str().expect("path"), "--data-dir", data.path().to_str().expect("path")])
+        .args(["--backup-dir", &format!("s3://{BUCKET}/backups"), "--backup-every", "1s", "--backup-keep", "2"])
+        .envs(S3Server::vars(&s3.endpoint))
+        .env_remove("ATELIER_STORAGE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("serve");
+    crate::cli_service::wait_ready(port, &mut service).await;
+    let shelf = s3.storage(BUCKET, "backups", false);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    let mut oldest_seen: Option<String> = None;
+    let objects = loop {
+        let mut objects: Vec<String> =
+            shelf.root_objects().await.expect("listed").into_iter().map(|(name, _)| name).collect();
+        objects.sort();
+        let backups: Vec<&String> = objects.iter().filter(|n| n.ends_with(".backup.tar")).collect();
+        match (&oldest_seen, backups.first()) {
+            // The first one seen was pruned: more than two were taken, two are kept.
+            (Some(oldest), _) if backups.len() == 2 && !objects.contains(oldest) => break objects,
+            (None, Some(first)) => oldest_seen = Some((*first).clone()),
+            _ => {}
+        }
+        assert!(std::time::Instant::now() < deadline, "backups in the bucket: {objects:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let oldest = oldest_seen.expect("seen");
+    assert!(!objects.contains(&format!("{oldest}.verified.json")), "a pruned backup's mark goes with it");
+    let staged: Vec<String> = std::fs::read_dir(data.path().join("backups-staging"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(staged.iter().all(|n| !n.ends_with(".backup.tar")), "nothing left on this host: {staged:?}");
+
+    // The admin's page lists them verified and downloads one whole, from the bucket.
+    let base = format!("http://127.0.0.1:{port}");
+    let browser = app.client();
+    let login = browser.get(format!("{base}/login")).send().await.expect("login").text().await.expect("html");
+    let csrf = crate::fixtures::csrf_in(&login);
+    let resp = browser
+        .post(format!("{base}/login"))
+        .form(&[("csrf_token", csrf.as_str()), ("name", "root-admin"), ("password", crate::fixtures::ADMIN_PASSWORD)])
+        .send()
+        .await
+        .expect("log in");
+    assert_eq!(resp.status(), StatusCode::SEE_OTHER);
+    let html = browser.get(format!("{base}/admin/backups")).send().await.expect("page").text().await.expect("html");
+    assert!(html.contains(&format!("s3://{BUCKET}/backups")), "{html}");
+    let listed = regex::Regex::new(r#"href="/admin/backups/(atelier-\d{8}T\d{6}Z\.backup\.tar)""#).expect("re");
+    let names: Vec<String> = listed.captures_iter(&html).map(|c| c[1].to_owned()).collect();
+    assert!(!names.is_empty() && names.len() <= 3, "{names:?}");
+    assert!(!html.contains(r#"<td data-label="Verified">no</td>"#), "{html}");
+    let name = names.last().expect("a backup").clone();
+    let resp = browser.get(format!("{base}/admin/backups/{name}")).send().await.expect("download");
+    assert_eq!(resp.status(), StatusCode::OK);
+    let bytes = resp.bytes().await.expect("bytes");
+    let file = data.path().join("downloaded.tar");
+    std::fs::write(&file, &bytes).expect("write");
+    let backup = atelier::db::backup::read(&file).expect("the download is a whole backup");
+    assert_eq!(backup.manifest.uploads.len(), 1, "the folder store's image is in it");
+    for bad in ["notes.txt", "atelier-20990101T000000Z.backup.tar", "..%2Fshared%2Fx.png"] {
+        let resp = browser.get(format!("{base}/admin/backups/{bad}")).send().await.expect("get");
+        assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{bad}");
+    }
+    crate::cli_service::terminate(service);
+
+    // Restored straight from the bucket into a new data directory.
+    let target = data.path().join("restored");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["backup", "restore", &format!("s3://{BUCKET}/backups/{name}")])
+        .args(["--data-dir", target.to_str().expect("path")])
+        .envs(S3Server::vars(&s3.endpoint))
+        .env_remove("DATABASE_URL")
+        .env_remove("ATELIER_UPLOAD_DIR")
+        .output()
+        .expect("restore");
+    let said = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("1 images"), "{said}");
+    let restored: Vec<_> = std::fs::read_dir(target.join("uploads")).expect("uploads").collect();
+    assert_eq!(restored.len(), 1, "the image restored");
+    // A backup the bucket does not hold is refused, naming it; nothing is made.
+    let missing = data.path().join("missing");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["backup", "restore", &format!("s3://{BUCKET}/backups/atelier-20990101T000000Z.backup.tar")])
+        .args(["--data-dir", missing.to_str().expect("path")])
+        .envs(S3Server::vars(&s3.endpoint))
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("restore");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && said.contains("not in the store"), "{said}");
+    assert!(!missing.exists(), "nothing written");
+}

@@ -54,17 +54,11 @@ impl BackupsPage {
 async fn page(OnPage(Admin(_)): OnPage<Admin>, State(s): State<AppState>, session: Session) -> PageResult {
     let folder = s.config.backups.clone();
     let kept = match &folder {
-        Some(f) => {
-            let dir = f.dir.clone();
-            tokio::task::spawn_blocking(move || backups::list(&dir))
-                .await
-                .map_err(|e| Error::internal("listing backups", e))?
-                .map_err(|e| Error::internal("listing backups", e))?
-        }
+        Some(f) => f.shelf.list().await.map_err(unavailable("listing backups"))?,
         None => Vec::new(),
     };
     render(&BackupsPage {
-        dir: folder.as_ref().map(|f| f.dir.display().to_string()),
+        dir: folder.as_ref().map(|f| f.shelf.describe()),
         every: folder.as_ref().and_then(|f| f.every).map(|e| humantime::format_duration(e).to_string()),
         keep: folder.as_ref().map_or(0, |f| f.keep),
         taking: folder.as_ref().is_some_and(|f| f.taking.load(Ordering::SeqCst)),
@@ -87,18 +81,26 @@ async fn now(OnPage(Admin(admin)): OnPage<Admin>, State(s): State<AppState>, ses
     Ok(flash::redirect(&session, message, "/admin/backups").await)
 }
 
+/// A failed backup step as the page answers it: an unreachable bucket is a
+/// 503 the admin may retry, anything else an internal error.
+fn unavailable(context: &'static str) -> impl FnOnce(backups::BackupError) -> Error {
+    move |e| match e {
+        backups::BackupError::Store(e @ crate::storage::StorageError::Unavailable(_)) => Error::Storage(e),
+        other => Error::internal(context, other),
+    }
+}
+
 /// One backup's file, streamed (a backup holds every image, so it may be large).
 async fn download(OnPage(Admin(_)): OnPage<Admin>, State(s): State<AppState>, Path(name): Path<String>) -> PageResult {
     let folder = s.config.backups.as_ref().ok_or(Error::NotFound("backup"))?;
-    // Only a backup's own name reaches a file: never another path.
-    let path = backups::find(&folder.dir, &name).ok_or(Error::NotFound("backup"))?;
-    let file = tokio::fs::File::open(&path).await.map_err(|_| Error::NotFound("backup"))?;
-    let bytes = file.metadata().await.map_err(|e| Error::internal("reading a backup", e))?.len();
-    let body = axum::body::Body::from_stream(tokio_util::io::ReaderStream::new(file));
+    // Only a backup's own name reaches a file or an object: never another path.
+    let fetched =
+        folder.shelf.open(&name).await.map_err(unavailable("reading a backup"))?.ok_or(Error::NotFound("backup"))?;
+    let body = axum::body::Body::from_stream(fetched.stream);
     Ok((
         [
             (header::CONTENT_TYPE, "application/x-tar".to_owned()),
-            (header::CONTENT_LENGTH, bytes.to_string()),
+            (header::CONTENT_LENGTH, fetched.size.to_string()),
             (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
             (header::CACHE_CONTROL, "no-store".to_owned()),
         ],

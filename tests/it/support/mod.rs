@@ -166,7 +166,7 @@ impl TestApp {
             storage.unwrap_or_else(|| atelier::storage::Storage::local(uploads.clone()).expect("a folder store"));
         // The backups page's folder: taken only when a test asks.
         let backups = atelier::db::backups::Folder {
-            dir: std::env::temp_dir().join(format!("atelier-backups-{database}")),
+            shelf: atelier::db::backups::Shelf::Dir(std::env::temp_dir().join(format!("atelier-backups-{database}"))),
             keep: 3,
             every: None,
             conninfo: url_of(&database),
