@@ -136,11 +136,7 @@ pub trait TaskKind: Send + Sync + 'static {
     /// The ground truth and the kind's own tables as a release publishes
     /// them for the Hugging Face Hub and Croissant (typed Parquet), the
     /// ground truth first; the core adds `responses` and `items`.
-    fn release_tables(
-        &self,
-        snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
-    ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>>;
+    fn release_tables(&self, aggregate: &[u8]) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>>;
 
     /// The label of each item in a ground truth: the item's external id ->
     /// its label in words, for comparing releases and for the data browser.

@@ -181,7 +181,6 @@ pub trait TypedKind: Clone + Send + Sync + 'static {
     /// default the export with every column as text.
     fn release_tables(
         &self,
-        _snapshot: &crate::core::releases::Snapshot,
         ground_truth: GroundTruthText<'_, Self::GroundTruth>,
     ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
         Ok(vec![crate::core::releases::hf::ReleaseTable::text(
@@ -349,12 +348,8 @@ impl<K: TypedKind> TaskKind for K {
     fn export(&self, aggregate: &[u8], partial: bool, each: &mut dyn FnMut(&[String])) {
         TypedKind::export(self, text::<K>(aggregate), partial, each)
     }
-    fn release_tables(
-        &self,
-        snapshot: &crate::core::releases::Snapshot,
-        aggregate: &[u8],
-    ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
-        TypedKind::release_tables(self, snapshot, text::<K>(aggregate))
+    fn release_tables(&self, aggregate: &[u8]) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
+        TypedKind::release_tables(self, text::<K>(aggregate))
     }
     fn release_labels(&self, aggregate: &[u8]) -> BTreeMap<String, String> {
         TypedKind::release_labels(self, text::<K>(aggregate))

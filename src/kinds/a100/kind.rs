@@ -211,7 +211,6 @@ macro_rules! a100_kind {
             }
             fn release_tables(
                 &self,
-                _snapshot: &crate::core::releases::Snapshot,
                 gt: GroundTruthText<'_, A100Result>,
             ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
                 hub::tables(gt.text())

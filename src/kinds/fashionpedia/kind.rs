@@ -183,7 +183,6 @@ impl TypedKind for Fashionpedia {
 
     fn release_tables(
         &self,
-        _snapshot: &crate::core::releases::Snapshot,
         gt: GroundTruthText<'_, FpResult>,
     ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
         hub::tables(gt.text())

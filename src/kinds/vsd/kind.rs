@@ -162,7 +162,6 @@ impl TypedKind for Vsd {
 
     fn release_tables(
         &self,
-        _snapshot: &crate::core::releases::Snapshot,
         gt: GroundTruthText<'_, VsdResult>,
     ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
         hub::tables(gt.text())

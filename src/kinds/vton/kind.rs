@@ -230,7 +230,6 @@ impl TypedKind for Vton {
 
     fn release_tables(
         &self,
-        _snapshot: &crate::core::releases::Snapshot,
         gt: GroundTruthText<'_, VtonGroundTruth>,
     ) -> crate::error::Result<Vec<crate::core::releases::hf::ReleaseTable>> {
         hub::tables(gt.text())

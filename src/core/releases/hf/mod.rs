@@ -127,7 +127,7 @@ pub fn each_file_with(
         written.push(done);
         Ok(())
     };
-    for mut table in kind.release_tables(snapshot, aggregate)? {
+    for mut table in kind.release_tables(aggregate)? {
         let (bytes, rows) = table.take_parquet(aggregate, &mut |columns, row| rewrite_row(columns, row, rewrite))?;
         emit(table, bytes, rows)?;
     }
