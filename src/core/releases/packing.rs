@@ -28,7 +28,7 @@ pub struct Packed {
     /// Its SHA-256, hex.
     pub sha256: String,
     /// The header's segment, then the content's.
-    segments: [Vec<u8>; 2],
+    segments: [Spooled; 2],
     /// The CRC-32 and length of what the segments hold, uncompressed.
     crc: Crc,
 }
@@ -80,20 +80,115 @@ const LEVEL: u32 = 5;
 
 /// A raw deflate segment being written (at [`LEVEL`]), with the CRC-32 and
 /// length of what went in.
-type Segment = CrcWriter<DeflateEncoder<Vec<u8>>>;
+type Segment = CrcWriter<DeflateEncoder<Spool>>;
 
 fn segment() -> Segment {
-    CrcWriter::new(DeflateEncoder::new(Vec::new(), Compression::new(LEVEL)))
+    CrcWriter::new(DeflateEncoder::new(Spool::default(), Compression::new(LEVEL)))
 }
 
 /// A segment's bytes ended on a sync flush (more segments follow), its
 /// CRC-32 and length added to `crc`.
-fn flushed(mut segment: Segment, crc: &mut Crc) -> std::io::Result<Vec<u8>> {
+fn flushed(mut segment: Segment, crc: &mut Crc) -> std::io::Result<Spooled> {
     crc.combine(segment.crc());
     let deflate = segment.get_mut();
     deflate.flush()?;
-    // The encoder, dropped, finishes into the emptied vector: nothing reads it.
-    Ok(std::mem::take(deflate.get_mut()))
+    // The encoder, dropped, finishes into the emptied spool: nothing reads it.
+    std::mem::take(deflate.get_mut()).finish()
+}
+
+/// Compressed bytes up to this size stay in memory; a segment that grows
+/// past it goes on in a temporary file.
+const SPILL_AT: usize = 1 << 20;
+
+/// Where a segment's compressed bytes go as they are made: memory, then,
+/// past [`SPILL_AT`], an unnamed temporary file. A cut at crowd scale makes
+/// about 30 MB of them while its snapshot and ground truth are held; on
+/// disk they are not part of the service's peak, and are read back only
+/// when the archive is joined, after the snapshot is gone.
+enum Spool {
+    /// Held.
+    Memory(Vec<u8>),
+    /// In a temporary file (deleted when closed), written through a buffer.
+    File(std::io::BufWriter<std::fs::File>),
+}
+
+impl Default for Spool {
+    fn default() -> Self {
+        Self::Memory(Vec::new())
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Self::Memory(held) if held.len() + bytes.len() > SPILL_AT => {
+                let mut file = std::io::BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+                file.write_all(held)?;
+                file.write_all(bytes)?;
+                *self = Self::File(file);
+            }
+            Self::Memory(held) => held.extend_from_slice(bytes),
+            Self::File(file) => file.write_all(bytes)?,
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Self::Memory(_) => Ok(()),
+            Self::File(file) => file.flush(),
+        }
+    }
+}
+
+impl Spool {
+    /// What was written, to be read back once.
+    fn finish(self) -> std::io::Result<Spooled> {
+        match self {
+            Self::Memory(mut held) => {
+                held.shrink_to_fit();
+                Ok(Spooled::Memory(held))
+            }
+            Self::File(file) => {
+                let mut file = file.into_inner().map_err(|e| e.into_error())?;
+                let len = std::io::Seek::stream_position(&mut file)?;
+                Ok(Spooled::File(file, len))
+            }
+        }
+    }
+}
+
+/// A finished segment's compressed bytes, held or in a temporary file.
+enum Spooled {
+    /// Held.
+    Memory(Vec<u8>),
+    /// In a temporary file, this many bytes.
+    File(std::fs::File, u64),
+}
+
+impl Spooled {
+    /// How many bytes.
+    fn len(&self) -> usize {
+        match self {
+            Self::Memory(held) => held.len(),
+            Self::File(_, len) => usize::try_from(*len).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Appends the bytes to `out` (the file is closed, and so deleted).
+    fn append_to(self, out: &mut Vec<u8>) -> std::io::Result<()> {
+        match self {
+            Self::Memory(held) => out.extend_from_slice(&held),
+            Self::File(mut file, len) => {
+                std::io::Seek::rewind(&mut file)?;
+                let read = file.take(len).read_to_end(out)?;
+                if read as u64 != len {
+                    return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "a packed file was cut short"));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Where [`Packed::written`] writes: counts, hashes and compresses.
@@ -135,18 +230,18 @@ pub fn pack(root: &str, files: &[(String, Vec<u8>)], mtime: u64) -> Result<Vec<u
 pub fn join(files: Vec<Packed>) -> Result<Vec<u8>> {
     let mut end = segment();
     end.write_all(&[0; 2 * BLOCK as usize]).map_err(packing)?;
-    let compressed: usize = files.iter().flat_map(|f| f.segments.iter().map(Vec::len)).sum();
+    let compressed: usize = files.iter().flat_map(|f| f.segments.iter().map(Spooled::len)).sum();
     let mut archive = Vec::with_capacity(GZIP_HEADER.len() + compressed + 1024);
     archive.extend_from_slice(&GZIP_HEADER);
     let mut crc = Crc::new();
     for file in files {
         crc.combine(&file.crc);
         for segment in file.segments {
-            archive.extend_from_slice(&segment);
+            segment.append_to(&mut archive).map_err(packing)?;
         }
     }
     crc.combine(end.crc());
-    archive.extend_from_slice(&end.into_inner().finish().map_err(packing)?);
+    end.into_inner().finish().and_then(|spool| spool.finish()?.append_to(&mut archive)).map_err(packing)?;
     // The trailer: CRC-32, and the length modulo 2^32 (RFC 1952 §2.3.1: `Crc` wraps).
     archive.extend_from_slice(&crc.sum().to_le_bytes());
     archive.extend_from_slice(&crc.amount().to_le_bytes());
@@ -326,7 +421,7 @@ mod tests {
             assert_eq!((&p.name, p.size), (name, bytes.len() as u64));
             assert_eq!(p.sha256, hex::encode(Sha256::digest(bytes)));
         }
-        let compressed: usize = packed[1].segments.iter().map(Vec::len).sum();
+        let compressed: usize = packed[1].segments.iter().map(Spooled::len).sum();
         assert!(compressed < plain[1].1.len() / 2, "compressed: {compressed} of {} bytes", plain[1].1.len());
         let archive = join(packed).expect("archive");
         assert_eq!(archive, pack("release-v1", &plain, 1_700_000_000).expect("archive"), "deterministic");
@@ -334,6 +429,31 @@ mod tests {
         assert_eq!(back.keys().collect::<Vec<_>>(), ["empty.csv", "manifest.json", "raw/a.json"]);
         assert_eq!(back.get("raw/a.json"), Some(&plain[1].1));
         assert_eq!(back.get("empty.csv"), Some(&Vec::new()));
+    }
+
+    #[test]
+    fn a_file_whose_compressed_bytes_pass_a_megabyte_is_spooled_to_disk_and_joined_the_same() {
+        // Bytes deflate cannot shrink: 3 MB of them, compressed, pass the limit.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let noise: Vec<u8> = (0..3 << 20)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        let plain = [("small.txt".to_owned(), b"kept in memory".to_vec()), ("noise.bin".to_owned(), noise)];
+        let packed: Vec<Packed> = plain
+            .iter()
+            .map(|(n, b)| Packed::new("release-v1", n.clone(), 1_700_000_000, b).expect("packed"))
+            .collect();
+        assert!(matches!(packed[0].segments[1], Spooled::Memory(_)));
+        assert!(matches!(packed[1].segments[1], Spooled::File(..)), "spooled to a temporary file");
+        let archive = join(packed).expect("archive");
+        let back = unpack(&archive).expect("unpacked");
+        assert_eq!(back.get("noise.bin"), Some(&plain[1].1));
+        assert_eq!(back.get("small.txt"), Some(&plain[0].1));
     }
 
     #[test]
