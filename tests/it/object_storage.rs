@@ -378,16 +378,24 @@ async fn backups_go_to_a_bucket_listed_verified_downloaded_and_restored_from_it(
         objects.sort();
         let backups: Vec<&String> = objects.iter().filter(|n| n.ends_with(".backup.tar")).collect();
         match (&oldest_seen, backups.first()) {
-            // The first one seen was pruned: more than two were taken, two are kept.
-            (Some(oldest), _) if backups.len() == 2 && !objects.contains(oldest) => break objects,
+            // The first one seen was pruned, its mark with it (deleted just
+            // after it): more than two were taken, two are kept.
+            (Some(oldest), _)
+                if backups.len() == 2
+                    && !objects.contains(oldest)
+                    && !objects.contains(&format!("{oldest}.verified.json")) =>
+            {
+                break objects
+            }
             (None, Some(first)) => oldest_seen = Some((*first).clone()),
             _ => {}
         }
         assert!(std::time::Instant::now() < deadline, "backups in the bucket: {objects:?}");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
-    let oldest = oldest_seen.expect("seen");
-    assert!(!objects.contains(&format!("{oldest}.verified.json")), "a pruned backup's mark goes with it");
+    for name in objects.iter().filter(|n| n.ends_with(".backup.tar")) {
+        assert!(objects.contains(&format!("{name}.verified.json")), "{name} is marked verified: {objects:?}");
+    }
     let staged: Vec<String> = std::fs::read_dir(data.path().join("backups-staging"))
         .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
