@@ -50,6 +50,7 @@ pub fn take(conninfo: &str, upload_dir: &Path, dir: &Path, keep: usize) -> Resul
 /// backup still being written or read back as one that failed its check.
 fn stage(conninfo: &str, upload_dir: &Path, dir: &Path) -> Result<(PathBuf, PathBuf, Manifest, Vec<u8>)> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
+    sweep_abandoned(dir, ABANDONED_AFTER);
     let file = dir.join(scheduled_name(chrono::Utc::now()));
     let mut unlisted = file.clone().into_os_string();
     unlisted.push(".partial");
@@ -68,6 +69,29 @@ fn stage(conninfo: &str, upload_dir: &Path, dir: &Path) -> Result<(PathBuf, Path
         reason: e.to_string(),
     })?;
     Ok((unlisted, file, staged.manifest, mark))
+}
+
+/// How old a backup still being written must be to count as abandoned (its
+/// service was killed while taking it): far longer than any backup takes.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// Deletes the backups in `dir` left half-written (`<name>.partial`) more
+/// than `after` ago by a service that was stopped while taking them; one
+/// being written now, by this host or another sharing the folder, is
+/// younger. Failures are only logged: the backup being taken goes on.
+fn sweep_abandoned(dir: &Path, after: std::time::Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let abandoned = name.strip_suffix(".partial").is_some_and(|n| taken_at(n).is_some())
+            && entry.metadata().and_then(|m| m.modified()).is_ok_and(|at| at.elapsed().is_ok_and(|age| age > after));
+        if abandoned {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => tracing::info!(file = %name, "deleted a backup left half-written"),
+                Err(e) => tracing::warn!(file = %name, error = %e, "a backup left half-written could not be deleted"),
+            }
+        }
+    }
 }
 
 /// The mark beside a verified backup.
@@ -417,6 +441,25 @@ mod tests {
         assert_eq!(listed.len(), 2);
         assert_eq!(listed[0].name, "atelier-20261128T000000Z.backup.tar", "newest first");
         assert!(listed.iter().all(|k| k.verified && k.bytes == 1));
+    }
+
+    #[test]
+    fn only_backups_left_half_written_long_ago_are_swept() {
+        let dir = tempfile::tempdir().expect("dir");
+        let old = dir.path().join("atelier-20261127T060000Z.backup.tar.partial");
+        let young = dir.path().join("atelier-20261208T060000Z.backup.tar.partial");
+        let other = dir.path().join("notes.txt.partial");
+        for path in [&old, &young, &other] {
+            std::fs::write(path, b"x").expect("write");
+        }
+        let two_days_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(48 * 3600);
+        for path in [&old, &other] {
+            std::fs::File::options().write(true).open(path).expect("open").set_modified(two_days_ago).expect("mtime");
+        }
+        sweep_abandoned(dir.path(), ABANDONED_AFTER);
+        assert!(!old.exists(), "abandoned two days ago");
+        assert!(young.exists(), "perhaps being written now");
+        assert!(other.exists(), "not a backup's");
     }
 
     #[test]
