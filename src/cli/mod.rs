@@ -59,7 +59,7 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "ATELIER_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
-    /// Base URL for links handed out (defaults to http://<bind>).
+    /// Base URL for links handed out (defaults to `http://<bind>`).
     #[arg(long, env = "ATELIER_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// Mark cookies Secure (set when serving over HTTPS).

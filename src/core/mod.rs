@@ -1,6 +1,6 @@
 //! The generic annotation core: campaigns, items, batches, assignments,
 //! responses, ground truth and releases. Task kinds plug in through
-//! [`kind::TypedKind`]; nothing here depends on which kinds exist.
+//! [`kind::typed::TypedKind`]; nothing here depends on which kinds exist.
 //!
 //! One folder per sub-domain, each depending only on the ones listed
 //! before it (see `docs/architecture.md`):

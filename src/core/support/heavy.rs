@@ -69,7 +69,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 const PROMPT_PURGE_MS: std::ffi::c_long = 2;
 
 /// While it lasts, freed memory goes back to the system after
-/// [`PROMPT_PURGE_MS`] instead of mimalloc's second, service-wide: for a
+/// `PROMPT_PURGE_MS` instead of mimalloc's second, service-wide: for a
 /// computation whose freed working memory would otherwise sit on top of its
 /// next part's (a release cut). Dropped, it restores the delay it found.
 pub struct PromptPurge(std::ffi::c_long);
@@ -110,7 +110,7 @@ fn set_purge_delay(ms: std::ffi::c_long) {
 const WORKER_TIDY: Duration = Duration::from_secs(1);
 
 /// Returns what the calling thread freed, if it has not done so in the last
-/// [`WORKER_TIDY`]: for the async workers, called as they fall idle. mimalloc
+/// `WORKER_TIDY`: for the async workers, called as they fall idle. mimalloc
 /// purges a thread's freed pages on that thread's later allocations, and an
 /// idle worker makes none: after a crowd's rating and an admin's exports the
 /// workers held memory a restarted service does not, and a release cut's

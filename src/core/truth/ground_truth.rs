@@ -310,7 +310,7 @@ async fn derive_summary<T: Send + Sync + 'static>(
 /// ground truth was computed (see [`crate::core::support::heavy`]), row by row as the kind
 /// reads them.
 /// `partial` asks for results not yet final too (see
-/// [`TaskKind::export_partial_rows`]).
+/// [`TaskKind::export`]).
 #[tracing::instrument(level = "debug", skip(pool, kinds, caches))]
 pub async fn csv(
     pool: &PgPool,

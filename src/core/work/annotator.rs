@@ -118,7 +118,7 @@ pub async fn own_view<'e>(
 }
 
 /// One task of an assignment as its page shows it to the annotator (under
-/// its handle, for a crowd worker; see [`view_of`]).
+/// its handle, for a crowd worker; see `view_of`).
 pub type TaskShown = crate::core::work::own_task::TaskRows<PublicItem>;
 
 /// The task `wanted` of the annotator's own assignment `id` with its
