@@ -434,15 +434,8 @@ mod tests {
     #[test]
     fn a_file_whose_compressed_bytes_pass_a_megabyte_is_spooled_to_disk_and_joined_the_same() {
         // Bytes deflate cannot shrink: 3 MB of them, compressed, pass the limit.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let noise: Vec<u8> = (0..3 << 20)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state as u8
-            })
-            .collect();
+        let mut noise = vec![0u8; 3 << 20];
+        rand::RngCore::fill_bytes(&mut <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(7), &mut noise);
         let plain = [("small.txt".to_owned(), b"kept in memory".to_vec()), ("noise.bin".to_owned(), noise)];
         let packed: Vec<Packed> = plain
             .iter()
