@@ -104,6 +104,16 @@ async fn one_worker(h: &Harness, invitation: &str, campaign: &str, n: u64, image
     true
 }
 
+/// Seconds until a page no longer says `marker` (its figures being computed
+/// or updated in the background), asked for every 50 ms.
+async fn until_page_lacks(client: &reqwest::Client, url: &str, marker: &str) -> f64 {
+    let start = Instant::now();
+    while client.get(url).send().await.expect("page").text().await.expect("html").contains(marker) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    start.elapsed().as_secs_f64()
+}
+
 /// Times one GET (status checked); seconds and bytes.
 async fn timed_get(client: &reqwest::Client, url: &str, token: Option<&str>) -> (f64, usize) {
     let start = Instant::now();
@@ -347,15 +357,8 @@ async fn main() {
     report("VTON page, first view", s, &format!(", {bytes} bytes"), pid);
     // Its figures are derived in the background after the first view (which
     // waits for them at most `FIRST_WAIT`): warm views are those after.
-    let start = Instant::now();
-    loop {
-        let html = browser.get(&vton_page).send().await.expect("page").text().await.expect("html");
-        if !html.contains("being computed") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    report("VTON page, until its figures are first shown", start.elapsed().as_secs_f64(), "", pid);
+    let shown = until_page_lacks(&browser, &vton_page, "being computed").await;
+    report("VTON page, until its figures are first shown", shown, "", pid);
     for view in ["second", "third"] {
         reset_peak(pid);
         let (s, bytes) = timed_get(&browser, &vton_page, None).await;
@@ -380,15 +383,8 @@ async fn main() {
             let times: Vec<(f64, usize)> = four.collect().await;
             let slowest = times.iter().map(|t| t.0).fold(0.0, f64::max);
             report("VTON page, 4 at once", start.elapsed().as_secs_f64(), &format!(" (slowest {slowest:.3} s)"), pid);
-            let start = Instant::now();
-            loop {
-                let html = browser.get(&vton_page).send().await.expect("page").text().await.expect("html");
-                if !html.contains("being updated") {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            report("VTON page, until the new figures are shown", start.elapsed().as_secs_f64(), "", pid);
+            let shown = until_page_lacks(&browser, &vton_page, "being updated").await;
+            report("VTON page, until the new figures are shown", shown, "", pid);
         }
     }
     // The data browser: a page of items, an answer filter over every
@@ -491,11 +487,8 @@ async fn main() {
         if computing { ", figures being computed" } else { ", figures shown" },
         pid,
     );
-    let start = Instant::now();
-    while browser.get(&vton_page).send().await.expect("page").text().await.expect("html").contains("being computed") {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    report("VTON page after a restart, until the figures are shown", start.elapsed().as_secs_f64(), "", pid);
+    let shown = until_page_lacks(&browser, &vton_page, "being computed").await;
+    report("VTON page after a restart, until the figures are shown", shown, "", pid);
     let full_run = ["SCALE", "SCALE_ANNOTATORS"].iter().all(|v| std::env::var_os(v).is_none());
     let mut table = rows(stored, CLIENTS, archive_mb, (verified, peak), (before_cut, after_cut));
     table.extend(restart_rows(&cuts));
