@@ -129,7 +129,7 @@ async fn local_copy(address: &str) -> anyhow::Result<(PathBuf, Option<tempfile::
     let store =
         crate::storage::Storage::from_address(&shelf, false).map_err(|e| anyhow::anyhow!("`{address}`: {e}"))?;
     let dir = tempfile::Builder::new().prefix("atelier-download-").tempdir()?;
-    let file = dir.path().join(name.replace(['/', '\\'], "_"));
+    let file = dir.path().join("backup.tar");
     let mut fetched =
         store.get(crate::storage::Object::Backup(name)).await.map_err(|e| anyhow::anyhow!("`{address}`: {e}"))?;
     let mut out = tokio::fs::File::create(&file).await?;

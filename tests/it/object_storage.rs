@@ -434,30 +434,29 @@ async fn backups_go_to_a_bucket_listed_verified_downloaded_and_restored_from_it(
     crate::cli_service::terminate(service);
 
     // Restored straight from the bucket into a new data directory.
+    let restore = |name: &str, target: &std::path::Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+            .args(["backup", "restore", &format!("s3://{BUCKET}/backups/{name}")])
+            .args(["--data-dir", target.to_str().expect("path")])
+            .envs(S3Server::vars(&s3.endpoint))
+            .env_remove("DATABASE_URL")
+            .env_remove("ATELIER_UPLOAD_DIR")
+            .output()
+            .expect("restore");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
     let target = data.path().join("restored");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
-        .args(["backup", "restore", &format!("s3://{BUCKET}/backups/{name}")])
-        .args(["--data-dir", target.to_str().expect("path")])
-        .envs(S3Server::vars(&s3.endpoint))
-        .env_remove("DATABASE_URL")
-        .env_remove("ATELIER_UPLOAD_DIR")
-        .output()
-        .expect("restore");
-    let said = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}");
+    let (ok, said) = restore(&name, &target);
+    assert!(ok, "{said}");
     assert!(said.contains("1 images"), "{said}");
     let restored: Vec<_> = std::fs::read_dir(target.join("uploads")).expect("uploads").collect();
     assert_eq!(restored.len(), 1, "the image restored");
     // A backup the bucket does not hold is refused, naming it; nothing is made.
     let missing = data.path().join("missing");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
-        .args(["backup", "restore", &format!("s3://{BUCKET}/backups/atelier-20990101T000000Z.backup.tar")])
-        .args(["--data-dir", missing.to_str().expect("path")])
-        .envs(S3Server::vars(&s3.endpoint))
-        .env_remove("DATABASE_URL")
-        .output()
-        .expect("restore");
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && said.contains("not in the store"), "{said}");
+    let (ok, said) = restore("atelier-20990101T000000Z.backup.tar", &missing);
+    assert!(!ok && said.contains("not in the store"), "{said}");
     assert!(!missing.exists(), "nothing written");
 }

@@ -107,13 +107,11 @@ fn verified_mark(file: &Path) -> PathBuf {
     name.push(VERIFIED);
     file.with_file_name(name)
 }
+
 /// Deletes the oldest backups in `dir` beyond the newest `keep` (other files
 /// are left alone); the names deleted.
 pub fn prune(dir: &Path, keep: usize) -> Result<Vec<String>> {
-    let mut names: Vec<String> = names(dir)?;
-    names.sort();
-    let excess = names.len().saturating_sub(keep);
-    let old: Vec<String> = names.drain(..excess).collect();
+    let old = beyond(&entries(dir)?, keep);
     for name in &old {
         let path = dir.join(name);
         std::fs::remove_file(&path).map_err(io(&path))?;
@@ -123,8 +121,8 @@ pub fn prune(dir: &Path, keep: usize) -> Result<Vec<String>> {
     Ok(old)
 }
 
-/// The backups' names in `dir` (none when it does not exist yet).
-fn names(dir: &Path) -> Result<Vec<String>> {
+/// Every file in `dir` with its size (none when it does not exist yet).
+fn entries(dir: &Path) -> Result<Vec<(String, u64)>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -132,8 +130,7 @@ fn names(dir: &Path) -> Result<Vec<String>> {
     };
     Ok(entries
         .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| taken_at(n).is_some())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().map_or(0, |m| m.len())))
         .collect())
 }
 
@@ -152,16 +149,36 @@ pub struct Kept {
 
 /// The backups in `dir`, newest first.
 pub fn list(dir: &Path) -> Result<Vec<Kept>> {
-    let mut kept: Vec<Kept> = names(dir)?
-        .into_iter()
-        .filter_map(|name| {
-            let path = dir.join(&name);
-            let bytes = std::fs::metadata(&path).ok()?.len();
-            Some(Kept { taken_at: taken_at(&name)?, verified: verified_mark(&path).is_file(), bytes, name })
+    Ok(backups_in(&entries(dir)?))
+}
+
+/// The backups among a shelf's entries (name and size, as a folder or a
+/// bucket lists them), newest first; each is verified when its mark is
+/// among the entries too.
+fn backups_in(entries: &[(String, u64)]) -> Vec<Kept> {
+    let marks: std::collections::HashSet<&str> =
+        entries.iter().filter_map(|(name, _)| name.strip_suffix(VERIFIED)).collect();
+    let mut kept: Vec<Kept> = entries
+        .iter()
+        .filter_map(|(name, bytes)| {
+            Some(Kept {
+                taken_at: taken_at(name)?,
+                verified: marks.contains(name.as_str()),
+                bytes: *bytes,
+                name: name.clone(),
+            })
         })
         .collect();
     kept.sort_by(|a, b| b.name.cmp(&a.name));
-    Ok(kept)
+    kept
+}
+
+/// The names of the backups among a shelf's entries beyond the newest
+/// `keep`, oldest first: what pruning deletes.
+fn beyond(entries: &[(String, u64)], keep: usize) -> Vec<String> {
+    let mut old: Vec<String> = backups_in(entries).into_iter().skip(keep).map(|k| k.name).collect();
+    old.reverse();
+    old
 }
 
 /// The file of the backup called `name` in `dir`, if `name` is a backup's

@@ -1,7 +1,9 @@
 //! Where the service keeps its backups: a folder of this host, or an S3
 //! bucket that every host sharing it lists and serves.
 
-use super::{find, io, list, prune, stage, take, taken_at, BackupError, Kept, Manifest, Result, VERIFIED};
+use super::{
+    backups_in, beyond, find, io, list, prune, stage, take, taken_at, BackupError, Kept, Manifest, Result, VERIFIED,
+};
 use crate::storage::{Location, Object, Storage};
 use std::path::{Path, PathBuf};
 
@@ -93,11 +95,7 @@ impl Shelf {
                 blocking(move || prune(&dir, keep)).await
             }
             Self::Bucket { store, .. } => {
-                let mut names: Vec<String> =
-                    store.root_objects().await?.into_iter().map(|(n, _)| n).filter(|n| taken_at(n).is_some()).collect();
-                names.sort();
-                let excess = names.len().saturating_sub(keep);
-                let old: Vec<String> = names.drain(..excess).collect();
+                let old = beyond(&store.root_objects().await?, keep);
                 for name in &old {
                     store.delete(Object::Backup(name)).await?;
                     store.delete(Object::Backup(&format!("{name}{VERIFIED}"))).await?;
@@ -114,24 +112,7 @@ impl Shelf {
                 let dir = dir.clone();
                 blocking(move || list(&dir)).await
             }
-            Self::Bucket { store, .. } => {
-                let objects = store.root_objects().await?;
-                let marks: std::collections::HashSet<&str> =
-                    objects.iter().filter_map(|(n, _)| n.strip_suffix(VERIFIED)).collect();
-                let mut kept: Vec<Kept> = objects
-                    .iter()
-                    .filter_map(|(name, bytes)| {
-                        Some(Kept {
-                            taken_at: taken_at(name)?,
-                            verified: marks.contains(name.as_str()),
-                            bytes: *bytes,
-                            name: name.clone(),
-                        })
-                    })
-                    .collect();
-                kept.sort_by(|a, b| b.name.cmp(&a.name));
-                Ok(kept)
-            }
+            Self::Bucket { store, .. } => Ok(backups_in(&store.root_objects().await?)),
         }
     }
 
